@@ -1,0 +1,58 @@
+// clientgo-shim/base/json.h
+//
+// Small helpers over RapidJSON used by the object model, kubesim and the controllers: parse with a
+// clear error, serialize, and read nested fields without a chain of HasMember checks.
+// Documents use RapidJSON's default MemoryPoolAllocator; copy values between documents with
+// CopyFrom(src, dst.GetAllocator()).
+#pragma once
+
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+#include <rapidjson/document.h>
+
+#include "clientgo-shim/base/result.h"
+
+namespace berth::json {
+
+using rapidjson::Document;
+using rapidjson::Value;
+
+// Parse reads one JSON document. Errors: kInvalidArgument with the byte offset and RapidJSON's
+// description ("invalid JSON at offset 12: Missing a colon after a name of object member.").
+Result<Document> Parse(std::string_view text);
+
+// Serialize writes compact JSON.
+std::string Serialize(const Value& value);
+
+// Find follows object keys; returns nullptr when any step is missing or not an object.
+const Value* Find(const Value& root, std::initializer_list<std::string_view> path);
+Value* FindMutable(Value& root, std::initializer_list<std::string_view> path);
+
+// GetString returns the string at path, or `fallback` when absent or not a string.
+std::string_view GetString(const Value& root, std::initializer_list<std::string_view> path,
+                           std::string_view fallback = {});
+
+// Member returns root[key] when root is an object that has it, else nullptr.
+const Value* Member(const Value& root, std::string_view key);
+
+// EnsureObject returns root[key], creating it (as an empty object) when absent or null.
+Value& EnsureObject(Value& root, std::string_view key, Document::AllocatorType& alloc);
+
+// SetString sets root[key] = value (root must be an object), copying the string.
+void SetString(Value& root, std::string_view key, std::string_view value,
+               Document::AllocatorType& alloc);
+
+// SetMember sets root[key] = value (moved), replacing any existing member.
+void SetMember(Value& root, std::string_view key, Value&& value, Document::AllocatorType& alloc);
+
+// RemoveMember removes root[key] if present. Returns whether it was there.
+bool RemoveMember(Value& root, std::string_view key);
+
+// StringRefOf views a std::string_view as a RapidJSON string reference (no copy).
+inline rapidjson::GenericStringRef<char> StringRefOf(std::string_view s) {
+  return rapidjson::StringRef(s.data(), s.size());
+}
+
+}  // namespace berth::json

@@ -1,0 +1,42 @@
+#include "clientgo-shim/base/json.h"
+
+#include <gtest/gtest.h>
+
+namespace berth::json {
+namespace {
+
+TEST(JsonParseTest, ParsesNestedObjectsAndFindsPaths) {
+  auto doc = Parse(R"({"metadata":{"name":"a","labels":{"x":"y"}}})");
+  ASSERT_TRUE(doc.has_value());
+  EXPECT_EQ(GetString(*doc, {"metadata", "name"}), "a");
+  EXPECT_EQ(GetString(*doc, {"metadata", "labels", "x"}), "y");
+  EXPECT_EQ(Find(*doc, {"metadata", "missing"}), nullptr);
+  EXPECT_EQ(GetString(*doc, {"metadata"}, "fallback"), "fallback");
+}
+
+TEST(JsonParseTest, RejectsMalformedInputWithOffset) {
+  auto doc = Parse(R"({"a" 1})");
+  ASSERT_FALSE(doc.has_value());
+  EXPECT_EQ(doc.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(doc.error().message.find("offset 5"), std::string::npos) << doc.error().message;
+}
+
+TEST(JsonParseTest, RejectsTrailingGarbageAndEmptyInput) {
+  EXPECT_FALSE(Parse(R"({"a":1} x)").has_value());
+  EXPECT_FALSE(Parse("").has_value());
+}
+
+TEST(JsonEditTest, SetAndRemoveMembersRoundTrip) {
+  Document doc;
+  doc.SetObject();
+  Value& meta = EnsureObject(doc, "metadata", doc.GetAllocator());
+  SetString(meta, "name", "pod-1", doc.GetAllocator());
+  SetString(meta, "name", "pod-2", doc.GetAllocator());
+  EXPECT_EQ(Serialize(doc), R"({"metadata":{"name":"pod-2"}})");
+  EXPECT_TRUE(RemoveMember(meta, "name"));
+  EXPECT_FALSE(RemoveMember(meta, "name"));
+  EXPECT_EQ(Serialize(doc), R"({"metadata":{}})");
+}
+
+}  // namespace
+}  // namespace berth::json
