@@ -1,0 +1,147 @@
+#include "e2e/kubesim/server/faults.h"
+
+#include <string>
+#include <thread>
+
+#include "e2e/kubesim/server/status_response.h"
+
+namespace berth::kubesim {
+namespace {
+
+bool HasPathPrefix(std::string_view path, std::string_view prefix) {
+  return path == prefix || (path.size() > prefix.size() && path.starts_with(prefix) &&
+                            path[prefix.size()] == '/');
+}
+
+bool IsMutating(std::string_view method) {
+  return method == "POST" || method == "PUT" || method == "PATCH" || method == "DELETE";
+}
+
+std::vector<std::string_view> Segments(std::string_view path) {
+  std::vector<std::string_view> out;
+  while (!path.empty()) {
+    size_t slash = path.find('/');
+    std::string_view seg = path.substr(0, slash);
+    if (!seg.empty()) out.push_back(seg);
+    if (slash == std::string_view::npos) break;
+    path.remove_prefix(slash + 1);
+  }
+  return out;
+}
+
+// ConflictTarget guesses group, resource and name from a REST path so the injected 409 reads
+// like the apiserver's ("on deployments.apps \"web\""); the transport knows no more than that.
+struct ConflictTarget {
+  std::string group;
+  std::string resource = "resource";
+  std::string name;
+};
+
+ConflictTarget GuessConflictTarget(std::string_view path) {
+  ConflictTarget t;
+  auto segs = Segments(path);
+  size_t start = 0;
+  if (segs.size() >= 2 && segs[0] == "api") {
+    start = 2;
+  } else if (segs.size() >= 3 && segs[0] == "apis") {
+    t.group = std::string(segs[1]);
+    start = 3;
+  } else {
+    return t;
+  }
+  std::vector<std::string_view> rest(segs.begin() + static_cast<long>(start), segs.end());
+  if (rest.size() >= 3 && rest[0] == "namespaces") rest.erase(rest.begin(), rest.begin() + 2);
+  if (!rest.empty()) t.resource = std::string(rest[0]);
+  if (rest.size() >= 2) t.name = std::string(rest[1]);
+  return t;
+}
+
+HttpResponse InternalError() {
+  StatusDetails d;
+  d.cause_message = "injected fault";
+  return StatusResponse(500, "InternalError", "Internal error occurred: injected fault", d);
+}
+
+HttpResponse TooManyRequests() {
+  StatusDetails d;
+  d.retry_after_seconds = 1;
+  HttpResponse r = StatusResponse(
+      429, "TooManyRequests",
+      "the server has received too many requests and has asked us to try again later", d);
+  r.headers.emplace_back("Retry-After", "1");
+  return r;
+}
+
+HttpResponse Conflict(std::string_view path) {
+  ConflictTarget t = GuessConflictTarget(path);
+  std::string qualified = t.group.empty() ? t.resource : t.resource + "." + t.group;
+  StatusDetails d;
+  d.name = t.name;
+  d.group = t.group;
+  d.kind = t.resource;  // the apiserver puts the resource here, not the kind
+  return StatusResponse(409, "Conflict",
+                        "Operation cannot be fulfilled on " + qualified + " \"" + t.name +
+                            "\": the object has been modified; please apply your changes to the "
+                            "latest version and try again",
+                        d);
+}
+
+}  // namespace
+
+bool ValidFaultCode(int code) { return code == 500 || code == 429 || code == 409; }
+
+FaultInjector::FaultInjector(FaultConfig config)
+    : config_(std::move(config)), rng_(config_.seed) {}
+
+bool FaultInjector::IsExempt(std::string_view path) {
+  return path.starts_with("/kubesim/admin/") || path == "/kubesim/admin" ||
+         HasPathPrefix(path, "/healthz") || HasPathPrefix(path, "/readyz") ||
+         HasPathPrefix(path, "/livez");
+}
+
+std::optional<HttpResponse> FaultInjector::MaybeFail(const HttpRequest& request) {
+  if (IsExempt(request.path)) return std::nullopt;
+  int code = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    // Always draw twice so the sequence depends only on the seed and the request count.
+    // 53 random bits → uniform double in [0, 1), identical on every standard library.
+    double u = static_cast<double>(rng_() >> 11) * 0x1.0p-53;
+    uint64_t pick = rng_();
+    if (config_.fault_codes.empty() || u >= config_.fault_rate) return std::nullopt;
+    code = config_.fault_codes[pick % config_.fault_codes.size()];
+  }
+  if (code == 409 && !IsMutating(request.method)) code = 500;
+  switch (code) {
+    case 429: return TooManyRequests();
+    case 409: return Conflict(request.path);
+    default: return InternalError();
+  }
+}
+
+void FaultInjector::ApplyLatency() const {
+  std::chrono::milliseconds latency;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    latency = config_.latency;
+  }
+  if (latency.count() > 0) std::this_thread::sleep_for(latency);
+}
+
+std::chrono::seconds FaultInjector::WatchDropEvery() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return config_.watch_drop_every;
+}
+
+FaultConfig FaultInjector::GetConfig() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return config_;
+}
+
+void FaultInjector::SetConfig(FaultConfig config) {
+  std::lock_guard<std::mutex> lock(mu_);
+  config_ = std::move(config);
+  rng_.seed(config_.seed);
+}
+
+}  // namespace berth::kubesim

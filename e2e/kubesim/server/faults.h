@@ -1,0 +1,63 @@
+// e2e/kubesim/server/faults.h
+//
+// Deterministic fault injection for kubesim: a seeded fraction of API requests fails with the
+// apiserver's own 500 / 429 / 409 Status bodies, requests can be slowed down, and watch streams
+// can be cut periodically. The controller under test must survive all of these; the seed makes a
+// failing run reproducible.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <string_view>
+#include <vector>
+
+#include "e2e/kubesim/server/http_types.h"
+
+namespace berth::kubesim {
+
+// FaultConfig: what to inject. fault_codes is a subset of {500, 429, 409}.
+struct FaultConfig {
+  double fault_rate = 0.0;  // 0..1, fraction of eligible requests that fail
+  std::vector<int> fault_codes = {500, 429, 409};
+  std::chrono::milliseconds latency{0};       // added to every eligible request
+  std::chrono::seconds watch_drop_every{0};   // 0 = never cut watches
+  uint64_t seed = 1;
+};
+
+// FaultInjector: thread-safe; one per server.
+class FaultInjector {
+ public:
+  explicit FaultInjector(FaultConfig config = {});
+
+  // MaybeFail draws once from the seeded generator and returns an error response for the
+  // configured fraction of requests, or nullopt. Exempt paths never fail and draw nothing; a 409
+  // drawn for a read (GET/HEAD/OPTIONS) becomes a 500, since only writes can conflict.
+  std::optional<HttpResponse> MaybeFail(const HttpRequest& request);
+
+  // ApplyLatency sleeps for the configured latency (the fault is the delay itself).
+  void ApplyLatency() const;
+
+  // WatchDropEvery is how long a watch handler may stream before closing the stream (0 = off).
+  std::chrono::seconds WatchDropEvery() const;
+
+  FaultConfig GetConfig() const;
+  // SetConfig replaces the configuration and reseeds the generator with config.seed, so the same
+  // config yields the same fault sequence from that point on.
+  void SetConfig(FaultConfig config);
+
+  // IsExempt: admin and health endpoints are never slowed down or failed.
+  static bool IsExempt(std::string_view path);
+
+ private:
+  mutable std::mutex mu_;
+  FaultConfig config_;
+  std::mt19937_64 rng_;
+};
+
+// ValidFaultCode: whether code may appear in FaultConfig::fault_codes.
+bool ValidFaultCode(int code);
+
+}  // namespace berth::kubesim
