@@ -197,7 +197,7 @@ SPECIAL = {
                "description": "Quantity is a fixed-point representation of a number. It provides convenient "
                               "marshaling/unmarshaling in JSON and YAML, in addition to String() and AsInt64() "
                               "accessors. Examples: 100m, 1.5Gi, 2."},
-    INT_OR_STRING: {"type": "string", "format": "int-or-string", "x-kubernetes-int-or-string": True,
+    INT_OR_STRING: {"format": "int-or-string", "x-kubernetes-int-or-string": True,
                     "oneOf": [{"type": "integer"}, {"type": "string"}],
                     "description": "IntOrString is a type that can hold an int32 or a string.  When used in JSON or "
                                    "YAML marshalling and unmarshalling, it produces or consumes the inner type.  "
@@ -315,7 +315,6 @@ class Generator:
         self.package_of = {}  # python class -> package
         self.queue = []
         self.schemas = {}
-        self.field_desc = {}  # definition name -> description of the first field referring to it
 
     def enqueue(self, cls_name, package):
         if cls_name in self.package_of:
@@ -365,9 +364,6 @@ class Generator:
             json_name = cls.attribute_map[attr]
             schema = self.type_schema(cls_name, json_name, py_type)
             desc = describe(cls, attr) or generic_description(cls_name, json_name)
-            target = re.search(r'"\$ref": "([^"]+)"', json.dumps(schema))
-            if target and desc:
-                self.field_desc.setdefault(target.group(1), desc)
             if desc:
                 if "$ref" in schema:
                     schema = {"allOf": [schema]}
@@ -426,9 +422,9 @@ def fix_refs(node):
             fix_refs(value)
 
 
-def add_type_descriptions(schemas, field_desc):
-    """The models keep no type docstrings: kinds get KIND_DESCRIPTIONS, other types the description
-    of the first field that refers to them."""
+def add_type_descriptions(schemas):
+    """The models keep no type docstrings: kinds get KIND_DESCRIPTIONS. Other types stay without
+    one; borrowing a referring field's text made `kubectl explain` print it twice."""
     for name, schema in schemas.items():
         if "description" in schema:
             continue
@@ -437,8 +433,6 @@ def add_type_descriptions(schemas, field_desc):
             schema["description"] = KIND_DESCRIPTIONS[short]
         elif short.endswith("List") and short[:-4] in KIND_DESCRIPTIONS:
             schema["description"] = f"{short} is a list of {short[:-4]} objects."
-        elif name in field_desc:
-            schema["description"] = field_desc[name]
 
 
 def emit(schemas):
@@ -476,7 +470,7 @@ def emit(schemas):
 def main():
     gen = Generator()
     schemas = gen.run()
-    add_type_descriptions(schemas, gen.field_desc)
+    add_type_descriptions(schemas)
     emit(schemas)
 
 
