@@ -29,7 +29,8 @@ void ToV2Schema(Value& v, Alloc& a) {
     it->value = Str("#/definitions/" + target, a);
   }
   if (auto it = v.FindMember("allOf");
-      it != v.MemberEnd() && it->value.IsArray() && it->value.Size() == 1 && it->value[0].HasMember("$ref")) {
+      it != v.MemberEnd() && it->value.IsArray() && it->value.Size() == 1 &&
+      it->value[0].IsObject() && it->value[0].HasMember("$ref")) {
     Value ref;
     ref.CopyFrom(it->value[0]["$ref"], a);
     v.EraseMember(it);
@@ -91,7 +92,7 @@ Value ToV2Operation(const Value& op, Alloc& a) {
   if (const Value* rs = json::Member(op, "responses"); rs != nullptr && rs->IsObject()) {
     for (const auto& r : rs->GetObject()) {
       Value resp(rapidjson::kObjectType);
-      json::SetMember(resp, "description", Value(r.value["description"], a), a);
+      json::SetString(resp, "description", json::GetString(r.value, {"description"}), a);
       if (const Value* schema = FirstSchema(r.value)) json::SetMember(resp, "schema", Value(*schema, a), a);
       json::SetMember(responses, r.name.GetString(), std::move(resp), a);
     }
