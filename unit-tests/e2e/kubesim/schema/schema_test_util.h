@@ -1,0 +1,36 @@
+// Test helpers for the kubesim schema tests: load testdata/ files and parse inline JSON.
+#pragma once
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include "clientgo-shim/base/json.h"
+
+namespace berth::kubesim::schema::testing {
+
+// TestdataPath resolves a file under this folder's testdata/, next to this header.
+inline std::string TestdataPath(const std::string& name) {
+  std::string here = __FILE__;
+  return here.substr(0, here.find_last_of('/')) + "/testdata/" + name;
+}
+
+inline rapidjson::Document LoadJson(const std::string& name) {
+  std::ifstream in(TestdataPath(name));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  auto doc = json::Parse(buffer.str());
+  EXPECT_TRUE(doc.has_value()) << name << ": " << (doc ? "" : doc.error().message);
+  return doc ? std::move(*doc) : rapidjson::Document();
+}
+
+inline rapidjson::Document ParseJson(const std::string& text) {
+  auto doc = json::Parse(text);
+  EXPECT_TRUE(doc.has_value()) << text;
+  return doc ? std::move(*doc) : rapidjson::Document();
+}
+
+}  // namespace berth::kubesim::schema::testing
