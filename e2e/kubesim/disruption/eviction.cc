@@ -6,7 +6,7 @@
 #include "e2e/kubesim/disruption/api_status.h"
 #include "e2e/kubesim/disruption/pdb_condition.h"
 #include "e2e/kubesim/disruption/pod_facts.h"
-#include "e2e/kubesim/disruption/selector.h"
+#include "clientgo-shim/api/label_selector.h"
 
 namespace berth::kubesim::disruption {
 namespace {
@@ -140,8 +140,8 @@ bool PdbSelectsPod(const Value& pdb, const Value& pod) {
       json::GetString(pod, {"metadata", "namespace"})) {
     return false;
   }
-  auto selector = Selector::FromJson(json::Find(pdb, {"spec", "selector"}));
-  return selector && selector->Matches(json::Find(pod, {"metadata", "labels"}));
+  auto selector = shim::LabelSelector::FromJson(json::Find(pdb, {"spec", "selector"}));
+  return selector && selector->Matches(shim::JsonLabels::OfObject(pod));
 }
 
 EvictionDecision DecideEviction(const Value& pod, const std::vector<const Value*>& matching_pdbs,

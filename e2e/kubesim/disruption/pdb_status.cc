@@ -7,7 +7,8 @@
 #include "e2e/kubesim/disruption/api_status.h"
 #include "e2e/kubesim/disruption/int_or_percent.h"
 #include "e2e/kubesim/disruption/pdb_condition.h"
-#include "e2e/kubesim/disruption/selector.h"
+#include "clientgo-shim/api/label_selector.h"
+#include "e2e/kubesim/disruption/selector_text.h"
 
 namespace berth::kubesim::disruption {
 namespace {
@@ -160,7 +161,7 @@ PdbStatusResult ComputePdbStatus(const Value& pdb, const std::vector<const Value
 
   // 1. Pods selected by the PDB (getPodsForPdb).
   const Value* selector_json = json::Member(spec, "selector");
-  auto selector = Selector::FromJson(selector_json);
+  auto selector = shim::LabelSelector::FromJson(selector_json);
   if (!selector) {
     pdb_event("Warning", "NoPods", "Failed to get pods: " + selector.error().message);
     return FailSafe(old_status, selector.error().message, now, std::move(events));
@@ -170,7 +171,7 @@ PdbStatusResult ComputePdbStatus(const Value& pdb, const std::vector<const Value
     if (pod == nullptr || !pod->IsObject()) continue;
     std::string_view pod_ns = json::GetString(*pod, {"metadata", "namespace"});
     if (!pod_ns.empty() && !ns.empty() && pod_ns != ns) continue;
-    if (selector->Matches(json::Find(*pod, {"metadata", "labels"}))) pods.push_back(pod);
+    if (selector->Matches(shim::JsonLabels::OfObject(*pod))) pods.push_back(pod);
   }
   if (pods.empty()) pdb_event("Normal", "NoPods", "No matching pods found");
 
