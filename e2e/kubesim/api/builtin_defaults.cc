@@ -1,0 +1,182 @@
+#include "e2e/kubesim/api/builtin_defaults.h"
+
+#include "clientgo-shim/base/json.h"
+
+namespace berth::kubesim {
+namespace {
+
+using rapidjson::Document;
+using rapidjson::Value;
+
+void DefaultString(Value& obj, std::string_view key, std::string_view value, Document::AllocatorType& a) {
+  if (!json::Member(obj, key)) json::SetString(obj, key, value, a);
+}
+
+void DefaultInt(Value& obj, std::string_view key, int64_t value, Document::AllocatorType& a) {
+  if (!json::Member(obj, key)) json::SetMember(obj, key, Value(value), a);
+}
+
+bool HasToleration(const Value& tolerations, std::string_view key) {
+  for (const auto& t : tolerations.GetArray()) {
+    if (json::GetString(t, {"key"}) == key) return true;
+  }
+  return false;
+}
+
+void DefaultContainer(Value& c, Document::AllocatorType& a) {
+  if (!c.IsObject()) return;
+  std::string_view image = json::GetString(c, {"image"});
+  // IfNotPresent unless the image has no tag or the :latest tag (core/v1 defaults).
+  auto slash = image.rfind('/');
+  std::string_view last = slash == std::string_view::npos ? image : image.substr(slash + 1);
+  bool latest = last.find('@') == std::string_view::npos &&
+                (last.find(':') == std::string_view::npos || last.ends_with(":latest"));
+  DefaultString(c, "imagePullPolicy", latest ? "Always" : "IfNotPresent", a);
+  DefaultString(c, "terminationMessagePath", "/dev/termination-log", a);
+  DefaultString(c, "terminationMessagePolicy", "File", a);
+  if (!json::Member(c, "resources")) json::SetMember(c, "resources", Value(rapidjson::kObjectType), a);
+  // Limits without requests default the requests (core/v1 SetDefaults_ResourceRequirements).
+  Value& res = json::EnsureObject(c, "resources", a);
+  if (const Value* limits = json::Member(res, "limits"); limits && limits->IsObject()) {
+    Value& requests = json::EnsureObject(res, "requests", a);
+    for (const auto& m : limits->GetObject()) {
+      if (!json::Member(requests, m.name.GetString())) {
+        requests.AddMember(Value(m.name, a), Value(m.value, a), a);
+      }
+    }
+  }
+}
+
+void DefaultPodSpec(Value& spec, Document::AllocatorType& a, bool add_tolerations) {
+  if (!spec.IsObject()) return;
+  DefaultString(spec, "restartPolicy", "Always", a);
+  DefaultString(spec, "dnsPolicy", "ClusterFirst", a);
+  DefaultString(spec, "schedulerName", "default-scheduler", a);
+  DefaultInt(spec, "terminationGracePeriodSeconds", 30, a);
+  if (!json::Member(spec, "securityContext")) json::SetMember(spec, "securityContext", Value(rapidjson::kObjectType), a);
+  for (std::string_view list : {"containers", "initContainers"}) {
+    if (Value* cs = json::FindMutable(spec, {list}); cs && cs->IsArray()) {
+      for (auto& c : cs->GetArray()) DefaultContainer(c, a);
+    }
+  }
+  if (!add_tolerations) return;
+  // DefaultTolerationSeconds admission: tolerate not-ready/unreachable for 300 s.
+  Value* tolerations = json::FindMutable(spec, {"tolerations"});
+  if (!tolerations || !tolerations->IsArray()) {
+    json::SetMember(spec, "tolerations", Value(rapidjson::kArrayType), a);
+    tolerations = json::FindMutable(spec, {"tolerations"});
+  }
+  for (std::string_view key : {"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"}) {
+    if (HasToleration(*tolerations, key)) continue;
+    Value t(rapidjson::kObjectType);
+    json::SetString(t, "key", key, a);
+    json::SetString(t, "operator", "Exists", a);
+    json::SetString(t, "effect", "NoExecute", a);
+    t.AddMember("tolerationSeconds", 300, a);
+    tolerations->PushBack(t, a);
+  }
+}
+
+std::string QosClass(const Value& spec) {
+  bool any = false, guaranteed = true;
+  if (const Value* cs = json::Member(spec, "containers"); cs && cs->IsArray()) {
+    for (const auto& c : cs->GetArray()) {
+      const Value* req = json::Find(c, {"resources", "requests"});
+      const Value* lim = json::Find(c, {"resources", "limits"});
+      bool has_req = req && req->IsObject() && req->MemberCount() > 0;
+      bool has_lim = lim && lim->IsObject() && lim->MemberCount() > 0;
+      any = any || has_req || has_lim;
+      if (!has_lim || !json::Member(*lim, "cpu") || !json::Member(*lim, "memory")) {
+        guaranteed = false;
+      } else if (has_req) {
+        for (const auto& m : req->GetObject()) {
+          const Value* l = json::Member(*lim, m.name.GetString());
+          if (!l || *l != m.value) guaranteed = false;
+        }
+      }
+    }
+  }
+  if (!any) return "BestEffort";
+  return guaranteed ? "Guaranteed" : "Burstable";
+}
+
+}  // namespace
+
+void ApplyBuiltinDefaults(const ResourceType& type, Document& object) {
+  auto& a = object.GetAllocator();
+  if (type.group.empty() && type.plural == "pods") {
+    Value& spec = json::EnsureObject(object, "spec", a);
+    DefaultPodSpec(spec, a, true);
+    DefaultString(spec, "serviceAccountName", "default", a);
+    DefaultInt(spec, "priority", 0, a);
+    if (!json::Member(spec, "enableServiceLinks")) spec.AddMember("enableServiceLinks", true, a);
+    DefaultString(spec, "preemptionPolicy", "PreemptLowerPriority", a);
+    Value& status = json::EnsureObject(object, "status", a);
+    DefaultString(status, "phase", "Pending", a);
+    DefaultString(status, "qosClass", QosClass(spec), a);
+  } else if (type.group.empty() && type.plural == "podtemplates") {
+    if (Value* spec = json::FindMutable(object, {"template", "spec"})) DefaultPodSpec(*spec, a, false);
+  } else if (type.group == "apps") {
+    Value& spec = json::EnsureObject(object, "spec", a);
+    DefaultInt(spec, "replicas", 1, a);
+    DefaultInt(spec, "revisionHistoryLimit", 10, a);
+    if (Value* pod = json::FindMutable(spec, {"template", "spec"})) DefaultPodSpec(*pod, a, false);
+    if (type.plural == "deployments") {
+      DefaultInt(spec, "progressDeadlineSeconds", 600, a);
+      if (!json::Member(spec, "strategy")) {
+        Document strategy;
+        strategy.Parse(R"({"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":"25%","maxSurge":"25%"}})");
+        json::SetMember(spec, "strategy", Value(strategy, a), a);
+      }
+    }
+  } else if (type.group.empty() && type.plural == "namespaces") {
+    Value& spec = json::EnsureObject(object, "spec", a);
+    if (!json::Member(spec, "finalizers")) {
+      Value f(rapidjson::kArrayType);
+      f.PushBack("kubernetes", a);
+      spec.AddMember("finalizers", f, a);
+    }
+    Value& status = json::EnsureObject(object, "status", a);
+    DefaultString(status, "phase", "Active", a);
+    // The apiserver labels every namespace with its own name.
+    Value& meta = json::EnsureObject(object, "metadata", a);
+    Value& labels = json::EnsureObject(meta, "labels", a);
+    json::SetString(labels, "kubernetes.io/metadata.name", json::GetString(meta, {"name"}), a);
+  } else if (type.group.empty() && type.plural == "services") {
+    Value& spec = json::EnsureObject(object, "spec", a);
+    DefaultString(spec, "type", "ClusterIP", a);
+    DefaultString(spec, "sessionAffinity", "None", a);
+  }
+}
+
+std::vector<StatusCause> ValidateBuiltin(const ResourceType& type, const Value& object) {
+  std::vector<StatusCause> causes;
+  if (type.group.empty() && type.plural == "pods") {
+    const Value* containers = json::Find(object, {"spec", "containers"});
+    if (!containers || !containers->IsArray() || containers->Empty()) {
+      causes.push_back({"FieldValueRequired", "Required value", "spec.containers"});
+      return causes;
+    }
+    for (rapidjson::SizeType i = 0; i < containers->Size(); ++i) {
+      const Value& c = (*containers)[i];
+      std::string prefix = "spec.containers[" + std::to_string(i) + "]";
+      if (json::GetString(c, {"name"}).empty()) causes.push_back({"FieldValueRequired", "Required value", prefix + ".name"});
+      if (json::GetString(c, {"image"}).empty()) causes.push_back({"FieldValueRequired", "Required value", prefix + ".image"});
+    }
+  } else if (type.group == "policy" && type.plural == "poddisruptionbudgets") {
+    const Value* spec = json::Member(object, "spec");
+    if (spec && json::Member(*spec, "minAvailable") && json::Member(*spec, "maxUnavailable")) {
+      causes.push_back({"FieldValueInvalid",
+                        "Invalid value: \"" + json::Serialize(*spec) + "\": minAvailable and maxUnavailable cannot be both set",
+                        "spec"});
+    }
+  } else if (type.group == "apps") {
+    const Value* selector = json::Find(object, {"spec", "selector"});
+    if (!selector || !selector->IsObject()) {
+      causes.push_back({"FieldValueRequired", "Required value", "spec.selector"});
+    }
+  }
+  return causes;
+}
+
+}  // namespace berth::kubesim

@@ -1,0 +1,46 @@
+#include "e2e/kubesim/api/request_body.h"
+
+#include "clientgo-shim/api/yaml_json.h"
+#include "clientgo-shim/base/json.h"
+#include "e2e/kubesim/api/status_errors.h"
+
+namespace berth::kubesim {
+
+std::variant<rapidjson::Document, HttpResponse> DecodeObjectText(std::string_view text, bool yaml) {
+  rapidjson::Document doc;
+  if (yaml) {
+    auto docs = shim::YamlToJsonDocuments(text);
+    if (!docs) return BadRequest("error converting YAML to JSON: " + docs.error().message);
+    if (docs->size() != 1) return BadRequest("expected exactly one YAML document in the request body");
+    doc = std::move((*docs)[0]);
+  } else {
+    auto parsed = json::Parse(text);
+    if (!parsed) {
+      return BadRequest("couldn't get version/kind; json parse error: " + parsed.error().message);
+    }
+    doc = std::move(*parsed);
+  }
+  if (!doc.IsObject()) {
+    return BadRequest("couldn't get version/kind; json parse error: json: cannot unmarshal " +
+                      std::string(doc.IsArray() ? "array" : "value") +
+                      " into Go value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }");
+  }
+  return doc;
+}
+
+std::variant<rapidjson::Document, HttpResponse> DecodeBody(const HttpRequest& request) {
+  std::string_view ct = request.Header("content-type");
+  if (auto semi = ct.find(';'); semi != std::string_view::npos) ct = ct.substr(0, semi);
+  while (!ct.empty() && ct.back() == ' ') ct.remove_suffix(1);
+  bool yaml = false;
+  if (ct.empty() || ct == "application/json" || ct == "*/*") {
+    yaml = false;
+  } else if (ct == "application/yaml" || ct == "application/x-yaml" || ct == "text/yaml") {
+    yaml = true;
+  } else {
+    return UnsupportedMediaType(ct);
+  }
+  return DecodeObjectText(request.body, yaml);
+}
+
+}  // namespace berth::kubesim

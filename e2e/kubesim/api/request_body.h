@@ -1,0 +1,23 @@
+// e2e/kubesim/api/request_body.h
+//
+// Decoding of request bodies (JSON or YAML, by Content-Type) into one JSON object, with the
+// apiserver's errors: 415 for an unknown media type, 400 for a body that does not parse.
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <variant>
+
+#include <rapidjson/document.h>
+
+#include "e2e/kubesim/server/http_types.h"
+
+namespace berth::kubesim {
+
+// DecodeBody returns the object, or the error response to send.
+std::variant<rapidjson::Document, HttpResponse> DecodeBody(const HttpRequest& request);
+
+// DecodeObjectText decodes JSON or YAML text as one object (used for --seed-file too).
+std::variant<rapidjson::Document, HttpResponse> DecodeObjectText(std::string_view text, bool yaml);
+
+}  // namespace berth::kubesim
