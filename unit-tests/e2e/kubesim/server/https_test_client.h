@@ -74,6 +74,10 @@ class HttpsTestClient {
       if (auto c = Connect(); !c) return std::unexpected(c.error());
     }
     if (auto w = WriteRequest(method, target, body, headers); !w) return std::unexpected(w.error());
+    return ReadResponse();
+  }
+
+  std::expected<ClientResponse, std::string> ReadResponse() {
     namespace http = boost::beast::http;
     boost::system::error_code ec;
     http::response_parser<http::string_body> parser;
@@ -86,6 +90,17 @@ class HttpsTestClient {
     for (const auto& f : msg) out.headers[Lower(std::string(f.name_string()))] = std::string(f.value());
     out.body = msg.body();
     return out;
+  }
+
+  // RawRequest writes `bytes` verbatim over TLS and reads one response.
+  std::expected<ClientResponse, std::string> RawRequest(const std::string& bytes) {
+    if (!stream_) {
+      if (auto c = Connect(); !c) return std::unexpected(c.error());
+    }
+    boost::system::error_code ec;
+    boost::asio::write(*stream_, boost::asio::buffer(bytes), ec);
+    if (ec) return std::unexpected("write: " + ec.message());
+    return ReadResponse();
   }
 
   // StartStream sends a request and reads only the response header; then ReadStreamUntil.
