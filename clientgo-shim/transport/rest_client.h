@@ -1,0 +1,57 @@
+// clientgo-shim/transport/rest_client.h
+//
+// The seam between the runtime (reflectors, leader election, events, controllers) and HTTP.
+// RestClient sends one request to the API server and returns the body, or streams a response
+// line by line (watch). Implementations: HttpsRestClient (transport/, Beast + OpenSSL) and fakes
+// in unit tests. Non-2xx answers come back as berth::Error decoded from the metav1.Status body
+// (code, http_status, reason, message, retry_after).
+// Thread-safety: Do and Stream may be called from any number of threads at once.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "clientgo-shim/base/result.h"
+
+namespace berth::shim {
+
+// RestRequest: one API call. `path` is absolute ("/api/v1/namespaces/default/pods").
+struct RestRequest {
+  std::string method = "GET";
+  std::string path;
+  std::map<std::string, std::string> query;  // encoded by the client
+  std::string body;
+  std::string content_type = "application/json";
+  std::string accept = "application/json";
+  // Whole-request timeout for Do; for Stream it bounds only connect + headers, never the body.
+  // Zero means the client's default.
+  std::chrono::milliseconds timeout{0};
+};
+
+// RestResponse: a 2xx answer.
+struct RestResponse {
+  int status = 0;
+  std::string body;
+  std::map<std::string, std::string> headers;  // lower-case names
+};
+
+class RestClient {
+ public:
+  virtual ~RestClient() = default;
+  // Do sends the request and reads the whole body. Errors: kTransport/kTimeout without a
+  // response; otherwise the code mapped from the HTTP status with the Status message.
+  virtual Result<RestResponse> Do(const RestRequest& request) = 0;
+  // Stream sends the request and calls `on_line` for each newline-terminated line of the body
+  // until it returns false, the server ends the body, or `cancel` (if set) becomes true.
+  // Returns the error for a non-2xx answer or a broken connection; a clean end is success.
+  virtual Status Stream(const RestRequest& request,
+                        const std::function<bool(std::string_view line)>& on_line) = 0;
+};
+
+using RestClientPtr = std::shared_ptr<RestClient>;
+
+}  // namespace berth::shim
