@@ -8,6 +8,7 @@
 // Thread-safety: Do and Stream may be called from any number of threads at once.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -46,10 +47,12 @@ class RestClient {
   // response; otherwise the code mapped from the HTTP status with the Status message.
   virtual Result<RestResponse> Do(const RestRequest& request) = 0;
   // Stream sends the request and calls `on_line` for each newline-terminated line of the body
-  // until it returns false, the server ends the body, or `cancel` (if set) becomes true.
+  // until it returns false, the server ends the body, or `*cancel` (if given) becomes true;
+  // implementations notice `cancel` within about a second even when no line arrives.
   // Returns the error for a non-2xx answer or a broken connection; a clean end is success.
   virtual Status Stream(const RestRequest& request,
-                        const std::function<bool(std::string_view line)>& on_line) = 0;
+                        const std::function<bool(std::string_view line)>& on_line,
+                        const std::atomic<bool>* cancel = nullptr) = 0;
 };
 
 using RestClientPtr = std::shared_ptr<RestClient>;
