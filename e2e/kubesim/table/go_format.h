@@ -1,0 +1,32 @@
+// e2e/kubesim/table/go_format.h
+//
+// Go's text renderings of decoded JSON values, as the apiserver produces them when a CRD column
+// prints a value: fmt.Print for scalars (%v of float64 is %g-shortest: "1.5", "1e+06") and
+// encoding/json for objects and arrays (keys sorted, HTML characters escaped). Values follow
+// apimachinery's unstructured decoding: an integer literal is int64, any other number float64.
+#pragma once
+
+#include <string>
+
+#include <rapidjson/document.h>
+
+namespace berth::kubesim::table {
+
+// FormatGoFloatV prints a float64 as Go's fmt.Sprint does ("0.5", "1e+21", "1.234567e+06").
+std::string FormatGoFloatV(double value);
+
+// FormatGoJsonFloat prints a float64 as encoding/json does ("1e+21", "0.000001", "1e-7").
+std::string FormatGoJsonFloat(double value);
+
+// GoJsonMarshal serializes a value as encoding/json.Marshal would serialize its unstructured
+// form: compact, object keys sorted, '<' '>' '&' escaped as \u003c \u003e \u0026.
+std::string GoJsonMarshal(const rapidjson::Value& value);
+
+// GoPrintValue is client-go JSONPath's PrintResults for one value: strings raw, numbers and
+// booleans via fmt, null as "null", objects and arrays as GoJsonMarshal.
+std::string GoPrintValue(const rapidjson::Value& value);
+
+// IsGoInt reports whether the unstructured decoder would produce an int64 for this number.
+bool IsGoInt(const rapidjson::Value& value);
+
+}  // namespace berth::kubesim::table
