@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <tuple>
 
 #include <yaml-cpp/yaml.h>
 
@@ -21,9 +23,26 @@ constexpr size_t kMaxNodesPerDocument = 1'000'000;
 
 constexpr std::string_view kTagPrefix = "tag:yaml.org,2002:";
 
-struct ConversionError {
-  std::string message;
-};
+// ExpandedSize counts the nodes a document expands to once aliases are repeated, visiting each
+// distinct node once (aliases share the node and its source mark), so an alias bomb is refused
+// before any work proportional to its expansion. Stops counting past `limit`.
+using NodeKey = std::tuple<int, int, int>;  // source position, node type, child count
+
+size_t ExpandedSize(const YAML::Node& node, std::map<NodeKey, size_t>& memo, size_t limit) {
+  if (!node.IsSequence() && !node.IsMap()) return 1;
+  const NodeKey key{node.Mark().pos, static_cast<int>(node.Type()), static_cast<int>(node.size())};
+  if (auto it = memo.find(key); it != memo.end()) return it->second;
+  size_t total = 1;
+  for (auto it = node.begin(); it != node.end() && total <= limit; ++it) {
+    if (node.IsMap()) {
+      total += ExpandedSize(it->first, memo, limit) + ExpandedSize(it->second, memo, limit);
+    } else {
+      total += ExpandedSize(*it, memo, limit);
+    }
+  }
+  memo.emplace(key, total);
+  return total;
+}
 
 class Converter {
  public:
@@ -221,6 +240,10 @@ Result<std::vector<rapidjson::Document>> YamlToJsonDocuments(std::string_view ya
   try {
     for (const YAML::Node& node : nodes) {
       if (node.IsNull() || !node.IsDefined()) continue;
+      std::map<NodeKey, size_t> memo;
+      if (ExpandedSize(node, memo, kMaxNodesPerDocument) > kMaxNodesPerDocument) {
+        return MakeError(ErrorCode::kInvalidArgument, "yaml: document contains excessive aliasing");
+      }
       rapidjson::Document doc;
       Converter converter(doc.GetAllocator());
       if (!converter.Convert(node, doc)) {
