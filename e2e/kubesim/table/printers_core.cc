@@ -281,7 +281,8 @@ void PrintNode(const rapidjson::Value& node, TimePoint now, RowOutput& row, Allo
 
   // Upstream collects roles in a set; sorted here so output is deterministic.
   std::set<std::string_view> roles;
-  if (const rapidjson::Value* labels = json::Find(node, {"metadata", "labels"}); labels && labels->IsObject()) {
+  const rapidjson::Value* labels = json::Find(node, {"metadata", "labels"});
+  if (labels != nullptr && labels->IsObject()) {
     constexpr std::string_view kPrefix = "node-role.kubernetes.io/";
     for (const auto& m : labels->GetObject()) {
       const std::string_view k(m.name.GetString(), m.name.GetStringLength());
@@ -312,7 +313,8 @@ void PrintNode(const rapidjson::Value& node, TimePoint now, RowOutput& row, Allo
 // --- events -----------------------------------------------------------------------------------
 
 constexpr ColumnDefinition kEventColumns[] = {
-    {"Last Seen", "string", "", "The time at which the most recent occurrence of this event was recorded.", 0},
+    {"Last Seen", "string", "",
+     "The time at which the most recent occurrence of this event was recorded.", 0},
     {"Type", "string", "", "Type of this event (Normal, Warning), new types could be added in the future", 0},
     {"Reason", "string", "",
      "This should be a short, machine understandable string that gives the reason for the "
@@ -322,9 +324,12 @@ constexpr ColumnDefinition kEventColumns[] = {
      "If referring to a piece of an object instead of an entire object, this string should "
      "contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2].",
      1},
-    {"Source", "string", "", "The component reporting this event. Should be a short machine understandable string.", 1},
+    {"Source", "string", "",
+     "The component reporting this event. Should be a short machine understandable string.", 1},
     {"Message", "string", "", "A human-readable description of the status of this operation.", 0},
-    {"First Seen", "string", "", "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)", 1},
+    {"First Seen", "string", "",
+     "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)",
+     1},
     {"Count", "string", "", "The number of times this event has occurred.", 1},
     {"Name", "string", "name", kNameDescription, 1},
 };

@@ -18,7 +18,8 @@ constexpr std::string_view kUnknown = "<unknown>";
 constexpr ColumnDefinition kServiceColumns[] = {
     {"Name", "string", "name", kNameDescription, 0},
     {"Type", "string", "", "type determines how the Service is exposed.", 0},
-    {"Cluster-IP", "string", "", "clusterIP is the IP address of the service and is usually assigned randomly.", 0},
+    {"Cluster-IP", "string", "",
+     "clusterIP is the IP address of the service and is usually assigned randomly.", 0},
     {"External-IP", "string", "",
      "externalIPs is a list of IP addresses for which nodes in the cluster will also accept "
      "traffic for this service.", 0},
@@ -64,7 +65,8 @@ std::string ServiceExternalIP(const rapidjson::Value& svc) {
 
 void PrintService(const rapidjson::Value& svc, TimePoint now, RowOutput& row, Allocator& alloc) {
   std::string cluster_ip(kNone);
-  if (const rapidjson::Value* ips = Arr(svc, {"spec", "clusterIPs"}); ips && !ips->Empty() && (*ips)[0].IsString()) {
+  const rapidjson::Value* ips = Arr(svc, {"spec", "clusterIPs"});
+  if (ips != nullptr && !ips->Empty() && (*ips)[0].IsString()) {
     cluster_ip = (*ips)[0].GetString();
   } else if (!Str(svc, {"spec", "clusterIP"}).empty()) {
     cluster_ip = Str(svc, {"spec", "clusterIP"});  // servers mirror clusterIP into clusterIPs

@@ -206,7 +206,8 @@ constexpr ColumnDefinition kPodDisruptionBudgetColumns[] = {
     {"Name", "string", "name", kNameDescription, 0},
     {"Min Available", "string", "", "The minimum number of pods that must be available.", 0},
     {"Max Unavailable", "string", "", "The maximum number of pods that may be unavailable.", 0},
-    {"Allowed Disruptions", "integer", "", "Calculated number of pods that may be disrupted at this time.", 0},
+    {"Allowed Disruptions", "integer", "",
+     "Calculated number of pods that may be disrupted at this time.", 0},
     {"Age", "string", "", kCreationTimestampDescription, 0},
 };
 

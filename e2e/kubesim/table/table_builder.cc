@@ -116,8 +116,9 @@ rapidjson::Document BuildTable(const TableRequest& request,
     if (crd != nullptr) {
       crd->AppendColumnDefinitions(columns, alloc);
     } else {
-      AppendColumns(builtin != nullptr ? builtin->columns : std::span<const ColumnDefinition>(kDefaultColumns),
-                    columns, alloc);
+      const std::span<const ColumnDefinition> defs =
+          builtin != nullptr ? builtin->columns : std::span<const ColumnDefinition>(kDefaultColumns);
+      AppendColumns(defs, columns, alloc);
     }
   }
   doc.AddMember("columnDefinitions", columns, alloc);
