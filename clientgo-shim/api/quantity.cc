@@ -241,7 +241,8 @@ int64_t CeilAwayToInt64(Int128 nanos, Int128 divisor) {
 
 Int128 SaturatingAdd(Int128 a, Int128 b) {
   Int128 r;
-  if (__builtin_add_overflow(a, b, &r)) return b > 0 ? kInt128Max : -kInt128Max - 1;
+  // Symmetric bounds keep negation and Abs() defined on saturated values.
+  if (__builtin_add_overflow(a, b, &r) || r < -kInt128Max) return b > 0 ? kInt128Max : -kInt128Max;
   return r;
 }
 

@@ -208,7 +208,9 @@ std::string_view ScalarKindTag(ScalarKind kind) {
 
 std::string FormatGoFloat(double f, bool bits32) {
   if (std::isnan(f)) return ".nan";
-  if (std::isinf(f)) return f > 0 ? ".inf" : "-.inf";
+  if (std::isinf(f) || (bits32 && std::fabs(f) > std::numeric_limits<float>::max())) {
+    return f > 0 ? ".inf" : "-.inf";  // float32(f) overflows to ±Inf in Go
+  }
   // Shortest round-trip digits, then Go's 'g' layout: with the shortest precision Go uses %e
   // when the decimal exponent is < -4 or >= 6 ("1e+06", "1.5e-05"), else %f.
   char buf[64];

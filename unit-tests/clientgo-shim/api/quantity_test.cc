@@ -216,6 +216,20 @@ TEST(QuantityTest, AddAndSubAdoptTheOtherFormatWhenZero) {
   EXPECT_EQ(mem.String(), "1536Mi");
 }
 
+TEST(QuantityTest, ArithmeticSaturatesInsteadOfOverflowing) {
+  Quantity big = P("100000000000E");  // 1e29, near the top of the range
+  Quantity sum = big;
+  sum.Add(big);
+  sum.Add(big);
+  EXPECT_GT(sum, big);
+  Quantity neg = P("-100000000000E");
+  neg.Sub(big);
+  neg.Sub(big);
+  EXPECT_LT(neg, P("-1"));
+  EXPECT_FALSE(neg.String().empty());
+  EXPECT_EQ(neg.Value(), INT64_MIN);
+}
+
 TEST(QuantityTest, ComparesByValueAcrossFormats) {
   EXPECT_EQ(P("1Ki"), P("1024"));
   EXPECT_LT(P("50m"), P("100m"));

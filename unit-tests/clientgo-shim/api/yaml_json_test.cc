@@ -50,7 +50,7 @@ TEST(YamlToJsonTest, TurnsKeysIntoStrings) {
             R"({"1":"a","true":"c","1.5":"d","x":"e","16":"f"})");
   // go-yaml v2 reads the one-letter keys y and n as booleans too.
   EXPECT_EQ(J("y: 1\nn: 2\n'y': 3"), R"({"true":1,"false":2,"y":3})");
-  EXPECT_EQ(J("1e3: a\n1e7: b"), R"({"1000":"a","1e+07":"b"})");
+  EXPECT_EQ(J("1e3: a\n1e7: b\n1e300: c"), R"({"1000":"a","1e+07":"b",".inf":"c"})");
 }
 
 TEST(YamlToJsonTest, ConvertsNestedStructuresAnchorsAndMerges) {
