@@ -1,0 +1,85 @@
+// clientgo-shim/cache/intern_pool.h
+//
+// A reference-counted string pool shared by every cached object in the process. Cached objects
+// store JSON keys and most short string values as small integer ids into this pool, so the
+// thousands of copies of "containers", "IfNotPresent", an image name or a node name that a pod
+// cache holds are kept once. This is the main lever behind the ≤1 KB/pod cache figure.
+// A string leaves the pool when its last reference is released, so a long-running informer does
+// not accumulate uids or names of objects that are gone.
+// Thread-safety: all methods are safe from any thread. Intern/Release take the pool's exclusive
+// lock; decoding holds a shared lock (ReadLock) for the whole object.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace berth::shim {
+
+class InternPool {
+ public:
+  InternPool() = default;
+  InternPool(const InternPool&) = delete;
+  InternPool& operator=(const InternPool&) = delete;
+
+  // Batch holds the exclusive lock while one object is packed, so packing N strings costs one
+  // lock acquisition.
+  class Batch {
+   public:
+    explicit Batch(InternPool& pool) : pool_(pool), lock_(pool.mu_) {}
+    // Intern returns the id of `text`, adding one reference.
+    uint32_t Intern(std::string_view text) { return pool_.InternLocked(text); }
+
+   private:
+    InternPool& pool_;
+    std::unique_lock<std::shared_mutex> lock_;
+  };
+
+  // ReadLock holds the shared lock while ids are turned back into strings.
+  class ReadLock {
+   public:
+    explicit ReadLock(const InternPool& pool) : pool_(pool), lock_(pool.mu_) {}
+    // Lookup returns the text of a live id (an id this caller holds a reference to); an id the
+    // pool never issued reads as "" rather than crashing.
+    std::string_view Lookup(uint32_t id) const {
+      return id < pool_.entries_.size() ? std::string_view(pool_.entries_[id].text)
+                                        : std::string_view("");
+    }
+
+   private:
+    const InternPool& pool_;
+    std::shared_lock<std::shared_mutex> lock_;
+  };
+
+  // Release drops one reference of each id; a string with no references left is freed.
+  void Release(const std::vector<uint32_t>& ids);
+
+  // Size is the number of distinct live strings.
+  size_t Size() const;
+  // FootprintBytes estimates the heap the pool uses: entries, string bodies, hash nodes.
+  size_t FootprintBytes() const;
+
+ private:
+  struct Entry {
+    std::string text;
+    uint32_t refs = 0;
+  };
+  uint32_t InternLocked(std::string_view text);
+
+  mutable std::shared_mutex mu_;
+  std::deque<Entry> entries_;  // a deque: Entry addresses (and so map keys) never move
+  std::vector<uint32_t> free_ids_;
+  std::unordered_map<std::string_view, uint32_t> index_;  // views into entries_[id].text
+  size_t text_bytes_ = 0;
+};
+
+// GlobalInternPool is the pool every CachedObject uses unless told otherwise.
+InternPool& GlobalInternPool();
+
+}  // namespace berth::shim

@@ -1,0 +1,54 @@
+// clientgo-shim/cache/packed_json.h
+//
+// A compact binary form of a JSON value for the informer cache. Object keys and most strings
+// become varint ids into an InternPool; numbers are varints; structure costs one tag byte plus
+// a varint count. A typical Running pod packs to a fraction of its compact JSON size.
+// Encoding (one tag byte, then):
+//   kNull/kFalse/kTrue: nothing     kInt: zigzag varint        kUint: varint (> INT64_MAX)
+//   kDouble: 8 raw bytes            kStr: varint length+bytes  kRef: varint pool id
+//   kObject: varint n, n×(varint key id, value)                kArray: varint n, n×value
+// Strings are interned unless they look unique (longer than kMaxInternedLength, or under a key
+// such as "podIP" or "containerID" whose values rarely repeat), which keeps the pool from
+// growing with per-object data.
+// Pure functions; the pool's own locking makes them safe from any thread.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <rapidjson/document.h>
+
+#include "clientgo-shim/base/result.h"
+#include "clientgo-shim/cache/intern_pool.h"
+
+namespace berth::shim {
+
+// Strings longer than this are stored inline: long values are almost never shared.
+inline constexpr size_t kMaxInternedLength = 96;
+
+// PackJson encodes `value` into `out` (appended), interning through `pool`. When `value` is an
+// object, members of its "metadata" object named in `skip_metadata` are left out (the cache
+// keeps those fields unpacked).
+void PackJson(const rapidjson::Value& value, InternPool& pool, std::string& out,
+              std::initializer_list<std::string_view> skip_metadata = {});
+
+// UnpackJson decodes bytes produced by PackJson into `out` (using out's allocator).
+// Errors: kDecode when the bytes are truncated or carry an unknown tag.
+Status UnpackJson(std::string_view packed, const InternPool& pool, rapidjson::Value& out,
+                  rapidjson::Document::AllocatorType& alloc);
+
+// CollectInternedIds appends every pool id referenced by `packed` (keys and values), so the
+// owner can Release them. Malformed bytes stop the walk (no crash).
+void CollectInternedIds(std::string_view packed, std::vector<uint32_t>& ids);
+
+// FindPackedString follows object keys from the root and returns the string found there;
+// nullopt when a step is missing, not an object, or the leaf is not a string. No decoding of
+// the rest of the value.
+std::optional<std::string> FindPackedString(std::string_view packed, const InternPool& pool,
+                                            std::initializer_list<std::string_view> path);
+
+}  // namespace berth::shim

@@ -1,0 +1,107 @@
+#include "clientgo-shim/cache/packed_json.h"
+
+#include <gtest/gtest.h>
+
+#include "clientgo-shim/base/json.h"
+
+namespace berth::shim {
+namespace {
+
+std::string RoundTrip(std::string_view text, InternPool& pool, std::string* packed_out = nullptr) {
+  auto doc = json::Parse(text);
+  EXPECT_TRUE(doc.has_value());
+  std::string packed;
+  PackJson(*doc, pool, packed);
+  rapidjson::Document out;
+  auto st = UnpackJson(packed, pool, out, out.GetAllocator());
+  EXPECT_TRUE(st.has_value());
+  if (packed_out) *packed_out = packed;
+  return json::Serialize(out);
+}
+
+TEST(PackedJsonTest, EveryJsonTypeSurvivesARoundTrip) {
+  InternPool pool;
+  const std::string text =
+      R"({"a":null,"b":true,"c":false,"i":-42,"big":18446744073709551615,"neg":-9223372036854775808,)"
+      R"("d":1.5,"s":"hello","arr":[1,"x",{"k":[]}],"o":{},"podIP":"10.0.0.1"})";
+  EXPECT_EQ(RoundTrip(text, pool), text);
+}
+
+TEST(PackedJsonTest, RepeatedKeysAndValuesAreStoredOnceInThePool) {
+  InternPool pool;
+  std::string p1, p2;
+  RoundTrip(R"({"imagePullPolicy":"IfNotPresent","name":"c"})", pool, &p1);
+  const size_t after_one = pool.Size();
+  RoundTrip(R"({"imagePullPolicy":"IfNotPresent","name":"c"})", pool, &p2);
+  EXPECT_EQ(pool.Size(), after_one);
+  EXPECT_EQ(p1, p2);
+  EXPECT_LT(p1.size(), 10u);  // two interned keys, two interned values, tags and a count
+}
+
+TEST(PackedJsonTest, ReleasingEveryIdEmptiesThePool) {
+  InternPool pool;
+  std::string packed;
+  RoundTrip(R"({"x":{"y":["a","b","a"]},"z":"long"})", pool, &packed);
+  std::vector<uint32_t> ids;
+  CollectInternedIds(packed, ids);
+  EXPECT_EQ(ids.size(), 7u);  // x, y, a, b, a, z, long
+  pool.Release(ids);
+  EXPECT_EQ(pool.Size(), 0u);
+}
+
+TEST(PackedJsonTest, LongAndUniqueLookingStringsAreNotInterned) {
+  InternPool pool;
+  std::string long_value(200, 'q');
+  RoundTrip(R"({"podIP":"10.1.2.3","v":")" + long_value + R"("})", pool);
+  EXPECT_EQ(pool.Size(), 2u);  // only the keys
+}
+
+TEST(PackedJsonTest, TruncatedOrGarbageBytesAreADecodeErrorNotACrash) {
+  InternPool pool;
+  std::string packed;
+  RoundTrip(R"({"a":[1,2,{"b":"c"}]})", pool, &packed);
+  for (size_t cut = 0; cut < packed.size(); ++cut) {
+    rapidjson::Document out;
+    auto st = UnpackJson(std::string_view(packed).substr(0, cut), pool, out, out.GetAllocator());
+    EXPECT_FALSE(st.has_value()) << "cut at " << cut;
+    if (!st) {
+      EXPECT_EQ(st.error().code, ErrorCode::kDecode);
+    }
+  }
+  rapidjson::Document out;
+  EXPECT_FALSE(UnpackJson("\x7f\x01", pool, out, out.GetAllocator()).has_value());
+  rapidjson::Document unknown_id;  // an id the pool never issued reads as "" (no crash)
+  ASSERT_TRUE(UnpackJson(std::string("\x07\xff\xff\xff\xff\x0f", 6), pool, unknown_id,
+                         unknown_id.GetAllocator()));
+  EXPECT_EQ(json::Serialize(unknown_id), "\"\"");
+  std::vector<uint32_t> ids;
+  CollectInternedIds("\x08\xff", ids);  // truncated count: stops quietly
+  EXPECT_TRUE(ids.empty());
+}
+
+TEST(PackedJsonTest, FindPackedStringReadsOneFieldWithoutDecoding) {
+  InternPool pool;
+  std::string packed;
+  RoundTrip(R"({"spec":{"containers":[{"name":"a"}],"nodeName":"n1"},"status":{"phase":"Running"}})",
+            pool, &packed);
+  EXPECT_EQ(FindPackedString(packed, pool, {"spec", "nodeName"}), "n1");
+  EXPECT_EQ(FindPackedString(packed, pool, {"status", "phase"}), "Running");
+  EXPECT_EQ(FindPackedString(packed, pool, {"spec", "missing"}), std::nullopt);
+  EXPECT_EQ(FindPackedString(packed, pool, {"spec", "containers"}), std::nullopt);
+  EXPECT_EQ(FindPackedString(packed, pool, {"spec", "nodeName", "deeper"}), std::nullopt);
+  EXPECT_EQ(FindPackedString("", pool, {"spec"}), std::nullopt);
+}
+
+TEST(PackedJsonTest, SkippedMetadataFieldsAreLeftOut) {
+  InternPool pool;
+  auto doc = json::Parse(R"({"metadata":{"name":"p","uid":"u","labels":{"a":"b"}},"spec":{}})");
+  ASSERT_TRUE(doc);
+  std::string packed;
+  PackJson(*doc, pool, packed, {"name", "uid"});
+  rapidjson::Document out;
+  ASSERT_TRUE(UnpackJson(packed, pool, out, out.GetAllocator()));
+  EXPECT_EQ(json::Serialize(out), R"({"metadata":{"labels":{"a":"b"}},"spec":{}})");
+}
+
+}  // namespace
+}  // namespace berth::shim
