@@ -14,6 +14,7 @@
 
 #include <rapidjson/document.h>
 
+#include "clientgo-shim/api/label_validation.h"
 #include "clientgo-shim/base/result.h"
 
 namespace berth::shim {
@@ -108,10 +109,5 @@ class LabelSelector {
   std::vector<LabelRequirement> requirements_;  // sorted by key
   bool nothing_ = false;
 };
-
-// ValidateLabelKey returns upstream's IsQualifiedName messages joined by "; " (empty when valid).
-std::string ValidateLabelKey(std::string_view key);
-// ValidateLabelValue returns upstream's IsValidLabelValue messages joined by "; " (empty if valid).
-std::string ValidateLabelValue(std::string_view value);
 
 }  // namespace berth::shim
