@@ -13,9 +13,13 @@ Usage in a suite:
             out = self.sim.kubectl("get", "nodes")       # kubectl v1.32 (/usr/bin/kubectl)
             out = self.sim.kubectl134("get", "nodes")    # kubectl 1.34 from .tools/
             r = self.sim.http("GET", "/api/v1/pods")     # raw HTTPS with the token (requests)
+            with self.sim.background(KUBECTL, "get", "pods", "-w") as bg:   # a long-running kubectl
+                bg.wait_for_line(lambda l: "x" in l, timeout=10)
 """
 import json
 import os
+import queue
+import threading
 import shutil
 import signal
 import subprocess
@@ -48,6 +52,72 @@ def wait_until(predicate, timeout=10.0, interval=0.05, message="condition"):
             return last
         time.sleep(interval)
     raise AssertionError(f"timed out after {timeout}s waiting for {message} (last: {last!r})")
+
+
+class Background:
+    """A long-running command (e.g. `kubectl get -w`) whose output lines are read with deadlines.
+
+    stdout and stderr are merged; a reader thread queues each line, so reads never block past a deadline.
+    Use as a context manager: leaving the block kills the process (only this one, by its pid)."""
+
+    def __init__(self, cmd):
+        self.cmd = cmd
+        self.lines = []          # every line read so far, in order
+        self._queue = queue.Queue()
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self._queue.put(line.rstrip("\n"))
+        self._queue.put(None)
+
+    def wait_for_line(self, predicate, timeout=10.0):
+        """Returns the first new line for which predicate(line) holds; fails at the deadline or at EOF."""
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError(f"timed out after {timeout}s waiting for a line from {' '.join(self.cmd)}; "
+                                     f"lines so far:\n" + "\n".join(self.lines))
+            try:
+                line = self._queue.get(timeout=remaining)
+            except queue.Empty:
+                continue
+            if line is None:
+                self._queue.put(None)  # keep EOF visible to later calls
+                raise AssertionError(f"{' '.join(self.cmd)} ended (rc={self.proc.poll()}) before the line came; "
+                                     f"lines:\n" + "\n".join(self.lines))
+            self.lines.append(line)
+            if predicate(line):
+                return line
+
+    def wait_exit(self, timeout=30.0):
+        """Waits for the process to end and returns its exit code and every line it printed."""
+        self.proc.wait(timeout=timeout)
+        self._reader.join(timeout=5)
+        while True:
+            try:
+                line = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if line is not None:
+                self.lines.append(line)
+        return self.proc.returncode, self.lines
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(timeout=10)
+        self.proc.stdout.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+        return False
 
 
 class Kubesim:
@@ -108,6 +178,14 @@ class Kubesim:
 
     def kubectl134(self, *args, **kw):
         return self.run(KUBECTL134, *args, **kw).stdout
+
+    def background(self, binary, *args):
+        """Starts `binary --kubeconfig K args...` in the background; see Background."""
+        return Background([binary, "--kubeconfig", self.kubeconfig] + list(args))
+
+    def apply_text(self, yaml_text, binary=KUBECTL, verb="create"):
+        """Feeds yaml_text to `kubectl <verb> -f -` and returns stdout."""
+        return self.run(binary, verb, "-f", "-", input=yaml_text).stdout
 
     def http(self, method, path, **kw):
         return self.session.request(method, self.server + path, **kw)

@@ -1,0 +1,355 @@
+"""Real kubectl (v1.32 and 1.34) against kubesim: CRDs and discovery, explain, error wording, and the everyday
+verbs (create, get -o json/yaml/wide, describe, label, annotate, patch x3, edit-by-replace, delete, wait)."""
+import datetime
+import json
+import os
+import unittest
+
+import yaml
+
+from kubesim_fixture import KUBECTL, KUBECTL134, ROOT, CommandError, Kubesim, wait_until
+
+KUBECTLS = (("v1.32", KUBECTL), ("v1.34", KUBECTL134))
+CRD_NAME = "reservations.scheduling.koordinator.sh"
+
+
+def pod_yaml(name, node=None, labels=None, extra_spec=""):
+    lines = ["apiVersion: v1", "kind: Pod", "metadata:", f"  name: {name}"]
+    if labels:
+        lines.append("  labels:")
+        lines += [f"    {k}: \"{v}\"" for k, v in labels.items()]
+    lines += ["spec:", "  containers:", "  - name: main", "    image: busybox",
+              "    env:", "    - name: A", "      value: a"]
+    if node:
+        lines.append(f"  nodeName: {node}")
+    if extra_spec:
+        lines.append(extra_spec)
+    return "\n".join(lines) + "\n"
+
+
+def now_rfc3339():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class KubectlBasics(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.sim = Kubesim(nodes=3)
+        try:
+            cls.sim.kubectl("apply", "-f", os.path.join(ROOT, "crds"))
+        except Exception:
+            cls.sim.stop()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.sim.stop()
+
+    def k(self, binary, *args, **kw):
+        return self.sim.run(binary, *args, **kw)
+
+    def get_obj(self, *args):
+        return json.loads(self.sim.kubectl("get", *args, "-o", "json"))
+
+    # --- CRDs, discovery, explain ---------------------------------------------------------------------------
+
+    def test_api_resources_lists_reservations_with_short_name_rsv(self):
+        for version, kubectl in KUBECTLS:
+            with self.subTest(kubectl=version):
+                out = self.k(kubectl, "api-resources", "--api-group=scheduling.koordinator.sh").stdout
+                rows = [line.split() for line in out.splitlines()[1:]]
+                self.assertIn(["reservations", "rsv", "scheduling.koordinator.sh/v1alpha1", "false", "Reservation"], rows)
+                # The short name works as a resource name.
+                self.assertEqual(self.k(kubectl, "get", "rsv").returncode, 0)
+
+    def test_api_resources_lists_the_builtin_resources(self):
+        out = self.sim.kubectl("api-resources", "-o", "name")
+        names = set(out.split())
+        for want in ("pods", "nodes", "namespaces", "events", "configmaps", "services", "podtemplates",
+                     "deployments.apps", "replicasets.apps", "statefulsets.apps", "poddisruptionbudgets.policy",
+                     "leases.coordination.k8s.io", "customresourcedefinitions.apiextensions.k8s.io",
+                     "reservations.scheduling.koordinator.sh"):
+            self.assertIn(want, names)
+
+    def test_wait_for_established_on_the_crd_succeeds(self):
+        for version, kubectl in KUBECTLS:
+            with self.subTest(kubectl=version):
+                out = self.k(kubectl, "wait", "--for=condition=established", f"crd/{CRD_NAME}", "--timeout=10s").stdout
+                self.assertIn(f"customresourcedefinition.apiextensions.k8s.io/{CRD_NAME} condition met", out)
+
+    def test_explain_reservation_spec_shows_its_fields(self):
+        for version, kubectl in KUBECTLS:
+            with self.subTest(kubectl=version):
+                out = self.k(kubectl, "explain", "reservation.spec").stdout
+                self.assertIn("KIND:       Reservation", out)
+                self.assertIn("VERSION:    v1alpha1", out)
+                for field in ("owners\t<[]Object> -required-", "template\t<Object> -required-", "ttl\t<string>",
+                              "allocateOnce\t<boolean>"):
+                    self.assertIn(field, out)
+
+    def test_explain_pods_spec_containers_shows_container_fields(self):
+        for version, kubectl in KUBECTLS:
+            with self.subTest(kubectl=version):
+                out = self.k(kubectl, "explain", "pods.spec.containers").stdout
+                self.assertIn("KIND:       Pod", out)
+                self.assertIn("FIELD: containers <[]Container>", out)
+                self.assertIn("name\t<string> -required-", out)
+                self.assertIn("image\t<string>", out)
+                self.assertIn("env\t<[]EnvVar>", out)
+
+    # --- error wording ------------------------------------------------------------------------------------
+
+    def test_get_of_a_missing_pod_prints_not_found(self):
+        for version, kubectl in KUBECTLS:
+            with self.subTest(kubectl=version):
+                r = self.k(kubectl, "get", "pod", "nope", check=False)
+                self.assertNotEqual(r.returncode, 0)
+                self.assertEqual(r.stderr.strip(), 'Error from server (NotFound): pods "nope" not found')
+
+    def test_create_of_a_pod_with_an_unknown_field_fails_with_strict_decoding(self):
+        for version, kubectl in KUBECTLS:
+            with self.subTest(kubectl=version):
+                text = pod_yaml(f"unknown-field-{version.replace('.', '-')}", extra_spec="  bogusField: 1")
+                r = self.k(kubectl, "create", "-f", "-", input=text, check=False)
+                self.assertNotEqual(r.returncode, 0)
+                self.assertIn('strict decoding error: unknown field "spec.bogusField"', r.stderr)
+                self.assertIn('Pod in version "v1" cannot be handled as a Pod', r.stderr)
+                r = self.k(kubectl, "get", "pod", f"unknown-field-{version.replace('.', '-')}", check=False)
+                self.assertIn("NotFound", r.stderr)
+
+    def test_create_of_an_existing_pod_prints_already_exists(self):
+        self.sim.apply_text(pod_yaml("dup"))
+        r = self.sim.run(KUBECTL, "create", "-f", "-", input=pod_yaml("dup"), check=False)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn('Error from server (AlreadyExists): error when creating "STDIN": pods "dup" already exists',
+                      r.stderr)
+
+    # --- create / get ----------------------------------------------------------------------------------------
+
+    def test_create_then_get_in_json_yaml_and_wide(self):
+        for version, kubectl in KUBECTLS:
+            with self.subTest(kubectl=version):
+                name = f"get-{version.replace('.', '-')}"
+                out = self.k(kubectl, "create", "-f", "-", input=pod_yaml(name, node="node-1", labels={"app": "g"})).stdout
+                self.assertEqual(out.strip(), f"pod/{name} created")
+                obj = json.loads(self.k(kubectl, "get", "pod", name, "-o", "json").stdout)
+                self.assertEqual(obj["kind"], "Pod")
+                self.assertEqual(obj["metadata"]["name"], name)
+                self.assertEqual(obj["metadata"]["namespace"], "default")
+                self.assertTrue(obj["metadata"]["uid"])
+                self.assertTrue(obj["metadata"]["resourceVersion"])
+                self.assertEqual(obj["spec"]["nodeName"], "node-1")
+                y = yaml.safe_load(self.k(kubectl, "get", "pod", name, "-o", "yaml").stdout)
+                self.assertEqual(y["metadata"]["uid"], obj["metadata"]["uid"])
+                self.assertEqual(y["spec"]["containers"][0]["image"], "busybox")
+                self.k(kubectl, "wait", "--for=condition=Ready", f"pod/{name}", "--timeout=10s")
+                wide = self.k(kubectl, "get", "pod", name, "-o", "wide").stdout.splitlines()
+                self.assertEqual(wide[0].split(), ["NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE",
+                                                   "NOMINATED", "NODE", "READINESS", "GATES"])
+                row = wide[1].split()
+                self.assertEqual(row[:4], [name, "1/1", "Running", "0"])
+                self.assertEqual(row[6], "node-1")
+
+    def test_get_nodes_shows_ready_nodes(self):
+        out = self.sim.kubectl("get", "nodes").splitlines()
+        self.assertEqual(out[0].split(), ["NAME", "STATUS", "ROLES", "AGE", "VERSION"])
+        rows = {line.split()[0]: line.split() for line in out[1:]}
+        self.assertEqual(sorted(rows), ["node-0", "node-1", "node-2"])
+        for row in rows.values():
+            self.assertEqual(row[1], "Ready")
+
+    def test_get_by_label_selector_filters(self):
+        self.sim.apply_text(pod_yaml("sel-a", labels={"tier": "front"}))
+        self.sim.apply_text(pod_yaml("sel-b", labels={"tier": "back"}))
+        out = self.sim.kubectl("get", "pods", "-l", "tier=front", "-o", "name").split()
+        self.assertEqual(out, ["pod/sel-a"])
+        out = self.sim.kubectl("get", "pods", "-l", "tier in (front,back)", "-o", "name").split()
+        self.assertEqual(sorted(out), ["pod/sel-a", "pod/sel-b"])
+        out = self.sim.kubectl("get", "pods", "--field-selector", "metadata.name=sel-b", "-o", "name").split()
+        self.assertEqual(out, ["pod/sel-b"])
+
+    # --- describe ----------------------------------------------------------------------------------------------
+
+    def create_event_for(self, kind, name, uid, namespace="default", reason="E2ETesting", message="hello"):
+        ts = now_rfc3339()
+        involved = {"kind": kind, "name": name, "uid": uid}
+        if kind != "Node" and kind != "Reservation":
+            involved["namespace"] = namespace
+        if kind == "Reservation":
+            involved["apiVersion"] = "scheduling.koordinator.sh/v1alpha1"
+        event = {"apiVersion": "v1", "kind": "Event",
+                 "metadata": {"name": f"{name}.{reason.lower()}", "namespace": namespace},
+                 "involvedObject": involved, "reason": reason, "message": message, "type": "Normal",
+                 "source": {"component": "e2e-test"}, "firstTimestamp": ts, "lastTimestamp": ts, "count": 1}
+        self.assertIn("created", self.sim.apply_text(yaml.safe_dump(event)))
+
+    def test_describe_pod_shows_its_fields_and_events(self):
+        self.sim.apply_text(pod_yaml("desc", node="node-0", labels={"app": "desc"}))
+        self.sim.kubectl("wait", "--for=condition=Ready", "pod/desc", "--timeout=10s")
+        uid = self.get_obj("pod", "desc")["metadata"]["uid"]
+        self.create_event_for("Pod", "desc", uid, message="pod event seen by describe")
+        for version, kubectl in KUBECTLS:
+            with self.subTest(kubectl=version):
+                out = self.k(kubectl, "describe", "pod", "desc").stdout
+                self.assertRegex(out, r"(?m)^Name:\s+desc$")
+                self.assertRegex(out, r"(?m)^Namespace:\s+default$")
+                self.assertRegex(out, r"(?m)^Node:\s+node-0")
+                self.assertRegex(out, r"(?m)^Status:\s+Running$")
+                self.assertRegex(out, r"(?m)^Labels:\s+app=desc$")
+                self.assertRegex(out, r"(?m)^\s+Image:\s+busybox$")
+                self.assertRegex(out, r"(?m)^\s+Normal\s+E2ETesting\s+\S+\s+e2e-test\s+pod event seen by describe$")
+
+    def test_describe_node_shows_capacity_and_events(self):
+        uid = self.get_obj("node", "node-2")["metadata"]["uid"]
+        self.create_event_for("Node", "node-2", uid, message="node event seen by describe")
+        for version, kubectl in KUBECTLS:
+            with self.subTest(kubectl=version):
+                out = self.k(kubectl, "describe", "node", "node-2").stdout
+                self.assertRegex(out, r"(?m)^Name:\s+node-2$")
+                self.assertIn("Allocatable:", out)
+                self.assertRegex(out, r"(?m)^\s+cpu:\s+8$")
+                self.assertRegex(out, r"(?m)^\s+pods:\s+110$")
+                self.assertRegex(out, r"(?m)^\s+Ready\s+True")
+                self.assertIn("Allocated resources:", out)
+                self.assertRegex(out, r"(?m)^\s+Normal\s+E2ETesting\s+\S+\s+e2e-test\s+node event seen by describe$")
+
+    def test_describe_reservation_shows_spec_and_events(self):
+        with open(os.path.join(ROOT, "e2e", "testdata", "reservation-demo.yaml")) as f:
+            text = f.read().replace("name: reservation-demo", "name: reservation-describe")
+        self.sim.apply_text(text)
+        uid = self.get_obj("reservation", "reservation-describe")["metadata"]["uid"]
+        self.create_event_for("Reservation", "reservation-describe", uid, message="reservation event")
+        for version, kubectl in KUBECTLS:
+            with self.subTest(kubectl=version):
+                out = self.k(kubectl, "describe", "reservation", "reservation-describe").stdout
+                self.assertRegex(out, r"(?m)^Name:\s+reservation-describe$")
+                self.assertRegex(out, r"(?m)^Kind:\s+Reservation$")
+                self.assertRegex(out, r"(?m)^\s+Ttl:\s+1h$")
+                self.assertRegex(out, r"(?m)^\s+Normal\s+E2ETesting\s+\S+\s+e2e-test\s+reservation event$")
+
+    # --- label, annotate, patch, replace, delete -------------------------------------------------------------
+
+    def test_label_and_annotate_add_overwrite_and_remove(self):
+        for version, kubectl in KUBECTLS:
+            with self.subTest(kubectl=version):
+                name = f"lab-{version.replace('.', '-')}"
+                self.sim.apply_text(pod_yaml(name, labels={"a": "1"}))
+                self.assertEqual(self.k(kubectl, "label", "pod", name, "b=2").stdout.strip(), f"pod/{name} labeled")
+                r = self.k(kubectl, "label", "pod", name, "a=9", check=False)
+                self.assertNotEqual(r.returncode, 0)
+                self.assertIn("'a' already has a value (1), and --overwrite is false", r.stderr)
+                self.k(kubectl, "label", "pod", name, "a=9", "--overwrite")
+                self.k(kubectl, "label", "pod", name, "b-")
+                self.assertEqual(self.get_obj("pod", name)["metadata"]["labels"], {"a": "9"})
+                self.assertEqual(self.k(kubectl, "annotate", "pod", name, "note=hi there").stdout.strip(),
+                                 f"pod/{name} annotated")
+                self.assertEqual(self.get_obj("pod", name)["metadata"]["annotations"]["note"], "hi there")
+                self.k(kubectl, "annotate", "pod", name, "note-")
+                self.assertNotIn("note", self.get_obj("pod", name)["metadata"].get("annotations", {}))
+
+    def test_patch_strategic_merges_containers_by_name(self):
+        self.sim.apply_text(pod_yaml("pstrat"))
+        out = self.sim.kubectl("patch", "pod", "pstrat", "-p",
+                               '{"spec":{"containers":[{"name":"main","env":[{"name":"B","value":"b"}]}]}}')
+        self.assertEqual(out.strip(), "pod/pstrat patched")
+        pod = self.get_obj("pod", "pstrat")
+        self.assertEqual(len(pod["spec"]["containers"]), 1)
+        self.assertEqual(pod["spec"]["containers"][0]["image"], "busybox")
+        self.assertEqual({e["name"]: e["value"] for e in pod["spec"]["containers"][0]["env"]}, {"A": "a", "B": "b"})
+
+    def test_patch_merge_replaces_lists_and_deletes_with_null(self):
+        self.sim.apply_text(pod_yaml("pmerge", labels={"keep": "1", "drop": "2"}))
+        self.sim.kubectl134("patch", "pod", "pmerge", "--type=merge", "-p",
+                            '{"metadata":{"labels":{"drop":null,"add":"3"}},'
+                            '"spec":{"tolerations":[{"key":"k","operator":"Exists"}]}}')
+        pod = self.get_obj("pod", "pmerge")
+        self.assertEqual(pod["metadata"]["labels"], {"keep": "1", "add": "3"})
+        # The merge patch replaced the list; the DefaultTolerationSeconds admission re-appends its two defaults.
+        self.assertEqual(pod["spec"]["tolerations"][0], {"key": "k", "operator": "Exists"})
+        self.assertEqual(sorted(t["key"] for t in pod["spec"]["tolerations"][1:]),
+                         ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"])
+        self.assertEqual(pod["spec"]["containers"][0]["env"], [{"name": "A", "value": "a"}])
+
+    def test_patch_json_applies_operations_and_a_failed_test_is_refused(self):
+        self.sim.apply_text(pod_yaml("pjson"))
+        self.sim.kubectl("patch", "pod", "pjson", "--type=json", "-p",
+                         '[{"op":"add","path":"/metadata/labels","value":{"j":"1"}},'
+                         '{"op":"replace","path":"/spec/containers/0/image","value":"busybox:2"}]')
+        pod = self.get_obj("pod", "pjson")
+        self.assertEqual(pod["metadata"]["labels"], {"j": "1"})
+        self.assertEqual(pod["spec"]["containers"][0]["image"], "busybox:2")
+        r = self.sim.run(KUBECTL, "patch", "pod", "pjson", "--type=json", "-p",
+                         '[{"op":"test","path":"/metadata/labels/j","value":"2"}]', check=False)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("test failed", r.stderr)
+        self.assertEqual(self.get_obj("pod", "pjson")["metadata"]["labels"], {"j": "1"})
+
+    def test_patch_merge_on_a_reservation(self):
+        with open(os.path.join(ROOT, "e2e", "testdata", "reservation-demo.yaml")) as f:
+            self.sim.apply_text(f.read().replace("name: reservation-demo", "name: reservation-patch"))
+        self.sim.kubectl("patch", "reservation", "reservation-patch", "--type=merge", "-p", '{"spec":{"ttl":"2h"}}')
+        self.assertEqual(self.get_obj("rsv", "reservation-patch")["spec"]["ttl"], "2h")
+
+    def test_edit_by_replace_round_trips_through_get_yaml(self):
+        self.sim.apply_text(pod_yaml("repl"))
+        before = self.get_obj("pod", "repl")
+        text = self.sim.kubectl("get", "pod", "repl", "-o", "yaml")
+        self.assertIn("image: busybox\n", text)
+        edited = text.replace("image: busybox\n", "image: busybox:1.36\n")
+        out = self.sim.run(KUBECTL, "replace", "-f", "-", input=edited).stdout
+        self.assertEqual(out.strip(), "pod/repl replaced")
+        after = self.get_obj("pod", "repl")
+        self.assertEqual(after["spec"]["containers"][0]["image"], "busybox:1.36")
+        self.assertEqual(after["metadata"]["uid"], before["metadata"]["uid"])
+        self.assertGreater(int(after["metadata"]["resourceVersion"]), int(before["metadata"]["resourceVersion"]))
+        # Replaying the stale YAML is a conflict.
+        r = self.sim.run(KUBECTL134, "replace", "-f", "-", input=text, check=False)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("Error from server (Conflict)", r.stderr)
+        self.assertIn("the object has been modified; please apply your changes to the latest version and try again",
+                      r.stderr)
+
+    def test_delete_and_wait_for_delete(self):
+        for version, kubectl in KUBECTLS:
+            with self.subTest(kubectl=version):
+                name = f"del-{version.replace('.', '-')}"
+                self.sim.apply_text(pod_yaml(name))
+                out = self.k(kubectl, "delete", "pod", name, "--wait=false").stdout
+                # v1.34 adds " from default namespace"; the server's part is the same.
+                self.assertRegex(out.strip(), rf'^pod "{name}" deleted( from default namespace)?$')
+                r = self.k(kubectl, "wait", "--for=delete", f"pod/{name}", "--timeout=10s", check=False)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                r = self.k(kubectl, "get", "pod", name, check=False)
+                self.assertIn("NotFound", r.stderr)
+
+    def test_wait_for_delete_blocks_until_a_finalizer_is_removed(self):
+        self.sim.apply_text(pod_yaml("fin", extra_spec="").replace("metadata:\n",
+                                                                   "metadata:\n  finalizers: [e2e.berth.io/hold]\n"))
+        self.sim.kubectl("delete", "pod", "fin", "--wait=false")
+        pod = self.get_obj("pod", "fin")
+        self.assertIn("deletionTimestamp", pod["metadata"])
+        with self.sim.background(KUBECTL, "wait", "--for=delete", "pod/fin", "--timeout=20s") as bg:
+            r = self.sim.run(KUBECTL, "wait", "--for=delete", "pod/fin", "--timeout=1s", check=False)
+            self.assertNotEqual(r.returncode, 0)   # still there: the finalizer holds it
+            self.sim.kubectl("patch", "pod", "fin", "--type=json", "-p", '[{"op":"remove","path":"/metadata/finalizers"}]')
+            code, lines = bg.wait_exit(timeout=20)
+            self.assertEqual(code, 0, lines)
+            self.assertIn("pod/fin condition met", "\n".join(lines))
+
+    def test_wait_for_ready_on_a_bound_pod(self):
+        for version, kubectl in KUBECTLS:
+            with self.subTest(kubectl=version):
+                name = f"ready-{version.replace('.', '-')}"
+                self.sim.apply_text(pod_yaml(name, node="node-2"))
+                out = self.k(kubectl, "wait", "--for=condition=Ready", f"pod/{name}", "--timeout=10s").stdout
+                self.assertEqual(out.strip(), f"pod/{name} condition met")
+
+    def test_wait_for_ready_times_out_on_an_unbound_pod(self):
+        self.sim.apply_text(pod_yaml("unbound"))
+        r = self.sim.run(KUBECTL, "wait", "--for=condition=Ready", "pod/unbound", "--timeout=1s", check=False)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("timed out waiting for the condition on pods/unbound", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
