@@ -27,11 +27,12 @@ struct HttpsServer::Connection {
   int fd = -1;
   bool closed = false;  // guarded by mu_: once true, fd may be reused by the OS
   std::atomic<bool> dropped{false};
+  std::atomic<bool> handshake_done{false};
 };
 
 struct HttpsServer::Worker {
   std::thread thread;
-  Connection conn;
+  std::shared_ptr<Connection> conn = std::make_shared<Connection>();
   std::optional<tcp::socket> socket;  // moved into the thread's session
   std::atomic<bool> done{false};
 };
@@ -122,7 +123,8 @@ void HttpsServer::AcceptLoop() {
       } else {
         auto worker = std::make_unique<Worker>();
         Worker* w = worker.get();
-        w->conn.fd = socket.native_handle();
+        w->conn->fd = socket.native_handle();
+        ArmHandshakeTimer(w->conn);
         w->socket.emplace(std::move(socket));
         workers_.push_back(std::move(worker));
         try {
@@ -138,15 +140,26 @@ void HttpsServer::AcceptLoop() {
   });
 }
 
+void HttpsServer::ArmHandshakeTimer(std::shared_ptr<Connection> conn) {
+  auto timer = std::make_shared<net::steady_timer>(impl_->io, options_.handshake_timeout);
+  timer->async_wait([this, timer, conn](error_code ec) {
+    if (ec || conn->handshake_done.load()) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    // Not dropped: this connection never became a session, so nothing else needs to know.
+    if (!conn->closed && !conn->handshake_done.load()) ::shutdown(conn->fd, SHUT_RDWR);
+  });
+}
+
 void HttpsServer::ServeConnection(Worker* w) {
   {
     TlsStream stream(std::move(*w->socket), impl_->ssl);
-    SessionEnv env{&options_, faults_, &handler_, [this] { DropAllConnections(); }};
-    ServeSession(stream, w->conn.dropped, env);
+    SessionEnv env{&options_, faults_, &handler_, [this] { DropAllConnections(); },
+                   &w->conn->handshake_done};
+    ServeSession(stream, w->conn->dropped, env);
     {
       // Mark closed before the fd is released so a concurrent drop never shuts down a reused fd.
       std::lock_guard<std::mutex> lock(mu_);
-      w->conn.closed = true;
+      w->conn->closed = true;
     }
     error_code ignored;
     stream.next_layer().shutdown(tcp::socket::shutdown_both, ignored);
@@ -170,11 +183,11 @@ void HttpsServer::ShutdownConnections() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& w : workers_) {
-      if (w->conn.closed || w->conn.fd < 0) continue;
-      w->conn.dropped.store(true);
+      if (w->conn->closed || w->conn->fd < 0) continue;
+      w->conn->dropped.store(true);
       // shutdown(2), not close: it wakes the owning thread's blocking read/write while the fd
       // stays valid until that thread closes it.
-      ::shutdown(w->conn.fd, SHUT_RDWR);
+      ::shutdown(w->conn->fd, SHUT_RDWR);
     }
   }
   if (options_.on_connections_dropped) options_.on_connections_dropped();
@@ -193,6 +206,7 @@ void HttpsServer::Stop() {
       error_code ignored;
       impl_->acceptor->close(ignored);
       impl_->retry_timer.cancel();
+      impl_->io.stop();  // pending handshake timers must not keep the acceptor thread alive
     });
   }
   if (accept_thread_.joinable()) accept_thread_.join();
@@ -210,7 +224,7 @@ void HttpsServer::Stop() {
 size_t HttpsServer::ConnectionCount() const {
   std::lock_guard<std::mutex> lock(mu_);
   size_t n = 0;
-  for (const auto& w : workers_) n += w->conn.closed ? 0 : 1;
+  for (const auto& w : workers_) n += w->conn->closed ? 0 : 1;
   return n;
 }
 

@@ -7,6 +7,7 @@
 // flushed per chunk, as kubectl -w and client-go read watch events line by line.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -32,6 +33,9 @@ class HttpsServer {
     std::string token;                         // bearer token; empty disables authentication
     size_t max_body_bytes = 3 * 1024 * 1024;   // the apiserver's request size limit
     size_t max_connections = 1024;             // beyond this, new connections are closed
+    // A client that has not completed the TLS handshake by then is disconnected, so silent
+    // sockets cannot pin threads forever.
+    std::chrono::milliseconds handshake_timeout{10000};
     // historyWindow on the admin endpoint belongs to the store; both may be empty.
     std::function<void(size_t)> on_history_window;
     std::function<size_t()> history_window;
@@ -73,6 +77,7 @@ class HttpsServer {
   struct Impl;  // Asio objects, kept out of this header
 
   void AcceptLoop();
+  void ArmHandshakeTimer(std::shared_ptr<Connection> conn);
   void ServeConnection(Worker* worker);
   void ReapFinishedWorkers();  // requires mu_
   void ShutdownConnections();  // requires !mu_

@@ -339,6 +339,7 @@ void ServeSession(TlsStream& stream, const std::atomic<bool>& dropped, const Ses
     error_code ec;
     stream.handshake(net::ssl::stream_base::server, ec);
     if (ec) return;
+    if (env.handshake_done) env.handshake_done->store(true);
     ServeRequests(stream, dropped, env);
   } catch (const std::exception&) {
     // Nothing may escape a connection thread; the connection just ends.

@@ -24,6 +24,7 @@ struct SessionEnv {
   FaultInjector* faults = nullptr;
   const ApiHandler* handler = nullptr;
   std::function<void()> drop_all_connections;  // for POST /kubesim/admin/restart
+  std::atomic<bool>* handshake_done = nullptr;  // set once TLS is up (stops the handshake timer)
 };
 
 // ServeSession performs the TLS handshake and serves requests until the peer closes, a request

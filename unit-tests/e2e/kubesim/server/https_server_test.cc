@@ -11,6 +11,8 @@
 #include <mutex>
 #include <random>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -375,6 +377,28 @@ TEST_F(HttpsServerTest, GarbagePlainHttpAndMalformedRequestsDoNotHurtTheServer) 
   EXPECT_EQ(ok->status, 200);
 }
 
+TEST_F(HttpsServerTest, SilentClientIsDisconnectedAfterTheHandshakeTimeout) {
+  HttpsServer::Options o = DefaultOptions();
+  o.handshake_timeout = std::chrono::milliseconds(100);
+  StartServer(std::move(o));
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::socket sock(io);
+  boost::system::error_code ec;
+  sock.connect({boost::asio::ip::make_address("127.0.0.1"), port_}, ec);
+  ASSERT_FALSE(ec);
+  char c;
+  sock.read_some(boost::asio::buffer(&c, 1), ec);  // returns once the server gives up
+  EXPECT_TRUE(ec);
+  // A client that completes the handshake in time keeps its connection past the timeout.
+  auto client = NewClient();
+  ASSERT_TRUE(client->Request("GET", "/api", "", Auth()).has_value());
+  // Not synchronisation: the point is that time passes beyond the timeout.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto again = client->Request("GET", "/api", "", Auth());
+  ASSERT_TRUE(again.has_value()) << again.error();
+  EXPECT_EQ(client->connects(), 1);
+}
+
 TEST_F(HttpsServerTest, HandlerThatThrowsOrNeverAnswersYields500) {
   handler_ = [](const HttpRequest& r, ResponseSink&) {
     if (r.path == "/throw") throw std::runtime_error("boom");
@@ -473,6 +497,18 @@ std::string RunCommand(const std::string& cmd) {
   return out;
 }
 
+// KubectlBinaries: the machine's kubectl v1.32 and, when present, the repo's pinned v1.34.
+std::vector<std::string> KubectlBinaries() {
+  std::vector<std::string> out = {"/usr/bin/kubectl"};
+  std::string here = __FILE__;
+  const std::string suffix = "unit-tests/e2e/kubesim/server/https_server_test.cc";
+  if (here.size() > suffix.size() && here.ends_with(suffix)) {
+    std::string pinned = here.substr(0, here.size() - suffix.size()) + ".tools/bin/kubectl";
+    if (::access(pinned.c_str(), X_OK) == 0) out.push_back(pinned);
+  }
+  return out;
+}
+
 TEST_F(HttpsServerTest, KubectlVerifiesTheServerAndSendsTheTokenFromTheWrittenKubeconfig) {
   handler_ = [](const HttpRequest& r, ResponseSink& s) {
     s.Send(Json(R"({"hello":"kubectl"})"));
@@ -481,16 +517,28 @@ TEST_F(HttpsServerTest, KubectlVerifiesTheServerAndSendsTheTokenFromTheWrittenKu
   char tmpl[] = "/tmp/kubesim-kubectl-XXXXXX";
   ASSERT_NE(::mkdtemp(tmpl), nullptr);
   const std::string dir = tmpl;
-  for (const char* host : {"127.0.0.1", "localhost"}) {
-    const std::string path = dir + "/config-" + host;
-    ASSERT_TRUE(WriteKubeconfig(path, std::string("https://") + host + ":" + std::to_string(port_),
-                                Tls().ca_cert_pem, kToken)
+  for (const std::string& kubectl : KubectlBinaries()) {
+    for (const char* host : {"127.0.0.1", "localhost"}) {
+      const std::string path = dir + "/config-" + host;
+      ASSERT_TRUE(WriteKubeconfig(path,
+                                  std::string("https://") + host + ":" + std::to_string(port_),
+                                  Tls().ca_cert_pem, kToken)
+                      .has_value());
+      std::string out = RunCommand("HOME=" + dir + " " + kubectl + " --kubeconfig " + path +
+                                   " get --raw '/api/v1/namespaces/default/pods/x?limit=1' 2>&1");
+      EXPECT_NE(out.find(R"({"hello":"kubectl"})"), std::string::npos)
+          << kubectl << " " << host << ": " << out;
+      EXPECT_EQ(LastRequest().Header("authorization"), std::string("Bearer ") + kToken);
+      EXPECT_EQ(LastRequest().path, "/api/v1/namespaces/default/pods/x");
+    }
+    // A wrong token makes kubectl print the apiserver's wording.
+    const std::string bad = dir + "/config-bad";
+    ASSERT_TRUE(WriteKubeconfig(bad, "https://127.0.0.1:" + std::to_string(port_),
+                                Tls().ca_cert_pem, "nope")
                     .has_value());
-    std::string out = RunCommand("HOME=" + dir + " /usr/bin/kubectl --kubeconfig " + path +
-                                 " get --raw '/api/v1/namespaces/default/pods/x?limit=1' 2>&1");
-    EXPECT_NE(out.find(R"({"hello":"kubectl"})"), std::string::npos) << host << ": " << out;
-    EXPECT_EQ(LastRequest().Header("authorization"), std::string("Bearer ") + kToken);
-    EXPECT_EQ(LastRequest().path, "/api/v1/namespaces/default/pods/x");
+    std::string out = RunCommand("HOME=" + dir + " " + kubectl + " --kubeconfig " + bad +
+                                 " get --raw /api/v1/pods 2>&1");
+    EXPECT_NE(out.find("Unauthorized"), std::string::npos) << kubectl << ": " << out;
   }
   std::filesystem::remove_all(dir);
 }
