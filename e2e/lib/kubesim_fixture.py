@@ -152,6 +152,8 @@ class Kubesim:
         with open(self.ca_path, "wb") as f:
             f.write(base64.b64decode(cfg["clusters"][0]["cluster"]["certificate-authority-data"]))
         self.session = requests.Session()
+        # Without this, REQUESTS_CA_BUNDLE / CURL_CA_BUNDLE in the environment override session.verify.
+        self.session.trust_env = False
         self.session.verify = self.ca_path
         self.session.headers["Authorization"] = "Bearer " + self.token
 
