@@ -84,8 +84,13 @@ class Sink : public ResponseSink {
  public:
   enum class State { kNone, kSent, kStreaming, kEnded };
 
-  Sink(TlsStream& stream, const std::atomic<bool>& dropped, bool keep_alive)
-      : stream_(stream), dropped_(dropped), keep_alive_(keep_alive), audit_id_(NewAuditId()) {}
+  // head: the request was HEAD, so headers (with the GET's Content-Length) go out without a body.
+  Sink(TlsStream& stream, const std::atomic<bool>& dropped, bool keep_alive, bool head = false)
+      : stream_(stream),
+        dropped_(dropped),
+        keep_alive_(keep_alive),
+        head_(head),
+        audit_id_(NewAuditId()) {}
 
   void Send(HttpResponse response) override {
     if (state_ != State::kNone) return;  // a second answer would corrupt the stream
@@ -103,14 +108,21 @@ class Sink : public ResponseSink {
     res.keep_alive(keep_alive_);
     res.prepare_payload();
     error_code ec;
-    http::write(stream_, res, ec);
+    if (head_) {
+      http::response_serializer<http::string_body> sr(res);
+      http::write_header(stream_, sr, ec);
+    } else {
+      http::write(stream_, res, ec);
+    }
     if (ec) broken_ = true;
   }
 
   bool BeginStream(int status, std::string_view content_type) override {
     if (state_ != State::kNone) return false;
     state_ = State::kStreaming;
-    if (dropped_.load()) {
+    if (dropped_.load() || head_) {
+      // A chunked HEAD answer has no framing to end it; refuse and close instead.
+      keep_alive_ = false;
       broken_ = true;
       return false;
     }
@@ -166,6 +178,7 @@ class Sink : public ResponseSink {
   TlsStream& stream_;
   const std::atomic<bool>& dropped_;
   bool keep_alive_;
+  bool head_;
   std::string audit_id_;
   State state_ = State::kNone;
   bool broken_ = false;
@@ -300,7 +313,7 @@ void ServeRequests(TlsStream& stream, const std::atomic<bool>& dropped, const Se
       return;
     }
     HttpRequest req = BuildRequest(msg, std::move(*decoded));
-    Sink sink(stream, dropped, msg.keep_alive());
+    Sink sink(stream, dropped, msg.keep_alive(), msg.method() == http::verb::head);
     bool restart = Dispatch(req, sink, env);
     if (restart) {
       env.drop_all_connections();

@@ -229,6 +229,21 @@ TEST_F(HttpsServerTest, KeepAliveServesManyRequestsOnOneConnection) {
   EXPECT_EQ(server_->ConnectionCount(), 1u);
 }
 
+TEST_F(HttpsServerTest, HeadAnswersCarryContentLengthButNoBody) {
+  StartServer();
+  auto client = NewClient();
+  auto head = client->Request("HEAD", "/api", "", Auth());
+  ASSERT_TRUE(head.has_value()) << head.error();
+  EXPECT_EQ(head->status, 200);
+  EXPECT_EQ(head->Header("content-length"), "11");  // {"ok":true}
+  EXPECT_EQ(head->body, "");
+  // Had a body been sent, it would now be parsed as the next response and fail.
+  auto get = client->Request("GET", "/api", "", Auth());
+  ASSERT_TRUE(get.has_value()) << get.error();
+  EXPECT_EQ(get->body, R"({"ok":true})");
+  EXPECT_EQ(client->connects(), 1);
+}
+
 TEST_F(HttpsServerTest, ConnectionCloseIsHonoured) {
   StartServer();
   auto client = NewClient();
