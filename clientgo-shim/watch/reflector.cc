@@ -1,0 +1,199 @@
+#include "clientgo-shim/watch/reflector.h"
+
+#include "clientgo-shim/base/json.h"
+#include "clientgo-shim/watch/watch_event.h"
+
+namespace berth::shim {
+namespace {
+
+uint64_t SeedOf(uint64_t seed) {
+  if (seed != 0) return seed;
+  return static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+}
+
+}  // namespace
+
+Reflector::Reflector(RestClientPtr client, std::shared_ptr<Store> store, ReflectorOptions options,
+                     const Clock& clock)
+    : client_(std::move(client)),
+      store_(std::move(store)),
+      options_(std::move(options)),
+      rng_(SeedOf(options_.rng_seed)),
+      machine_(options_.list_watch, clock, rng_) {}
+
+Reflector::~Reflector() { Stop(); }
+
+void Reflector::Start() {
+  std::lock_guard lock(mu_);
+  if (thread_.joinable() || stop_) return;
+  thread_ = std::thread([this] { Run(); });
+}
+
+void Reflector::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+}
+
+bool Reflector::WaitForCacheSync(SteadyTime deadline) const {
+  std::unique_lock lock(mu_);
+  cv_.wait_until(lock, deadline, [this] { return synced_.load() || stop_.load(); });
+  return synced_.load();
+}
+
+std::string Reflector::LastSyncResourceVersion() const {
+  std::lock_guard lock(mu_);
+  return resource_version_;
+}
+
+ReflectorStats Reflector::Stats() const {
+  std::lock_guard lock(mu_);
+  return stats_;
+}
+
+void Reflector::RecordError(const Error& error, bool relist) {
+  std::lock_guard lock(mu_);
+  ++stats_.errors;
+  if (relist) ++stats_.relist_errors;
+  stats_.last_error = error.message;
+}
+
+void Reflector::Run() {
+  while (!stop_) {
+    Action action = machine_.Next();
+    switch (action.kind) {
+      case Action::kWait: {
+        std::unique_lock lock(mu_);
+        cv_.wait_for(lock, action.wait, [this] { return stop_.load(); });
+        break;
+      }
+      case Action::kList:
+        DoList(action.request);
+        break;
+      case Action::kWatch:
+        DoWatch(action.request);
+        break;
+    }
+    PublishResourceVersion();
+  }
+}
+
+void Reflector::PublishResourceVersion() {
+  std::lock_guard lock(mu_);
+  resource_version_ = machine_.ResourceVersion();
+}
+
+ObjectPtr Reflector::Cache(rapidjson::Document& object) {
+  if (options_.transform) {
+    if (auto st = options_.transform(object); !st) return nullptr;
+  }
+  auto obj = CachedObject::FromJson(object);
+  return obj ? *obj : nullptr;
+}
+
+void Reflector::DoList(const RestRequest& request) {
+  {
+    std::lock_guard lock(mu_);
+    ++stats_.list_requests;
+  }
+  if (machine_.Page() == 1) pending_list_.clear();
+  auto response = client_->Do(request);
+  Result<ListPage> page = response ? DecodeListPage(response->body)
+                                   : Result<ListPage>(std::unexpected(response.error()));
+  if (!page) {
+    pending_list_.clear();
+    RecordError(page.error(), IsRelistError(page.error()));
+    machine_.OnListFailed(page.error());
+    return;
+  }
+  uint64_t dropped = 0;
+  const rapidjson::Value& items = page->Items();
+  pending_list_.reserve(pending_list_.size() + items.Size());
+  rapidjson::Document item;
+  for (const auto& raw : items.GetArray()) {
+    item.CopyFrom(raw, item.GetAllocator());
+    if (ObjectPtr obj = Cache(item)) {
+      pending_list_.push_back(std::move(obj));
+    } else {
+      ++dropped;
+    }
+    // Reuse one document; clear its pool so memory does not grow across items.
+    item.SetNull();
+    item.GetAllocator().Clear();
+  }
+  if (dropped) {
+    std::lock_guard lock(mu_);
+    stats_.dropped_objects += dropped;
+  }
+  const std::string rv = page->resource_version;
+  const std::string cont = page->continue_token;
+  page = std::unexpected(Error{});  // free the raw page before packing the next
+  if (!machine_.OnListPage(rv, cont)) return;
+  store_->Replace(std::move(pending_list_), rv);
+  pending_list_ = {};
+  {
+    std::lock_guard lock(mu_);
+    ++stats_.lists_completed;
+    resource_version_ = rv;
+    synced_ = true;
+  }
+  cv_.notify_all();
+}
+
+void Reflector::DoWatch(const RestRequest& request) {
+  {
+    std::lock_guard lock(mu_);
+    ++stats_.watch_requests;
+  }
+  std::optional<Error> stream_error;
+  uint64_t events = 0, bookmarks = 0, dropped = 0;
+  auto on_line = [&](std::string_view line) -> bool {
+    if (stop_) return false;
+    auto ev = DecodeWatchEvent(line);
+    if (!ev) {
+      stream_error = ev.error();
+      return false;
+    }
+    switch (ev->type) {
+      case WatchEventType::kError:
+        stream_error = ErrorFromStatusObject(ev->object);
+        return false;
+      case WatchEventType::kBookmark:
+        ++bookmarks;
+        machine_.OnWatchEvent(ev->ResourceVersion());
+        PublishResourceVersion();
+        return true;
+      default:
+        break;
+    }
+    const std::string rv = ev->ResourceVersion();
+    const DeltaType delta = ev->type == WatchEventType::kAdded      ? DeltaType::kAdded
+                            : ev->type == WatchEventType::kModified ? DeltaType::kModified
+                                                                    : DeltaType::kDeleted;
+    if (ObjectPtr obj = Cache(ev->object)) {
+      store_->ApplyEvent(delta, std::move(obj));
+      ++events;
+    } else {
+      ++dropped;
+    }
+    machine_.OnWatchEvent(rv);
+    PublishResourceVersion();
+    return true;
+  };
+  Status result = client_->Stream(request, on_line, &stop_);
+  if (stream_error) result = std::unexpected(*stream_error);
+  {
+    std::lock_guard lock(mu_);
+    stats_.watch_events += events;
+    stats_.bookmarks += bookmarks;
+    stats_.dropped_objects += dropped;
+  }
+  if (stop_) return;
+  if (!result) RecordError(result.error(), IsRelistError(result.error()));
+  machine_.OnWatchEnded(result);
+}
+
+}  // namespace berth::shim

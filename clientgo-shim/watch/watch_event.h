@@ -1,0 +1,48 @@
+// clientgo-shim/watch/watch_event.h
+//
+// Decoding of one JSON watch event line ({"type":"ADDED","object":{…}}, metav1.WatchEvent) and
+// of a LIST response body. Pure functions; malformed input is an error, never a crash.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <rapidjson/document.h>
+
+#include "clientgo-shim/base/result.h"
+
+namespace berth::shim {
+
+enum class WatchEventType { kAdded, kModified, kDeleted, kBookmark, kError };
+
+// WatchEvent: one decoded event; `object` is the document's "object" member (moved out).
+struct WatchEvent {
+  WatchEventType type = WatchEventType::kAdded;
+  rapidjson::Document object;
+  // ResourceVersion is object.metadata.resourceVersion ("" when absent).
+  std::string ResourceVersion() const;
+};
+
+// DecodeWatchEvent parses one line. Errors: kDecode for invalid JSON, a missing or unknown
+// "type", or an "object" that is not a JSON object.
+Result<WatchEvent> DecodeWatchEvent(std::string_view line);
+
+// ErrorFromStatusObject turns the Status carried by an ERROR event into an Error: the code from
+// the Status code and reason (410 Expired → kGone), its message and reason.
+Error ErrorFromStatusObject(const rapidjson::Value& status);
+
+// ListPage: a decoded LIST response body.
+struct ListPage {
+  rapidjson::Document body;  // owns the items
+  std::string resource_version;
+  std::string continue_token;
+  // Items points into body["items"] (an array; empty when absent).
+  const rapidjson::Value& Items() const;
+};
+
+// DecodeListPage parses a LIST body. Errors: kDecode for invalid JSON, a non-object body, or an
+// "items" member that is not an array.
+Result<ListPage> DecodeListPage(std::string_view body);
+
+}  // namespace berth::shim
