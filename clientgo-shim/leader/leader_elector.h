@@ -1,0 +1,108 @@
+// clientgo-shim/leader/leader_elector.h
+//
+// LeaderElector: client-go's tools/leaderelection over a LeaseLock.
+//   - Acquire: try every RetryPeriod (jittered ×[1, 2.2) as JitterUntil with factor 1.2) until
+//     the Lease is free — no holder, or not renewed for leaseDurationSeconds as observed on the
+//     LOCAL clock since the record last changed (clock skew between machines does not matter).
+//   - A new holder increments leaseTransitions; a renewal keeps acquireTime.
+//   - Renew: every RetryPeriod; each renewal may retry until RenewDeadline. If it fails, the
+//     elector stops leading at once: IsLeader() turns false and OnStoppedLeading runs before the
+//     elector makes any further write; the elector then ends (as client-go's Run returns; the
+//     controller-runtime manager exits).
+//   - Stop() while leading with release_on_cancel writes holderIdentity "" and
+//     leaseDurationSeconds 1 (client-go ReleaseOnCancel), then OnStoppedLeading.
+//   - leader_election_master_status{name} is 1 while leading, 0 otherwise.
+// Defaults are client-go's / controller-runtime's: 15 s / 10 s / 2 s; the lease request timeout
+// is max(RenewDeadline/2, 1 s).
+// Callbacks run on the elector thread and must return quickly (start work, do not run it).
+// Thread-safety: Start/Stop/IsLeader/GetLeader from any thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "clientgo-shim/base/result.h"
+#include "clientgo-shim/leader/lease_lock.h"
+#include "clientgo-shim/metrics/registry.h"
+#include "clientgo-shim/queue/clock.h"
+
+namespace berth::shim {
+
+struct LeaderCallbacks {
+  std::function<void()> on_started_leading;          // became leader
+  std::function<void()> on_stopped_leading;          // lost the lease or stopped while leading
+  std::function<void(const std::string&)> on_new_leader;  // observed holder changed (may be us)
+};
+
+// LeaderElectionConfig: each field says its default.
+struct LeaderElectionConfig {
+  RestClientPtr rest;                 // Required.
+  std::string lease_namespace;        // Required.
+  std::string lease_name;             // Required (controller-runtime: --leader-election-id).
+  std::string identity;               // Default: DefaultLeaderIdentity() (hostname_uuid).
+  std::chrono::milliseconds lease_duration{15000};  // Default: 15 s.
+  std::chrono::milliseconds renew_deadline{10000};  // Default: 10 s.
+  std::chrono::milliseconds retry_period{2000};     // Default: 2 s.
+  bool release_on_cancel = true;      // Default: true (release the Lease on Stop()).
+  LeaderCallbacks callbacks;
+  Clock* clock = nullptr;             // Default: DefaultClock().
+  Registry* metrics = nullptr;        // leader_election_master_status. Default: none.
+  std::string metric_name;            // the `name` label. Default: lease_name.
+};
+
+// DefaultLeaderIdentity is "<hostname>_<random UUID v4>" (controller-runtime's identity).
+std::string DefaultLeaderIdentity();
+
+class LeaderElector {
+ public:
+  // Create validates the config: all durations > 0 and lease_duration > renew_deadline >
+  // 1.2 × retry_period (client-go's JitterFactor). Errors: kInvalidArgument naming the rule.
+  static Result<std::unique_ptr<LeaderElector>> Create(LeaderElectionConfig config);
+  ~LeaderElector();  // Stop()
+
+  // Start begins campaigning on a background thread. Call once.
+  void Start();
+  // Stop ends the election: releases the Lease if leading and release_on_cancel, runs
+  // OnStoppedLeading if leading, and joins the thread. Idempotent.
+  void Stop();
+  // IsLeader: this process currently holds the Lease (as far as its last renewal knows).
+  bool IsLeader() const { return leading_.load(); }
+  // Lost: leadership was held and then lost (renewal failed); the elector has ended.
+  bool Lost() const { return lost_.load(); }
+  // GetLeader is the holder identity last observed ("" if none).
+  std::string GetLeader() const;
+  const std::string& identity() const { return config_.identity; }
+
+ private:
+  explicit LeaderElector(LeaderElectionConfig config);
+  void Run();
+  bool TryAcquireOrRenew();
+  void Release();
+  void SetLeading(bool leading);
+  // Sleep waits until `deadline` or Stop(). Returns false when stopping.
+  bool Sleep(SteadyTime deadline);
+  std::chrono::nanoseconds Jittered(std::chrono::milliseconds d);
+
+  LeaderElectionConfig config_;
+  Clock& clock_;
+  LeaseLock lock_;
+  Gauge* master_status_ = nullptr;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  LeaderElectionRecord observed_;
+  SteadyTime observed_time_{};
+  bool have_observed_ = false;
+  std::atomic<bool> leading_{false};
+  std::atomic<bool> lost_{false};
+  std::thread thread_;
+};
+
+}  // namespace berth::shim

@@ -1,0 +1,225 @@
+// Tests for clientgo-shim/leader against an in-memory Lease server and a FakeClock.
+#include "clientgo-shim/leader/leader_elector.h"
+
+#include <atomic>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "clientgo-shim/client/fake_rest_client.h"
+
+namespace berth::shim {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::Fail;
+using testing::FakeRestClient;
+using testing::Ok;
+
+template <class Pred>
+bool WaitFor(Pred pred, std::chrono::milliseconds limit = 5000ms) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < end) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(1ms);
+  }
+  return pred();
+}
+
+// LeaseServer: one Lease with resourceVersion checks; PUTs can be made to fail.
+struct LeaseServer {
+  std::mutex mu;
+  std::optional<json::Document> lease;
+  int rv = 0;
+  std::atomic<bool> fail_writes{false};
+  std::atomic<int> puts{0};
+
+  Result<RestResponse> Handle(const RestRequest& r) {
+    std::lock_guard<std::mutex> l(mu);
+    if (r.method == "GET") {
+      if (!lease) return Fail(ErrorCode::kNotFound, 404, "leases \"l\" not found");
+      return Ok(json::Serialize(*lease));
+    }
+    if (fail_writes) return Fail(ErrorCode::kInternal, 500, "etcdserver: request timed out");
+    auto doc = json::Parse(r.body);
+    if (!doc) return Fail(ErrorCode::kBadRequest, 400, "bad");
+    if (r.method == "POST") {
+      if (lease) return Fail(ErrorCode::kAlreadyExists, 409, "exists");
+    } else if (r.method == "PUT") {
+      ++puts;
+      if (!lease || json::GetString(*doc, {"metadata", "resourceVersion"}) !=
+                        json::GetString(*lease, {"metadata", "resourceVersion"})) {
+        return Fail(ErrorCode::kConflict, 409, "conflict");
+      }
+    }
+    json::SetString(json::EnsureObject(*doc, "metadata", doc->GetAllocator()), "resourceVersion",
+                    std::to_string(++rv), doc->GetAllocator());
+    lease = std::move(*doc);
+    return Ok(json::Serialize(*lease));
+  }
+  LeaderElectionRecord Record() {
+    std::lock_guard<std::mutex> l(mu);
+    return lease ? RecordFromLease(*lease) : LeaderElectionRecord{};
+  }
+  void Put(const std::string& text) {
+    std::lock_guard<std::mutex> l(mu);
+    lease = std::move(*json::Parse(text));
+    json::SetString(json::EnsureObject(*lease, "metadata", lease->GetAllocator()),
+                    "resourceVersion", std::to_string(++rv), lease->GetAllocator());
+  }
+};
+
+struct Fixture {
+  LeaseServer server;
+  std::shared_ptr<FakeRestClient> rest = std::make_shared<FakeRestClient>(
+      [this](const RestRequest& r) { return server.Handle(r); });
+  FakeClock clock;
+  Registry registry;
+  std::atomic<int> started{0}, stopped{0};
+  std::atomic<int> puts_at_stop{-1};
+
+  LeaderElectionConfig Config(std::string id) {
+    LeaderElectionConfig c;
+    c.rest = rest;
+    c.lease_namespace = "kube-system";
+    c.lease_name = "berth";
+    c.identity = std::move(id);
+    c.lease_duration = 15s;
+    c.renew_deadline = 10s;
+    c.retry_period = 2s;
+    c.clock = &clock;
+    c.metrics = &registry;
+    c.callbacks.on_started_leading = [this] { ++started; };
+    c.callbacks.on_stopped_leading = [this] {
+      puts_at_stop = server.puts.load();
+      ++stopped;
+    };
+    return c;
+  }
+};
+
+TEST(LeaderElectorTest, RejectsDurationsThatBreakClientGoRules) {
+  Fixture f;
+  auto c = f.Config("a");
+  c.renew_deadline = 15s;
+  auto r = LeaderElector::Create(c);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message, "leaseDuration must be greater than renewDeadline");
+  c = f.Config("a");
+  c.retry_period = 9s;  // 1.2 × 9 s > 10 s
+  r = LeaderElector::Create(c);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message, "renewDeadline must be greater than retryPeriod*JitterFactor");
+  c = f.Config("a");
+  c.retry_period = 0ms;
+  EXPECT_FALSE(LeaderElector::Create(c));
+  c = f.Config("a");
+  c.lease_name = "";
+  EXPECT_FALSE(LeaderElector::Create(c));
+}
+
+TEST(LeaderElectorTest, DefaultIdentityIsHostnameUnderscoreUuid) {
+  const std::string id = DefaultLeaderIdentity();
+  const size_t us = id.rfind('_');
+  ASSERT_NE(us, std::string::npos);
+  const std::string uuid = id.substr(us + 1);
+  ASSERT_EQ(uuid.size(), 36u);
+  EXPECT_EQ(uuid[14], '4');
+  EXPECT_NE(DefaultLeaderIdentity(), id);
+}
+
+TEST(LeaderElectorTest, CreatesAMissingLeaseAndLeads) {
+  Fixture f;
+  auto e = *LeaderElector::Create(f.Config("me"));
+  e->Start();
+  ASSERT_TRUE(WaitFor([&] { return e->IsLeader(); }));
+  EXPECT_EQ(f.started.load(), 1);
+  auto rec = f.server.Record();
+  EXPECT_EQ(rec.holder_identity, "me");
+  EXPECT_EQ(rec.lease_duration_seconds, 15);
+  EXPECT_EQ(rec.lease_transitions, 0);
+  ASSERT_TRUE(rec.acquire_time && rec.renew_time);
+  EXPECT_NE(f.registry.Render().find("leader_election_master_status{name=\"berth\"} 1\n"),
+            std::string::npos);
+}
+
+TEST(LeaderElectorTest, WaitsForAnotherHoldersLeaseToExpireOnTheLocalClock) {
+  Fixture f;
+  f.server.Put(R"({"metadata":{"name":"berth","namespace":"kube-system"},"spec":{)"
+               R"("holderIdentity":"other","leaseDurationSeconds":15,"leaseTransitions":4,)"
+               R"("renewTime":"2000-01-01T00:00:00.000000Z"}})");
+  auto e = *LeaderElector::Create(f.Config("me"));
+  e->Start();
+  ASSERT_TRUE(WaitFor([&] { return e->GetLeader() == "other"; }));
+  EXPECT_FALSE(e->IsLeader()) << "an old renewTime alone must not count: the local clock decides";
+  f.clock.Advance(14s);
+  EXPECT_FALSE(e->IsLeader());
+  f.clock.Advance(3s);
+  ASSERT_TRUE(WaitFor([&] { return e->IsLeader(); }));
+  auto rec = f.server.Record();
+  EXPECT_EQ(rec.holder_identity, "me");
+  EXPECT_EQ(rec.lease_transitions, 5);
+  EXPECT_NE(f.registry.Render().find("leader_election_master_status{name=\"berth\"} 1\n"),
+            std::string::npos);
+}
+
+TEST(LeaderElectorTest, FailingToRenewWithinTheDeadlineStopsLeadingBeforeAnyFurtherWrite) {
+  Fixture f;
+  auto e = *LeaderElector::Create(f.Config("me"));
+  e->Start();
+  ASSERT_TRUE(WaitFor([&] { return e->IsLeader(); }));
+  f.server.fail_writes = true;
+  // Walk the fake clock forward until the renew deadline has passed.
+  ASSERT_TRUE(WaitFor([&] {
+    f.clock.Advance(1s);
+    return !e->IsLeader();
+  }, 20000ms));
+  EXPECT_TRUE(WaitFor([&] { return f.stopped.load() == 1; }));
+  EXPECT_TRUE(e->Lost());
+  const int puts = f.server.puts.load();
+  f.clock.Advance(60s);
+  e->Stop();
+  EXPECT_EQ(f.server.puts.load(), puts) << "no write after losing the lease (no release either)";
+  EXPECT_EQ(f.puts_at_stop.load(), puts);
+  EXPECT_NE(f.registry.Render().find("leader_election_master_status{name=\"berth\"} 0\n"),
+            std::string::npos);
+}
+
+TEST(LeaderElectorTest, StopWhileLeadingReleasesTheLease) {
+  Fixture f;
+  auto e = *LeaderElector::Create(f.Config("me"));
+  e->Start();
+  ASSERT_TRUE(WaitFor([&] { return e->IsLeader(); }));
+  e->Stop();
+  auto rec = f.server.Record();
+  EXPECT_EQ(rec.holder_identity, "");
+  EXPECT_EQ(rec.lease_duration_seconds, 1);
+  EXPECT_EQ(rec.lease_transitions, 0);
+  EXPECT_EQ(f.stopped.load(), 1);
+  EXPECT_FALSE(e->IsLeader());
+}
+
+TEST(LeaderElectorTest, AReleasedLeaseIsTakenAtOnce) {
+  Fixture f;
+  f.server.Put(R"({"metadata":{"name":"berth","namespace":"kube-system"},"spec":{)"
+               R"("holderIdentity":"","leaseDurationSeconds":1,"leaseTransitions":2}})");
+  auto e = *LeaderElector::Create(f.Config("me"));
+  e->Start();
+  ASSERT_TRUE(WaitFor([&] { return e->IsLeader(); }));
+  EXPECT_EQ(f.server.Record().lease_transitions, 3);
+}
+
+TEST(LeaseLockTest, RecordFromLeaseToleratesMissingAndMalformedFields) {
+  auto doc = json::Parse(R"({"spec":{"holderIdentity":5,"leaseDurationSeconds":"x",)"
+                         R"("renewTime":"yesterday","acquireTime":"2024-05-01T12:00:00.123456Z"}})");
+  LeaderElectionRecord r = RecordFromLease(*doc);
+  EXPECT_EQ(r.holder_identity, "");
+  EXPECT_EQ(r.lease_duration_seconds, 0);
+  EXPECT_FALSE(r.renew_time);
+  ASSERT_TRUE(r.acquire_time);
+  EXPECT_EQ(FormatMicroTimestamp(*r.acquire_time), "2024-05-01T12:00:00.123456Z");
+  EXPECT_EQ(RecordFromLease(*json::Parse("[]")), LeaderElectionRecord{});
+}
+
+}  // namespace
+}  // namespace berth::shim
