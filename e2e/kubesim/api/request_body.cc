@@ -6,6 +6,32 @@
 
 namespace berth::kubesim {
 
+Result<rapidjson::Document> ParseRequestJson(std::string_view text) {
+  // Count open brackets outside strings; RapidJSON's parser (and every walk after it) recurses.
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth) return MakeError(ErrorCode::kInvalidArgument, "exceeded max depth");
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return json::Parse(text);
+}
+
 std::variant<rapidjson::Document, HttpResponse> DecodeObjectText(std::string_view text, bool yaml) {
   rapidjson::Document doc;
   if (yaml) {
@@ -14,7 +40,7 @@ std::variant<rapidjson::Document, HttpResponse> DecodeObjectText(std::string_vie
     if (docs->size() != 1) return BadRequest("expected exactly one YAML document in the request body");
     doc = std::move((*docs)[0]);
   } else {
-    auto parsed = json::Parse(text);
+    auto parsed = ParseRequestJson(text);
     if (!parsed) {
       return BadRequest("couldn't get version/kind; json parse error: " + parsed.error().message);
     }

@@ -10,12 +10,21 @@
 
 #include <rapidjson/document.h>
 
+#include "clientgo-shim/base/result.h"
 #include "e2e/kubesim/server/http_types.h"
 
 namespace berth::kubesim {
 
 // DecodeBody returns the object, or the error response to send.
 std::variant<rapidjson::Document, HttpResponse> DecodeBody(const HttpRequest& request);
+
+// kMaxJsonDepth bounds the nesting of request JSON, as Go's decoder does (it refuses more than
+// 10000 levels); deeper input would exhaust the stack of kubesim's recursive walks.
+inline constexpr int kMaxJsonDepth = 10000;
+
+// ParseRequestJson parses client-supplied JSON after checking its nesting depth.
+// Errors: kInvalidArgument for bad JSON or "exceeded max depth".
+Result<rapidjson::Document> ParseRequestJson(std::string_view text);
 
 // DecodeObjectText decodes JSON or YAML text as one object (used for --seed-file too).
 std::variant<rapidjson::Document, HttpResponse> DecodeObjectText(std::string_view text, bool yaml);

@@ -258,7 +258,7 @@ void ApiServer::HandleScale(const HttpRequest& request, const ResourceType& type
     return;
   }
   int64_t replicas = -1;
-  auto parsed = json::Parse(request.body);
+  auto parsed = ParseRequestJson(request.body);
   if (!parsed || !parsed->IsObject()) {
     sink.Send(BadRequest("invalid Scale body"));
     return;

@@ -72,6 +72,18 @@ void CopyMember(Value& dst, const Value& src, std::string_view key, Document::Al
 
 const char* kGenerateNameAlphabet = "bcdfghjklmnpqrstvwxz2456789";
 
+// WarningHeader formats a warning as RFC 7234 says and the apiserver sends it: code 299, agent
+// "-", and the text as a quoted-string (backslash before '"' and '\\').
+std::string WarningHeader(std::string_view text) {
+  std::string out = "299 - \"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  out.push_back('"');
+  return out;
+}
+
 }  // namespace
 
 void ApiServer::HandleResource(const HttpRequest& request, const ParsedPath& path,
@@ -126,7 +138,7 @@ void ApiServer::HandleResource(const HttpRequest& request, const ParsedPath& pat
     }
     HttpResponse resp = FormatObject(request, *type, r.object);
     resp.status = r.code;
-    for (const auto& w : r.warnings) resp.headers.emplace_back("Warning", "299 - \"" + w + "\"");
+    for (const auto& w : r.warnings) resp.headers.emplace_back("Warning", WarningHeader(w));
     sink.Send(std::move(resp));
   };
   if (m == "POST") {
@@ -167,7 +179,7 @@ void ApiServer::HandleResource(const HttpRequest& request, const ParsedPath& pat
     DeleteOptions del;
     del.dry_run = opts.dry_run;
     if (!request.body.empty()) {
-      auto doc = json::Parse(request.body);
+      auto doc = ParseRequestJson(request.body);
       if (!doc || !doc->IsObject()) {
         sink.Send(BadRequest("invalid DeleteOptions body"));
         return;
@@ -308,7 +320,10 @@ OpResult ApiServer::DoCreate(const ResourceType& type, const std::string& ns, Do
     result.code = 201;
     return result;
   }
-  return Commit(type, type.namespaced ? ns : "", name, std::move(body), nullptr, true);
+  auto warnings = std::move(result.warnings);
+  result = Commit(type, type.namespaced ? ns : "", name, std::move(body), nullptr, true);
+  result.warnings = std::move(warnings);
+  return result;
 }
 
 OpResult ApiServer::Commit(const ResourceType& type, const std::string& ns,
@@ -444,8 +459,13 @@ OpResult ApiServer::DoUpdate(const ResourceType& type, const std::string& ns,
       }
       continue;
     }
+    auto warnings = std::move(result.warnings);
     result = Commit(type, ns, name, std::move(desired), current, false);
-    if (!result.ok() && result.error->status == 409 && requested_rv.empty()) continue;
+    result.warnings = std::move(warnings);
+    if (!result.ok() && result.error->status == 409 && requested_rv.empty()) {
+      result.warnings.clear();  // the retry validates again and collects them anew
+      continue;
+    }
     return result;
   }
   result.error = Conflict(type.group, type.plural, name);
@@ -480,7 +500,7 @@ OpResult ApiServer::DoPatch(const ResourceType& type, const std::string& ns,
     }
     patch_doc = std::move(std::get<Document>(decoded));
   } else {
-    auto parsed = json::Parse(patch_body);
+    auto parsed = ParseRequestJson(patch_body);
     if (!parsed) {
       result.error = BadRequest("error decoding patch: " + parsed.error().message);
       return result;
