@@ -1,0 +1,57 @@
+#include "clientgo-shim/informer/shared_informer_factory.h"
+
+namespace berth::shim {
+
+SharedInformerFactory::SharedInformerFactory(RestClientPtr client,
+                                             SharedInformerFactoryOptions options)
+    : client_(std::move(client)), options_(std::move(options)) {}
+
+SharedInformerFactory::~SharedInformerFactory() { Stop(); }
+
+std::shared_ptr<SharedInformer> SharedInformerFactory::InformerFor(
+    const InformerKey& key, std::optional<Transform> transform) {
+  std::lock_guard lock(mu_);
+  if (auto it = informers_.find(key); it != informers_.end()) return it->second;
+  SharedInformerOptions o;
+  o.list_watch.path = key.path;
+  o.list_watch.label_selector = key.label_selector;
+  o.list_watch.field_selector = key.field_selector;
+  o.list_watch.page_size = options_.page_size;
+  o.list_watch.backoff = options_.backoff;
+  o.transform = transform ? std::move(*transform) : options_.transform;
+  auto informer = std::make_shared<SharedInformer>(client_, std::move(o));
+  informers_.emplace(key, informer);
+  return informer;
+}
+
+void SharedInformerFactory::Start() {
+  std::lock_guard lock(mu_);
+  for (auto& [key, informer] : informers_) informer->Start();
+}
+
+bool SharedInformerFactory::WaitForCacheSync(SteadyTime deadline) const {
+  std::vector<std::shared_ptr<SharedInformer>> all;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [key, informer] : informers_) all.push_back(informer);
+  }
+  bool ok = true;
+  for (const auto& informer : all) ok = informer->WaitForCacheSync(deadline) && ok;
+  return ok;
+}
+
+void SharedInformerFactory::Stop() {
+  std::vector<std::shared_ptr<SharedInformer>> all;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [key, informer] : informers_) all.push_back(informer);
+  }
+  for (const auto& informer : all) informer->Stop();
+}
+
+size_t SharedInformerFactory::Size() const {
+  std::lock_guard lock(mu_);
+  return informers_.size();
+}
+
+}  // namespace berth::shim

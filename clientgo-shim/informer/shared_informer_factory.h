@@ -1,0 +1,60 @@
+// clientgo-shim/informer/shared_informer_factory.h
+//
+// SharedInformerFactory: hands out one SharedInformer per (path, label selector, field
+// selector), so two controllers that watch pods share one LIST+WATCH and one cache (client-go's
+// sharedInformerFactory). The first request for a key decides its transform; later requests get
+// the same informer whatever transform they ask for.
+// Thread-safety: all methods may be called from any thread.
+// Example:
+//   SharedInformerFactory factory(client);
+//   auto pods = factory.InformerFor({"/api/v1/pods"});
+//   auto nodes = factory.InformerFor({"/api/v1/nodes"});
+//   factory.Start();
+//   factory.WaitForCacheSync(std::chrono::steady_clock::now() + 60s);
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "clientgo-shim/informer/shared_informer.h"
+
+namespace berth::shim {
+
+// SharedInformerFactoryOptions: defaults for the informers it creates. Each field says its
+// default.
+struct SharedInformerFactoryOptions {
+  Transform transform = DefaultTransform();  // Default: DefaultTransform().
+  int page_size = kDefaultPageSize;          // Default: 500.
+  BackoffOptions backoff;                    // Default: client-go's 800 ms → 30 s.
+};
+
+class SharedInformerFactory {
+ public:
+  explicit SharedInformerFactory(RestClientPtr client, SharedInformerFactoryOptions options = {});
+  ~SharedInformerFactory();  // Stop()
+
+  // InformerFor returns the informer for `key`, creating it (not started) on first use with
+  // `transform` or the factory's default.
+  std::shared_ptr<SharedInformer> InformerFor(const InformerKey& key,
+                                              std::optional<Transform> transform = std::nullopt);
+  // Start starts every informer created so far (call again after creating more).
+  void Start();
+  // WaitForCacheSync waits until every informer has synced or `deadline` passes (an informer
+  // created after Start and never started cannot sync). Returns true when all have synced.
+  bool WaitForCacheSync(SteadyTime deadline) const;
+  // Stop stops every informer.
+  void Stop();
+  // Size: the number of distinct informers.
+  size_t Size() const;
+
+ private:
+  RestClientPtr client_;
+  SharedInformerFactoryOptions options_;
+  mutable std::mutex mu_;
+  std::map<InformerKey, std::shared_ptr<SharedInformer>> informers_;
+};
+
+}  // namespace berth::shim
