@@ -1,0 +1,208 @@
+// clientgo-shim/events/event_recorder.cc — see event_recorder.h.
+#include "clientgo-shim/events/event_recorder.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace berth::shim {
+namespace {
+
+TimePoint WallNow() {
+  return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
+}
+
+std::string Hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), "%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+}  // namespace
+
+const char* EventTypeName(EventType type) {
+  return type == EventType::kWarning ? "Warning" : "Normal";
+}
+
+ObjectReference ReferenceOf(const json::Value& object) {
+  ObjectReference r;
+  r.api_version = std::string(json::GetString(object, {"apiVersion"}));
+  r.kind = std::string(json::GetString(object, {"kind"}));
+  r.ns = std::string(json::GetString(object, {"metadata", "namespace"}));
+  r.name = std::string(json::GetString(object, {"metadata", "name"}));
+  r.uid = std::string(json::GetString(object, {"metadata", "uid"}));
+  r.resource_version = std::string(json::GetString(object, {"metadata", "resourceVersion"}));
+  return r;
+}
+
+EventRecorder::EventRecorder(EventRecorderOptions options)
+    : options_(std::move(options)),
+      clock_(options_.clock != nullptr ? *options_.clock : DefaultClock()),
+      client_(options_.rest) {
+  thread_ = std::thread([this] { Loop(); });
+}
+
+EventRecorder::~EventRecorder() { Stop(); }
+
+void EventRecorder::Event(const ObjectReference& object, EventType type, std::string reason,
+                          std::string message) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (stop_) return;
+  if (queue_.size() >= options_.max_queue) {
+    ++stats_.queue_full;
+    return;
+  }
+  queue_.push_back(Pending{object, type, std::move(reason), std::move(message), WallNow()});
+  cv_.notify_one();
+}
+
+bool EventRecorder::Flush(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> l(mu_);
+  return idle_cv_.wait_for(l, timeout, [this] { return queue_.empty() && !busy_; });
+}
+
+void EventRecorder::Stop() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (!thread_.joinable()) return;
+  }
+  Flush(std::chrono::seconds(5));
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+EventRecorderStats EventRecorder::Stats() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return stats_;
+}
+
+void EventRecorder::Loop() {
+  std::unique_lock<std::mutex> l(mu_);
+  for (;;) {
+    cv_.wait(l, [this] { return stop_ || !queue_.empty(); });
+    if (stop_) {
+      idle_cv_.notify_all();
+      return;
+    }
+    Pending p = std::move(queue_.front());
+    queue_.pop_front();
+    busy_ = true;
+    l.unlock();
+    Send(p);
+    l.lock();
+    busy_ = false;
+    if (queue_.empty()) idle_cv_.notify_all();
+  }
+}
+
+bool EventRecorder::Allow(const std::string& spam_key) {
+  const SteadyTime now = clock_.Now();
+  auto [it, inserted] = buckets_.try_emplace(spam_key, Bucket{double(options_.burst), now});
+  Bucket& b = it->second;
+  if (!inserted && options_.refill_period.count() > 0) {
+    const double refill = std::chrono::duration<double>(now - b.last).count() /
+                          std::chrono::duration<double>(options_.refill_period).count();
+    b.tokens = std::min<double>(options_.burst, b.tokens + refill);
+    b.last = now;
+  }
+  if (b.tokens < 1.0) return false;
+  b.tokens -= 1.0;
+  return true;
+}
+
+Status EventRecorder::CreateEvent(const Pending& p, const std::string& key) {
+  const std::string ns = p.object.ns.empty() ? "default" : p.object.ns;
+  const std::string name =
+      p.object.name + "." + Hex(static_cast<uint64_t>(p.at.time_since_epoch().count()));
+  json::Document d;
+  d.SetObject();
+  auto& a = d.GetAllocator();
+  json::SetString(d, "apiVersion", "v1", a);
+  json::SetString(d, "kind", "Event", a);
+  auto& meta = json::EnsureObject(d, "metadata", a);
+  json::SetString(meta, "name", name, a);
+  json::SetString(meta, "namespace", ns, a);
+  json::Value involved(rapidjson::kObjectType);
+  auto put = [&](json::Value& obj, std::string_view k, const std::string& v) {
+    if (!v.empty()) json::SetString(obj, k, v, a);
+  };
+  put(involved, "kind", p.object.kind);
+  put(involved, "namespace", p.object.ns);
+  put(involved, "name", p.object.name);
+  put(involved, "uid", p.object.uid);
+  put(involved, "apiVersion", p.object.api_version);
+  put(involved, "resourceVersion", p.object.resource_version);
+  put(involved, "fieldPath", p.object.field_path);
+  json::SetMember(d, "involvedObject", std::move(involved), a);
+  json::SetString(d, "reason", p.reason, a);
+  json::SetString(d, "message", p.message, a);
+  json::Value source(rapidjson::kObjectType);
+  put(source, "component", options_.component);
+  put(source, "host", options_.host);
+  json::SetMember(d, "source", std::move(source), a);
+  const std::string ts = FormatTimestamp(p.at);
+  json::SetString(d, "firstTimestamp", ts, a);
+  json::SetString(d, "lastTimestamp", ts, a);
+  json::SetMember(d, "count", json::Value(1), a);
+  json::SetString(d, "type", EventTypeName(p.type), a);
+  json::SetString(d, "reportingComponent", options_.component, a);
+  json::SetString(d, "reportingInstance", options_.host, a);
+  auto created = client_.Create({.resource = "events", .ns = ns}, d);
+  if (!created) return std::unexpected(created.error());
+  lru_.push_front(key);
+  cache_[key] = {Aggregate{name, ns, 1, p.at}, lru_.begin()};
+  while (cache_.size() > options_.max_aggregated && !lru_.empty()) {
+    cache_.erase(lru_.back());
+    lru_.pop_back();
+  }
+  return {};
+}
+
+void EventRecorder::Send(const Pending& p) {
+  const ObjectReference& o = p.object;
+  const std::string spam_key = options_.component + "\x1f" + options_.host + "\x1f" + o.kind +
+                               "\x1f" + o.ns + "\x1f" + o.name + "\x1f" + o.uid + "\x1f" +
+                               o.api_version;
+  if (!Allow(spam_key)) {
+    std::lock_guard<std::mutex> l(mu_);
+    ++stats_.rate_limited;
+    return;
+  }
+  const std::string key = spam_key + "\x1f" + o.field_path + "\x1f" + EventTypeName(p.type) +
+                          "\x1f" + p.reason + "\x1f" + p.message;
+  auto it = cache_.find(key);
+  if (it != cache_.end()) {
+    Aggregate& agg = it->second.first;
+    json::Document patch;
+    patch.SetObject();
+    json::SetMember(patch, "count", json::Value(agg.count + 1), patch.GetAllocator());
+    json::SetString(patch, "lastTimestamp", FormatTimestamp(p.at), patch.GetAllocator());
+    json::SetString(patch, "message", p.message, patch.GetAllocator());
+    auto patched =
+        client_.MergePatch({.resource = "events", .ns = agg.ns, .name = agg.event_name}, patch);
+    if (patched) {
+      ++agg.count;
+      lru_.splice(lru_.begin(), lru_, it->second.second);
+      std::lock_guard<std::mutex> l(mu_);
+      ++stats_.patched;
+      return;
+    }
+    if (patched.error().code != ErrorCode::kNotFound) {
+      std::lock_guard<std::mutex> l(mu_);
+      ++stats_.failed;  // keep the aggregate: the Event still exists
+      return;
+    }
+    // The Event was deleted (or expired by TTL): forget it and create a fresh one.
+    lru_.erase(it->second.second);
+    cache_.erase(it);
+  }
+  Status s = CreateEvent(p, key);
+  std::lock_guard<std::mutex> l(mu_);
+  if (s) ++stats_.created;
+  else ++stats_.failed;
+}
+
+}  // namespace berth::shim

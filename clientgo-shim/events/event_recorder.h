@@ -1,0 +1,134 @@
+// clientgo-shim/events/event_recorder.h
+//
+// EventRecorder: writes core/v1 Events the way client-go's record.EventRecorder does.
+//   - Event() never blocks: it queues the event (dropping it when the queue is full) and a
+//     background thread sends it.
+//   - Aggregation: a repeat of the same (object, type, reason, message, source) bumps `count` and
+//     `lastTimestamp` of the Event already written, with a merge PATCH, instead of creating a
+//     new Event; if that Event is gone (404) a new one is created.
+//   - Spam filter: a token bucket per (source, object) — client-go's default burst 25, refilled
+//     by one token every 5 minutes; events over the limit are dropped.
+//   - Event names are "<object name>.<hex unix nanoseconds>" in the object's namespace
+//     ("default" for cluster-scoped objects).
+// Fields written: involvedObject, reason, message, type, source.component/host,
+// reportingComponent, reportingInstance, firstTimestamp, lastTimestamp, count.
+// Thread-safety: Event() from any thread.
+// Example:
+//   EventRecorder recorder({.rest = rest, .component = "berth-controller"});
+//   recorder.Event(ref, EventType::kWarning, "FailedBinding", "no node fits");
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <list>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+
+#include "clientgo-shim/api/timestamp.h"
+#include "clientgo-shim/client/object_client.h"
+#include "clientgo-shim/queue/clock.h"
+
+namespace berth::shim {
+
+enum class EventType { kNormal, kWarning };
+const char* EventTypeName(EventType type);  // "Normal" / "Warning"
+
+// ObjectReference: core/v1 ObjectReference of the object an Event is about.
+struct ObjectReference {
+  std::string api_version;  // "v1", "berth.dev/v1alpha1"
+  std::string kind;
+  std::string ns;
+  std::string name;
+  std::string uid;
+  std::string resource_version;
+  std::string field_path;
+};
+
+// ReferenceOf builds an ObjectReference from an object's apiVersion, kind and metadata.
+ObjectReference ReferenceOf(const json::Value& object);
+
+// EventRecorderOptions: each field says its default.
+struct EventRecorderOptions {
+  RestClientPtr rest;                 // Required.
+  std::string component;              // source.component / reportingComponent. Required.
+  std::string host;                   // source.host / reportingInstance. Default: "".
+  int burst = 25;                     // spam-filter bucket size. Default: 25 (client-go).
+  std::chrono::milliseconds refill_period{300000};  // one token per. Default: 5 min (client-go).
+  size_t max_queue = 1000;            // pending events before Event() drops. Default: 1000.
+  size_t max_aggregated = 4096;       // remembered Events for aggregation (LRU). Default: 4096.
+  Clock* clock = nullptr;             // rate-limit time. Default: DefaultClock().
+};
+
+// EventRecorderStats: counters for tests and logs.
+struct EventRecorderStats {
+  uint64_t created = 0;
+  uint64_t patched = 0;
+  uint64_t rate_limited = 0;  // dropped by the spam filter
+  uint64_t queue_full = 0;    // dropped because the queue was full
+  uint64_t failed = 0;        // the API write failed
+};
+
+class EventRecorder {
+ public:
+  explicit EventRecorder(EventRecorderOptions options);
+  ~EventRecorder();  // Stop()
+  EventRecorder(const EventRecorder&) = delete;
+  EventRecorder& operator=(const EventRecorder&) = delete;
+
+  // Event queues one event; returns at once.
+  void Event(const ObjectReference& object, EventType type, std::string reason,
+             std::string message);
+  // Flush waits until every queued event has been handled, or `timeout` passes.
+  // Returns whether the queue drained.
+  bool Flush(std::chrono::milliseconds timeout);
+  // Stop sends what is queued (bounded by Flush(5 s)) and joins the thread. Idempotent.
+  void Stop();
+  EventRecorderStats Stats() const;
+
+ private:
+  struct Pending {
+    ObjectReference object;
+    EventType type;
+    std::string reason, message;
+    TimePoint at;
+  };
+  struct Aggregate {
+    std::string event_name;
+    std::string ns;
+    int count = 0;
+    TimePoint first;
+  };
+  struct Bucket {
+    double tokens;
+    SteadyTime last;
+  };
+
+  void Loop();
+  void Send(const Pending& p);
+  bool Allow(const std::string& spam_key);
+  Status CreateEvent(const Pending& p, const std::string& key);
+
+  EventRecorderOptions options_;
+  Clock& clock_;
+  ObjectClient client_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::condition_variable idle_cv_;
+  std::deque<Pending> queue_;
+  bool busy_ = false;
+  bool stop_ = false;
+  EventRecorderStats stats_;
+
+  // Owned by the sender thread only.
+  std::unordered_map<std::string, Bucket> buckets_;
+  std::list<std::string> lru_;  // most recent first
+  std::unordered_map<std::string, std::pair<Aggregate, std::list<std::string>::iterator>> cache_;
+
+  std::thread thread_;
+};
+
+}  // namespace berth::shim

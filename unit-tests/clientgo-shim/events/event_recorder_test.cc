@@ -1,0 +1,166 @@
+// Tests for clientgo-shim/events/event_recorder.h with a scripted RestClient.
+#include "clientgo-shim/events/event_recorder.h"
+
+#include <future>
+
+#include <gtest/gtest.h>
+
+#include "clientgo-shim/client/fake_rest_client.h"
+
+namespace berth::shim {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::Fail;
+using testing::FakeRestClient;
+using testing::Ok;
+
+ObjectReference Pod(const std::string& name) {
+  return {.api_version = "v1", .kind = "Pod", .ns = "default", .name = name, .uid = "u-" + name};
+}
+
+EventRecorderOptions Options(RestClientPtr rest, Clock* clock = nullptr) {
+  EventRecorderOptions o;
+  o.rest = std::move(rest);
+  o.component = "berth-controller";
+  o.host = "node-a";
+  o.clock = clock;
+  return o;
+}
+
+TEST(EventRecorderTest, FirstEventIsCreatedWithEveryCoreV1Field) {
+  auto fake = std::make_shared<FakeRestClient>([](const RestRequest& r) { return Ok(r.body, 201); });
+  EventRecorder rec(Options(fake));
+  rec.Event(Pod("web"), EventType::kWarning, "FailedScheduling", "0/3 nodes are available");
+  ASSERT_TRUE(rec.Flush(5s));
+  auto reqs = fake->requests();
+  ASSERT_EQ(reqs.size(), 1u);
+  EXPECT_EQ(reqs[0].method, "POST");
+  EXPECT_EQ(reqs[0].path, "/api/v1/namespaces/default/events");
+  auto body = json::Parse(reqs[0].body);
+  ASSERT_TRUE(body);
+  EXPECT_EQ(json::GetString(*body, {"kind"}), "Event");
+  EXPECT_TRUE(json::GetString(*body, {"metadata", "name"}).starts_with("web."));
+  EXPECT_EQ(json::GetString(*body, {"involvedObject", "kind"}), "Pod");
+  EXPECT_EQ(json::GetString(*body, {"involvedObject", "uid"}), "u-web");
+  EXPECT_EQ(json::GetString(*body, {"reason"}), "FailedScheduling");
+  EXPECT_EQ(json::GetString(*body, {"message"}), "0/3 nodes are available");
+  EXPECT_EQ(json::GetString(*body, {"type"}), "Warning");
+  EXPECT_EQ(json::GetString(*body, {"source", "component"}), "berth-controller");
+  EXPECT_EQ(json::GetString(*body, {"source", "host"}), "node-a");
+  EXPECT_EQ(json::GetString(*body, {"reportingComponent"}), "berth-controller");
+  EXPECT_EQ(json::GetString(*body, {"reportingInstance"}), "node-a");
+  EXPECT_EQ((*body)["count"].GetInt(), 1);
+  EXPECT_EQ(json::GetString(*body, {"firstTimestamp"}), json::GetString(*body, {"lastTimestamp"}));
+  EXPECT_TRUE(ParseTimestamp(json::GetString(*body, {"firstTimestamp"})));
+  EXPECT_EQ(rec.Stats().created, 1u);
+}
+
+TEST(EventRecorderTest, RepeatsOfTheSameEventPatchTheCountInsteadOfCreating) {
+  auto fake = std::make_shared<FakeRestClient>([](const RestRequest& r) { return Ok("{}"); });
+  EventRecorder rec(Options(fake));
+  for (int i = 0; i < 3; ++i) rec.Event(Pod("web"), EventType::kNormal, "Synced", "ok");
+  rec.Event(Pod("web"), EventType::kNormal, "Synced", "different message");
+  ASSERT_TRUE(rec.Flush(5s));
+  auto reqs = fake->requests();
+  ASSERT_EQ(reqs.size(), 4u);
+  EXPECT_EQ(reqs[0].method, "POST");
+  EXPECT_EQ(reqs[1].method, "PATCH");
+  EXPECT_EQ(reqs[1].content_type, "application/merge-patch+json");
+  EXPECT_EQ(json::GetString(*json::Parse(reqs[0].body), {"metadata", "name"}),
+            reqs[1].path.substr(reqs[1].path.rfind('/') + 1));
+  EXPECT_EQ((*json::Parse(reqs[1].body))["count"].GetInt(), 2);
+  EXPECT_EQ((*json::Parse(reqs[2].body))["count"].GetInt(), 3);
+  EXPECT_EQ(reqs[3].method, "POST") << "another message is another Event";
+  EXPECT_EQ(rec.Stats().patched, 2u);
+  EXPECT_EQ(rec.Stats().created, 2u);
+}
+
+TEST(EventRecorderTest, ADeletedAggregatedEventIsCreatedAgain) {
+  std::atomic<bool> gone{false};
+  auto fake = std::make_shared<FakeRestClient>([&](const RestRequest& r) -> Result<RestResponse> {
+    if (r.method == "PATCH" && gone) return Fail(ErrorCode::kNotFound, 404, "not found");
+    return Ok("{}");
+  });
+  EventRecorder rec(Options(fake));
+  rec.Event(Pod("web"), EventType::kNormal, "Synced", "ok");
+  ASSERT_TRUE(rec.Flush(5s));
+  gone = true;
+  rec.Event(Pod("web"), EventType::kNormal, "Synced", "ok");
+  ASSERT_TRUE(rec.Flush(5s));
+  auto reqs = fake->requests();
+  ASSERT_EQ(reqs.size(), 3u);
+  EXPECT_EQ(reqs[1].method, "PATCH");
+  EXPECT_EQ(reqs[2].method, "POST");
+  EXPECT_EQ((*json::Parse(reqs[2].body))["count"].GetInt(), 1);
+}
+
+TEST(EventRecorderTest, SpamFilterAllowsTheBurstThenOneEventPerRefillPeriodPerObject) {
+  FakeClock clock;
+  auto fake = std::make_shared<FakeRestClient>([](const RestRequest&) { return Ok("{}"); });
+  auto o = Options(fake, &clock);
+  o.burst = 2;
+  o.refill_period = 300s;
+  EventRecorder rec(std::move(o));
+  for (int i = 0; i < 4; ++i) rec.Event(Pod("web"), EventType::kNormal, "R" + std::to_string(i), "m");
+  rec.Event(Pod("other"), EventType::kNormal, "R", "m");  // its own bucket
+  ASSERT_TRUE(rec.Flush(5s));
+  EXPECT_EQ(rec.Stats().created, 3u);
+  EXPECT_EQ(rec.Stats().rate_limited, 2u);
+  clock.Advance(299s);
+  rec.Event(Pod("web"), EventType::kNormal, "late", "m");
+  ASSERT_TRUE(rec.Flush(5s));
+  EXPECT_EQ(rec.Stats().rate_limited, 3u);
+  clock.Advance(1s);
+  rec.Event(Pod("web"), EventType::kNormal, "later", "m");
+  ASSERT_TRUE(rec.Flush(5s));
+  EXPECT_EQ(rec.Stats().created, 4u);
+}
+
+TEST(EventRecorderTest, EventNeverBlocksTheCallerAndDropsWhenTheQueueIsFull) {
+  std::promise<void> release;
+  auto released = release.get_future().share();
+  auto fake = std::make_shared<FakeRestClient>([&](const RestRequest&) {
+    released.wait();  // the API server hangs
+    return Ok("{}");
+  });
+  auto o = Options(fake);
+  o.max_queue = 5;
+  o.burst = 100;
+  EventRecorder rec(std::move(o));
+  for (int i = 0; i < 20; ++i) rec.Event(Pod("p" + std::to_string(i)), EventType::kNormal, "R", "m");
+  // We got here while the sender is stuck: Event() did not wait for the server.
+  EXPECT_GE(rec.Stats().queue_full, 14u);
+  release.set_value();
+  ASSERT_TRUE(rec.Flush(5s));
+  EXPECT_EQ(rec.Stats().created + rec.Stats().queue_full, 20u);
+}
+
+TEST(EventRecorderTest, FailedWritesAreCountedAndDoNotStopTheRecorder) {
+  std::atomic<int> calls{0};
+  auto fake = std::make_shared<FakeRestClient>([&](const RestRequest&) -> Result<RestResponse> {
+    if (calls++ == 0) return Fail(ErrorCode::kInternal, 500, "boom");
+    return Ok("{}");
+  });
+  EventRecorder rec(Options(fake));
+  rec.Event(Pod("a"), EventType::kNormal, "R", "m");
+  rec.Event(Pod("b"), EventType::kNormal, "R", "m");
+  ASSERT_TRUE(rec.Flush(5s));
+  EXPECT_EQ(rec.Stats().failed, 1u);
+  EXPECT_EQ(rec.Stats().created, 1u);
+}
+
+TEST(EventRecorderTest, ClusterScopedObjectsGetEventsInDefault) {
+  auto fake = std::make_shared<FakeRestClient>([](const RestRequest&) { return Ok("{}"); });
+  EventRecorder rec(Options(fake));
+  auto node = json::Parse(R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","uid":"x"}})");
+  rec.Event(ReferenceOf(*node), EventType::kNormal, "NodeReady", "ready");
+  ASSERT_TRUE(rec.Flush(5s));
+  EXPECT_EQ(fake->requests()[0].path, "/api/v1/namespaces/default/events");
+  auto body = json::Parse(fake->requests()[0].body);
+  EXPECT_EQ(json::Find(*body, {"involvedObject", "namespace"}), nullptr);
+  EXPECT_EQ(json::GetString(*body, {"involvedObject", "name"}), "n1");
+}
+
+}  // namespace
+}  // namespace berth::shim
