@@ -89,8 +89,8 @@ class Converter {
   // "<<" key merges the referenced map(s) at that point, as go-yaml v2 does.
   bool MergeMapInto(const YAML::Node& node, Value& out) {
     for (auto it = node.begin(); it != node.end(); ++it) {
-      const YAML::Node& key = it->first;
-      const YAML::Node& value = it->second;
+      const YAML::Node key = it->first;  // copies: the iterator yields temporaries
+      const YAML::Node value = it->second;
       if (key.IsScalar() && key.Tag() == "?" && key.Scalar() == "<<") {
         if (!Merge(value, out)) return false;
         continue;
