@@ -36,7 +36,7 @@ ObjectReference ReferenceOf(const json::Value& object) {
 
 EventRecorder::EventRecorder(EventRecorderOptions options)
     : options_(std::move(options)),
-      clock_(options_.clock != nullptr ? *options_.clock : DefaultClock()),
+      clock_(options_.clock != nullptr ? *options_.clock : DefaultWaitClock()),
       client_(options_.rest) {
   thread_ = std::thread([this] { Loop(); });
 }

@@ -59,7 +59,7 @@ struct EventRecorderOptions {
   std::chrono::milliseconds refill_period{300000};  // one token per. Default: 5 min (client-go).
   size_t max_queue = 1000;            // pending events before Event() drops. Default: 1000.
   size_t max_aggregated = 4096;       // remembered Events for aggregation (LRU). Default: 4096.
-  Clock* clock = nullptr;             // rate-limit time. Default: DefaultClock().
+  WaitClock* clock = nullptr;             // rate-limit time. Default: DefaultWaitClock().
 };
 
 // EventRecorderStats: counters for tests and logs.
@@ -112,7 +112,7 @@ class EventRecorder {
   Status CreateEvent(const Pending& p, const std::string& key);
 
   EventRecorderOptions options_;
-  Clock& clock_;
+  WaitClock& clock_;
   ObjectClient client_;
 
   mutable std::mutex mu_;

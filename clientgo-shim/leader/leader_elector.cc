@@ -68,7 +68,7 @@ Result<std::unique_ptr<LeaderElector>> LeaderElector::Create(LeaderElectionConfi
 
 LeaderElector::LeaderElector(LeaderElectionConfig config)
     : config_(std::move(config)),
-      clock_(config_.clock != nullptr ? *config_.clock : DefaultClock()),
+      clock_(config_.clock != nullptr ? *config_.clock : DefaultWaitClock()),
       lock_(ObjectClient(config_.rest, std::max(std::chrono::milliseconds(1000),
                                                 config_.renew_deadline / 2)),
             config_.lease_namespace, config_.lease_name) {

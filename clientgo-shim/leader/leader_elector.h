@@ -51,7 +51,7 @@ struct LeaderElectionConfig {
   std::chrono::milliseconds retry_period{2000};     // Default: 2 s.
   bool release_on_cancel = true;      // Default: true (release the Lease on Stop()).
   LeaderCallbacks callbacks;
-  Clock* clock = nullptr;             // Default: DefaultClock().
+  WaitClock* clock = nullptr;             // Default: DefaultWaitClock().
   Registry* metrics = nullptr;        // leader_election_master_status. Default: none.
   std::string metric_name;            // the `name` label. Default: lease_name.
 };
@@ -90,7 +90,7 @@ class LeaderElector {
   std::chrono::nanoseconds Jittered(std::chrono::milliseconds d);
 
   LeaderElectionConfig config_;
-  Clock& clock_;
+  WaitClock& clock_;
   LeaseLock lock_;
   Gauge* master_status_ = nullptr;
 

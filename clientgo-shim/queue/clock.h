@@ -1,12 +1,14 @@
 // clientgo-shim/queue/clock.h
 //
-// Clock: the one source of "now" for time-based runtime logic (workqueue delays, rate limiters,
+// WaitClock: the one source of "now" for time-based runtime logic (workqueue delays, rate limiters,
 // leader election, event rate limits), so tests can drive time by hand instead of sleeping.
+// (Named WaitClock because watch/backoff.h already has a Now()-only berth::shim::Clock; this
+// one can also wait on a deadline.)
 // Header-only on purpose: every runtime folder may include it without linking berth_shim_queue.
-//   RealClock   — std::chrono::steady_clock; waits are condition-variable deadlines.
-//   FakeClock   — time moves only on Advance(); waiters are woken on every Advance.
+//   RealWaitClock   — std::chrono::steady_clock; waits are condition-variable deadlines.
+//   FakeWaitClock   — time moves only on Advance(); waiters are woken on every Advance.
 // Example:
-//   FakeClock clock;  WorkQueueOptions o; o.clock = &clock;  WorkQueue q(std::move(o));
+//   FakeWaitClock clock;  WorkQueueOptions o; o.clock = &clock;  WorkQueue q(std::move(o));
 //   q.AddAfter("a", 50ms);  clock.Advance(50ms);  // "a" becomes ready
 #pragma once
 
@@ -20,10 +22,10 @@ namespace berth::shim {
 
 using SteadyTime = std::chrono::steady_clock::time_point;
 
-// Clock: see the file comment. Thread-safety: every method may be called from any thread.
-class Clock {
+// WaitClock: see the file comment. Thread-safety: every method may be called from any thread.
+class WaitClock {
  public:
-  virtual ~Clock() = default;
+  virtual ~WaitClock() = default;
   // Now returns the current monotonic time.
   virtual SteadyTime Now() const = 0;
   // WaitUntil blocks on `cv` (with `lock` held by the caller) until `deadline` on this clock or a
@@ -34,8 +36,8 @@ class Clock {
   virtual void Wait(std::condition_variable& cv, std::unique_lock<std::mutex>& lock) const = 0;
 };
 
-// RealClock: steady_clock. Use DefaultClock() for the shared instance.
-class RealClock final : public Clock {
+// RealWaitClock: steady_clock. Use DefaultWaitClock() for the shared instance.
+class RealWaitClock final : public WaitClock {
  public:
   SteadyTime Now() const override { return std::chrono::steady_clock::now(); }
   void WaitUntil(std::condition_variable& cv, std::unique_lock<std::mutex>& lock,
@@ -47,17 +49,17 @@ class RealClock final : public Clock {
   }
 };
 
-// DefaultClock returns the process-wide RealClock.
-inline Clock& DefaultClock() {
-  static RealClock clock;
+// DefaultWaitClock returns the process-wide RealWaitClock.
+inline WaitClock& DefaultWaitClock() {
+  static RealWaitClock clock;
   return clock;
 }
 
-// FakeClock: manual time for tests. Waiters sleep on their own condition variable; Advance()
+// FakeWaitClock: manual time for tests. Waiters sleep on their own condition variable; Advance()
 // notifies every registered one so they re-check their deadlines against the new time.
-class FakeClock final : public Clock {
+class FakeWaitClock final : public WaitClock {
  public:
-  explicit FakeClock(SteadyTime start = SteadyTime{} + std::chrono::hours(1)) : now_(start) {}
+  explicit FakeWaitClock(SteadyTime start = SteadyTime{} + std::chrono::hours(1)) : now_(start) {}
 
   SteadyTime Now() const override {
     std::lock_guard<std::mutex> l(mu_);

@@ -12,7 +12,7 @@ double Seconds(SteadyTime::duration d) { return std::chrono::duration<double>(d)
 
 WorkQueue::WorkQueue(WorkQueueOptions options)
     : options_(std::move(options)),
-      clock_(options_.clock != nullptr ? *options_.clock : DefaultClock()) {
+      clock_(options_.clock != nullptr ? *options_.clock : DefaultWaitClock()) {
   if (!options_.rate_limiter) options_.rate_limiter = DefaultControllerRateLimiter();
   next_metrics_update_ = clock_.Now() + options_.unfinished_update_period;
   timer_ = std::thread([this] { TimerLoop(); });

@@ -6,7 +6,7 @@
 //   - a key handed out by Get is "processing" until Done; Add meanwhile only marks it dirty and
 //     Done re-queues it, so one key never runs on two workers at once;
 //   - AddAfter keeps a timer heap (earliest deadline wins per key); a background thread moves due
-//     keys into the queue using the injected Clock's condition-variable deadline;
+//     keys into the queue using the injected WaitClock's condition-variable deadline;
 //   - AddRateLimited = AddAfter(key, rate_limiter.When(key)); Forget resets the key's failures;
 //   - ShutDown: Get keeps handing out queued keys, then returns nullopt; new adds are ignored and
 //     pending delayed keys are dropped. ShutDownWithDrain also waits until every in-flight key is
@@ -43,8 +43,8 @@ namespace berth::shim {
 struct WorkQueueOptions {
   // Queue name, the `name` label of the workqueue metrics. Default: "".
   std::string name;
-  // Time source. Default: DefaultClock() (steady_clock).
-  Clock* clock = nullptr;
+  // Time source. Default: DefaultWaitClock() (steady_clock).
+  WaitClock* clock = nullptr;
   // Per-item retry delays. Default: DefaultControllerRateLimiter() (5 ms → 1000 s).
   RateLimiterPtr rate_limiter;
   // Metric hooks. Default: none.
@@ -111,7 +111,7 @@ class WorkQueue {
   void UpdateUnfinishedLocked(SteadyTime now);
 
   WorkQueueOptions options_;
-  Clock& clock_;
+  WaitClock& clock_;
 
   mutable std::mutex mu_;
   std::condition_variable get_cv_;     // Get waiters

@@ -19,7 +19,7 @@ ObjectReference Pod(const std::string& name) {
   return {.api_version = "v1", .kind = "Pod", .ns = "default", .name = name, .uid = "u-" + name};
 }
 
-EventRecorderOptions Options(RestClientPtr rest, Clock* clock = nullptr) {
+EventRecorderOptions Options(RestClientPtr rest, WaitClock* clock = nullptr) {
   EventRecorderOptions o;
   o.rest = std::move(rest);
   o.component = "berth-controller";
@@ -96,7 +96,7 @@ TEST(EventRecorderTest, ADeletedAggregatedEventIsCreatedAgain) {
 }
 
 TEST(EventRecorderTest, SpamFilterAllowsTheBurstThenOneEventPerRefillPeriodPerObject) {
-  FakeClock clock;
+  FakeWaitClock clock;
   auto fake = std::make_shared<FakeRestClient>([](const RestRequest&) { return Ok("{}"); });
   auto o = Options(fake, &clock);
   o.burst = 2;

@@ -1,4 +1,4 @@
-// Tests for clientgo-shim/leader against an in-memory Lease server and a FakeClock.
+// Tests for clientgo-shim/leader against an in-memory Lease server and a FakeWaitClock.
 #include "clientgo-shim/leader/leader_elector.h"
 
 #include <atomic>
@@ -73,7 +73,7 @@ struct Fixture {
   LeaseServer server;
   std::shared_ptr<FakeRestClient> rest = std::make_shared<FakeRestClient>(
       [this](const RestRequest& r) { return server.Handle(r); });
-  FakeClock clock;
+  FakeWaitClock clock;
   Registry registry;
   std::atomic<int> started{0}, stopped{0};
   std::atomic<int> puts_at_stop{-1};

@@ -18,7 +18,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-WorkQueueOptions WithClock(Clock* clock) {
+WorkQueueOptions WithClock(WaitClock* clock) {
   WorkQueueOptions o;
   o.clock = clock;
   return o;
@@ -128,7 +128,7 @@ TEST(WorkQueueTest, KeyAddedDuringProcessingIsProcessedAgainAfterwards) {
 }
 
 TEST(WorkQueueTest, AddAfterBecomesReadyOnlyWhenTheFakeClockReachesTheDeadline) {
-  FakeClock clock;
+  FakeWaitClock clock;
   WorkQueue q(WithClock(&clock));
   q.AddAfter("a", 50ms);
   EXPECT_EQ(q.WaitingLen(), 1u);
@@ -141,7 +141,7 @@ TEST(WorkQueueTest, AddAfterBecomesReadyOnlyWhenTheFakeClockReachesTheDeadline) 
 }
 
 TEST(WorkQueueTest, AddAfterKeepsTheEarlierDeadlineForAKey) {
-  FakeClock clock;
+  FakeWaitClock clock;
   WorkQueue q(WithClock(&clock));
   q.AddAfter("a", 100ms);
   q.AddAfter("a", 10ms);
@@ -185,7 +185,7 @@ TEST(WorkQueueTest, AddAfterFiresWithinAFewMillisecondsOfTheRealDeadline) {
 }
 
 TEST(WorkQueueTest, AddRateLimitedWaitsTheLimiterDelayAndForgetResets) {
-  FakeClock clock;
+  FakeWaitClock clock;
   WorkQueue q(WithClock(&clock));
   q.AddRateLimited("a");  // 5 ms
   EXPECT_EQ(q.NumRequeues("a"), 1);
@@ -296,7 +296,7 @@ class RecordingMetrics : public WorkQueueMetrics {
 };
 
 TEST(WorkQueueTest, MetricsHooksSeeDepthAddsDurationsRetriesAndUnfinishedWork) {
-  FakeClock clock;
+  FakeWaitClock clock;
   auto m = std::make_shared<RecordingMetrics>();
   WorkQueueOptions o = WithClock(&clock);
   o.name = "pods";
