@@ -124,6 +124,17 @@ class KubectlBasics(unittest.TestCase):
         self.assertIn('Error from server (AlreadyExists): error when creating "STDIN": pods "dup" already exists',
                       r.stderr)
 
+    @unittest.expectedFailure  # kubesim-bugs.md B3: protobuf request bodies get 415
+    def test_imperative_create_commands_send_protobuf_and_work(self):
+        self.assertEqual(self.sim.kubectl("create", "namespace", "imperative").strip(), "namespace/imperative created")
+        self.assertEqual(self.sim.kubectl("create", "configmap", "imp-cm", "--from-literal=a=b").strip(),
+                         "configmap/imp-cm created")
+        self.assertEqual(self.get_obj("configmap", "imp-cm")["data"], {"a": "b"})
+        self.assertEqual(self.sim.kubectl134("create", "deployment", "imp-dep", "--image=busybox").strip(),
+                         "deployment.apps/imp-dep created")
+        self.assertEqual(self.get_obj("deployment", "imp-dep")["spec"]["template"]["spec"]["containers"][0]["image"],
+                         "busybox")
+
     # --- create / get ----------------------------------------------------------------------------------------
 
     def test_create_then_get_in_json_yaml_and_wide(self):
