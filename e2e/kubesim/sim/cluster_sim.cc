@@ -112,6 +112,24 @@ void ClusterSim::OnEvent(const HistoryEvent& event) {
   }
   if (event.type != WatchEventType::kDeleted) {
     for (const auto& uid : obj.owner_uids) dependents_[uid].insert(ref);
+    live_[obj.uid] = ref;
+  } else {
+    live_.erase(obj.uid);
+  }
+  // A dependent that went away (or dropped its reference) may let a foreground deletion finish.
+  if (event.previous) {
+    for (const auto& uid : event.previous->owner_uids) {
+      if (!dependents_.count(uid) && live_.count(uid)) RecheckForegroundOwner(uid);
+    }
+  }
+  if (event.type != WatchEventType::kDeleted && !obj.deleting) {
+    for (const auto& uid : obj.owner_uids) {
+      if (!live_.count(uid)) {
+        ObjectRefKey key{event.resource, obj.namespace_name, obj.name};
+        After(std::chrono::milliseconds(0), [this, key] { CollectIfDangling(key); });
+        break;
+      }
+    }
   }
 
   if (event.resource == kPods) {
@@ -269,11 +287,7 @@ void ClusterSim::CollectDependents(const std::string& owner_uid) {
     // A dependent with another live owner only loses the dangling reference.
     bool other_owner_alive = false;
     for (const auto& uid : obj->owner_uids) {
-      if (uid == owner_uid) continue;
-      for (const auto& [key, deps] : dependents_) {
-        (void)deps;
-        if (key == uid) other_owner_alive = true;
-      }
+      if (uid != owner_uid && live_.count(uid)) other_owner_alive = true;
     }
     if (other_owner_alive) {
       api_.Mutate(*type, ref.ns, ref.name, "", [&](Document& d) {
@@ -293,6 +307,48 @@ void ClusterSim::CollectDependents(const std::string& owner_uid) {
     background.propagation_policy = "Background";
     api_.DoDelete(*type, ref.ns, ref.name, background);
   }
+}
+
+void ClusterSim::CollectIfDangling(const ObjectRefKey& key) {
+  ObjectPtr obj = api_.store().Get(key.resource, key.ns, key.name);
+  if (!obj || obj->deleting) return;
+  std::vector<std::string> absent;
+  for (const auto& uid : obj->owner_uids) {
+    if (!live_.count(uid)) absent.push_back(uid);
+  }
+  if (absent.empty()) return;
+  auto slash = key.resource.find('/');
+  ResourceTypePtr type = api_.TypeOf(key.resource.substr(0, slash), key.resource.substr(slash + 1));
+  if (!type) return;
+  if (absent.size() == obj->owner_uids.size()) {
+    DeleteOptions background;
+    background.propagation_policy = "Background";
+    api_.DoDelete(*type, key.ns, key.name, background);
+    return;
+  }
+  api_.Mutate(*type, key.ns, key.name, "", [&](Document& d) {
+    Value* owners = json::FindMutable(d, {"metadata", "ownerReferences"});
+    if (!owners || !owners->IsArray()) return false;
+    bool changed = false;
+    for (auto o = owners->Begin(); o != owners->End();) {
+      if (std::find(absent.begin(), absent.end(), json::GetString(*o, {"uid"})) != absent.end()) {
+        o = owners->Erase(o);
+        changed = true;
+      } else {
+        ++o;
+      }
+    }
+    return changed;
+  });
+}
+
+void ClusterSim::RecheckForegroundOwner(const std::string& owner_uid) {
+  auto it = live_.find(owner_uid);
+  if (it == live_.end()) return;
+  ObjectPtr owner = api_.store().Get(it->second.resource, it->second.ns, it->second.name);
+  if (!owner || owner->uid != owner_uid || !owner->deleting) return;
+  HandleDeletionFinalizers(HistoryEvent{WatchEventType::kModified, it->second.resource, owner, nullptr,
+                                        owner->resource_version});
 }
 
 void ClusterSim::HandleDeletionFinalizers(const HistoryEvent& event) {

@@ -50,6 +50,9 @@ class ClusterSim {
     std::function<void()> fn;
     bool operator>(const Timer& o) const { return at != o.at ? at > o.at : seq > o.seq; }
   };
+  struct ObjectRefKey {
+    std::string resource, ns, name;
+  };
   void Run();
   void OnEvent(const HistoryEvent& event);
   void After(std::chrono::milliseconds delay, std::function<void()> fn);
@@ -59,6 +62,11 @@ class ClusterSim {
   void FinishPodDeletion(const std::string& ns, const std::string& name, const std::string& uid);
   void DeletePodsOfNode(const std::string& node);
   void CollectDependents(const std::string& owner_uid);
+  // CollectIfDangling deletes an object whose owners are all gone (or never existed), or drops
+  // the references to the absent ones when another owner lives, as the garbage collector does.
+  void CollectIfDangling(const ObjectRefKey& key);
+  // RecheckForegroundOwner finishes an owner's foreground deletion once its last dependent went.
+  void RecheckForegroundOwner(const std::string& owner_uid);
   void HandleDeletionFinalizers(const HistoryEvent& event);
   void EmptyNamespace(const std::string& ns);
   void SyncPdbs(const std::string& ns);
@@ -81,6 +89,7 @@ class ClusterSim {
     }
   };
   std::unordered_map<std::string, std::set<ObjectRef>> dependents_;  // owner uid → dependents
+  std::unordered_map<std::string, ObjectRef> live_;  // uid → object, for every stored object
   std::unordered_map<std::string, int> pdbs_per_namespace_;
   std::set<std::string> dirty_pdb_namespaces_;
   uint64_t next_pod_ip_ = 0;
