@@ -73,8 +73,14 @@ class Background:
             self._queue.put(line.rstrip("\n"))
         self._queue.put(None)
 
-    def wait_for_line(self, predicate, timeout=10.0):
-        """Returns the first new line for which predicate(line) holds; fails at the deadline or at EOF."""
+    def wait_for_line(self, predicate, timeout=10.0, seen=False):
+        """Returns the first new line for which predicate(line) holds; fails at the deadline or at EOF.
+
+        With seen=True, lines already read by earlier calls are searched first (for output whose order varies)."""
+        if seen:
+            for line in self.lines:
+                if predicate(line):
+                    return line
         deadline = time.monotonic() + timeout
         while True:
             remaining = deadline - time.monotonic()
