@@ -1,5 +1,6 @@
 #include "e2e/kubesim/api/builtin_defaults.h"
 
+#include "clientgo-shim/api/quantity.h"
 #include "clientgo-shim/base/json.h"
 
 namespace berth::kubesim {
@@ -23,7 +24,37 @@ bool HasToleration(const Value& tolerations, std::string_view key) {
   return false;
 }
 
-void DefaultContainer(Value& c, Document::AllocatorType& a) {
+// CanonicalizeQuantities rewrites each value of a ResourceList (numbers or strings) as the
+// canonical quantity string, as the apiserver's decode/encode of resource.Quantity does
+// ("cpu: 2" → "2", "0.5" → "500m", "1024Mi" → "1Gi"). Values that do not parse stay as sent.
+void CanonicalizeQuantities(Value* list, Document::AllocatorType& a) {
+  if (!list || !list->IsObject()) return;
+  for (auto& m : list->GetObject()) {
+    std::string text;
+    if (m.value.IsString()) {
+      text.assign(m.value.GetString(), m.value.GetStringLength());
+    } else if (m.value.IsInt64()) {
+      text = std::to_string(m.value.GetInt64());
+    } else if (m.value.IsUint64()) {
+      text = std::to_string(m.value.GetUint64());
+    } else if (m.value.IsDouble()) {
+      text = json::Serialize(m.value);
+    } else {
+      continue;
+    }
+    auto q = shim::Quantity::Parse(text);
+    if (!q) continue;
+    std::string canonical = q->String();
+    m.value.SetString(canonical.data(), static_cast<rapidjson::SizeType>(canonical.size()), a);
+  }
+}
+
+void CanonicalizeResources(Value& c, Document::AllocatorType& a) {
+  CanonicalizeQuantities(json::FindMutable(c, {"resources", "limits"}), a);
+  CanonicalizeQuantities(json::FindMutable(c, {"resources", "requests"}), a);
+}
+
+void DefaultContainer(Value& c, Document::AllocatorType& a, bool default_requests) {
   if (!c.IsObject()) return;
   std::string_view image = json::GetString(c, {"image"});
   // IfNotPresent unless the image has no tag or the :latest tag (core/v1 defaults).
@@ -35,7 +66,10 @@ void DefaultContainer(Value& c, Document::AllocatorType& a) {
   DefaultString(c, "terminationMessagePath", "/dev/termination-log", a);
   DefaultString(c, "terminationMessagePolicy", "File", a);
   if (!json::Member(c, "resources")) json::SetMember(c, "resources", Value(rapidjson::kObjectType), a);
-  // Limits without requests default the requests (core/v1 SetDefaults_ResourceRequirements).
+  CanonicalizeResources(c, a);
+  // Limits without requests default the requests (core/v1 SetDefaults_Pod: pods only, not the
+  // templates of workloads; their pods get it when they are created).
+  if (!default_requests) return;
   Value& res = json::EnsureObject(c, "resources", a);
   if (const Value* limits = json::Member(res, "limits"); limits && limits->IsObject()) {
     Value& requests = json::EnsureObject(res, "requests", a);
@@ -48,6 +82,7 @@ void DefaultContainer(Value& c, Document::AllocatorType& a) {
 }
 
 void DefaultPodSpec(Value& spec, Document::AllocatorType& a, bool add_tolerations) {
+  // add_tolerations is true for pods themselves, false for templates.
   if (!spec.IsObject()) return;
   DefaultString(spec, "restartPolicy", "Always", a);
   DefaultString(spec, "dnsPolicy", "ClusterFirst", a);
@@ -56,9 +91,15 @@ void DefaultPodSpec(Value& spec, Document::AllocatorType& a, bool add_toleration
   if (!json::Member(spec, "securityContext")) json::SetMember(spec, "securityContext", Value(rapidjson::kObjectType), a);
   for (std::string_view list : {"containers", "initContainers"}) {
     if (Value* cs = json::FindMutable(spec, {list}); cs && cs->IsArray()) {
-      for (auto& c : cs->GetArray()) DefaultContainer(c, a);
+      for (auto& c : cs->GetArray()) DefaultContainer(c, a, add_tolerations);
     }
   }
+  if (Value* cs = json::FindMutable(spec, {"ephemeralContainers"}); cs && cs->IsArray()) {
+    for (auto& c : cs->GetArray()) {
+      if (c.IsObject()) CanonicalizeResources(c, a);
+    }
+  }
+  CanonicalizeQuantities(json::FindMutable(spec, {"overhead"}), a);
   if (!add_tolerations) return;
   // DefaultTolerationSeconds admission: tolerate not-ready/unreachable for 300 s.
   Value* tolerations = json::FindMutable(spec, {"tolerations"});
@@ -142,6 +183,9 @@ void ApplyBuiltinDefaults(const ResourceType& type, Document& object) {
     Value& meta = json::EnsureObject(object, "metadata", a);
     Value& labels = json::EnsureObject(meta, "labels", a);
     json::SetString(labels, "kubernetes.io/metadata.name", json::GetString(meta, {"name"}), a);
+  } else if (type.group.empty() && type.plural == "nodes") {
+    CanonicalizeQuantities(json::FindMutable(object, {"status", "capacity"}), a);
+    CanonicalizeQuantities(json::FindMutable(object, {"status", "allocatable"}), a);
   } else if (type.group.empty() && type.plural == "services") {
     Value& spec = json::EnsureObject(object, "spec", a);
     DefaultString(spec, "type", "ClusterIP", a);
