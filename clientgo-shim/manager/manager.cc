@@ -1,0 +1,211 @@
+// clientgo-shim/manager/manager.cc — see manager.h.
+#include "clientgo-shim/manager/manager.h"
+
+#include <fstream>
+
+#include "clientgo-shim/manager/signals.h"
+
+namespace berth::shim {
+
+std::string DefaultLeaderElectionNamespace() {
+  std::ifstream f("/var/run/secrets/kubernetes.io/serviceaccount/namespace");
+  std::string ns;
+  if (f && std::getline(f, ns) && !ns.empty()) return ns;
+  return "default";
+}
+
+Result<std::unique_ptr<Manager>> Manager::Create(ManagerOptions options) {
+  if (!options.rest) return MakeError(ErrorCode::kInvalidArgument, "manager: rest client is required");
+  for (const std::string* a : {&options.metrics_bind_address, &options.health_probe_bind_address}) {
+    auto parsed = ParseBindAddress(*a);
+    if (!parsed) return std::unexpected(parsed.error());
+  }
+  if (options.leader_election && options.leader_election_id.empty()) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "LeaderElectionID must be configured (--leader-election-id) when leader "
+                     "election is enabled");
+  }
+  if (options.leader_election_namespace.empty()) {
+    options.leader_election_namespace = DefaultLeaderElectionNamespace();
+  }
+  std::unique_ptr<Manager> m(new Manager(std::move(options)));
+  if (m->options_.leader_election) {
+    LeaderElectionConfig c;
+    c.rest = m->options_.rest;
+    c.lease_namespace = m->options_.leader_election_namespace;
+    c.lease_name = m->options_.leader_election_id;
+    c.identity = m->identity_;
+    c.lease_duration = m->options_.lease_duration;
+    c.renew_deadline = m->options_.renew_deadline;
+    c.retry_period = m->options_.retry_period;
+    c.release_on_cancel = m->options_.leader_election_release_on_cancel;
+    c.metrics = &m->registry_;
+    Manager* self = m.get();
+    c.callbacks.on_started_leading = [self] { self->StartControllersWhenSynced(); };
+    c.callbacks.on_stopped_leading = [self] {
+      // Stop handing out work at once; in-flight reconciles finish, nothing new starts.
+      for (auto& ctrl : self->controllers_) ctrl->ShutDownQueue();
+      std::lock_guard<std::mutex> l(self->mu_);
+      if (!self->stopped_) {
+        self->failure_ = Error{ErrorCode::kInternal, "leader election lost", 0, {}, {}};
+        self->done_ = true;
+        self->cv_.notify_all();
+      }
+    };
+    auto e = LeaderElector::Create(std::move(c));
+    if (!e) return std::unexpected(e.error());
+    m->elector_ = std::move(*e);
+  }
+  return m;
+}
+
+Manager::Manager(ManagerOptions options)
+    : options_(std::move(options)),
+      identity_(options_.leader_election_identity.empty() ? DefaultLeaderIdentity()
+                                                          : options_.leader_election_identity),
+      informers_(std::make_unique<SharedInformerFactory>(options_.rest,
+                                                         options_.informer_options)) {
+  healthz_.AddCheck("ping", PingCheck);
+  readyz_.AddCheck("informer-sync", [this]() -> Status {
+    if (!informers_->WaitForCacheSync(std::chrono::steady_clock::now())) {
+      return MakeError(ErrorCode::kInternal, "informers not synced");
+    }
+    return {};
+  });
+}
+
+Manager::~Manager() { Stop(); }
+
+Result<Controller*> Manager::AddController(ControllerOptions options, Reconciler reconciler) {
+  for (const auto& c : controllers_) {
+    if (c->name() == options.name) {
+      return MakeError(ErrorCode::kInvalidArgument,
+                       "controller with name " + options.name + " already exists");
+    }
+  }
+  options.metrics = &registry_;
+  auto c = Controller::Create(std::move(options), std::move(reconciler));
+  if (!c) return std::unexpected(c.error());
+  controllers_.push_back(std::move(*c));
+  return controllers_.back().get();
+}
+
+void Manager::AddCacheSyncWaiter(std::string name, std::function<bool(SteadyTime)> wait) {
+  readyz_.AddCheck(name + "-sync", [wait]() -> Status {
+    if (!wait(std::chrono::steady_clock::now())) {
+      return MakeError(ErrorCode::kInternal, "cache not synced");
+    }
+    return {};
+  });
+  waiters_.emplace_back(std::move(name), std::move(wait));
+}
+
+bool Manager::WaitCachesSynced(SteadyTime deadline) {
+  if (!informers_->WaitForCacheSync(deadline)) return false;
+  for (const auto& [name, wait] : waiters_) {
+    if (!wait(deadline)) return false;
+  }
+  return true;
+}
+
+Status Manager::Start() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (started_) return {};
+    started_ = true;
+  }
+  metrics_server_ = std::make_unique<HttpServer>(options_.metrics_bind_address);
+  ServeMetrics(*metrics_server_, registry_);
+  if (auto p = metrics_server_->Start(); !p) return std::unexpected(p.error());
+  probe_server_ = std::make_unique<HttpServer>(options_.health_probe_bind_address);
+  ServeProbes(*probe_server_, healthz_, readyz_);
+  if (auto p = probe_server_->Start(); !p) return std::unexpected(p.error());
+  informers_->Start();
+  if (elector_) {
+    elector_->Start();
+  } else {
+    StartControllersWhenSynced();
+  }
+  return {};
+}
+
+void Manager::StartControllersWhenSynced() {
+  std::lock_guard<std::mutex> l(mu_);
+  if (stopped_ || starter_.joinable()) return;
+  // Waiting for caches can take long; the leader-election callback must return quickly.
+  starter_ = std::thread([this] {
+    const SteadyTime deadline = std::chrono::steady_clock::now() + options_.cache_sync_timeout;
+    // Poll in short slices so Stop() is not held up by a long sync wait.
+    for (;;) {
+      {
+        std::lock_guard<std::mutex> l2(mu_);
+        if (stopped_ || done_) return;
+      }
+      const SteadyTime slice = std::min(deadline, std::chrono::steady_clock::now() +
+                                                      std::chrono::milliseconds(100));
+      if (WaitCachesSynced(slice)) break;
+      if (std::chrono::steady_clock::now() >= deadline) {
+        Fail("failed to wait for caches to sync: timed out waiting for cache to be synced");
+        return;
+      }
+    }
+    std::lock_guard<std::mutex> l2(mu_);
+    if (stopped_ || done_) return;
+    if (elector_ && !elector_->IsLeader()) return;
+    for (auto& c : controllers_) c->Start();
+    controllers_started_ = true;
+  });
+}
+
+void Manager::Fail(std::string reason) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (!failure_) failure_ = Error{ErrorCode::kInternal, std::move(reason), 0, {}, {}};
+  done_ = true;
+  cv_.notify_all();
+}
+
+Status Manager::Wait() {
+  std::unique_lock<std::mutex> l(mu_);
+  cv_.wait(l, [this] { return done_; });
+  if (failure_) return std::unexpected(*failure_);
+  return {};
+}
+
+void Manager::RequestStop() {
+  std::lock_guard<std::mutex> l(mu_);
+  done_ = true;
+  cv_.notify_all();
+}
+
+void Manager::Stop() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (stopped_) return;
+    stopped_ = true;
+    done_ = true;
+    cv_.notify_all();
+  }
+  if (starter_.joinable()) starter_.join();
+  // Controllers first, so no reconcile writes after the Lease is released.
+  for (auto& c : controllers_) c->Stop();
+  controllers_started_ = false;
+  if (elector_) elector_->Stop();
+  informers_->Stop();
+  if (probe_server_) probe_server_->Stop();
+  if (metrics_server_) metrics_server_->Stop();
+}
+
+Status Manager::Run() {
+  if (auto s = Start(); !s) {
+    Stop();
+    return s;
+  }
+  SignalWatcher signals([this] { RequestStop(); });
+  Status result = Wait();
+  Stop();
+  return result;
+}
+
+bool Manager::IsLeader() const { return elector_ ? elector_->IsLeader() : true; }
+
+}  // namespace berth::shim

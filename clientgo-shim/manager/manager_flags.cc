@@ -1,0 +1,61 @@
+// clientgo-shim/manager/manager_flags.cc — see manager_flags.h.
+#include "clientgo-shim/manager/manager_flags.h"
+
+namespace berth::shim {
+
+Result<std::vector<std::string>> ApplyManagerFlags(const std::vector<std::string>& args,
+                                                   ManagerOptions& options) {
+  std::vector<std::string> rest;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    std::string name = a, value;
+    bool has_value = false;
+    if (const size_t eq = a.find('='); a.starts_with("--") && eq != std::string::npos) {
+      name = a.substr(0, eq);
+      value = a.substr(eq + 1);
+      has_value = true;
+    }
+    std::string* target = nullptr;
+    if (name == "--metrics-bind-address") target = &options.metrics_bind_address;
+    else if (name == "--health-probe-bind-address") target = &options.health_probe_bind_address;
+    else if (name == "--leader-election-namespace") target = &options.leader_election_namespace;
+    else if (name == "--leader-election-id") target = &options.leader_election_id;
+    if (target != nullptr) {
+      if (!has_value) {
+        if (i + 1 >= args.size()) {
+          return MakeError(ErrorCode::kInvalidArgument, "flag needs an argument: " + name);
+        }
+        value = args[++i];
+      }
+      *target = value;
+      continue;
+    }
+    if (name == "--leader-elect") {
+      if (!has_value || value == "true" || value == "1") {
+        options.leader_election = true;
+      } else if (value == "false" || value == "0") {
+        options.leader_election = false;
+      } else {
+        return MakeError(ErrorCode::kInvalidArgument,
+                         "invalid boolean value \"" + value + "\" for --leader-elect");
+      }
+      continue;
+    }
+    rest.push_back(a);
+  }
+  return rest;
+}
+
+std::string ManagerFlagsUsage() {
+  return "  --metrics-bind-address string        The address the metrics endpoint binds to. "
+         "Use \"0\" to disable. (default \":8080\")\n"
+         "  --health-probe-bind-address string   The address the probe endpoint binds to. "
+         "(default \":8081\")\n"
+         "  --leader-elect                       Enable leader election for controller manager. "
+         "(default false)\n"
+         "  --leader-election-namespace string   Namespace of the leader election Lease "
+         "(default: the service-account namespace, else \"default\")\n"
+         "  --leader-election-id string          Name of the leader election Lease\n";
+}
+
+}  // namespace berth::shim

@@ -1,0 +1,180 @@
+// Tests for clientgo-shim/manager/controller.h: the reconcileHandler switch and its metrics.
+#include "clientgo-shim/manager/controller.h"
+
+#include <thread>
+
+#include <gtest/gtest.h>
+
+namespace berth::shim {
+namespace {
+
+using namespace std::chrono_literals;
+
+template <class Pred>
+bool WaitFor(Pred pred, std::chrono::milliseconds limit = 5000ms) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < end) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(1ms);
+  }
+  return pred();
+}
+
+struct QueueFixture {
+  FakeWaitClock clock;
+  std::unique_ptr<WorkQueue> queue;
+  QueueFixture() {
+    WorkQueueOptions o;
+    o.clock = &clock;
+    queue = std::make_unique<WorkQueue>(std::move(o));
+  }
+};
+
+TEST(ApplyReconcileResultTest, ErrorIsRequeuedRateLimited) {
+  QueueFixture f;
+  EXPECT_EQ(ApplyReconcileResult(*f.queue, "k", ReconcileResult::Error("boom")), "error");
+  EXPECT_EQ(f.queue->NumRequeues("k"), 1);
+  EXPECT_EQ(f.queue->WaitingLen(), 1u);
+  f.clock.Advance(5ms);
+  EXPECT_TRUE(WaitFor([&] { return f.queue->Len() == 1; }));
+}
+
+TEST(ApplyReconcileResultTest, TerminalErrorIsNotRequeued) {
+  QueueFixture f;
+  EXPECT_EQ(ApplyReconcileResult(*f.queue, "k", ReconcileResult::TerminalError("bad spec")),
+            "error");
+  EXPECT_EQ(f.queue->NumRequeues("k"), 0);
+  EXPECT_EQ(f.queue->WaitingLen() + f.queue->Len(), 0u);
+}
+
+TEST(ApplyReconcileResultTest, RequeueAfterForgetsFailuresAndAddsAfterTheDuration) {
+  QueueFixture f;
+  f.queue->AddRateLimited("k");
+  f.queue->AddRateLimited("k");
+  ASSERT_EQ(f.queue->NumRequeues("k"), 2);
+  EXPECT_EQ(ApplyReconcileResult(*f.queue, "k", ReconcileResult::RequeueAfter(30s)),
+            "requeue_after");
+  EXPECT_EQ(f.queue->NumRequeues("k"), 0);
+  f.clock.Advance(5ms);  // the earlier rate-limited deadline still fires: earliest wins
+  EXPECT_TRUE(WaitFor([&] { return f.queue->Len() == 1; }));
+}
+
+TEST(ApplyReconcileResultTest, RequeueAfterWaitsTheFullDuration) {
+  QueueFixture f;
+  ApplyReconcileResult(*f.queue, "k", ReconcileResult::RequeueAfter(30s));
+  f.clock.Advance(29s);
+  EXPECT_EQ(f.queue->Len(), 0u);
+  f.clock.Advance(1s);
+  EXPECT_TRUE(WaitFor([&] { return f.queue->Len() == 1; }));
+}
+
+TEST(ApplyReconcileResultTest, RequeueIsRateLimitedWithoutAnError) {
+  QueueFixture f;
+  EXPECT_EQ(ApplyReconcileResult(*f.queue, "k", ReconcileResult::Requeue()), "requeue");
+  EXPECT_EQ(f.queue->NumRequeues("k"), 1);
+}
+
+TEST(ApplyReconcileResultTest, SuccessForgetsTheKey) {
+  QueueFixture f;
+  f.queue->AddRateLimited("k");
+  EXPECT_EQ(ApplyReconcileResult(*f.queue, "k", ReconcileResult::Done()), "success");
+  EXPECT_EQ(f.queue->NumRequeues("k"), 0);
+  EXPECT_EQ(ApplyReconcileResult(*f.queue, "k", ReconcileResult::RequeueAfter(0s)), "success");
+}
+
+TEST(ControllerTest, CreateRejectsBadOptions) {
+  auto noop = [](const std::string&) { return ReconcileResult::Done(); };
+  EXPECT_FALSE(Controller::Create({}, noop));
+  ControllerOptions o;
+  o.name = "c";
+  o.max_concurrent_reconciles = 0;
+  EXPECT_FALSE(Controller::Create(std::move(o), noop));
+  ControllerOptions p;
+  p.name = "c";
+  EXPECT_FALSE(Controller::Create(std::move(p), Reconciler{}));
+}
+
+TEST(ControllerTest, ReconcilesAndCountsEveryOutcomeInControllerRuntimeMetrics) {
+  Registry registry;
+  std::mutex mu;
+  std::map<std::string, int> calls;
+  ControllerOptions o;
+  o.name = "widgets";
+  o.max_concurrent_reconciles = 2;
+  o.metrics = &registry;
+  auto c = Controller::Create(std::move(o), [&](const std::string& key) -> ReconcileResult {
+    int n;
+    {
+      std::lock_guard<std::mutex> l(mu);
+      n = ++calls[key];
+    }
+    if (key == "ns/fail" && n == 1) return ReconcileResult::Error("transient");
+    if (key == "ns/terminal") return ReconcileResult::TerminalError("invalid");
+    if (key == "ns/throw") throw std::runtime_error("kaboom");
+    if (key == "ns/later") return ReconcileResult::RequeueAfter(1h);
+    return ReconcileResult::Done();
+  });
+  ASSERT_TRUE(c);
+  const std::string before = registry.Render();
+  EXPECT_NE(before.find("controller_runtime_max_concurrent_reconciles{controller=\"widgets\"} 2\n"),
+            std::string::npos);
+  EXPECT_NE(before.find("controller_runtime_reconcile_total{controller=\"widgets\",result=\"success\"} 0\n"),
+            std::string::npos);
+  for (const char* k : {"ns/ok", "ns/fail", "ns/terminal", "ns/throw", "ns/later"}) {
+    (*c)->queue().Add(k);
+  }
+  (*c)->Start();
+  // ns/fail succeeds on its second try after a 5 ms backoff; ns/throw keeps failing.
+  ASSERT_TRUE(WaitFor([&] {
+    std::lock_guard<std::mutex> l(mu);
+    return calls["ns/fail"] == 2 && calls["ns/throw"] >= 2;
+  }));
+  (*c)->Stop();
+  const std::string page = registry.Render();
+  auto total = [&](const std::string& result) {
+    const std::string prefix =
+        "controller_runtime_reconcile_total{controller=\"widgets\",result=\"" + result + "\"} ";
+    const size_t at = page.find(prefix);
+    return at == std::string::npos ? -1.0 : std::stod(page.substr(at + prefix.size()));
+  };
+  EXPECT_EQ(total("success"), 2);  // ns/ok and the retried ns/fail
+  EXPECT_EQ(total("requeue_after"), 1);
+  EXPECT_GE(total("error"), 4);  // fail once, terminal once, throw at least twice
+  EXPECT_NE(page.find("controller_runtime_terminal_reconcile_errors_total{controller=\"widgets\"} 1\n"),
+            std::string::npos);
+  EXPECT_NE(page.find("controller_runtime_active_workers{controller=\"widgets\"} 0\n"),
+            std::string::npos);
+  EXPECT_NE(page.find("workqueue_adds_total{controller=\"widgets\",name=\"widgets\"}"),
+            std::string::npos);
+  EXPECT_NE(page.find("workqueue_retries_total{controller=\"widgets\",name=\"widgets\"}"),
+            std::string::npos);
+  EXPECT_NE(page.find("controller_runtime_reconcile_time_seconds_count{controller=\"widgets\"}"),
+            std::string::npos);
+  std::lock_guard<std::mutex> l(mu);
+  EXPECT_EQ(calls["ns/terminal"], 1) << "terminal errors are not retried";
+  EXPECT_EQ(calls["ns/later"], 1);
+}
+
+TEST(ControllerTest, StopLetsAnInFlightReconcileFinish) {
+  std::atomic<bool> entered{false}, finished{false};
+  std::atomic<bool> release{false};
+  ControllerOptions o;
+  o.name = "slow";
+  auto c = Controller::Create(std::move(o), [&](const std::string&) {
+    entered = true;
+    while (!release) std::this_thread::yield();
+    finished = true;
+    return ReconcileResult::Done();
+  });
+  ASSERT_TRUE(c);
+  (*c)->queue().Add("k");
+  (*c)->Start();
+  ASSERT_TRUE(WaitFor([&] { return entered.load(); }));
+  std::thread stopper([&] { (*c)->Stop(); });
+  release = true;
+  stopper.join();
+  EXPECT_TRUE(finished.load());
+}
+
+}  // namespace
+}  // namespace berth::shim

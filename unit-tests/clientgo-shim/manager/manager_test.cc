@@ -1,0 +1,160 @@
+// Tests for clientgo-shim/manager: flags and a Manager over a fake RestClient.
+#include "clientgo-shim/manager/manager.h"
+
+#include <thread>
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <gtest/gtest.h>
+
+#include "clientgo-shim/client/fake_rest_client.h"
+#include "clientgo-shim/manager/manager_flags.h"
+
+namespace berth::shim {
+namespace {
+
+using namespace std::chrono_literals;
+namespace http = boost::beast::http;
+
+template <class Pred>
+bool WaitFor(Pred pred, std::chrono::milliseconds limit = 5000ms) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < end) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(1ms);
+  }
+  return pred();
+}
+
+std::pair<int, std::string> Get(uint16_t port, const std::string& target) {
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::socket s(io);
+  boost::system::error_code ec;
+  s.connect({boost::asio::ip::make_address("127.0.0.1"), port}, ec);
+  if (ec) return {0, ""};
+  http::request<http::string_body> req{http::verb::get, target, 11};
+  req.set(http::field::host, "localhost");
+  http::write(s, req, ec);
+  boost::beast::flat_buffer buf;
+  http::response<http::string_body> res;
+  http::read(s, buf, res, ec);
+  if (ec) return {0, ""};
+  return {static_cast<int>(res.result_int()), res.body()};
+}
+
+TEST(ManagerFlagsTest, ParsesTheStandardFlagsAndLeavesOthers) {
+  ManagerOptions o;
+  auto rest = ApplyManagerFlags({"--metrics-bind-address=:9090", "--kubeconfig", "/k",
+                                 "--health-probe-bind-address", "0", "--leader-elect",
+                                 "--leader-election-namespace=sys", "--leader-election-id", "x"},
+                                o);
+  ASSERT_TRUE(rest);
+  EXPECT_EQ(*rest, (std::vector<std::string>{"--kubeconfig", "/k"}));
+  EXPECT_EQ(o.metrics_bind_address, ":9090");
+  EXPECT_EQ(o.health_probe_bind_address, "0");
+  EXPECT_TRUE(o.leader_election);
+  EXPECT_EQ(o.leader_election_namespace, "sys");
+  EXPECT_EQ(o.leader_election_id, "x");
+  ASSERT_TRUE(ApplyManagerFlags({"--leader-elect=false"}, o));
+  EXPECT_FALSE(o.leader_election);
+}
+
+TEST(ManagerFlagsTest, DefaultsAreControllerRuntimes) {
+  ManagerOptions o;
+  EXPECT_EQ(o.metrics_bind_address, ":8080");
+  EXPECT_EQ(o.health_probe_bind_address, ":8081");
+  EXPECT_FALSE(o.leader_election);
+  EXPECT_EQ(o.lease_duration, 15s);
+  EXPECT_EQ(o.renew_deadline, 10s);
+  EXPECT_EQ(o.retry_period, 2s);
+  EXPECT_NE(ManagerFlagsUsage().find("--leader-election-id"), std::string::npos);
+}
+
+TEST(ManagerFlagsTest, RejectsMissingValuesAndBadBooleans) {
+  ManagerOptions o;
+  auto a = ApplyManagerFlags({"--leader-election-id"}, o);
+  ASSERT_FALSE(a);
+  EXPECT_EQ(a.error().message, "flag needs an argument: --leader-election-id");
+  auto b = ApplyManagerFlags({"--leader-elect=maybe"}, o);
+  ASSERT_FALSE(b);
+  EXPECT_EQ(b.error().message, "invalid boolean value \"maybe\" for --leader-elect");
+}
+
+TEST(ManagerTest, CreateValidatesOptions) {
+  ManagerOptions none;
+  EXPECT_FALSE(Manager::Create(none));
+  ManagerOptions o;
+  o.rest = std::make_shared<testing::FakeRestClient>([](const RestRequest&) {
+    return testing::Ok("{}");
+  });
+  o.leader_election = true;
+  auto m = Manager::Create(o);
+  ASSERT_FALSE(m);
+  EXPECT_NE(m.error().message.find("--leader-election-id"), std::string::npos);
+  o.leader_election = false;
+  o.metrics_bind_address = "nonsense";
+  EXPECT_FALSE(Manager::Create(o));
+}
+
+TEST(ManagerTest, WithoutLeaderElectionRunsControllersServesMetricsAndProbesAndStopsCleanly) {
+  ManagerOptions o;
+  o.rest = std::make_shared<testing::FakeRestClient>([](const RestRequest&) {
+    return testing::Ok("{}");
+  });
+  o.metrics_bind_address = "127.0.0.1:0";
+  o.health_probe_bind_address = "127.0.0.1:0";
+  auto m = Manager::Create(o);
+  ASSERT_TRUE(m);
+  std::atomic<bool> synced{false};
+  (*m)->AddCacheSyncWaiter("fake", [&](SteadyTime) { return synced.load(); });
+  std::atomic<int> reconciled{0};
+  auto c = (*m)->AddController({.name = "things"}, [&](const std::string&) {
+    ++reconciled;
+    return ReconcileResult::Done();
+  });
+  ASSERT_TRUE(c);
+  EXPECT_FALSE((*m)->AddController({.name = "things"}, [](const std::string&) {
+    return ReconcileResult::Done();
+  })) << "controller names are unique";
+  (*c)->queue().Add("ns/a");
+  ASSERT_TRUE((*m)->Start());
+  ASSERT_NE((*m)->probe_port(), 0);
+  EXPECT_EQ(Get((*m)->probe_port(), "/healthz").first, 200);
+  EXPECT_EQ(Get((*m)->probe_port(), "/readyz").first, 500) << "not ready before caches sync";
+  EXPECT_EQ(reconciled.load(), 0) << "controllers wait for caches";
+  synced = true;
+  ASSERT_TRUE(WaitFor([&] { return reconciled.load() == 1; }));
+  EXPECT_TRUE((*m)->ControllersStarted());
+  EXPECT_EQ(Get((*m)->probe_port(), "/readyz").first, 200);
+  auto page = Get((*m)->metrics_port(), "/metrics");
+  EXPECT_EQ(page.first, 200);
+  EXPECT_NE(page.second.find(
+                "controller_runtime_reconcile_total{controller=\"things\",result=\"success\"} 1\n"),
+            std::string::npos);
+  std::thread stopper([&] { (*m)->Stop(); });
+  EXPECT_TRUE((*m)->Wait());
+  stopper.join();
+  EXPECT_EQ(Get((*m)->probe_port(), "/healthz").first, 0);
+}
+
+TEST(ManagerTest, CacheSyncTimeoutFailsWait) {
+  ManagerOptions o;
+  o.rest = std::make_shared<testing::FakeRestClient>([](const RestRequest&) {
+    return testing::Ok("{}");
+  });
+  o.metrics_bind_address = "0";
+  o.health_probe_bind_address = "0";
+  o.cache_sync_timeout = 200ms;
+  auto m = Manager::Create(o);
+  ASSERT_TRUE(m);
+  (*m)->AddCacheSyncWaiter("never", [](SteadyTime) { return false; });
+  ASSERT_TRUE((*m)->Start());
+  auto s = (*m)->Wait();
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message.find("timed out waiting for cache to be synced"), std::string::npos);
+  EXPECT_FALSE((*m)->ControllersStarted());
+}
+
+}  // namespace
+}  // namespace berth::shim
