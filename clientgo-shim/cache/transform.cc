@@ -31,7 +31,7 @@ void RetainMembers(rapidjson::Value& object, Pred keep) {
   }
 }
 
-Status SlimMetadata(rapidjson::Document& object) {
+Status SlimMetadata(rapidjson::Value& object) {
   if (!object.IsObject()) {
     return MakeError(ErrorCode::kInvalidArgument, "transform: object is not a JSON object");
   }
@@ -56,7 +56,7 @@ std::map<std::string, std::string> StringMap(const rapidjson::Value* v) {
 
 }  // namespace
 
-Status DefaultTransformFn(rapidjson::Document& object) {
+Status DefaultTransformFn(rapidjson::Value& object, rapidjson::Document::AllocatorType&) {
   if (auto st = SlimMetadata(object); !st) return st;
   RetainMembers(object, [](std::string_view k) {
     return k == "metadata" || k == "spec" || k == "status";
@@ -66,9 +66,8 @@ Status DefaultTransformFn(rapidjson::Document& object) {
 
 Transform DefaultTransform() { return DefaultTransformFn; }
 
-Status PodViewTransformFn(rapidjson::Document& object) {
-  if (auto st = DefaultTransformFn(object); !st) return st;
-  auto& a = object.GetAllocator();
+Status PodViewTransformFn(rapidjson::Value& object, rapidjson::Document::AllocatorType& a) {
+  if (auto st = DefaultTransformFn(object, a); !st) return st;
   if (rapidjson::Value* spec = json::FindMutable(object, {"spec"})) {
     RetainMembers(*spec, [](std::string_view k) {
       return k == "nodeName" || k == "schedulerName" || k == "priority" || k == "containers";
@@ -101,7 +100,7 @@ Status PodViewTransformFn(rapidjson::Document& object) {
 Transform PodViewTransform() { return PodViewTransformFn; }
 
 Transform IdentityTransform() {
-  return [](rapidjson::Document&) -> Status { return {}; };
+  return [](rapidjson::Value&, rapidjson::Document::AllocatorType&) -> Status { return {}; };
 }
 
 Result<PodView> ReadPodView(const CachedObject& pod) {

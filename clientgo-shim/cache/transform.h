@@ -21,8 +21,11 @@
 
 namespace berth::shim {
 
-// Transform edits one object (a JSON object with metadata) in place.
-using Transform = std::function<Status(rapidjson::Document& object)>;
+// Transform edits one object (a JSON object with metadata) in place; `alloc` owns the
+// object's memory (use it for any value the transform adds). The object may be an item inside a
+// LIST page: transforming in place saves a copy per object.
+using Transform =
+    std::function<Status(rapidjson::Value& object, rapidjson::Document::AllocatorType& alloc)>;
 
 // kLastAppliedAnnotation is the kubectl apply bookkeeping annotation; often the largest field.
 inline constexpr char kLastAppliedAnnotation[] =
@@ -34,14 +37,14 @@ inline constexpr char kLastAppliedAnnotation[] =
 // informer knows its type; LIST items do not carry them anyway); managedFields, selfLink,
 // generateName and every other metadata field are dropped.
 // Errors: kInvalidArgument when the object is not a JSON object.
-Status DefaultTransformFn(rapidjson::Document& object);
+Status DefaultTransformFn(rapidjson::Value& object, rapidjson::Document::AllocatorType& alloc);
 Transform DefaultTransform();
 
 // PodViewTransform keeps what schedulers and most pod controllers read: the DefaultTransform's
 // metadata, spec.{nodeName, schedulerName, priority, containers[].{name, resources.requests}},
 // status.{phase, conditions[type=Ready].{type,status}}. Everything else is dropped.
 // Errors: kInvalidArgument when the object is not a JSON object.
-Status PodViewTransformFn(rapidjson::Document& object);
+Status PodViewTransformFn(rapidjson::Value& object, rapidjson::Document::AllocatorType& alloc);
 Transform PodViewTransform();
 
 // IdentityTransform keeps everything (for tests and small caches).

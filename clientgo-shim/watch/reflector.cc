@@ -86,9 +86,9 @@ void Reflector::PublishResourceVersion() {
   resource_version_ = machine_.ResourceVersion();
 }
 
-ObjectPtr Reflector::Cache(rapidjson::Document& object) {
+ObjectPtr Reflector::Cache(rapidjson::Value& object, rapidjson::Document::AllocatorType& alloc) {
   if (options_.transform) {
-    if (auto st = options_.transform(object); !st) return nullptr;
+    if (auto st = options_.transform(object, alloc); !st) return nullptr;
   }
   auto obj = CachedObject::FromJson(object);
   return obj ? *obj : nullptr;
@@ -110,19 +110,17 @@ void Reflector::DoList(const RestRequest& request) {
     return;
   }
   uint64_t dropped = 0;
-  const rapidjson::Value& items = page->Items();
-  pending_list_.reserve(pending_list_.size() + items.Size());
-  rapidjson::Document item;
-  for (const auto& raw : items.GetArray()) {
-    item.CopyFrom(raw, item.GetAllocator());
-    if (ObjectPtr obj = Cache(item)) {
-      pending_list_.push_back(std::move(obj));
-    } else {
-      ++dropped;
+  // Items are transformed in place inside the page (no copy); the page owns their memory.
+  rapidjson::Value* items = json::FindMutable(page->body, {"items"});
+  if (items && items->IsArray()) {
+    pending_list_.reserve(pending_list_.size() + items->Size());
+    for (auto& raw : items->GetArray()) {
+      if (ObjectPtr obj = Cache(raw, page->body.GetAllocator())) {
+        pending_list_.push_back(std::move(obj));
+      } else {
+        ++dropped;
+      }
     }
-    // Reuse one document; clear its pool so memory does not grow across items.
-    item.SetNull();
-    item.GetAllocator().Clear();
   }
   if (dropped) {
     std::lock_guard lock(mu_);
@@ -173,7 +171,7 @@ void Reflector::DoWatch(const RestRequest& request) {
     const DeltaType delta = ev->type == WatchEventType::kAdded      ? DeltaType::kAdded
                             : ev->type == WatchEventType::kModified ? DeltaType::kModified
                                                                     : DeltaType::kDeleted;
-    if (ObjectPtr obj = Cache(ev->object)) {
+    if (ObjectPtr obj = Cache(ev->object, ev->object.GetAllocator())) {
       store_->ApplyEvent(delta, std::move(obj));
       ++events;
     } else {

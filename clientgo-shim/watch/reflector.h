@@ -83,7 +83,7 @@ class Reflector {
   void DoWatch(const RestRequest& request);
   void RecordError(const Error& error, bool relist);
   void PublishResourceVersion();
-  ObjectPtr Cache(rapidjson::Document& object);
+  ObjectPtr Cache(rapidjson::Value& object, rapidjson::Document::AllocatorType& alloc);
 
   RestClientPtr client_;
   std::shared_ptr<Store> store_;

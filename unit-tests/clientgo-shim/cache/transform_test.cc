@@ -39,7 +39,7 @@ rapidjson::Document Pod() {
 
 TEST(TransformTest, DefaultTransformDropsManagedFieldsLastAppliedAndTypeMeta) {
   auto pod = Pod();
-  ASSERT_TRUE(DefaultTransformFn(pod));
+  ASSERT_TRUE(DefaultTransformFn(pod, pod.GetAllocator()));
   EXPECT_EQ(json::Find(pod, {"metadata", "managedFields"}), nullptr);
   EXPECT_EQ(json::Find(pod, {"metadata", "selfLink"}), nullptr);
   EXPECT_EQ(json::Find(pod, {"metadata", "generateName"}), nullptr);
@@ -59,13 +59,13 @@ TEST(TransformTest, DefaultTransformDropsManagedFieldsLastAppliedAndTypeMeta) {
 TEST(TransformTest, AnAnnotationsMapLeftEmptyIsRemoved) {
   auto d = json::Parse(R"({"metadata":{"name":"a","annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}"}}})");
   ASSERT_TRUE(d);
-  ASSERT_TRUE(DefaultTransformFn(*d));
+  ASSERT_TRUE(DefaultTransformFn(*d, d->GetAllocator()));
   EXPECT_EQ(json::Find(*d, {"metadata", "annotations"}), nullptr);
 }
 
 TEST(TransformTest, PodViewKeepsOnlySchedulingFields) {
   auto pod = Pod();
-  ASSERT_TRUE(PodViewTransformFn(pod));
+  ASSERT_TRUE(PodViewTransformFn(pod, pod.GetAllocator()));
   EXPECT_EQ(json::Serialize(*json::Find(pod, {"spec"})),
             R"({"nodeName":"node-3","schedulerName":"default-scheduler","priority":0,)"
             R"("containers":[{"name":"app","resources":{"requests":{"cpu":"250m","memory":"256Mi"}}}]})");
@@ -76,13 +76,13 @@ TEST(TransformTest, PodViewKeepsOnlySchedulingFields) {
 TEST(TransformTest, TransformsRejectNonObjects) {
   rapidjson::Document d;
   d.SetArray();
-  EXPECT_FALSE(DefaultTransformFn(d));
-  EXPECT_FALSE(PodViewTransformFn(d));
+  EXPECT_FALSE(DefaultTransformFn(d, d.GetAllocator()));
+  EXPECT_FALSE(PodViewTransformFn(d, d.GetAllocator()));
 }
 
 TEST(TransformTest, ReadPodViewDecodesTheCachedPod) {
   auto pod = Pod();
-  ASSERT_TRUE(PodViewTransformFn(pod));
+  ASSERT_TRUE(PodViewTransformFn(pod, pod.GetAllocator()));
   InternPool pool;
   auto obj = CachedObject::FromJson(pod, pool);
   ASSERT_TRUE(obj);
@@ -115,7 +115,7 @@ TEST(TransformTest, DefaultTransformCachesARealisticPodInUnderOneKilobyte) {
                     "6b1f9a52-3f7e-4c59-9d6e-" + std::to_string(100000000000 + i), a);
     json::SetString(*json::FindMutable(pod, {"spec"}), "nodeName", "node-" + std::to_string(i % 50), a);
     json::SetString(*json::FindMutable(pod, {"status"}), "podIP", "10.0." + std::to_string(i % 250) + "." + std::to_string(i / 250), a);
-    ASSERT_TRUE(DefaultTransformFn(pod));
+    ASSERT_TRUE(DefaultTransformFn(pod, pod.GetAllocator()));
     auto obj = CachedObject::FromJson(pod, pool);
     ASSERT_TRUE(obj);
     own += (*obj)->FootprintBytes();

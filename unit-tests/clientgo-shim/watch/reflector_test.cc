@@ -150,7 +150,7 @@ TEST_F(ReflectorTest, AMalformedWatchLineEndsTheWatchWhichResumesFromTheLastGood
 TEST_F(ReflectorTest, ObjectsTheTransformRejectsAreDroppedNotFatal) {
   client_->QueueListBody(ListJson({PodJson("a", "keep", "1"), PodJson("a", "drop", "2")}, "10"));
   ReflectorOptions o = Options();
-  o.transform = [](rapidjson::Document& d) -> Status {
+  o.transform = [](rapidjson::Value& d, rapidjson::Document::AllocatorType&) -> Status {
     if (std::string_view(d["metadata"]["name"].GetString()) == "drop") {
       return MakeError(ErrorCode::kInvalidArgument, "no");
     }
