@@ -1,0 +1,140 @@
+"""Real kubectl apply against kubesim: client-side apply twice (create, then the 3-way strategic merge patch that
+also removes what was dropped from the file) on a Deployment and a Pod, merge-patch apply on a custom resource,
+and server-side apply of a ConfigMap."""
+import json
+import os
+import unittest
+
+import yaml
+
+from kubesim_fixture import KUBECTL, KUBECTL134, ROOT, Kubesim
+
+KUBECTLS = (("v1.32", KUBECTL), ("v1.34", KUBECTL134))
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+
+
+def deployment(name, replicas, image, env, labels):
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "labels": labels},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+                     "template": {"metadata": {"labels": {"app": name}},
+                                  "spec": {"containers": [{"name": "main", "image": image,
+                                                           "env": [{"name": k, "value": v} for k, v in env]}]}}}}
+
+
+class KubectlApply(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.sim = Kubesim(nodes=2)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.sim.stop()
+
+    def get(self, *args):
+        return json.loads(self.sim.kubectl("get", *args, "-o", "json"))
+
+    def apply(self, kubectl, doc, *extra):
+        return self.sim.run(kubectl, "apply", *extra, "-f", "-", input=yaml.safe_dump(doc)).stdout.strip()
+
+    @unittest.expectedFailure  # kubesim-bugs.md B4: OpenAPI lacks patch merge keys
+    def test_apply_twice_on_a_deployment_creates_then_three_way_patches(self):
+        for version, kubectl in KUBECTLS:
+            with self.subTest(kubectl=version):
+                name = f"web-{version.replace('.', '-')}"
+                first = deployment(name, 2, "nginx:1", [("A", "a"), ("B", "b")], {"team": "x", "tier": "web"})
+                self.assertEqual(self.apply(kubectl, first), f"deployment.apps/{name} created")
+                obj = self.get("deployment", name)
+                self.assertEqual(json.loads(obj["metadata"]["annotations"][LAST_APPLIED])["spec"]["replicas"], 2)
+                gen1 = obj["metadata"]["generation"]
+                # Someone else adds a label and an env var; apply must keep what it does not own.
+                self.sim.kubectl("label", "deployment", name, "extra=kept")
+                self.sim.kubectl("patch", "deployment", name, "-p", json.dumps(
+                    {"spec": {"template": {"spec": {"containers": [
+                        {"name": "main", "env": [{"name": "OTHER", "value": "o"}]}]}}}}))
+                second = deployment(name, 3, "nginx:2", [("A", "a2")], {"team": "x"})
+                self.assertEqual(self.apply(kubectl, second), f"deployment.apps/{name} configured")
+                obj = self.get("deployment", name)
+                self.assertEqual(obj["spec"]["replicas"], 3)
+                container = obj["spec"]["template"]["spec"]["containers"][0]
+                self.assertEqual(container["image"], "nginx:2")
+                env = {e["name"]: e["value"] for e in container["env"]}
+                # B was in the last applied file and is gone now: removed. OTHER was never applied: kept.
+                self.assertEqual(env, {"A": "a2", "OTHER": "o"})
+                self.assertEqual(obj["metadata"]["labels"], {"team": "x", "extra": "kept"})
+                self.assertGreater(obj["metadata"]["generation"], gen1)
+                self.assertEqual(json.loads(obj["metadata"]["annotations"][LAST_APPLIED])["spec"]["replicas"], 3)
+                # A third identical apply changes nothing.
+                rv = obj["metadata"]["resourceVersion"]
+                self.assertEqual(self.apply(kubectl, second), f"deployment.apps/{name} unchanged")
+                self.assertEqual(self.get("deployment", name)["metadata"]["resourceVersion"], rv)
+
+    def test_apply_twice_on_a_pod_updates_mutable_fields(self):
+        pod = {"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": "applied-pod", "labels": {"a": "1", "b": "2"}},
+               "spec": {"containers": [{"name": "main", "image": "busybox:1"}]}}
+        self.assertEqual(self.apply(KUBECTL, pod), "pod/applied-pod created")
+        pod["metadata"]["labels"] = {"a": "1", "c": "3"}
+        pod["spec"]["containers"][0]["image"] = "busybox:2"   # container image is mutable on a pod
+        self.assertEqual(self.apply(KUBECTL134, pod), "pod/applied-pod configured")
+        obj = self.get("pod", "applied-pod")
+        self.assertEqual(obj["metadata"]["labels"], {"a": "1", "c": "3"})
+        self.assertEqual(obj["spec"]["containers"][0]["image"], "busybox:2")
+
+    @unittest.expectedFailure  # kubesim-bugs.md B6: immutable pod fields can be changed
+    def test_apply_of_an_immutable_pod_field_is_refused(self):
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "immutable-pod"},
+               "spec": {"containers": [{"name": "main", "image": "busybox"}]}}
+        self.apply(KUBECTL, pod)
+        pod["spec"]["containers"][0]["command"] = ["sleep", "1"]
+        r = self.sim.run(KUBECTL, "apply", "-f", "-", input=yaml.safe_dump(pod), check=False)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn('The Pod "immutable-pod" is invalid: spec: Forbidden: pod updates may not change fields other '
+                      'than', r.stderr)
+
+    def test_apply_twice_on_a_reservation_uses_merge_patch(self):
+        self.sim.kubectl("apply", "-f", os.path.join(ROOT, "crds"))
+        self.sim.kubectl("wait", "--for=condition=established", "crd/reservations.scheduling.koordinator.sh",
+                         "--timeout=10s")
+        path = os.path.join(ROOT, "e2e", "testdata", "reservation-demo.yaml")
+        self.assertEqual(self.sim.kubectl("apply", "-f", path).strip(),
+                         "reservation.scheduling.koordinator.sh/reservation-demo created")
+        with open(path) as f:
+            doc = yaml.safe_load(f)
+        doc["spec"]["ttl"] = "3h"
+        r = self.sim.run(KUBECTL, "apply", "-f", "-", "-v=6", input=yaml.safe_dump(doc))
+        self.assertEqual(r.stdout.strip(), "reservation.scheduling.koordinator.sh/reservation-demo configured")
+        self.assertEqual(self.get("reservation", "reservation-demo")["spec"]["ttl"], "3h")
+        self.assertIn("PATCH", r.stderr)
+
+    @unittest.expectedFailure  # kubesim-bugs.md B5: SSA of a missing object is 404
+    def test_server_side_apply_of_a_configmap_lands_its_data(self):
+        for version, kubectl in KUBECTLS:
+            with self.subTest(kubectl=version):
+                name = f"ssa-{version.replace('.', '-')}"
+                cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name},
+                      "data": {"mode": "fast", "level": "3"}}
+                out = self.apply(kubectl, cm, "--server-side")
+                self.assertEqual(out, f"configmap/{name} serverside-applied")
+                self.assertEqual(self.get("configmap", name)["data"], {"mode": "fast", "level": "3"})
+                cm["data"]["mode"] = "slow"
+                out = self.apply(kubectl, cm, "--server-side", "--field-manager=e2e")
+                self.assertEqual(out, f"configmap/{name} serverside-applied")
+                self.assertEqual(self.get("configmap", name)["data"], {"mode": "slow", "level": "3"})
+
+    @unittest.expectedFailure  # kubesim-bugs.md B4: OpenAPI lacks patch merge keys
+    def test_a_second_apply_of_an_unchanged_guide_file_reports_unchanged(self):
+        r = self.sim.run(KUBECTL, "apply", "-f", os.path.join(ROOT, "e2e", "testdata", "app-demo.yaml"))
+        self.assertEqual(r.stdout.strip(), "deployment.apps/app-demo created")
+        r = self.sim.run(KUBECTL134, "apply", "-f", os.path.join(ROOT, "e2e", "testdata", "app-demo.yaml"))
+        self.assertEqual(r.stdout.strip(), "deployment.apps/app-demo unchanged")
+
+    def test_apply_with_an_unknown_field_fails_with_strict_decoding(self):
+        doc = deployment("strict", 1, "nginx", [], {"a": "b"})
+        doc["spec"]["replicaz"] = 2
+        r = self.sim.run(KUBECTL, "apply", "-f", "-", input=yaml.safe_dump(doc), check=False)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn('strict decoding error: unknown field "spec.replicaz"', r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
