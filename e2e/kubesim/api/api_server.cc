@@ -257,6 +257,40 @@ void ApiServer::HandleList(const HttpRequest& request, const ResourceType& type,
   std::string start_key;
   std::string rv_param(request.Query("resourceVersion"));
   std::string rv_match(request.Query("resourceVersionMatch"));
+  // ValidateListOptions (apimachinery): the resourceVersionMatch rules.
+  {
+    std::vector<StatusCause> causes;
+    if (!rv_match.empty()) {
+      if (rv_param.empty()) {
+        causes.push_back({"FieldValueForbidden",
+                          "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided",
+                          "resourceVersionMatch"});
+      }
+      if (!request.Query("continue").empty()) {
+        causes.push_back({"FieldValueForbidden",
+                          "Forbidden: resourceVersionMatch is forbidden when continue is provided",
+                          "resourceVersionMatch"});
+      }
+      if (rv_match != "Exact" && rv_match != "NotOlderThan") {
+        causes.push_back({"FieldValueNotSupported",
+                          "Unsupported value: \"" + rv_match + "\": supported values: \"Exact\", \"NotOlderThan\", \"\"",
+                          "resourceVersionMatch"});
+      }
+      if (rv_match == "Exact" && rv_param == "0") {
+        causes.push_back({"FieldValueForbidden",
+                          "Forbidden: resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"",
+                          "resourceVersionMatch"});
+      }
+    }
+    if (!request.Query("sendInitialEvents").empty()) {
+      causes.push_back({"FieldValueForbidden", "Forbidden: sendInitialEvents is forbidden for list", "sendInitialEvents"});
+    }
+    if (!causes.empty()) {
+      sink.Send(Invalid("meta.k8s.io", "ListOptions", "", causes));
+      return;
+    }
+  }
+  bool has_continue = !request.Query("continue").empty();
   if (auto cont = request.Query("continue"); !cont.empty()) {
     if (!rv_param.empty() && rv_param != "0") {
       sink.Send(BadRequest("specifying resource version is not allowed when using continue"));
@@ -286,22 +320,27 @@ void ApiServer::HandleList(const HttpRequest& request, const ResourceType& type,
       return;
     }
     if (rv_match == "Exact") at_rv = requested;
-  } else if (rv_match == "Exact") {
-    sink.Send(Invalid("meta.k8s.io", "ListOptions", "",
-                      {{"FieldValueInvalid",
-                        "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"" +
-                            rv_param + "\"",
-                        "resourceVersionMatch"}}));
-    return;
   }
   auto page = store_.List(type.StorageKey(), path.ns, filter.filter, at_rv, limit, start_key);
   if (!page) {
-    sink.Send(Gone("The provided continue parameter is too old to display a consistent list "
-                   "result. You can start a new list without the continue parameter, or use the "
-                   "continue token in this response to retrieve the remainder of the results. "
-                   "Continuing with the provided token results in an inconsistent list - objects "
-                   "that were created, modified, or deleted between the time the first chunk was "
-                   "returned and now may show up in the list."));
+    if (limit == 0 && !has_continue) {
+      sink.Send(Gone("The resourceVersion for the provided list is too old."));
+      return;
+    }
+    // Paging over compacted history: 410 with a token that continues at the latest state.
+    HttpResponse gone = Gone(
+        "The provided continue parameter is too old to display a consistent list "
+        "result. You can start a new list without the continue parameter, or use the "
+        "continue token in this response to retrieve the remainder of the results. "
+        "Continuing with the provided token results in an inconsistent list - objects "
+        "that were created, modified, or deleted between the time the first chunk was "
+        "returned and now may show up in the list.");
+    if (auto doc = json::Parse(gone.body); doc && doc->IsObject()) {
+      auto& a = doc->GetAllocator();
+      json::SetString(json::EnsureObject(*doc, "metadata", a), "continue", EncodeContinueAtLatest(start_key), a);
+      gone.body = json::Serialize(*doc);
+    }
+    sink.Send(std::move(gone));
     return;
   }
   sink.Send(FormatList(request, type, *page));

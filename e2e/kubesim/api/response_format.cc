@@ -142,6 +142,15 @@ std::string EncodeContinue(uint64_t resource_version, const std::string& last_ke
   return Base64UrlEncode(json::Serialize(doc));
 }
 
+std::string EncodeContinueAtLatest(const std::string& last_key) {
+  rapidjson::Document doc(rapidjson::kObjectType);
+  auto& a = doc.GetAllocator();
+  doc.AddMember("v", "meta.k8s.io/v1", a);
+  doc.AddMember("rv", -1, a);
+  json::SetString(doc, "start", last_key + std::string(1, '\0'), a);
+  return Base64UrlEncode(json::Serialize(doc));
+}
+
 std::expected<std::pair<uint64_t, std::string>, std::string> DecodeContinue(std::string_view token) {
   auto raw = Base64UrlDecode(token);
   if (!raw) return std::unexpected("illegal base64 data");
@@ -153,12 +162,14 @@ std::expected<std::pair<uint64_t, std::string>, std::string> DecodeContinue(std:
   if (!v || !v->IsString() || std::string_view(v->GetString()) != "meta.k8s.io/v1") {
     return std::unexpected("unsupported version");
   }
-  if (!rv || !rv->IsUint64() || rv->GetUint64() == 0 || !start || !start->IsString()) {
+  // rv -1: the token of a 410 for an expired continue, which continues at the latest state.
+  bool at_latest = rv && rv->IsInt64() && rv->GetInt64() == -1;
+  if (!rv || (!at_latest && (!rv->IsUint64() || rv->GetUint64() == 0)) || !start || !start->IsString()) {
     return std::unexpected("incorrect encoded start resourceVersion");
   }
   std::string key(start->GetString(), start->GetStringLength());
   if (!key.empty() && key.back() == '\0') key.pop_back();
-  return std::make_pair(rv->GetUint64(), key);
+  return std::make_pair(at_latest ? uint64_t{0} : rv->GetUint64(), key);
 }
 
 }  // namespace berth::kubesim

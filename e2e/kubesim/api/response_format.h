@@ -34,7 +34,10 @@ std::string BookmarkLine(const ResourceType& type, uint64_t resource_version,
 // EncodeContinue/DecodeContinue: the token is base64url(JSON {"v","rv","start"}), as the
 // apiserver's etcd3 store builds it.
 std::string EncodeContinue(uint64_t resource_version, const std::string& last_key);
+// A token decoded to resourceVersion 0 continues at the current state.
 std::expected<std::pair<uint64_t, std::string>, std::string> DecodeContinue(std::string_view token);
+// EncodeContinueAtLatest is the token a 410 for an expired continue carries (rv -1 upstream).
+std::string EncodeContinueAtLatest(const std::string& last_key);
 
 // TableFor builds a Table body for `objects` (implemented in table_bridge.cc).
 std::string TableFor(const HttpRequest& request, const ResourceType& type,
