@@ -161,6 +161,36 @@ class KubectlBasics(unittest.TestCase):
                 self.assertEqual(row[:4], [name, "1/1", "Running", "0"])
                 self.assertEqual(row[6], "node-1")
 
+    def test_get_prints_the_apiservers_columns_for_builtin_kinds(self):
+        out = self.sim.kubectl("create", "-f", os.path.join(ROOT, "e2e", "testdata", "builtin-kinds.yaml"))
+        self.assertEqual(len(out.splitlines()), 8, out)
+        want = {
+            "configmaps": (["NAME", "DATA", "AGE"], ["cols", "2"]),
+            "services": (["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"], ["cols", "ClusterIP"]),
+            "deployments": (["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"], ["cols", "0/2", "0", "0"]),
+            "replicasets": (["NAME", "DESIRED", "CURRENT", "READY", "AGE"], ["cols", "3", "0", "0"]),
+            "statefulsets": (["NAME", "READY", "AGE"], ["cols", "0/2"]),
+            "pdb": (["NAME", "MIN", "AVAILABLE", "MAX", "UNAVAILABLE", "ALLOWED", "DISRUPTIONS", "AGE"],
+                    ["cols", "N/A", "1"]),
+            "leases": (["NAME", "HOLDER", "AGE"], ["cols", "me"]),
+            "podtemplates": (["NAME", "CONTAINERS", "IMAGES", "POD", "LABELS"], ["cols", "c", "nginx", "app=cols"]),
+        }
+        for resource, (header, prefix) in want.items():
+            for version, kubectl in KUBECTLS:
+                with self.subTest(resource=resource, kubectl=version):
+                    lines = self.k(kubectl, "get", resource, "cols").stdout.splitlines()
+                    self.assertEqual(lines[0].split(), header)
+                    self.assertEqual(lines[1].split()[:len(prefix)], prefix)
+        lines = self.sim.kubectl("get", "deployment", "cols", "-o", "wide").splitlines()
+        self.assertEqual(lines[0].split()[5:], ["CONTAINERS", "IMAGES", "SELECTOR"])
+        self.assertEqual(lines[1].split()[5:], ["c", "nginx", "app=cols"])
+        lines = self.sim.kubectl("get", "namespaces").splitlines()
+        self.assertEqual(lines[0].split(), ["NAME", "STATUS", "AGE"])
+        self.assertIn(["default", "Active"], [l.split()[:2] for l in lines[1:]])
+        lines = self.sim.kubectl("get", "crds").splitlines()
+        self.assertEqual(lines[0].split(), ["NAME", "CREATED", "AT"])
+        self.assertEqual(lines[1].split()[0], CRD_NAME)
+
     def test_get_nodes_shows_ready_nodes(self):
         out = self.sim.kubectl("get", "nodes").splitlines()
         self.assertEqual(out[0].split(), ["NAME", "STATUS", "ROLES", "AGE", "VERSION"])
