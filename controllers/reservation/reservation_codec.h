@@ -1,0 +1,46 @@
+// controllers/reservation/reservation_codec.h
+//
+// The edge between API objects and reconcile/'s plain structs for Reservations: reading a
+// Reservation (spec problems become spec_errors, never failures), reading the pods that consume
+// it, and writing a ReservationStatus back as the status JSON koordinator clients expect
+// (quantities in canonical form, conditions with RFC3339 times).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <rapidjson/document.h>
+
+#include "reconcile/reservation/types.h"
+
+namespace berth::controllers {
+
+// The pod annotation that names the reservation a pod consumes: JSON {"name":…,"uid":…}.
+inline constexpr char kReservationAllocatedAnnotation[] = "scheduling.koordinator.sh/reservation-allocated";
+
+// ReadReservation fills everything but `consumers` and `node_exists`.
+reconcile::ReservationSnapshot ReadReservation(const rapidjson::Value& object);
+
+// AllocatedReservation reads the annotation: {name, uid}; nullopt when absent or malformed.
+struct AllocatedRef {
+  std::string name;
+  std::string uid;
+};
+std::optional<AllocatedRef> AllocatedReservation(const rapidjson::Value& pod);
+
+// ReadConsumerPod: namespace/name/uid, terminal/deleting, and effective requests.
+reconcile::ConsumerPod ReadConsumerPod(const rapidjson::Value& pod);
+
+// PodResourcesOf reads container requests (quantities → milli-units; unparsable ones skipped).
+reconcile::PodResources PodResourcesOf(const rapidjson::Value& pod_spec);
+
+// ReadAmounts/WriteAmounts convert a ResourceList object.
+reconcile::ResourceAmounts ReadAmounts(const rapidjson::Value* list);
+rapidjson::Value WriteAmounts(const reconcile::ResourceAmounts& amounts,
+                              rapidjson::Document::AllocatorType& alloc);
+
+// StatusJson renders the status object (for a status-subresource update).
+rapidjson::Value StatusJson(const reconcile::ReservationStatus& status,
+                            rapidjson::Document::AllocatorType& alloc);
+
+}  // namespace berth::controllers
