@@ -507,6 +507,19 @@ OpResult ApiServer::DoPatch(const ResourceType& type, const std::string& ns,
     }
     patch_doc = std::move(*parsed);
   }
+  // jsonpatch.DecodePatch failures are 400 (the body is not a patch); failed ops are 422.
+  if (*patch_type == patch::PatchType::kJson) {
+    bool ops_are_objects = patch_doc.IsArray();
+    if (ops_are_objects) {
+      for (const Value& op : patch_doc.GetArray()) ops_are_objects = ops_are_objects && op.IsObject();
+    }
+    if (!ops_are_objects) {
+      Document probe(rapidjson::kObjectType);
+      auto shape = patch::ApplyJsonPatch(probe, patch_doc, probe.GetAllocator());
+      result.error = BadRequest(shape ? "invalid JSON patch" : shape.error().message);
+      return result;
+    }
+  }
   for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
     ObjectPtr current = store_.Get(type.StorageKey(), ns, name);
     if (!current) {
