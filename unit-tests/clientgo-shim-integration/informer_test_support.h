@@ -81,6 +81,17 @@ class Writer {
     auto r = sim_.api().DoCreate(*sim_.api().TypeOf("", "namespaces"), "", std::move(*doc), {});
     ASSERT_TRUE(r.ok()) << name;
   }
+  // Noise writes `n` ConfigMaps: they advance the server's (global) resourceVersion and fill
+  // the watch history without any pod event, as other controllers' writes do.
+  void Noise(int n) {
+    for (int i = 0; i < n; ++i) {
+      auto doc = json::Parse(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"noise-)" +
+                             std::to_string(noise_++) + R"(","namespace":"default"},"data":{"k":"v"}})");
+      ASSERT_TRUE(doc);
+      auto r = sim_.api().DoCreate(*sim_.api().TypeOf("", "configmaps"), "default", std::move(*doc), {});
+      ASSERT_TRUE(r.ok());
+    }
+  }
   void Relabel(const std::string& ns, const std::string& name, const std::string& app) {
     auto r = sim_.api().Mutate(*pods_, ns, name, "", [&](rapidjson::Document& d) {
       auto& labels = json::EnsureObject(json::EnsureObject(d, "metadata", d.GetAllocator()),
@@ -100,6 +111,7 @@ class Writer {
  private:
   kubesim::KubesimInstance& sim_;
   kubesim::ResourceTypePtr pods_;
+  int noise_ = 0;
 };
 
 // Snapshot: key → "rv|labels|nodeName" for every pod, from either side.
