@@ -309,3 +309,39 @@ TEST_F(TransportIntegrationTest, ConnectionRefusedIsATransportError) {
 
 }  // namespace
 }  // namespace berth::shim
+
+namespace berth::shim {
+namespace {
+
+TEST_F(TransportIntegrationTest, ConcurrentRequestsShareTheClientSafely) {
+  auto options = Options();
+  options.max_idle_connections = 4;
+  auto client = Client(options);
+  ASSERT_NE(client, nullptr);
+  std::vector<std::future<int>> workers;
+  for (int t = 0; t < 8; ++t) {
+    workers.push_back(std::async(std::launch::async, [&client] {
+      int ok = 0;
+      for (int i = 0; i < 20; ++i) ok += client->Do({.path = "/api/v1/nodes"}).has_value() ? 1 : 0;
+      return ok;
+    }));
+  }
+  for (auto& w : workers) EXPECT_EQ(w.get(), 20);
+  EXPECT_LE(client->IdleConnectionCountForTest(), 4u);
+  EXPECT_LE(client->OpenedConnectionCountForTest(), 160u);
+}
+
+TEST_F(TransportIntegrationTest, QpsLimiterSpacesRequestsAfterTheBurst) {
+  auto options = Options();
+  options.qps = 20;
+  options.burst = 1;
+  auto client = Client(options);
+  ASSERT_NE(client, nullptr);
+  const Clock::time_point start = Clock::now();
+  for (int i = 0; i < 11; ++i) ASSERT_TRUE(client->Do({.path = "/version"}).has_value());
+  // One token at once, then one per 50 ms: ten waits.
+  EXPECT_GE(Clock::now() - start, std::chrono::milliseconds(480));
+}
+
+}  // namespace
+}  // namespace berth::shim
