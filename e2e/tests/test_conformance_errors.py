@@ -98,6 +98,11 @@ class ErrorStatusTest(ConformanceCase):
         self.assertEqual(r.status_code, 201, r.text)
         self.assertEqual(r.json()["data"], {"a": "b"})
 
+    def test_built_in_objects_without_api_version_and_kind_take_the_endpoints(self):
+        r = self.sim.http("POST", PODS, json={"metadata": {"name": "nokind"}, "spec": pod("x")["spec"]})
+        self.assertEqual(r.status_code, 201, r.text[:500])
+        self.assertEqual((r.json()["apiVersion"], r.json()["kind"]), ("v1", "Pod"))
+
     def test_wrong_api_version_is_400(self):
         self.assertStatus(self.sim.http("POST", PODS, json=dict(pod("v2pod"), apiVersion="v2")), 400, "BadRequest",
                           message="the API version in the data (v2) does not match the expected API version (v1)")

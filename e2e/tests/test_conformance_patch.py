@@ -164,6 +164,17 @@ class PatchTest(ConformanceCase):
         r = self.sim.http("PATCH", CM + "/immut", data='{"metadata":{"name":"renamed"}}', headers=MERGE)
         self.assertStatus(r, 400, "BadRequest", message_contains="does not match the name on the URL")
 
+    def test_server_side_apply_creates_a_missing_object_then_updates_it(self):
+        body = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\ndata:\n  a: b\n"
+        headers = {"Content-Type": "application/apply-patch+yaml"}
+        r = self.sim.http("PATCH", CM + "/ssa?fieldManager=kubectl&force=false", data=body, headers=headers)
+        self.assertEqual(r.status_code, 201, r.text)
+        self.assertEqual(r.json()["data"], {"a": "b"})
+        r = self.sim.http("PATCH", CM + "/ssa?fieldManager=kubectl&force=false", data=body.replace("a: b", "a: c"),
+                          headers=headers)
+        self.assertEqual(r.status_code, 200, r.text)
+        self.assertEqual(self.get(CM + "/ssa")["data"], {"a": "c"})
+
     def test_quantities_are_stored_as_canonical_strings(self):
         p = pod("qty")
         p["spec"]["containers"][0]["resources"] = {"limits": {"cpu": 2, "memory": "1024Mi"}, "requests": {"cpu": 0.5}}

@@ -141,6 +141,16 @@ class WatchTest(ConformanceCase):
         stream.wait_for(lambda e: e["object"]["metadata"]["name"] == "w-here")
         self.assertNotIn("elsewhere", [e["object"]["metadata"]["name"] for e in stream.snapshot()])
 
+    def test_watch_accepts_every_go_boolean_spelling_and_refuses_others(self):
+        for spelling in ("True", "1", "t"):
+            stream = WatchStream(self.sim, f"{NS}?watch={spelling}&timeoutSeconds=1&fieldSelector=metadata.name%3Dnothing")
+            self.addCleanup(stream.close)
+            stream.wait_closed()
+            self.assertEqual(stream.status_code, 200)
+            self.assertEqual(stream.snapshot(), [])  # a watch: no List body
+        r = self.sim.http("GET", NS + "?watch=maybe")
+        self.assertStatus(r, 400, "BadRequest", message_contains='parsing "maybe": invalid syntax')
+
     def test_watch_body_is_newline_delimited_json_with_chunked_encoding(self):
         rv = self.get(NS)["metadata"]["resourceVersion"]
         r = self.sim.http("GET", f"{NS}?watch=true&resourceVersion={rv}&timeoutSeconds=1&fieldSelector=metadata.name%3Dw-nd",

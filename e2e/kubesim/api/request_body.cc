@@ -6,6 +6,16 @@
 
 namespace berth::kubesim {
 
+std::optional<bool> ParseGoBool(std::string_view text) {
+  for (std::string_view t : {"1", "t", "T", "TRUE", "true", "True"}) {
+    if (text == t) return true;
+  }
+  for (std::string_view f : {"0", "f", "F", "FALSE", "false", "False"}) {
+    if (text == f) return false;
+  }
+  return std::nullopt;
+}
+
 Result<rapidjson::Document> ParseRequestJson(std::string_view text) {
   // Count open brackets outside strings; RapidJSON's parser (and every walk after it) recurses.
   int depth = 0;

@@ -18,6 +18,10 @@ namespace berth::kubesim {
 // DecodeBody returns the object, or the error response to send.
 std::variant<rapidjson::Document, HttpResponse> DecodeBody(const HttpRequest& request);
 
+// ParseGoBool reads a boolean query parameter as Go's strconv.ParseBool does (1 t T TRUE true
+// True / 0 f F FALSE false False). Returns nullopt for anything else.
+std::optional<bool> ParseGoBool(std::string_view text);
+
 // kMaxJsonDepth bounds the nesting of request JSON, as Go's decoder does (it refuses more than
 // 10000 levels); deeper input would exhaust the stack of kubesim's recursive walks.
 inline constexpr int kMaxJsonDepth = 10000;

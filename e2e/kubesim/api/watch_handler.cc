@@ -11,6 +11,7 @@
 
 #include "e2e/kubesim/api/api_server.h"
 #include "e2e/kubesim/api/list_filter.h"
+#include "e2e/kubesim/api/request_body.h"
 #include "e2e/kubesim/api/response_format.h"
 #include "e2e/kubesim/api/status_errors.h"
 #include "e2e/kubesim/server/faults.h"
@@ -25,8 +26,18 @@ void ApiServer::HandleWatch(const HttpRequest& request, const ResourceType& type
     return;
   }
   std::string rv_param(request.Query("resourceVersion"));
-  bool send_initial = request.Query("sendInitialEvents") == "true";
-  bool bookmarks = request.Query("allowWatchBookmarks") == "true" || request.Query("allowWatchBookmarks") == "1";
+  bool send_initial = false, bookmarks = false;
+  for (auto [param, out] : {std::pair{"sendInitialEvents", &send_initial}, {"allowWatchBookmarks", &bookmarks}}) {
+    std::string_view text = request.Query(param);
+    if (text.empty()) continue;
+    auto value = ParseGoBool(text);
+    if (!value) {
+      sink.Send(BadRequest(std::string("invalid value for ") + param + ": strconv.ParseBool: parsing \"" +
+                           std::string(text) + "\": invalid syntax"));
+      return;
+    }
+    *out = *value;
+  }
   if (send_initial && (!bookmarks || request.Query("resourceVersionMatch") != "NotOlderThan")) {
     sink.Send(Invalid("meta.k8s.io", "ListOptions", "",
                       {{"FieldValueForbidden",

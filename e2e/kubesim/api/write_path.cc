@@ -121,7 +121,13 @@ void ApiServer::HandleResource(const HttpRequest& request, const ParsedPath& pat
   if (m == "GET") {
     if (path.name.empty()) {
       std::string_view watch = request.Query("watch");
-      if (watch == "true" || watch == "1") {
+      auto is_watch = watch.empty() ? std::optional<bool>(false) : ParseGoBool(watch);
+      if (!is_watch) {
+        sink.Send(BadRequest("invalid value for watch: strconv.ParseBool: parsing \"" + std::string(watch) +
+                             "\": invalid syntax"));
+        return;
+      }
+      if (*is_watch) {
         HandleWatch(request, *type, path, sink);
       } else {
         HandleList(request, *type, path, sink);
@@ -241,6 +247,23 @@ OpResult ApiServer::DoCreate(const ResourceType& type, const std::string& ns, Do
   auto& a = body.GetAllocator();
   std::string_view api_version = json::GetString(body, {"apiVersion"});
   std::string_view kind = json::GetString(body, {"kind"});
+  // Built-in types decode with the endpoint's group/version/kind as the default; custom
+  // resources (unstructured) must name their kind.
+  if (!type.is_crd) {
+    if (kind.empty() || api_version.empty()) {
+      // Rebuild so apiVersion and kind come first, as the apiserver serializes them.
+      Value ordered(rapidjson::kObjectType);
+      json::SetString(ordered, "apiVersion", api_version.empty() ? type.GroupVersion() : std::string(api_version), a);
+      json::SetString(ordered, "kind", kind.empty() ? type.kind : std::string(kind), a);
+      for (auto& m : body.GetObject()) {
+        std::string_view key(m.name.GetString(), m.name.GetStringLength());
+        if (key != "apiVersion" && key != "kind") ordered.AddMember(m.name, m.value, a);
+      }
+      static_cast<Value&>(body) = std::move(ordered);
+    }
+    api_version = json::GetString(body, {"apiVersion"});
+    kind = json::GetString(body, {"kind"});
+  }
   if (kind.empty()) {
     result.error = BadRequest("Object 'Kind' is missing in '" + json::Serialize(body).substr(0, 200) + "'");
     return result;
@@ -522,6 +545,22 @@ OpResult ApiServer::DoPatch(const ResourceType& type, const std::string& ns,
   }
   for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
     ObjectPtr current = store_.Get(type.StorageKey(), ns, name);
+    if (!current && *patch_type == patch::PatchType::kApply && opts.subresource.empty() && patch_doc.IsObject()) {
+      // Server-side apply is an upsert: a missing object is created from the applied config.
+      Document created;
+      created.CopyFrom(patch_doc, created.GetAllocator());
+      Value& meta = json::EnsureObject(created, "metadata", created.GetAllocator());
+      std::string_view applied_name = json::GetString(meta, {"name"});
+      if (!applied_name.empty() && applied_name != name) {
+        result.error = BadRequest("the name of the object (" + std::string(applied_name) +
+                                  ") does not match the name on the URL (" + name + ")");
+        return result;
+      }
+      json::SetString(meta, "name", name, created.GetAllocator());
+      OpResult made = DoCreate(type, ns, std::move(created), opts);
+      if (!made.ok() && made.error->status == 409) continue;  // created meanwhile: apply as a patch
+      return made;
+    }
     if (!current) {
       result.error = NotFound(type.group, type.plural, name);
       return result;
