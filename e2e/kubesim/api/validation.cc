@@ -9,6 +9,7 @@
 #include "e2e/kubesim/api/builtin_defaults.h"
 #include "e2e/kubesim/api/status_errors.h"
 #include "e2e/kubesim/openapi/unknown_fields.h"
+#include "e2e/kubesim/schema/crd_validation.h"
 #include "e2e/kubesim/schema/defaulting.h"
 #include "e2e/kubesim/schema/pruning.h"
 #include "e2e/kubesim/schema/validation.h"
@@ -202,6 +203,9 @@ std::optional<HttpResponse> ApiServer::ValidateAndDefault(const ResourceType& ty
     unknown = openapi::UnknownFields(type.group, type.version, type.kind, object);
     ApplyBuiltinDefaults(type, object);
     for (auto& c : ValidateBuiltin(type, object)) causes.push_back(std::move(c));
+    if (type.group == "apiextensions.k8s.io" && type.plural == "customresourcedefinitions") {
+      for (const auto& c : schema::ValidateCrdSchema(object)) causes.push_back({c.type, c.message, c.field});
+    }
   }
   if (!unknown.empty()) {
     if (opts.field_validation == "Strict") {
