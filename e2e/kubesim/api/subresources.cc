@@ -90,19 +90,41 @@ void ApiServer::HandleEviction(const HttpRequest& request, const ParsedPath& pat
         return;
       }
     }
-    if (allow.add_disruption_target_condition) {
-      auto now = std::chrono::system_clock::now();
-      Mutate(*pods, path.ns, path.name, "status", [&](Document& d) {
-        disruption::ApplyDisruptionTargetCondition(d, now, d.GetAllocator());
-        return true;
-      });
-    }
     DeleteOptions del;
     if (const Value* g = json::Member(allow.delete_options, "gracePeriodSeconds"); g && g->IsInt64()) {
       del.grace_period_seconds = g->GetInt64();
     }
     del.precondition_uid = json::GetString(allow.delete_options, {"preconditions", "uid"});
     del.precondition_rv = json::GetString(allow.delete_options, {"preconditions", "resourceVersion"});
+    if (allow.add_disruption_target_condition) {
+      // addConditionAndDeletePod: the preconditions are checked against the pod the condition
+      // is added to, and the delete then expects the version that write produced.
+      auto now = std::chrono::system_clock::now();
+      bool precondition_failed = false;
+      OpResult marked = Mutate(*pods, path.ns, path.name, "status", [&](Document& d) {
+        if ((!del.precondition_uid.empty() && json::GetString(d, {"metadata", "uid"}) != del.precondition_uid) ||
+            (!del.precondition_rv.empty() &&
+             json::GetString(d, {"metadata", "resourceVersion"}) != del.precondition_rv)) {
+          precondition_failed = true;
+          return false;
+        }
+        disruption::ApplyDisruptionTargetCondition(d, now, d.GetAllocator());
+        return true;
+      });
+      if (precondition_failed) {
+        if (allow.conflict_means_too_many_requests) {
+          auto reject = disruption::TooManyRequestsWhilePdbProcessing(allow.pdb_name);
+          HttpResponse r = FromDoc(reject.http_code, reject.status);
+          if (reject.retry_after_seconds) r.headers.emplace_back("Retry-After", std::to_string(*reject.retry_after_seconds));
+          sink.Send(std::move(r));
+          return;
+        }
+        continue;  // the pod changed since we decided: decide again on the new version
+      }
+      if (marked.ok() && marked.object && !del.precondition_rv.empty()) {
+        del.precondition_rv = std::to_string(marked.object->resource_version);
+      }
+    }
     OpResult deleted = DoDelete(*pods, path.ns, path.name, del);
     if (!deleted.ok() && deleted.error->status != 404) {
       if (deleted.error->status == 409 && allow.conflict_means_too_many_requests) {
@@ -112,6 +134,7 @@ void ApiServer::HandleEviction(const HttpRequest& request, const ParsedPath& pat
         sink.Send(std::move(r));
         return;
       }
+      if (deleted.error->status == 409) continue;  // EvictionsRetry: conflicts are retried
       sink.Send(std::move(*deleted.error));
       return;
     }
