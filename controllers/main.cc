@@ -1,0 +1,150 @@
+// berth-manager: the controller-manager binary. It loads the client config, builds the shim's
+// Manager (shared informers, metrics and health probes, leader election) and registers berth's
+// controllers, then runs until SIGTERM/SIGINT.
+#include <iostream>
+
+#include "clientgo-shim/api/duration.h"
+#include "clientgo-shim/base/log.h"
+#include "clientgo-shim/config/loader.h"
+#include "clientgo-shim/manager/manager.h"
+#include "clientgo-shim/manager/manager_flags.h"
+#include "clientgo-shim/manager/signals.h"
+#include "controllers/reservation/reservation_controller.h"
+
+using namespace berth;
+
+namespace {
+
+constexpr char kUsage[] =
+    "berth-manager: capacity reservations for Kubernetes (Reservation, ProvisioningRequest,\n"
+    "ResourcePolicy, PDB-aware eviction).\n\n"
+    "Usage: berth-manager [flags]\n\n"
+    "  --kubeconfig string                  Path to a kubeconfig. Default: $KUBECONFIG, then in-cluster,\n"
+    "                                       then ~/.kube/config\n"
+    "  --context string                     The kubeconfig context to use (default: current-context)\n"
+    "  --reservation-gc-duration duration   How long Failed/Succeeded reservations are kept before\n"
+    "                                       deletion; 0 disables GC (default 24h)\n"
+    "  --reservation-workers int            Concurrent Reservation reconciles (default 4)\n"
+    "  --log-level string                   debug, info, warn or error (default info)\n"
+    "  --help                               Print this help\n";
+
+struct Flags {
+  std::string kubeconfig, context;
+  std::chrono::nanoseconds gc_duration = std::chrono::hours(24);
+  int reservation_workers = 4;
+};
+
+// TakeValue reads "--name=value" or "--name value".
+bool TakeValue(const std::vector<std::string>& args, size_t& i, std::string_view name, std::string& out) {
+  const std::string& a = args[i];
+  if (a == name) {
+    if (i + 1 >= args.size()) {
+      std::cerr << "berth-manager: flag needs an argument: " << name << "\n";
+      std::exit(2);
+    }
+    out = args[++i];
+    return true;
+  }
+  if (a.size() > name.size() && a.compare(0, name.size(), name) == 0 && a[name.size()] == '=') {
+    out = a.substr(name.size() + 1);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  shim::ManagerOptions manager_options;
+  manager_options.leader_election_id = "berth-manager";
+  auto rest_args = shim::ApplyManagerFlags(args, manager_options);
+  if (!rest_args) {
+    std::cerr << "berth-manager: " << rest_args.error().message << "\n";
+    return 2;
+  }
+  Flags flags;
+  for (size_t i = 0; i < rest_args->size(); ++i) {
+    const std::string& a = (*rest_args)[i];
+    std::string value;
+    if (a == "--help" || a == "-h") {
+      std::cout << kUsage << shim::ManagerFlagsUsage();
+      return 0;
+    } else if (TakeValue(*rest_args, i, "--kubeconfig", value)) {
+      flags.kubeconfig = value;
+    } else if (TakeValue(*rest_args, i, "--context", value)) {
+      flags.context = value;
+    } else if (TakeValue(*rest_args, i, "--reservation-gc-duration", value)) {
+      auto d = shim::ParseDuration(value);
+      if (!d || d->count() < 0) {
+        std::cerr << "berth-manager: invalid --reservation-gc-duration \"" << value << "\": "
+                  << (d ? "must not be negative" : d.error().message) << "\n";
+        return 2;
+      }
+      flags.gc_duration = *d;
+    } else if (TakeValue(*rest_args, i, "--reservation-workers", value)) {
+      try {
+        flags.reservation_workers = std::stoi(value);
+      } catch (...) {
+        flags.reservation_workers = 0;
+      }
+      if (flags.reservation_workers < 1) {
+        std::cerr << "berth-manager: --reservation-workers must be a positive integer\n";
+        return 2;
+      }
+    } else if (TakeValue(*rest_args, i, "--log-level", value) || TakeValue(*rest_args, i, "--zap-log-level", value)) {
+      log::Level level;
+      if (!log::ParseLevel(value, level)) {
+        std::cerr << "berth-manager: invalid --log-level \"" << value << "\" (debug, info, warn, error)\n";
+        return 2;
+      }
+      log::SetLevel(level);
+    } else {
+      std::cerr << "berth-manager: unknown flag " << a << "\n" << kUsage << shim::ManagerFlagsUsage();
+      return 2;
+    }
+  }
+
+  shim::LoaderOptions loader;
+  loader.kubeconfig_flag = flags.kubeconfig;
+  loader.context = flags.context;
+  auto config = shim::LoadRestConfig(loader);
+  if (!config) {
+    log::Error("setup", "cannot load the client configuration", {{"error", config.error().message}});
+    return 1;
+  }
+  auto rest = shim::MakeRestClient(*config);
+  if (!rest) {
+    log::Error("setup", "cannot build the API client", {{"error", rest.error().message}});
+    return 1;
+  }
+  manager_options.rest = *rest;
+  auto manager = shim::Manager::Create(manager_options);
+  if (!manager) {
+    log::Error("setup", "cannot create the manager", {{"error", manager.error().message}});
+    return 1;
+  }
+  controllers::ReservationControllerOptions reservation_options;
+  reservation_options.gc_duration = flags.gc_duration;
+  reservation_options.workers = flags.reservation_workers;
+  auto reservations = controllers::ReservationController::Setup(**manager, *rest, reservation_options);
+  if (!reservations) {
+    log::Error("setup", "cannot set up the reservation controller", {{"error", reservations.error().message}});
+    return 1;
+  }
+  log::Info("setup", "starting berth-manager",
+            {{"config", config->source}, {"metrics", manager_options.metrics_bind_address},
+             {"probes", manager_options.health_probe_bind_address},
+             {"leader_elect", manager_options.leader_election ? "true" : "false"}});
+  shim::SignalWatcher signals([&] {
+    log::Info("setup", "signal received, stopping");
+    (*manager)->RequestStop();
+  });
+  auto status = (*manager)->Run();
+  if (!status) {
+    log::Error("setup", "manager stopped with an error", {{"error", status.error().message}});
+    return 1;
+  }
+  log::Info("setup", "stopped cleanly");
+  return 0;
+}

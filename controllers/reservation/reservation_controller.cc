@@ -1,0 +1,269 @@
+#include "controllers/reservation/reservation_controller.h"
+
+#include "clientgo-shim/base/json.h"
+#include "clientgo-shim/base/log.h"
+#include "controllers/reservation/reservation_codec.h"
+
+namespace berth::controllers {
+namespace {
+
+using rapidjson::Document;
+using rapidjson::Value;
+
+constexpr char kLogger[] = "reservation";
+constexpr char kGroup[] = "scheduling.koordinator.sh";
+constexpr char kVersion[] = "v1alpha1";
+constexpr char kReservationsPath[] = "/apis/scheduling.koordinator.sh/v1alpha1/reservations";
+constexpr char kReservationUidIndex[] = "reservation-uid";
+constexpr char kStatusNodeIndex[] = "status.nodeName";
+// Cleanup keys name a deleted reservation by uid; reservation names never contain ':'.
+constexpr std::string_view kCleanupPrefix = "uid:";
+
+shim::ResourceRef ReservationRef(const std::string& name) {
+  return shim::ResourceRef{kGroup, kVersion, "reservations", "", name};
+}
+
+std::optional<Document> ToJson(const shim::ObjectPtr& obj) {
+  if (!obj) return std::nullopt;
+  auto doc = obj->ToJson();
+  if (!doc) return std::nullopt;
+  return std::move(*doc);
+}
+
+std::string PhaseOf(const shim::ObjectPtr& obj) {
+  if (!obj) return "";
+  auto phase = obj->FindString({"status", "phase"});
+  return phase && !phase->empty() ? *phase : "Pending";
+}
+
+std::optional<std::string> AllocatedUid(const shim::CachedObject& pod) {
+  auto text = pod.FindString({"metadata", "annotations", kReservationAllocatedAnnotation});
+  if (!text) return std::nullopt;
+  auto doc = json::Parse(*text);
+  if (!doc || !doc->IsObject()) return std::nullopt;
+  std::string uid(json::GetString(*doc, {"uid"}));
+  if (uid.empty()) return std::nullopt;
+  return uid;
+}
+
+std::optional<std::string> AllocatedName(const shim::CachedObject& pod) {
+  auto text = pod.FindString({"metadata", "annotations", kReservationAllocatedAnnotation});
+  if (!text) return std::nullopt;
+  auto doc = json::Parse(*text);
+  if (!doc || !doc->IsObject()) return std::nullopt;
+  std::string name(json::GetString(*doc, {"name"}));
+  if (name.empty()) return std::nullopt;
+  return name;
+}
+
+}  // namespace
+
+ReservationController::ReservationController(shim::RestClientPtr rest, ReservationControllerOptions options)
+    : options_(options), client_(std::move(rest)) {}
+
+ReservationController::~ReservationController() {
+  if (recorder_) recorder_->Stop();
+}
+
+Result<std::unique_ptr<ReservationController>> ReservationController::Setup(
+    shim::Manager& manager, shim::RestClientPtr rest, ReservationControllerOptions options) {
+  std::unique_ptr<ReservationController> c(new ReservationController(rest, options));
+  shim::EventRecorderOptions events;
+  events.rest = rest;
+  events.component = "berth-manager";
+  c->recorder_ = std::make_unique<shim::EventRecorder>(events);
+
+  auto& reg = manager.registry();
+  auto phase = reg.AddGauge("berth_reservations", "Number of reservations per phase.", {"phase"});
+  auto lag = reg.AddHistogram("berth_reservation_expiry_lag_seconds",
+                              "Time from a reservation's expiry deadline to its Failed status write.", {},
+                              {0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10});
+  auto gc = reg.AddCounter("berth_reservation_gc_total", "Terminal reservations deleted by garbage collection.");
+  auto transitions = reg.AddCounter("berth_reservation_transitions_total",
+                                    "Reservation phase transitions written by berth.", {"from", "to", "reason"});
+  if (!phase || !lag || !gc || !transitions) return MakeError(ErrorCode::kInternal, "registering reservation metrics failed");
+  c->phase_gauge_ = *phase;
+  c->expiry_lag_ = *lag;
+  c->gc_total_ = *gc;
+  c->transitions_ = *transitions;
+  for (const char* p : {"Pending", "Available", "Waiting", "Succeeded", "Failed"}) {
+    c->phase_gauge_->WithLabelValues({p}).Set(0);
+    c->phase_counts_[p] = 0;
+  }
+
+  auto& informers = manager.informers();
+  c->reservations_ = informers.InformerFor(shim::InformerKey{kReservationsPath, "", ""});
+  c->pods_ = informers.InformerFor(shim::InformerKey{"/api/v1/pods", "", ""});
+  c->nodes_ = informers.InformerFor(shim::InformerKey{"/api/v1/nodes", "", ""});
+  auto s1 = c->reservations_->AddIndexers({{kStatusNodeIndex, [](const shim::CachedObject& o) {
+    auto node = o.FindString({"status", "nodeName"});
+    return node && !node->empty() ? std::vector<std::string>{*node} : std::vector<std::string>{};
+  }}});
+  auto s2 = c->pods_->AddIndexers({{kReservationUidIndex, [](const shim::CachedObject& o) {
+    auto uid = AllocatedUid(o);
+    return uid ? std::vector<std::string>{*uid} : std::vector<std::string>{};
+  }}});
+  if (!s1 || !s2) return MakeError(ErrorCode::kInternal, "adding reservation indexers failed");
+
+  ReservationController* self = c.get();
+  auto controller = manager.AddController(
+      shim::ControllerOptions{"reservation", options.workers, nullptr, nullptr, &reg},
+      [self](const std::string& key) { return self->Reconcile(key); });
+  if (!controller) return std::unexpected(controller.error());
+  c->controller_ = *controller;
+
+  c->reservations_->AddEventHandler(shim::EventHandler{
+      [self](const shim::ObjectPtr& obj, bool) {
+        self->CountPhase(nullptr, obj);
+        self->Enqueue(std::string(obj->Name()));
+      },
+      [self](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& new_obj) {
+        self->CountPhase(old_obj, new_obj);
+        self->Enqueue(std::string(new_obj->Name()));
+      },
+      [self](const shim::DeletedObject& deleted) {
+        self->CountPhase(deleted.object, nullptr);
+        if (deleted.object) self->Enqueue(std::string(kCleanupPrefix) + std::string(deleted.object->Uid()));
+      }});
+  // A consuming pod changes its reservation's owners; annotation names point at the reservation.
+  auto pod_changed = [self](const shim::ObjectPtr& pod) {
+    if (!pod) return;
+    if (auto name = AllocatedName(*pod)) self->Enqueue(*name);
+  };
+  c->pods_->AddEventHandler(shim::EventHandler{
+      [pod_changed](const shim::ObjectPtr& obj, bool) { pod_changed(obj); },
+      [pod_changed](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& new_obj) {
+        pod_changed(old_obj);
+        pod_changed(new_obj);
+      },
+      [pod_changed](const shim::DeletedObject& deleted) { pod_changed(deleted.object); }});
+  c->nodes_->AddEventHandler(shim::EventHandler{
+      nullptr, nullptr, [self](const shim::DeletedObject& deleted) {
+        if (!deleted.object) return;
+        auto on_node = self->reservations_->store().ByIndex(kStatusNodeIndex, deleted.object->Name());
+        if (!on_node) return;
+        for (const auto& r : *on_node) self->Enqueue(std::string(r->Name()));
+      }});
+  return c;
+}
+
+void ReservationController::Enqueue(const std::string& key) {
+  if (controller_) controller_->queue().Add(key);
+}
+
+void ReservationController::CountPhase(const shim::ObjectPtr& old_object, const shim::ObjectPtr& new_object) {
+  std::lock_guard lock(phase_mu_);
+  if (old_object) {
+    std::string p = PhaseOf(old_object);
+    phase_gauge_->WithLabelValues({p}).Set(static_cast<double>(--phase_counts_[p]));
+  }
+  if (new_object) {
+    std::string p = PhaseOf(new_object);
+    phase_gauge_->WithLabelValues({p}).Set(static_cast<double>(++phase_counts_[p]));
+  }
+}
+
+shim::ReconcileResult ReservationController::Reconcile(const std::string& key) {
+  if (key.rfind(kCleanupPrefix, 0) == 0) return CleanupOwners(key.substr(kCleanupPrefix.size()));
+  return ReconcileReservation(key);
+}
+
+shim::ReconcileResult ReservationController::ReconcileReservation(const std::string& name) {
+  shim::ObjectPtr cached = reservations_->store().Get(name);
+  auto doc = ToJson(cached);
+  if (!doc) return shim::ReconcileResult::Done();  // gone: the delete handler queued cleanup
+  reconcile::ReservationSnapshot snapshot = ReadReservation(*doc);
+  if (!snapshot.status.node_name.empty()) {
+    snapshot.node_exists = nodes_->store().Get(snapshot.status.node_name) != nullptr;
+  }
+  if (auto pods = pods_->store().ByIndex(kReservationUidIndex, snapshot.uid)) {
+    for (const auto& pod : *pods) {
+      if (auto pd = ToJson(pod)) snapshot.consumers.push_back(ReadConsumerPod(*pd));
+    }
+  }
+  auto now = std::chrono::system_clock::now();
+  reconcile::ReservationDecision decision =
+      reconcile::DecideReservation(snapshot, now, reconcile::LifecycleOptions{options_.gc_duration});
+
+  if (decision.delete_reservation) {
+    auto deleted = client_.Delete(ReservationRef(name));
+    if (!deleted && deleted.error().code != ErrorCode::kNotFound) {
+      return shim::ReconcileResult::Error("GC delete of reservation " + name + ": " + deleted.error().message);
+    }
+    gc_total_->WithLabelValues({}).Inc();
+    log::Info(kLogger, "garbage-collected reservation", {{"reservation", name}});
+    return shim::ReconcileResult::Done();
+  }
+  if (decision.status) {
+    Value& status = json::EnsureObject(*doc, "status", doc->GetAllocator());
+    status = StatusJson(*decision.status, doc->GetAllocator());
+    json::SetString(*doc, "apiVersion", std::string(kGroup) + "/" + kVersion, doc->GetAllocator());
+    json::SetString(*doc, "kind", "Reservation", doc->GetAllocator());
+    auto written = client_.UpdateStatus(ReservationRef(name), *doc);
+    if (!written) {
+      if (written.error().code == ErrorCode::kNotFound) return shim::ReconcileResult::Done();
+      // A conflict means our cache was stale: the informer delivers the newer version soon.
+      return shim::ReconcileResult::Error("status update of reservation " + name + ": " + written.error().message);
+    }
+    auto written_at = std::chrono::system_clock::now();
+    if (decision.transition) {
+      const auto& t = *decision.transition;
+      transitions_->WithLabelValues({std::string(reconcile::PhaseName(t.from)), std::string(reconcile::PhaseName(t.to)), t.reason}).Inc();
+      log::Info(kLogger, "reservation phase changed",
+                {{"reservation", name}, {"from", std::string(reconcile::PhaseName(t.from))},
+                 {"to", std::string(reconcile::PhaseName(t.to))}, {"reason", t.reason}});
+      if (decision.deadline && t.reason == reconcile::kReasonExpired) {
+        expiry_lag_->WithLabelValues({}).Observe(std::chrono::duration<double>(written_at - *decision.deadline).count());
+      }
+    }
+  }
+  if (!decision.events.empty()) {
+    shim::ObjectReference ref{std::string(kGroup) + "/" + kVersion, "Reservation", "", name, snapshot.uid, "", ""};
+    for (const auto& e : decision.events) {
+      recorder_->Event(ref, e.type == "Warning" ? shim::EventType::kWarning : shim::EventType::kNormal, e.reason, e.message);
+    }
+  }
+  if (decision.requeue_after) {
+    // Never less than a millisecond: a deadline that just passed is handled by the next pass.
+    auto after = std::max<std::chrono::nanoseconds>(*decision.requeue_after, std::chrono::milliseconds(1));
+    return shim::ReconcileResult::RequeueAfter(after);
+  }
+  return shim::ReconcileResult::Done();
+}
+
+shim::ReconcileResult ReservationController::CleanupOwners(const std::string& reservation_uid) {
+  auto pods = pods_->store().ByIndex(kReservationUidIndex, reservation_uid);
+  if (!pods) return shim::ReconcileResult::Done();
+  // A reservation with the same uid may not come back, but be safe against stale keys.
+  for (const auto& r : reservations_->store().List()) {
+    if (r->Uid() == reservation_uid) return shim::ReconcileResult::Done();
+  }
+  std::string failures;
+  for (const auto& pod : *pods) {
+    shim::ResourceRef ref{"", "v1", "pods", std::string(pod->Namespace()), std::string(pod->Name())};
+    // Remove the annotation only if it still has the value we saw (the test op guards the race
+    // with a scheduler that re-allocates the pod meanwhile).
+    auto value = pod->FindString({"metadata", "annotations", kReservationAllocatedAnnotation});
+    if (!value) continue;
+    rapidjson::Document ops(rapidjson::kArrayType);
+    auto& a = ops.GetAllocator();
+    const std::string path = "/metadata/annotations/scheduling.koordinator.sh~1reservation-allocated";
+    Value test(rapidjson::kObjectType);
+    test.AddMember("op", "test", a);
+    test.AddMember("path", Value(path.c_str(), a), a);
+    test.AddMember("value", Value(value->c_str(), a), a);
+    Value remove(rapidjson::kObjectType);
+    remove.AddMember("op", "remove", a);
+    remove.AddMember("path", Value(path.c_str(), a), a);
+    ops.PushBack(test, a);
+    ops.PushBack(remove, a);
+    auto result = client_.Patch(ref, json::Serialize(ops), shim::kJsonPatch);
+    if (!result && result.error().code != ErrorCode::kNotFound) failures += " " + std::string(pod->Key()) + ": " + result.error().message;
+    else log::Info(kLogger, "removed allocation annotation of deleted reservation",
+                   {{"pod", std::string(pod->Key())}, {"reservation_uid", reservation_uid}});
+  }
+  if (!failures.empty()) return shim::ReconcileResult::Error("cleaning owners of " + reservation_uid + ":" + failures);
+  return shim::ReconcileResult::Done();
+}
+
+}  // namespace berth::controllers

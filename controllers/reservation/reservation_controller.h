@@ -1,0 +1,67 @@
+// controllers/reservation/reservation_controller.h
+//
+// The Reservation lifecycle controller: informers on reservations, pods and nodes map events to
+// reservation names; each reconcile builds a ReservationSnapshot from the caches, asks
+// reconcile::DecideReservation, and writes the result: one status update when something changed,
+// Events for every phase transition, a delete when GC is due, and AddAfter for the next exact
+// deadline. When a reservation disappears, the allocation annotation is removed from the pods
+// that still name its uid.
+// Pipeline: informers (clientgo-shim) → queue → Reconcile → reconcile/ → status write.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "clientgo-shim/client/object_client.h"
+#include "clientgo-shim/events/event_recorder.h"
+#include "clientgo-shim/manager/manager.h"
+#include "reconcile/reservation/lifecycle.h"
+
+namespace berth::controllers {
+
+// ReservationControllerOptions: each field says its default.
+struct ReservationControllerOptions {
+  // --reservation-gc-duration: how long terminal reservations are kept. 0 disables GC.
+  // Default: 24h (koordinator's GCDurationSeconds).
+  std::chrono::nanoseconds gc_duration = std::chrono::hours(24);
+  int workers = 4;  // Default: 4.
+};
+
+class ReservationController {
+ public:
+  // Setup registers the informers, handlers, metrics and the controller with `manager`.
+  static Result<std::unique_ptr<ReservationController>> Setup(shim::Manager& manager,
+                                                              shim::RestClientPtr rest,
+                                                              ReservationControllerOptions options);
+  ~ReservationController();
+
+  shim::ReconcileResult Reconcile(const std::string& key);
+
+ private:
+  ReservationController(shim::RestClientPtr rest, ReservationControllerOptions options);
+  shim::ReconcileResult ReconcileReservation(const std::string& name);
+  shim::ReconcileResult CleanupOwners(const std::string& reservation_uid);
+  void Enqueue(const std::string& key);
+  void CountPhase(const shim::ObjectPtr& old_object, const shim::ObjectPtr& new_object);
+
+  ReservationControllerOptions options_;
+  shim::ObjectClient client_;
+  std::unique_ptr<shim::EventRecorder> recorder_;
+  std::shared_ptr<shim::SharedInformer> reservations_;
+  std::shared_ptr<shim::SharedInformer> pods_;
+  std::shared_ptr<shim::SharedInformer> nodes_;
+  shim::Controller* controller_ = nullptr;
+
+  // Metrics.
+  shim::GaugeFamily* phase_gauge_ = nullptr;
+  shim::HistogramFamily* expiry_lag_ = nullptr;
+  shim::CounterFamily* gc_total_ = nullptr;
+  shim::CounterFamily* transitions_ = nullptr;
+  std::mutex phase_mu_;
+  std::unordered_map<std::string, int64_t> phase_counts_;
+};
+
+}  // namespace berth::controllers
