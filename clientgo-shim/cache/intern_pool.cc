@@ -1,5 +1,9 @@
 #include "clientgo-shim/cache/intern_pool.h"
 
+#include <functional>
+
+#include "clientgo-shim/cache/packed_json.h"
+
 namespace berth::shim {
 
 uint32_t InternPool::InternLocked(std::string_view text) {
@@ -7,6 +11,30 @@ uint32_t InternPool::InternLocked(std::string_view text) {
     ++entries_[it->second].refs;
     return it->second;
   }
+  return NewEntryLocked(text, false);
+}
+
+std::optional<uint32_t> InternPool::InternSubtreeLocked(std::string_view packed,
+                                                        const std::vector<uint32_t>& inner) {
+  if (auto it = subtree_index_.find(packed); it != subtree_index_.end()) {
+    ++entries_[it->second].refs;
+    // The pooled copy already holds a reference to each inner id; drop the caller's.
+    for (uint32_t id : inner) {
+      if (id < entries_.size() && entries_[id].refs > 1) --entries_[id].refs;
+    }
+    return it->second;
+  }
+  if (seen_.empty()) seen_.assign(kSeenSlots, 0);
+  const uint64_t h = std::hash<std::string_view>{}(packed) | 1;  // 0 marks an empty slot
+  uint64_t& slot = seen_[h & (kSeenSlots - 1)];
+  if (slot != h) {
+    slot = h;
+    return std::nullopt;
+  }
+  return NewEntryLocked(packed, true);
+}
+
+uint32_t InternPool::NewEntryLocked(std::string_view text, bool subtree) {
   uint32_t id;
   if (!free_ids_.empty()) {
     id = free_ids_.back();
@@ -18,19 +46,29 @@ uint32_t InternPool::InternLocked(std::string_view text) {
   Entry& e = entries_[id];
   e.text.assign(text.data(), text.size());
   e.refs = 1;
+  e.subtree = subtree;
   text_bytes_ += e.text.capacity() > 15 ? e.text.capacity() + 1 : 0;
-  index_.emplace(std::string_view(e.text), id);
+  (subtree ? subtree_index_ : index_).emplace(std::string_view(e.text), id);
   return id;
 }
 
 void InternPool::Release(const std::vector<uint32_t>& ids) {
   if (ids.empty()) return;
   std::unique_lock lock(mu_);
-  for (uint32_t id : ids) {
+  std::vector<uint32_t> work(ids);
+  while (!work.empty()) {
+    uint32_t id = work.back();
+    work.pop_back();
     if (id >= entries_.size()) continue;
     Entry& e = entries_[id];
     if (e.refs == 0 || --e.refs > 0) continue;
-    index_.erase(std::string_view(e.text));
+    if (e.subtree) {
+      CollectInternedIds(e.text, work);  // the subtree's own references go too
+      subtree_index_.erase(std::string_view(e.text));
+    } else {
+      index_.erase(std::string_view(e.text));
+    }
+    e.subtree = false;
     text_bytes_ -= e.text.capacity() > 15 ? e.text.capacity() + 1 : 0;
     std::string().swap(e.text);  // give the body back
     free_ids_.push_back(id);
@@ -39,7 +77,7 @@ void InternPool::Release(const std::vector<uint32_t>& ids) {
 
 size_t InternPool::Size() const {
   std::shared_lock lock(mu_);
-  return index_.size();
+  return index_.size() + subtree_index_.size();
 }
 
 size_t InternPool::FootprintBytes() const {
@@ -47,7 +85,9 @@ size_t InternPool::FootprintBytes() const {
   // A hash node holds the key view, the id, the cached hash and a next pointer; plus a bucket.
   constexpr size_t kNodeBytes = sizeof(std::string_view) + sizeof(uint32_t) + 2 * sizeof(void*) + 16;
   return entries_.size() * sizeof(Entry) + text_bytes_ + free_ids_.capacity() * sizeof(uint32_t) +
-         index_.size() * kNodeBytes + index_.bucket_count() * sizeof(void*);
+         (index_.size() + subtree_index_.size()) * kNodeBytes +
+         (index_.bucket_count() + subtree_index_.bucket_count()) * sizeof(void*) +
+         seen_.capacity() * sizeof(uint64_t);
 }
 
 InternPool& GlobalInternPool() {

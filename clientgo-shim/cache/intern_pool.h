@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
@@ -35,6 +36,15 @@ class InternPool {
     explicit Batch(InternPool& pool) : pool_(pool), lock_(pool.mu_) {}
     // Intern returns the id of `text`, adding one reference.
     uint32_t Intern(std::string_view text) { return pool_.InternLocked(text); }
+    // InternSubtree shares a packed JSON subtree (see packed_json.h) that holds one reference to
+    // each id in `inner`. If the subtree is already pooled, it gains a reference and the caller's
+    // references in `inner` are dropped (the pooled copy holds its own). If it is new, it is
+    // pooled only when seen before (a small table of recent hashes), so subtrees that occur once
+    // (most pods' spec, with its nodeName) do not pay for a pool entry; the pooled entry then
+    // takes over the `inner` references. Returns nullopt when the caller must keep it inline.
+    std::optional<uint32_t> InternSubtree(std::string_view packed, const std::vector<uint32_t>& inner) {
+      return pool_.InternSubtreeLocked(packed, inner);
+    }
 
    private:
     InternPool& pool_;
@@ -57,7 +67,8 @@ class InternPool {
     std::shared_lock<std::shared_mutex> lock_;
   };
 
-  // Release drops one reference of each id; a string with no references left is freed.
+  // Release drops one reference of each id; a string with no references left is freed (a
+  // subtree also releases the ids it holds).
   void Release(const std::vector<uint32_t>& ids);
 
   // Size is the number of distinct live strings.
@@ -69,13 +80,20 @@ class InternPool {
   struct Entry {
     std::string text;
     uint32_t refs = 0;
+    bool subtree = false;
   };
   uint32_t InternLocked(std::string_view text);
+  std::optional<uint32_t> InternSubtreeLocked(std::string_view packed,
+                                              const std::vector<uint32_t>& inner);
+  uint32_t NewEntryLocked(std::string_view text, bool subtree);
+  static constexpr size_t kSeenSlots = 1 << 14;  // 128 KB per pool
 
   mutable std::shared_mutex mu_;
   std::deque<Entry> entries_;  // a deque: Entry addresses (and so map keys) never move
   std::vector<uint32_t> free_ids_;
   std::unordered_map<std::string_view, uint32_t> index_;  // views into entries_[id].text
+  std::unordered_map<std::string_view, uint32_t> subtree_index_;  // packed subtrees
+  std::vector<uint64_t> seen_;  // direct-mapped hashes of subtrees seen once
   size_t text_bytes_ = 0;
 };
 

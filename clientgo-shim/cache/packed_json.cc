@@ -6,8 +6,11 @@ namespace berth::shim {
 namespace {
 
 enum Tag : uint8_t {
-  kNull = 0, kFalse, kTrue, kInt, kUint, kDouble, kStr, kRef, kObject, kArray,
+  kNull = 0, kFalse, kTrue, kInt, kUint, kDouble, kStr, kRef, kObject, kArray, kSub,
 };
+
+// Subtrees smaller than this are never shared: a reference (tag + id) would save too little.
+constexpr size_t kMinSharedSubtree = 12;
 
 void PutVarint(uint64_t v, std::string& out) {
   while (v >= 0x80) {
@@ -22,12 +25,51 @@ bool IsUniqueValueKey(std::string_view key) {
   return key == "podIP" || key == "ip" || key == "containerID" || key == "resourceVersion";
 }
 
-void Pack(const rapidjson::Value& v, std::string_view parent_key, InternPool::Batch& batch,
-          std::string& out) {
+void CollectIds(std::string_view packed, std::vector<uint32_t>& ids);
+
+// Pack appends the encoding of v; returns whether it stored a string inline (a sign the subtree
+// is unique to this object, so not worth sharing).
+bool Pack(const rapidjson::Value& v, std::string_view parent_key, InternPool::Batch& batch,
+          std::string& out, int depth);
+
+// PackShared packs an object or array into its own buffer and, when it holds no inline string
+// and is big enough, replaces it with a reference to a pooled copy (see InternSubtree).
+bool PackShared(const rapidjson::Value& v, std::string_view parent_key, InternPool::Batch& batch,
+                std::string& out, int depth) {
+  std::string sub;
+  bool has_inline = false;
+  if (v.IsObject()) {
+    sub.push_back(kObject);
+    PutVarint(v.MemberCount(), sub);
+    for (const auto& m : v.GetObject()) {
+      std::string_view key(m.name.GetString(), m.name.GetStringLength());
+      PutVarint(batch.Intern(key), sub);
+      has_inline |= Pack(m.value, key, batch, sub, depth + 1);
+    }
+  } else {
+    sub.push_back(kArray);
+    PutVarint(v.Size(), sub);
+    for (const auto& e : v.GetArray()) has_inline |= Pack(e, parent_key, batch, sub, depth + 1);
+  }
+  if (!has_inline && depth > 0 && sub.size() >= kMinSharedSubtree) {
+    std::vector<uint32_t> inner;
+    CollectIds(sub, inner);
+    if (auto id = batch.InternSubtree(sub, inner)) {
+      out.push_back(kSub);
+      PutVarint(*id, out);
+      return false;
+    }
+  }
+  out.append(sub);
+  return has_inline;
+}
+
+bool Pack(const rapidjson::Value& v, std::string_view parent_key, InternPool::Batch& batch,
+          std::string& out, int depth) {
   switch (v.GetType()) {
-    case rapidjson::kNullType: out.push_back(kNull); return;
-    case rapidjson::kFalseType: out.push_back(kFalse); return;
-    case rapidjson::kTrueType: out.push_back(kTrue); return;
+    case rapidjson::kNullType: out.push_back(kNull); return false;
+    case rapidjson::kFalseType: out.push_back(kFalse); return false;
+    case rapidjson::kTrueType: out.push_back(kTrue); return false;
     case rapidjson::kNumberType:
       if (v.IsInt64()) {
         int64_t i = v.GetInt64();
@@ -43,34 +85,24 @@ void Pack(const rapidjson::Value& v, std::string_view parent_key, InternPool::Ba
         out.push_back(kDouble);
         out.append(raw, 8);
       }
-      return;
+      return false;
     case rapidjson::kStringType: {
       std::string_view s(v.GetString(), v.GetStringLength());
       if (s.size() > kMaxInternedLength || IsUniqueValueKey(parent_key)) {
         out.push_back(kStr);
         PutVarint(s.size(), out);
         out.append(s);
-      } else {
-        out.push_back(kRef);
-        PutVarint(batch.Intern(s), out);
+        return true;
       }
-      return;
+      out.push_back(kRef);
+      PutVarint(batch.Intern(s), out);
+      return false;
     }
     case rapidjson::kObjectType:
-      out.push_back(kObject);
-      PutVarint(v.MemberCount(), out);
-      for (const auto& m : v.GetObject()) {
-        std::string_view key(m.name.GetString(), m.name.GetStringLength());
-        PutVarint(batch.Intern(key), out);
-        Pack(m.value, key, batch, out);
-      }
-      return;
     case rapidjson::kArrayType:
-      out.push_back(kArray);
-      PutVarint(v.Size(), out);
-      for (const auto& e : v.GetArray()) Pack(e, parent_key, batch, out);
-      return;
+      return PackShared(v, parent_key, batch, out, depth);
   }
+  return false;
 }
 
 // Reader walks packed bytes; every read is bounds-checked so malformed input fails cleanly.
@@ -113,6 +145,7 @@ struct Reader {
       case kDouble: return Bytes(8, s);
       case kStr: return Varint(n) && Bytes(n, s);
       case kRef:
+      case kSub:  // a shared subtree: the reference is ours, its content belongs to the pool
         if (!Varint(n)) return false;
         if (ids) ids->push_back(static_cast<uint32_t>(n));
         return true;
@@ -171,6 +204,12 @@ bool Unpack(Reader& r, const InternPool::ReadLock& lock, rapidjson::Value& out,
       s = lock.Lookup(static_cast<uint32_t>(n));
       out.SetString(s.data(), static_cast<rapidjson::SizeType>(s.size()), alloc);
       return true;
+    case kSub: {
+      if (!r.Varint(n)) return false;
+      Reader sub{lock.Lookup(static_cast<uint32_t>(n))};
+      if (!Unpack(sub, lock, out, alloc, depth + 1) || sub.pos != sub.in.size()) return r.ok = false;
+      return true;
+    }
     case kObject:
       if (!r.Varint(n)) return false;
       out.SetObject();
@@ -197,13 +236,18 @@ bool Unpack(Reader& r, const InternPool::ReadLock& lock, rapidjson::Value& out,
   }
 }
 
+void CollectIds(std::string_view packed, std::vector<uint32_t>& ids) {
+  Reader r{packed};
+  r.Skip(&ids);
+}
+
 }  // namespace
 
 void PackJson(const rapidjson::Value& value, InternPool& pool, std::string& out,
               std::initializer_list<std::string_view> skip_metadata) {
   InternPool::Batch batch(pool);
   if (skip_metadata.size() == 0 || !value.IsObject()) {
-    Pack(value, {}, batch, out);
+    Pack(value, {}, batch, out, 0);
     return;
   }
   auto skipped = [&](const rapidjson::Value& name) {
@@ -219,7 +263,7 @@ void PackJson(const rapidjson::Value& value, InternPool& pool, std::string& out,
     std::string_view key(m.name.GetString(), m.name.GetStringLength());
     PutVarint(batch.Intern(key), out);
     if (key != "metadata" || !m.value.IsObject()) {
-      Pack(m.value, key, batch, out);
+      Pack(m.value, key, batch, out, 1);
       continue;
     }
     size_t kept = 0;
@@ -230,7 +274,7 @@ void PackJson(const rapidjson::Value& value, InternPool& pool, std::string& out,
       if (skipped(mm.name)) continue;
       std::string_view mkey(mm.name.GetString(), mm.name.GetStringLength());
       PutVarint(batch.Intern(mkey), out);
-      Pack(mm.value, mkey, batch, out);
+      Pack(mm.value, mkey, batch, out, 2);
     }
   }
 }
@@ -256,10 +300,21 @@ std::optional<std::string> FindPackedString(std::string_view packed, const Inter
                                             std::initializer_list<std::string_view> path) {
   InternPool::ReadLock lock(pool);
   Reader r{packed};
+  // NextTag reads a value's tag, following shared-subtree references into the pool.
+  auto next_tag = [&](uint8_t& tag) {
+    for (int hops = 0; hops < 64; ++hops) {
+      if (!r.Byte(tag)) return false;
+      if (tag != kSub) return true;
+      uint64_t id;
+      if (!r.Varint(id)) return false;
+      r = Reader{lock.Lookup(static_cast<uint32_t>(id))};
+    }
+    return false;
+  };
   for (std::string_view step : path) {
     uint8_t tag;
     uint64_t n;
-    if (!r.Byte(tag) || tag != kObject || !r.Varint(n)) return std::nullopt;
+    if (!next_tag(tag) || tag != kObject || !r.Varint(n)) return std::nullopt;
     bool found = false;
     for (uint64_t i = 0; i < n; ++i) {
       uint64_t key;
@@ -275,7 +330,7 @@ std::optional<std::string> FindPackedString(std::string_view packed, const Inter
   uint8_t tag;
   uint64_t n;
   std::string_view s;
-  if (!r.Byte(tag)) return std::nullopt;
+  if (!next_tag(tag)) return std::nullopt;
   if (tag == kStr && r.Varint(n) && r.Bytes(n, s)) return std::string(s);
   if (tag == kRef && r.Varint(n)) return std::string(lock.Lookup(static_cast<uint32_t>(n)));
   return std::nullopt;

@@ -7,9 +7,12 @@
 //   kNull/kFalse/kTrue: nothing     kInt: zigzag varint        kUint: varint (> INT64_MAX)
 //   kDouble: 8 raw bytes            kStr: varint length+bytes  kRef: varint pool id
 //   kObject: varint n, n×(varint key id, value)                kArray: varint n, n×value
+//   kSub: varint pool id of a shared subtree (an object or array, itself packed)
 // Strings are interned unless they look unique (longer than kMaxInternedLength, or under a key
 // such as "podIP" or "containerID" whose values rarely repeat), which keeps the pool from
-// growing with per-object data.
+// growing with per-object data. Whole objects and arrays are shared too (the containers of a
+// Deployment's pods, their tolerations, the conditions of pods started in the same second)
+// once the same bytes have been seen twice, unless they hold an inline (unique-looking) string.
 // Pure functions; the pool's own locking makes them safe from any thread.
 #pragma once
 

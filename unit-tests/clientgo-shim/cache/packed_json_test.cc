@@ -103,5 +103,47 @@ TEST(PackedJsonTest, SkippedMetadataFieldsAreLeftOut) {
   EXPECT_EQ(json::Serialize(out), R"({"metadata":{"labels":{"a":"b"}},"spec":{}})");
 }
 
+TEST(PackedJsonTest, ASubtreeSeenTwiceIsSharedAndStillRoundTrips) {
+  InternPool pool;
+  const std::string text =
+      R"({"spec":{"node":"n1","tolerations":[{"key":"a","operator":"Exists","effect":"NoExecute"}]}})";
+  std::string p1, p2, p3;
+  EXPECT_EQ(RoundTrip(text, pool, &p1), text);
+  EXPECT_EQ(RoundTrip(text, pool, &p2), text);  // second sighting: pooled
+  const size_t pooled = pool.Size();
+  EXPECT_EQ(RoundTrip(text, pool, &p3), text);
+  EXPECT_EQ(pool.Size(), pooled);
+  EXPECT_LT(p3.size(), p1.size());  // a reference instead of the array
+  EXPECT_EQ(p2, p3);
+  EXPECT_EQ(FindPackedString(p3, pool, {"spec", "node"}), "n1");
+  // Everything goes once every holder releases, shared subtrees included.
+  for (const std::string* p : {&p1, &p2, &p3}) {
+    std::vector<uint32_t> ids;
+    CollectInternedIds(*p, ids);
+    pool.Release(ids);
+  }
+  EXPECT_EQ(pool.Size(), 0u);
+}
+
+TEST(PackedJsonTest, FindPackedStringFollowsSharedSubtrees) {
+  InternPool pool;
+  const std::string text = R"({"a":{"b":{"c":"deep-value","d":"x"}}})";
+  std::string packed;
+  RoundTrip(text, pool);
+  RoundTrip(text, pool, &packed);
+  EXPECT_EQ(FindPackedString(packed, pool, {"a", "b", "c"}), "deep-value");
+  EXPECT_EQ(FindPackedString(packed, pool, {"a", "b", "zz"}), std::nullopt);
+}
+
+TEST(PackedJsonTest, SubtreesWithUniqueLookingStringsAreNeverShared) {
+  InternPool pool;
+  const std::string text = R"({"status":{"podIP":"10.0.0.1","phase":"Running","qos":"Burstable"}})";
+  std::string p1, p2;
+  RoundTrip(text, pool, &p1);
+  RoundTrip(text, pool, &p2);
+  EXPECT_EQ(p1, p2);  // both inline
+  EXPECT_NE(p2.find("10.0.0.1"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace berth::shim
