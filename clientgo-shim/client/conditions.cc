@@ -49,7 +49,9 @@ bool SetStatusCondition(json::Document& object, const Condition& cond, TimePoint
     list = json::FindMutable(status, {"conditions"});
   }
   const std::optional<int64_t> generation =
-      cond.observed_generation ? cond.observed_generation : Generation(object);
+      !cond.record_observed_generation ? std::nullopt
+      : cond.observed_generation       ? cond.observed_generation
+                                       : Generation(object);
   json::Value* existing = nullptr;
   for (auto& c : list->GetArray()) {
     if (c.IsObject() && json::GetString(c, {"type"}) == cond.type) {

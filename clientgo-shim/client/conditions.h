@@ -27,6 +27,9 @@ struct Condition {
   std::string message;
   // observedGeneration to record; nullopt = the object's metadata.generation (if any).
   std::optional<int64_t> observed_generation;
+  // false for condition types without observedGeneration (e.g. apps/v1 DeploymentCondition,
+  // core/v1 PodCondition), which a strict server rejects. Default: true (metav1.Condition).
+  bool record_observed_generation = true;
 };
 
 // SetStatusCondition adds or updates `condition` in object.status.conditions (creating status

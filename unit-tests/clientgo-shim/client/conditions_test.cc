@@ -96,3 +96,17 @@ TEST(ConditionsTest, ObservedGenerationFollowsMetadataGeneration) {
 
 }  // namespace
 }  // namespace berth::shim
+
+namespace berth::shim {
+namespace {
+
+TEST(ConditionsTest, ConditionTypesWithoutObservedGenerationCanOptOut) {
+  auto o = std::move(*json::Parse(R"({"metadata":{"generation":3}})"));
+  Condition c{"Available", "True", "Ok", ""};
+  c.record_observed_generation = false;
+  EXPECT_TRUE(SetStatusCondition(o, c, *ParseTimestamp("2024-05-01T12:00:00Z")));
+  EXPECT_EQ(json::Find(*FindStatusCondition(o, "Available"), {"observedGeneration"}), nullptr);
+}
+
+}  // namespace
+}  // namespace berth::shim
