@@ -1,0 +1,280 @@
+// bench/informer_sync_driver.cc
+//
+// Measures: wall time for a pod informer and a node informer to sync from an in-process kubesim
+//           over HTTPS (paginated LIST, 500 per page), the process RSS growth that the two caches
+//           cause, and the bytes per cached pod with the default transform, both from the
+//           cache's own accounting (store + interned-string pool) and from the RSS delta.
+// Run:      build/bin/informer_sync_driver --pods 150000 --nodes 5000   (quick: --pods 20000)
+//           Flags: --pods N (150000) --nodes N (5000) --namespaces N (50) --page-size N (500)
+// Prints:   one JSON line: {"pods":…, "nodes":…, "sync_s":…, "rss_delta_mb":…,
+//           "bytes_per_pod_store":…, "bytes_per_pod_rss":…, "avg_pod_json_bytes":…, "nproc":…}
+// Targets:  sync of a few seconds, ≤ 1 KB per cached pod (client-go: 10–35 KB per pod).
+// Method:   pods are created in-process (DoCreate, 2 threads) with a nodeName, so kubesim's kubelet
+//           marks them Running (full status) before anything is measured. RSS is read after
+//           malloc_trim(0) on both sides, so memory the in-process server freed after serving
+//           the LIST pages is not counted against the client. The RSS figure still includes the
+//           node cache and the informer threads, so it is an upper bound for the pod cache.
+#include <malloc.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "clientgo-shim/base/json.h"
+#include "clientgo-shim/cache/intern_pool.h"
+#include "clientgo-shim/informer/shared_informer_factory.h"
+#include "clientgo-shim/transport/https_client.h"
+#include "e2e/kubesim/sim/kubesim_instance.h"
+
+namespace {
+
+using berth::kubesim::KubesimInstance;
+using berth::kubesim::KubesimOptions;
+using Clock = std::chrono::steady_clock;
+namespace shim = berth::shim;
+namespace json = berth::json;
+
+// ---- Object generators: the data shape of the benchmark -------------------------------------
+// A Deployment-style pod: labels, an owner, two containers with env, ports, probes, requests and
+// limits, volume mounts, tolerations. About 1.5 KB of JSON as submitted; the server adds
+// defaults and the simulated kubelet adds status (conditions, containerStatuses, IPs).
+constexpr int kApps = 300;  // Deployments/ReplicaSets the pods belong to
+
+std::string AppName(int app) { return "app-" + std::to_string(app); }
+std::string AppNamespace(int app, int namespaces) { return "ns-" + std::to_string(app % namespaces); }
+
+// The ReplicaSet that owns an app's pods (replicas 0: kubesim runs no ReplicaSet controller,
+// and the garbage collector deletes pods whose owner does not exist).
+std::string MakeReplicaSet(int app, int namespaces) {
+  const std::string name = AppName(app) + "-7d4b9c8f5d";
+  return R"({"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":")" + name + R"(","namespace":")" +
+         AppNamespace(app, namespaces) + R"("},"spec":{"replicas":0,"selector":{"matchLabels":{"app":")" +
+         AppName(app) + R"("}},"template":{"metadata":{"labels":{"app":")" + AppName(app) +
+         R"("}},"spec":{"containers":[{"name":"app","image":"registry.example.com/)" + AppName(app) + R"(:1.4.2"}]}}}})";
+}
+
+std::string MakePod(int i, int nodes, int namespaces, const std::vector<std::string>& rs_uids) {
+  const std::string app = AppName(i % kApps);
+  const std::string rs = app + "-7d4b9c8f5d";
+  const std::string name = rs + "-" + std::to_string(100000 + i);
+  const std::string ns = AppNamespace(i % kApps, namespaces);
+  const std::string node = "node-" + std::to_string(i % nodes);
+  return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name + R"(","namespace":")" + ns +
+         R"(","labels":{"app":")" + app + R"(","pod-template-hash":"7d4b9c8f5d","tier":"backend","team":"team-)" +
+         std::to_string(i % 17) + R"("},"annotations":{"prometheus.io/scrape":"true","prometheus.io/port":"9090"},)"
+         R"("ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":")" + rs +
+         R"(","uid":")" + rs_uids[i % kApps] + R"(","controller":true,"blockOwnerDeletion":true}]},)"
+         R"("spec":{"nodeName":")" + node + R"(","serviceAccountName":"default","priorityClassName":"",)"
+         R"("containers":[{"name":"app","image":"registry.example.com/)" + app + R"(:1.4.2",)"
+         R"("ports":[{"name":"http","containerPort":8080,"protocol":"TCP"},{"name":"metrics","containerPort":9090,"protocol":"TCP"}],)"
+         R"("env":[{"name":"LOG_LEVEL","value":"info"},{"name":"POD_NAME","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}},)"
+         R"({"name":"GOMAXPROCS","value":"2"}],)"
+         R"("resources":{"requests":{"cpu":"250m","memory":"256Mi"},"limits":{"cpu":"1","memory":"512Mi"}},)"
+         R"("readinessProbe":{"httpGet":{"path":"/healthz","port":8080},"periodSeconds":10},)"
+         R"("volumeMounts":[{"name":"config","mountPath":"/etc/app"}]},)"
+         R"({"name":"sidecar","image":"registry.example.com/proxy:2.1.0","resources":{"requests":{"cpu":"50m","memory":"64Mi"}},)"
+         R"("args":["--listen=:15001","--upstream=127.0.0.1:8080"]}],)"
+         R"("volumes":[{"name":"config","configMap":{"name":")" + app + R"(-config"}}],)"
+         R"("tolerations":[{"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute","tolerationSeconds":300},)"
+         R"({"key":"node.kubernetes.io/unreachable","operator":"Exists","effect":"NoExecute","tolerationSeconds":300}]}})";
+}
+
+// ---- Measurement helpers ---------------------------------------------------------------------
+double RssMb() {
+  std::ifstream statm("/proc/self/statm");
+  long pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+}
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+std::string CpuModel() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      auto colon = line.find(':');
+      return colon == std::string::npos ? "" : line.substr(colon + 2);
+    }
+  }
+  return "";
+}
+
+// Counts LIST response bytes per path, to report the raw JSON size per object.
+class CountingClient : public shim::RestClient {
+ public:
+  explicit CountingClient(shim::RestClientPtr inner) : inner_(std::move(inner)) {}
+  berth::Result<shim::RestResponse> Do(const shim::RestRequest& r) override {
+    auto out = inner_->Do(r);
+    if (out && r.path == "/api/v1/pods") {
+      pod_list_bytes += out->body.size();
+      ++pod_list_requests;
+    }
+    return out;
+  }
+  berth::Status Stream(const shim::RestRequest& r,
+                       const std::function<bool(std::string_view)>& on_line,
+                       const std::atomic<bool>* cancel) override {
+    return inner_->Stream(r, on_line, cancel);
+  }
+  std::atomic<uint64_t> pod_list_bytes{0};
+  std::atomic<uint64_t> pod_list_requests{0};
+
+ private:
+  shim::RestClientPtr inner_;
+};
+
+int FlagInt(int argc, char** argv, const std::string& name, int fallback) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == name && i + 1 < argc) return std::atoi(argv[i + 1]);
+    if (a.rfind(name + "=", 0) == 0) return std::atoi(a.c_str() + name.size() + 1);
+  }
+  return fallback;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int pods = FlagInt(argc, argv, "--pods", 150000);
+  const int nodes = FlagInt(argc, argv, "--nodes", 5000);
+  const int namespaces = FlagInt(argc, argv, "--namespaces", 50);
+  const int page_size = FlagInt(argc, argv, "--page-size", 500);
+  if (pods < 0 || nodes < 1 || namespaces < 1 || page_size < 0) {
+    std::fprintf(stderr, "usage: informer_sync_driver [--pods N] [--nodes N>0] [--namespaces N>0] [--page-size N]\n");
+    return 2;
+  }
+
+  KubesimOptions options;
+  options.nodes = nodes;
+  options.history_window = 1000;  // the benchmark measures LIST + cache, not watch resume
+  KubesimInstance sim(options);
+  auto port = sim.Start();
+  if (!port) {
+    std::fprintf(stderr, "kubesim: %s\n", port.error().message.c_str());
+    return 1;
+  }
+
+  // Load namespaces and pods in-process, on two threads.
+  const auto load_start = Clock::now();
+  auto ns_type = sim.api().TypeOf("", "namespaces");
+  auto pod_type = sim.api().TypeOf("", "pods");
+  for (int n = 0; n < namespaces; ++n) {
+    auto doc = json::Parse(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"ns-)" + std::to_string(n) + "\"}}");
+    sim.api().DoCreate(*ns_type, "", std::move(*doc), {});
+  }
+  std::atomic<int> failed{0};
+  auto rs_type = sim.api().TypeOf("apps", "replicasets");
+  std::vector<std::string> rs_uids;
+  for (int app = 0; app < kApps; ++app) {
+    auto doc = json::Parse(MakeReplicaSet(app, namespaces));
+    auto r = sim.api().DoCreate(*rs_type, AppNamespace(app, namespaces), std::move(*doc), {});
+    if (!r.ok()) {
+      std::fprintf(stderr, "replicaset %d: create failed\n", app);
+      return 1;
+    }
+    auto stored = json::Parse(r.object->json);
+    rs_uids.emplace_back(json::GetString(*stored, {"metadata", "uid"}));
+  }
+  auto load = [&](int first, int step) {
+    for (int i = first; i < pods; i += step) {
+      auto doc = json::Parse(MakePod(i, nodes, namespaces, rs_uids));
+      std::string ns = AppNamespace(i % kApps, namespaces);
+      if (!doc || !sim.api().DoCreate(*pod_type, ns, std::move(*doc), {}).ok()) ++failed;
+    }
+  };
+  std::thread t1(load, 0, 2), t2(load, 1, 2);
+  t1.join();
+  t2.join();
+  // Wait for the simulated kubelet to mark every pod Running (status is part of the shape).
+  auto not_running = [](const berth::kubesim::StoredObject& o) {
+    auto it = o.fields.find("status.phase");
+    return it == o.fields.end() || it->second != "Running";
+  };
+  const auto kubelet_deadline = Clock::now() + std::chrono::minutes(10);
+  while (Clock::now() < kubelet_deadline) {
+    auto page = sim.store().List("/pods", "", not_running, 0, 1, "");
+    if (page && page->items.empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  const double load_s = Seconds(Clock::now() - load_start);
+  auto all = sim.store().List("/pods", "", nullptr, 0, 0, "");
+  const size_t server_pods = all ? all->items.size() : 0;
+  if (all && !all->items.empty() && std::getenv("BENCH_DUMP_POD")) std::fprintf(stderr, "%s\n", all->items[0]->json.c_str());
+  all.reset();
+
+  shim::HttpsRestClientOptions co;
+  co.server = "https://127.0.0.1:" + std::to_string(*port);
+  co.ca_pem = sim.ca_pem();
+  const std::string token = sim.token();
+  co.token_source = [token] { return token; };
+  co.request_timeout = std::chrono::seconds(120);
+  auto https = shim::HttpsRestClient::Create(co);
+  if (!https) {
+    std::fprintf(stderr, "client: %s\n", https.error().message.c_str());
+    return 1;
+  }
+  auto client = std::make_shared<CountingClient>(*https);
+
+  malloc_trim(0);
+  const double rss_before = RssMb();
+  const size_t pool_before = shim::GlobalInternPool().FootprintBytes();
+
+  shim::SharedInformerFactoryOptions fo;
+  fo.page_size = page_size;
+  shim::SharedInformerFactory factory(client, fo);
+  auto pod_informer = factory.InformerFor({"/api/v1/pods"});
+  auto node_informer = factory.InformerFor({"/api/v1/nodes"});
+  const auto sync_start = Clock::now();
+  factory.Start();
+  const auto deadline = sync_start + std::chrono::minutes(10);
+  const bool pods_ok = pod_informer->WaitForCacheSync(deadline);
+  const double pod_sync_s = Seconds(Clock::now() - sync_start);
+  const bool nodes_ok = node_informer->WaitForCacheSync(deadline);
+  const double sync_s = Seconds(Clock::now() - sync_start);
+  const double rss_after_raw = RssMb();
+  malloc_trim(0);
+  const double rss_after = RssMb();
+
+  const size_t cached_pods = pod_informer->store().Size();
+  const size_t pod_store = pod_informer->store().FootprintBytes();
+  const size_t node_store = node_informer->store().FootprintBytes();
+  const size_t pool = shim::GlobalInternPool().FootprintBytes() - pool_before;
+  const double per_pod_store = cached_pods ? static_cast<double>(pod_store + pool) / cached_pods : 0;
+  const double per_pod_rss =
+      cached_pods ? (rss_after - rss_before) * 1024.0 * 1024.0 / static_cast<double>(cached_pods) : 0;
+  const double avg_json = client->pod_list_requests
+                              ? static_cast<double>(client->pod_list_bytes.load()) / std::max<size_t>(cached_pods, 1)
+                              : 0;
+
+  std::printf(
+      "{\"pods\":%d,\"nodes\":%d,\"cached_pods\":%zu,\"cached_nodes\":%zu,\"synced\":%s,"
+      "\"sync_s\":%.3f,\"pod_sync_s\":%.3f,\"page_size\":%d,\"pod_list_requests\":%llu,"
+      "\"avg_pod_json_bytes\":%.0f,\"rss_before_mb\":%.1f,\"rss_after_mb\":%.1f,"
+      "\"rss_after_untrimmed_mb\":%.1f,\"rss_delta_mb\":%.1f,\"bytes_per_pod_rss\":%.0f,"
+      "\"bytes_per_pod_store\":%.0f,\"pod_store_mb\":%.2f,\"node_store_mb\":%.2f,"
+      "\"intern_pool_mb\":%.2f,\"intern_pool_strings\":%zu,\"load_s\":%.1f,\"load_failures\":%d,"
+      "\"server_pods\":%zu,\"nproc\":%u,\"cpu\":\"%s\",\"build\":\"%s\"}\n",
+      pods, nodes, cached_pods, node_informer->store().Size(), pods_ok && nodes_ok ? "true" : "false",
+      sync_s, pod_sync_s, page_size, static_cast<unsigned long long>(client->pod_list_requests.load()),
+      avg_json, rss_before, rss_after, rss_after_raw, rss_after - rss_before, per_pod_rss, per_pod_store,
+      pod_store / 1048576.0, node_store / 1048576.0, pool / 1048576.0, shim::GlobalInternPool().Size(),
+      load_s, failed.load(), server_pods, std::thread::hardware_concurrency(), CpuModel().c_str(),
+#ifdef NDEBUG
+      "release"
+#else
+      "debug"
+#endif
+  );
+  factory.Stop();
+  sim.Stop();
+  return pods_ok && nodes_ok ? 0 : 1;
+}
