@@ -1,26 +1,78 @@
 #!/usr/bin/env bash
 # Sets everything up, builds, and runs the demo on an embedded kubesim: a 3-node cluster, the
-# CRDs from crds/, and the Reservation quick start from the koordinator user guide.
+# CRDs from crds/, berth-manager, and a Reservation walked through its lifecycle: created from the
+# koordinator user guide's quick start, a short-lived one expiring on time (Failed/Expired, with
+# an Event) and then garbage-collected.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/setup.sh"
-"$root/scripts/build.sh"
+BERTH_TARGETS="kubesim berth-manager" "$root/scripts/build.sh"
 bin="${BERTH_BUILD_DIR:-$root/build}/bin"
 work="$(mktemp -d)"
 export KUBECONFIG="$work/kubeconfig"
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
 "$bin/kubesim" --port 0 --kubeconfig-out "$KUBECONFIG" --nodes 3 >"$work/kubesim.log" 2>&1 &
-sim=$!
-trap 'kill "$sim" 2>/dev/null; wait "$sim" 2>/dev/null; rm -rf "$work"' EXIT
+pids+=($!)
 for _ in $(seq 100); do [ -f "$KUBECONFIG" ] && break; sleep 0.1; done
 [ -f "$KUBECONFIG" ] || { cat "$work/kubesim.log"; exit 1; }
 
 step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; "$@"; }
+# wait_for DESCRIPTION SECONDS COMMAND...: polls COMMAND until it succeeds or the deadline passes.
+wait_for() {
+  local what="$1" secs="$2"; shift 2
+  local deadline=$((SECONDS + secs))
+  until "$@" >/dev/null 2>&1; do
+    if ((SECONDS >= deadline)); then echo "demo: timed out waiting for $what" >&2; return 1; fi
+    sleep 0.2
+  done
+}
+
 step kubectl get nodes -o wide
 step kubectl apply -f "$root/crds/"
 step kubectl api-resources --api-group=scheduling.koordinator.sh
+
+"$bin/berth-manager" --kubeconfig "$KUBECONFIG" --metrics-bind-address 127.0.0.1:0 \
+  --health-probe-bind-address 127.0.0.1:0 --reservation-gc-duration 5s >"$work/berth-manager.log" 2>&1 &
+pids+=($!)
+echo; echo "berth-manager started (reservation GC after 5s; log: $work/berth-manager.log)"
+
 step kubectl create -f "$root/e2e/testdata/reservation-demo.yaml"
 step kubectl get reservation reservation-demo -o wide
-step kubectl describe reservation reservation-demo
+
+cat >"$work/short.yaml" <<'YAML'
+apiVersion: scheduling.koordinator.sh/v1alpha1
+kind: Reservation
+metadata:
+  name: reservation-short
+spec:
+  ttl: 3s
+  owners:
+  - object: {name: pod-demo-0, namespace: default}
+  template:
+    metadata: {namespace: default}
+    spec:
+      containers:
+      - name: stress
+        image: polinux/stress
+        resources: {requests: {cpu: 500m, memory: 800Mi}}
+      schedulerName: koord-scheduler
+YAML
+step kubectl create -f "$work/short.yaml"
+echo; echo "waiting for reservation-short to expire (ttl 3s)..."
+wait_for "reservation-short to fail" 10 bash -c '[ "$(kubectl get reservation reservation-short -o jsonpath={.status.phase})" = Failed ]'
+step kubectl get reservations -o wide
+step kubectl get reservation reservation-short -o jsonpath='{range .status.conditions[*]}{.type}={.status} {.reason}: {.message}{"\n"}{end}'
+step kubectl describe reservation reservation-short
+echo; echo "waiting for garbage collection (5s after it failed)..."
+wait_for "reservation-short to be deleted" 15 bash -c '! kubectl get reservation reservation-short'
+step kubectl get reservations -o wide
 step kubectl delete reservation reservation-demo
 echo
-echo "demo: done (kubesim log: $work/kubesim.log)"
+echo "demo: done"
