@@ -150,7 +150,7 @@ Status EventRecorder::CreateEvent(const Pending& p, const std::string& key) {
   json::SetString(d, "type", EventTypeName(p.type), a);
   json::SetString(d, "reportingComponent", options_.component, a);
   json::SetString(d, "reportingInstance", options_.host, a);
-  auto created = client_.Create({.resource = "events", .ns = ns}, d);
+  auto created = client_.Create(ResourceRef{"", "v1", "events", ns, ""}, d);
   if (!created) return std::unexpected(created.error());
   lru_.push_front(key);
   cache_[key] = {Aggregate{name, ns, 1, p.at}, lru_.begin()};
@@ -182,7 +182,7 @@ void EventRecorder::Send(const Pending& p) {
     json::SetString(patch, "lastTimestamp", FormatTimestamp(p.at), patch.GetAllocator());
     json::SetString(patch, "message", p.message, patch.GetAllocator());
     auto patched =
-        client_.MergePatch({.resource = "events", .ns = agg.ns, .name = agg.event_name}, patch);
+        client_.MergePatch(ResourceRef{"", "v1", "events", agg.ns, agg.event_name}, patch);
     if (patched) {
       ++agg.count;
       lru_.splice(lru_.begin(), lru_, it->second.second);
