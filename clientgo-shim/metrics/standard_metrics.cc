@@ -124,6 +124,20 @@ Result<LeaderElectionMetrics> RegisterLeaderElectionMetrics(Registry& r) {
   return m;
 }
 
+Result<RestRequestObserver> MakeRestClientObserver(Registry& registry, std::string host) {
+  auto m = RegisterRestClientMetrics(registry);
+  if (!m) return std::unexpected(m.error());
+  RestClientMetrics families = *m;
+  return RestRequestObserver([families, host](std::string_view method, int code,
+                                              std::chrono::duration<double> latency) {
+    const std::string verb(method);
+    families.requests_total
+        ->WithLabelValues({code == 0 ? "<error>" : std::to_string(code), verb, host})
+        .Inc();
+    families.request_duration_seconds->WithLabelValues({verb, host}).Observe(latency.count());
+  });
+}
+
 #undef BERTH_ASSIGN
 
 }  // namespace berth::shim

@@ -17,7 +17,10 @@
 // Each Register* is idempotent on one Registry.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "clientgo-shim/base/result.h"
@@ -60,6 +63,15 @@ struct RestClientMetrics {
   HistogramFamily* request_duration_seconds = nullptr;  // {verb,host}
 };
 Result<RestClientMetrics> RegisterRestClientMetrics(Registry& registry);
+
+// RestRequestObserver matches HttpsRestClientOptions::on_request: method, HTTP code (0 = no
+// response) and latency of one attempt.
+using RestRequestObserver =
+    std::function<void(std::string_view method, int code, std::chrono::duration<double> latency)>;
+// MakeRestClientObserver counts rest_client_requests_total{code,method,host} (code "<error>"
+// when no response arrived, as client-go) and observes rest_client_request_duration_seconds
+// {verb,host}. Errors: registration conflicts.
+Result<RestRequestObserver> MakeRestClientObserver(Registry& registry, std::string host);
 
 struct LeaderElectionMetrics {
   GaugeFamily* master_status = nullptr;    // {name}

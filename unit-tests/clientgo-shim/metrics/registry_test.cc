@@ -199,3 +199,27 @@ TEST(StandardMetricsTest, WorkqueueDepthSortsLabelsControllerNamePriority) {
 
 }  // namespace
 }  // namespace berth::shim
+
+namespace berth::shim {
+namespace {
+
+TEST(StandardMetricsTest, RestClientObserverCountsByCodeMethodHostAndErrorsAsErrorCode) {
+  Registry r;
+  auto observe = MakeRestClientObserver(r, "10.0.0.1:6443");
+  ASSERT_TRUE(observe);
+  (*observe)("GET", 200, std::chrono::milliseconds(20));
+  (*observe)("GET", 200, std::chrono::milliseconds(30));
+  (*observe)("PUT", 0, std::chrono::seconds(2));
+  const std::string page = r.Render();
+  EXPECT_NE(page.find("rest_client_requests_total{code=\"200\",host=\"10.0.0.1:6443\",method=\"GET\"} 2\n"),
+            std::string::npos) << page;
+  EXPECT_NE(page.find("rest_client_requests_total{code=\"<error>\",host=\"10.0.0.1:6443\",method=\"PUT\"} 1\n"),
+            std::string::npos);
+  EXPECT_NE(page.find("rest_client_request_duration_seconds_bucket{host=\"10.0.0.1:6443\",verb=\"GET\",le=\"0.025\"} 1\n"),
+            std::string::npos);
+  EXPECT_NE(page.find("rest_client_request_duration_seconds_count{host=\"10.0.0.1:6443\",verb=\"PUT\"} 1\n"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace berth::shim
