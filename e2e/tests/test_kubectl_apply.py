@@ -106,7 +106,6 @@ class KubectlApply(unittest.TestCase):
         self.assertEqual(self.get("reservation", "reservation-demo")["spec"]["ttl"], "3h")
         self.assertIn("PATCH", r.stderr)
 
-    @unittest.expectedFailure  # kubesim-bugs.md B5: SSA of a missing object is 404
     def test_server_side_apply_of_a_configmap_lands_its_data(self):
         for version, kubectl in KUBECTLS:
             with self.subTest(kubectl=version):

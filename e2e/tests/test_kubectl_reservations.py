@@ -110,7 +110,6 @@ class ReservationUserGuide(unittest.TestCase):
         self.assertEqual(dep["spec"]["template"]["spec"]["schedulerName"], "koord-scheduler")
         self.assertEqual(dep["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["memory"], "20Gi")
 
-    @unittest.expectedFailure  # kubesim-bugs.md B1: quantities of built-in types come back as JSON numbers
     def test_integer_quantities_in_builtin_types_come_back_as_canonical_strings(self):
         doc = yaml.safe_load(testdata("app-demo.yaml"))
         doc["metadata"]["name"] = "app-demo-quantities"

@@ -65,7 +65,6 @@ class PythonClient(unittest.TestCase):
             self.core.create_namespaced_pod("default", pod_body("py-create"))
         self.assertEqual(err.exception.status, 409)
 
-    @unittest.expectedFailure  # kubesim-bugs.md B8: body without kind is refused
     def test_creates_a_pod_from_a_model_without_kind(self):
         # The apiserver takes apiVersion/kind of built-in types from the endpoint when the body omits them.
         created = self.core.create_namespaced_pod("default", pod_body("py-no-kind", with_kind=False))
@@ -104,7 +103,6 @@ class PythonClient(unittest.TestCase):
         self.assertEqual(sorted(seen), [f"py-page-{i}" for i in range(5)])
         self.assertEqual(pages, 3)
 
-    @unittest.expectedFailure  # kubesim-bugs.md B7: watch=True is served as a LIST
     def test_watch_sees_added_modified_and_deleted_for_a_pod(self):
         start = self.core.list_namespaced_pod("default", label_selector="py-watch=yes")
         events = queue.Queue()
@@ -142,7 +140,6 @@ class PythonClient(unittest.TestCase):
         t.join(timeout=25)
         self.assertFalse(t.is_alive())
 
-    @unittest.expectedFailure  # kubesim-bugs.md B7: watch=True is served as a LIST
     def test_watch_ends_after_timeout_seconds(self):
         w = watch.Watch()
         got = list(w.stream(self.core.list_node, timeout_seconds=1))
