@@ -127,6 +127,19 @@ class KubectlApply(unittest.TestCase):
         r = self.sim.run(KUBECTL134, "apply", "-f", os.path.join(ROOT, "e2e", "testdata", "app-demo.yaml"))
         self.assertEqual(r.stdout.strip(), "deployment.apps/app-demo unchanged")
 
+    def test_limits_only_default_requests_on_pods_but_not_in_deployment_templates(self):
+        doc = deployment("limits-only", 1, "nginx", [], {"a": "b"})
+        doc["spec"]["template"]["spec"]["containers"][0]["resources"] = {"limits": {"cpu": "1", "memory": "1Gi"}}
+        self.apply(KUBECTL, doc)
+        resources = self.get("deployment", "limits-only")["spec"]["template"]["spec"]["containers"][0]["resources"]
+        self.assertEqual(resources, {"limits": {"cpu": "1", "memory": "1Gi"}})
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "limits-only"},
+               "spec": {"containers": [{"name": "c", "image": "nginx",
+                                        "resources": {"limits": {"cpu": "1", "memory": "1Gi"}}}]}}
+        self.apply(KUBECTL, pod)
+        resources = self.get("pod", "limits-only")["spec"]["containers"][0]["resources"]
+        self.assertEqual(resources["requests"], {"cpu": "1", "memory": "1Gi"})
+
     def test_apply_with_an_unknown_field_fails_with_strict_decoding(self):
         doc = deployment("strict", 1, "nginx", [], {"a": "b"})
         doc["spec"]["replicaz"] = 2
