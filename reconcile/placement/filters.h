@@ -1,0 +1,71 @@
+// reconcile/placement/filters.h
+//
+// kube-scheduler's filter plugins as pure predicates over one pod view and one node view, with
+// the plugins' failure reasons, and FitError, the "0/N nodes are available: ..." summary. The
+// ClusterSnapshot runs them in kube-scheduler's default order (NodeUnschedulable, NodeName,
+// TaintToleration, NodeAffinity, NodeResourcesFit) and stops at the first failing plugin per node.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reconcile/placement/types.h"
+
+namespace berth::reconcile::placement {
+
+// Failure reasons, worded exactly like the upstream plugins.
+inline constexpr std::string_view kReasonNodeName = "node(s) didn't match the requested node name";
+inline constexpr std::string_view kReasonUnschedulable = "node(s) were unschedulable";
+inline constexpr std::string_view kReasonNodeAffinity =
+    "node(s) didn't match Pod's node affinity/selector";
+inline constexpr std::string_view kReasonTooManyPods = "Too many pods";
+// The taint the NodeUnschedulable plugin lets pods tolerate.
+inline constexpr std::string_view kTaintUnschedulable = "node.kubernetes.io/unschedulable";
+
+// ToleratesTaint is core/v1 Toleration.ToleratesTaint.
+bool ToleratesTaint(const Toleration& toleration, const Taint& taint);
+// ToleratesAll: every taint with effect NoSchedule or NoExecute is tolerated.
+bool ToleratesAll(const std::vector<Toleration>& tolerations, const std::vector<Taint>& taints);
+// FirstUntoleratedTaint: the first NoSchedule/NoExecute taint (in node order) no toleration
+// tolerates; nullptr when all are tolerated.
+const Taint* FirstUntoleratedTaint(const std::vector<Toleration>& tolerations,
+                                   const std::vector<Taint>& taints);
+// UntoleratedTaintReason: "node(s) had untolerated taint {key: value}".
+std::string UntoleratedTaintReason(const Taint& taint);
+
+// PassesNodeUnschedulable: false when the node is unschedulable and the pod does not tolerate
+// node.kubernetes.io/unschedulable:NoSchedule.
+bool PassesNodeUnschedulable(const PodSpecView& pod, const NodeView& node);
+// PassesNodeName: the pod pins no node, or pins this one.
+bool PassesNodeName(const PodSpecView& pod, std::string_view node_name);
+// MatchesNodeSelectorTerms: the terms are ORed (an empty list matches nothing).
+bool MatchesNodeSelectorTerms(const std::vector<NodeSelectorTerm>& terms,
+                              std::string_view node_name, const LabelMap& node_labels);
+// PassesNodeAffinity: spec.nodeSelector (every pair equal) and the required node affinity terms.
+bool PassesNodeAffinity(const PodSpecView& pod, std::string_view node_name,
+                        const LabelMap& node_labels);
+// InsufficientReason: "Too many pods" for "pods", otherwise "Insufficient <name>".
+std::string InsufficientReason(std::string_view resource);
+
+// FilterReasons: the reasons one node rejects the pod, from the first failing non-resource
+// plugin (empty when all pass). NodeResourcesFit is left to the caller (it needs usage).
+std::vector<std::string> NonResourceFilterReasons(const PodSpecView& pod, const NodeView& node);
+
+// FitError: why no node fits; kube-scheduler's framework.FitError.
+struct FitError {
+  int num_all_nodes = 0;
+  // reason → number of nodes that gave it (a node may give several, e.g. cpu and memory).
+  std::map<std::string, int, std::less<>> reasons;
+
+  // Message is FitError.Error() without a preemption part (berth does not preempt):
+  // "0/3 nodes are available: 1 node(s) had untolerated taint {a: b}, 2 Insufficient cpu."
+  // The "<count> <reason>" strings are sorted as strings, like upstream. With no nodes at all it
+  // is upstream's ErrNoNodesAvailable text, "no nodes available to schedule pods".
+  std::string Message() const;
+  bool operator==(const FitError&) const = default;
+};
+
+}  // namespace berth::reconcile::placement

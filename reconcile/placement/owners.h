@@ -1,0 +1,29 @@
+// reconcile/placement/owners.h
+//
+// Which pods may allocate a Reservation: koordinator's owner matching (owners ORed, the fields of
+// one owner ANDed) and the allocatability checks around it.
+#pragma once
+
+#include "reconcile/placement/types.h"
+
+namespace berth::reconcile::placement {
+
+// MatchesObjectOwner: every non-empty field of owners[].object equals the pod's.
+bool MatchesObjectOwner(const PodSpecView& pod, const ObjectOwner& owner);
+// MatchesControllerOwner: some ownerReference agrees on every non-empty field, and the
+// namespace (when set) equals the pod's.
+bool MatchesControllerOwner(const PodSpecView& pod, const ControllerOwner& owner);
+// MatchesOwner: the present fields of one owner entry all match (ANDed).
+bool MatchesOwner(const PodSpecView& pod, const ReservationOwner& owner);
+// MatchesOwners: some entry matches (ORed); false for an empty list.
+bool MatchesOwners(const PodSpecView& pod, const std::vector<ReservationOwner>& owners);
+
+// CanAllocate: the pod may take capacity from the reservation: phase Available, placed on a
+// node, not unschedulable, the pod is not reservation-ignored, it matches an owner, it tolerates
+// the reservation's NoSchedule/NoExecute taints (berth's simplification: the pod's ordinary
+// tolerations stand in for koordinator's reservation-affinity tolerations), and an allocateOnce
+// reservation has no owner yet (`has_owner` is the cache's knowledge: currentOwners or a bound or
+// assumed pod naming it).
+bool CanAllocate(const PodSpecView& pod, const ReservationView& reservation, bool has_owner);
+
+}  // namespace berth::reconcile::placement

@@ -1,0 +1,141 @@
+// reconcile/placement/snapshot.h
+//
+// ClusterSnapshot: the secondary scheduler's cache and decision logic. The controller feeds it
+// nodes, bound pods and Reservations from its informers (incrementally, O(1)-ish per event), asks
+// it to place a Reservation or schedule a pod, and records each decision with Assume* until the
+// write shows up in the watch, so two decisions never book the same capacity. Pure and
+// single-threaded: the controller holds one lock around Schedule*/Place* + Assume*.
+//
+// Accounting per node, for each resource (milli-units):
+//   requested = sum of the effective requests of bound and assumed pods ("pods": 1000 each)
+//   held      = sum over active reservations (Available or Waiting, or assumed) of
+//               max(0, allocatable - allocated), where allocated sums the requests (masked to
+//               allocatable) of the pods whose reservation-allocated uid names the reservation
+//   free      = allocatable - requested - held          (what a non-owner pod may use)
+// An owner pod may additionally use the remainder of one reservation it may allocate
+// (CanAllocate): Aligned takes from the reservation first and the rest from `free`; Restricted
+// takes the resources the reservation reserves only from it, the others from `free`.
+#pragma once
+
+#include <cstdint>
+#include <expected>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "reconcile/placement/filters.h"
+#include "reconcile/placement/scoring.h"
+#include "reconcile/placement/types.h"
+
+namespace berth::reconcile::placement {
+
+struct SchedulerOptions {
+  ScoringStrategy scoring = ScoringStrategy::kLeastAllocated;
+};
+
+// PodPlacement: where a pod goes. from_reservation + from_node == the pod's requests (per
+// resource); from_reservation is empty without a reservation.
+struct PodPlacement {
+  std::string node_name;
+  std::optional<ReservationRef> reservation;
+  ResourceAmounts from_reservation;
+  ResourceAmounts from_node;
+};
+using PodDecision = std::expected<PodPlacement, FitError>;
+
+// ReservationPlacement: where a Reservation goes. phase is Available, or Waiting when
+// preAllocation placed it on a node without enough free capacity.
+struct ReservationPlacement {
+  std::string node_name;
+  ResourceAmounts allocatable;  // the template's effective requests (PodSpecView::requests)
+  Phase phase = Phase::kAvailable;
+};
+using ReservationDecision = std::expected<ReservationPlacement, FitError>;
+
+// NodeUsage: one node's accounting, for tests, metrics and debugging.
+struct NodeUsage {
+  ResourceAmounts allocatable;
+  ResourceAmounts requested;
+  ResourceAmounts held;
+  ResourceAmounts free;  // allocatable - requested - held (may be negative when overcommitted)
+  int reservations = 0;  // reservations on the node that hold capacity
+};
+
+class ClusterSnapshot {
+ public:
+  explicit ClusterSnapshot(SchedulerOptions options = {});
+  ~ClusterSnapshot();
+  ClusterSnapshot(ClusterSnapshot&&) noexcept;
+  ClusterSnapshot& operator=(ClusterSnapshot&&) noexcept;
+  ClusterSnapshot(const ClusterSnapshot&) = delete;
+  ClusterSnapshot& operator=(const ClusterSnapshot&) = delete;
+
+  // --- Informer events -------------------------------------------------------------------
+  // UpsertNode adds or replaces a node (pods and reservations already on it stay counted).
+  void UpsertNode(const NodeView& node);
+  // RemoveNode drops the node; pods/reservations naming it are kept and count again if a node
+  // of that name comes back.
+  void RemoveNode(std::string_view name);
+  // UpsertPod records a pod by uid. Pods with node_name set are counted on that node (bound).
+  // A pod with no node_name is not counted, except that an assumed pod stays assumed (the watch
+  // may deliver updates written before the binding). Once the pod is seen bound, its assumption
+  // is confirmed. The controller must call RemovePod for terminal (Succeeded/Failed) pods.
+  void UpsertPod(const PodSpecView& pod);
+  // RemovePod forgets the pod entirely (deleted or terminal), assumed or not.
+  void RemovePod(std::string_view uid);
+  // UpsertReservation adds or replaces a Reservation by uid. It holds capacity on node_name when
+  // its phase is Available or Waiting. If it was assumed and the view has no node_name yet, the
+  // assumed node is kept until the view shows a placement or a terminal phase.
+  void UpsertReservation(const ReservationView& reservation);
+  // RemoveReservation forgets the reservation (its pods stay counted as ordinary pods).
+  void RemoveReservation(std::string_view uid);
+
+  // --- Decisions (const: they do not change the cache) ------------------------------------
+  // SchedulePod picks a node (and possibly a reservation) for a pod. Filters, in order:
+  // NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodeResourcesFit (with
+  // reservations as described above). Nodes where the pod fits through a reservation it may
+  // allocate are preferred; among them the one whose best reservation ends up most allocated;
+  // then the node score (SchedulerOptions::scoring); ties go to the smallest node name. On the
+  // node, the reservation that ends up most allocated is chosen (ties: smallest name).
+  // Errors: FitError with every node's reasons (a node where only reservation-backed fits
+  // failed reports its plain NodeResourcesFit reasons).
+  PodDecision SchedulePod(const PodSpecView& pod) const;
+  // PlaceReservation places a Reservation as a pod built from its template (`template_pod`:
+  // requests = the template's effective requests, node_name = template.spec.nodeName). With
+  // pre_allocation, NodeResourcesFit is skipped: nodes where it fits are still preferred, and
+  // the outcome phase is Waiting when the chosen node lacks the free capacity.
+  ReservationDecision PlaceReservation(const PodSpecView& template_pod, bool pre_allocation) const;
+
+  // --- Assumptions ---------------------------------------------------------------------
+  // AssumePod counts the pod on placement.node_name (and against placement.reservation) right
+  // away, as if bound. Errors: kInvalidArgument when the pod has no uid or the node is unknown.
+  Status AssumePod(const PodSpecView& pod, const PodPlacement& placement);
+  // ForgetPod drops an assumption (binding failed); a pod already seen bound is left alone.
+  void ForgetPod(std::string_view uid);
+  // AssumeReservation makes the reservation hold placement.allocatable on placement.node_name
+  // until UpsertReservation shows the placement. Errors: kInvalidArgument for an empty uid or
+  // an unknown node.
+  Status AssumeReservation(const ReservationView& reservation,
+                           const ReservationPlacement& placement);
+  // ForgetReservation drops an assumed placement (the status write failed).
+  void ForgetReservation(std::string_view uid);
+
+  // --- Queries ---------------------------------------------------------------------------
+  // ReservationFitsNow: for a placed (e.g. Waiting) reservation, true when its node is not
+  // overcommitted in any resource the reservation holds (free >= 0 with its hold counted),
+  // i.e. it may turn Available. False for unknown or unplaced reservations.
+  bool ReservationFitsNow(std::string_view uid) const;
+  // Usage: the accounting of one node; nullopt for an unknown node.
+  std::optional<NodeUsage> Usage(std::string_view node_name) const;
+  // Allocated: what the cache counts as allocated from a reservation (masked to allocatable).
+  ResourceAmounts Allocated(std::string_view reservation_uid) const;
+  int NodeCount() const;
+  bool IsAssumed(std::string_view pod_uid) const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace berth::reconcile::placement

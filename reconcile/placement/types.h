@@ -1,0 +1,179 @@
+// reconcile/placement/types.h
+//
+// The scheduler's view of nodes, pods and Reservations: plain structs that the controller fills
+// from its informer caches (no JSON, no I/O here). Field names follow core/v1 and
+// scheduling.koordinator.sh/v1alpha1; resource amounts are milli-units (reconcile/common/resources.h).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "clientgo-shim/api/label_selector.h"
+#include "reconcile/common/resources.h"
+#include "reconcile/reservation/types.h"
+
+namespace berth::reconcile::placement {
+
+using LabelMap = shim::LabelMap;  // std::map<std::string, std::string, std::less<>>
+
+// Resource names with a meaning of their own. "pods" is a count kept as count × 1000 milli.
+inline constexpr std::string_view kResourceCpu = "cpu";
+inline constexpr std::string_view kResourceMemory = "memory";
+inline constexpr std::string_view kResourceEphemeralStorage = "ephemeral-storage";
+inline constexpr std::string_view kResourcePods = "pods";
+
+// Taint effects as written on the wire.
+inline constexpr std::string_view kEffectNoSchedule = "NoSchedule";
+inline constexpr std::string_view kEffectPreferNoSchedule = "PreferNoSchedule";
+inline constexpr std::string_view kEffectNoExecute = "NoExecute";
+
+// Taint: core/v1 Taint (timeAdded is irrelevant to scheduling).
+struct Taint {
+  std::string key;
+  std::string value;
+  std::string effect;  // "NoSchedule" / "PreferNoSchedule" / "NoExecute"
+  bool operator==(const Taint&) const = default;
+};
+
+// Toleration: core/v1 Toleration. operator "" means Equal; effect "" means every effect; key ""
+// with Exists tolerates every taint. tolerationSeconds does not matter for scheduling.
+struct Toleration {
+  std::string key;
+  std::string op;  // "Equal" / "Exists" / ""
+  std::string value;
+  std::string effect;
+  bool operator==(const Toleration&) const = default;
+};
+
+// NodeSelectorOperator: core/v1 NodeSelectorOperator. kUnknown (an operator the controller could
+// not map) never matches, so a term using it never matches, like upstream's lazy parse error.
+enum class NodeSelectorOperator { kIn, kNotIn, kExists, kDoesNotExist, kGt, kLt, kUnknown };
+
+// ParseNodeSelectorOperator maps "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"; anything
+// else gives kUnknown.
+NodeSelectorOperator ParseNodeSelectorOperator(std::string_view text);
+
+struct NodeSelectorRequirement {
+  std::string key;
+  NodeSelectorOperator op = NodeSelectorOperator::kUnknown;
+  std::vector<std::string> values;
+};
+
+// NodeSelectorTerm: matchExpressions on labels and matchFields (only metadata.name with In/NotIn
+// is valid upstream; other fields never match). The requirements are ANDed; a term with neither
+// list matches no node (upstream).
+struct NodeSelectorTerm {
+  std::vector<NodeSelectorRequirement> match_expressions;
+  std::vector<NodeSelectorRequirement> match_fields;
+};
+
+// NodeView: what the scheduler reads from a Node object.
+struct NodeView {
+  std::string name;
+  LabelMap labels;
+  std::vector<Taint> taints;
+  bool unschedulable = false;  // spec.unschedulable
+  // status.allocatable, milli-units; "pods" = max pods × 1000. A resource missing here is 0.
+  ResourceAmounts allocatable;
+};
+
+// PodOwnerReference: one of metadata.ownerReferences of a pod.
+struct PodOwnerReference {
+  std::string api_version;
+  std::string kind;
+  std::string name;
+  std::string uid;
+  bool controller = false;  // ownerReferences[].controller (absent = false)
+};
+
+// PodSpecView: the scheduling-relevant part of a pod, or of a Reservation's spec.template (then
+// namespace/name/uid are the Reservation's own, and node_name is template.spec.nodeName).
+struct PodSpecView {
+  std::string namespace_name;
+  std::string name;
+  std::string uid;
+  LabelMap labels;
+  std::vector<PodOwnerReference> owner_references;
+  // spec.nodeName. For a pod being scheduled it pins the node (NodeName filter); for a pod given
+  // to ClusterSnapshot::UpsertPod it is the node the pod is bound to.
+  std::string node_name;
+  LabelMap node_selector;  // spec.nodeSelector
+  // spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms
+  // (ORed); nullopt when there is no required node affinity.
+  std::optional<std::vector<NodeSelectorTerm>> required_node_affinity;
+  std::vector<Toleration> tolerations;
+  ResourceAmounts requests;  // EffectiveRequests(...) of the pod; without "pods"
+  // The uid in the annotation scheduling.koordinator.sh/reservation-allocated ("" when absent):
+  // the Reservation this pod consumes.
+  std::string reservation_uid;
+  // The label scheduling.koordinator.sh/reservation-ignored="true": the pod never uses
+  // reservations.
+  bool reservation_ignored = false;
+};
+
+// ObjectOwner: owners[].object. Only non-empty fields count. api_version is compared with "v1"
+// (every pod is v1; informers strip a pod's TypeMeta, so the pod's own field is not used).
+struct ObjectOwner {
+  std::string uid;
+  std::string name;
+  std::string namespace_name;
+  std::string api_version;
+};
+
+// ControllerOwner: owners[].controller. Matches when any ownerReference of the pod agrees on
+// every non-empty field (and `controller` when set); namespace_name, when set, must equal the
+// pod's namespace.
+struct ControllerOwner {
+  std::string api_version;
+  std::string kind;
+  std::string name;
+  std::string uid;
+  std::optional<bool> controller;
+  std::string namespace_name;
+};
+
+// ReservationOwner: one entry of spec.owners. The entries are ORed; the fields present inside one
+// entry are ANDed; an absent field does not restrict (so an empty entry matches every pod, as in
+// koordinator).
+struct ReservationOwner {
+  std::optional<ObjectOwner> object;
+  std::optional<ControllerOwner> controller;
+  // owners[].labelSelector, converted with shim::LabelSelector::FromJson.
+  std::optional<shim::LabelSelector> label_selector;
+};
+
+// AllocatePolicy: spec.allocatePolicy. "" (legacy Default) is treated as Aligned.
+enum class AllocatePolicy { kAligned, kRestricted };
+
+// ParseAllocatePolicy maps "Restricted" to kRestricted and anything else ("", "Aligned",
+// "Default", unknown) to kAligned.
+AllocatePolicy ParseAllocatePolicy(std::string_view text);
+
+// ReservationView: a Reservation as the scheduler cache needs it.
+struct ReservationView {
+  std::string name;
+  std::string uid;
+  Phase phase = Phase::kPending;
+  std::string node_name;         // status.nodeName ("" while unplaced)
+  ResourceAmounts allocatable;   // status.allocatable ("pods" is ignored)
+  std::vector<ReservationOwner> owners;
+  bool allocate_once = true;     // spec.allocateOnce (default true)
+  AllocatePolicy allocate_policy = AllocatePolicy::kAligned;
+  // Resource names Restricted enforces (annotation reservation-restricted-options .resources);
+  // empty = every resource in allocatable.
+  std::vector<std::string> restricted_resources;
+  bool unschedulable = false;    // spec.unschedulable
+  std::vector<Taint> taints;     // spec.taints
+  // True when status.currentOwners is non-empty (for allocateOnce: already taken).
+  bool has_current_owners = false;
+};
+
+// ReservationRef: the value of the reservation-allocated annotation.
+struct ReservationRef {
+  std::string name;
+  std::string uid;
+  bool operator==(const ReservationRef&) const = default;
+};
+
+}  // namespace berth::reconcile::placement
