@@ -136,7 +136,9 @@ class PythonClient(unittest.TestCase):
         self.assertEqual(next_event("MODIFIED"), {"py-watch": "yes", "step": "two"})
         self.core.delete_namespaced_pod("py-watched", "default", grace_period_seconds=0)
         next_event("DELETED")
+        # Watch.stop() takes effect at the next event: make one so the stream ends now, not at timeout_seconds.
         w.stop()
+        self.core.create_namespaced_pod("default", pod_body("py-watch-stopper", {"py-watch": "yes"}))
         t.join(timeout=25)
         self.assertFalse(t.is_alive())
 
