@@ -60,11 +60,12 @@ class Background:
     stdout and stderr are merged; a reader thread queues each line, so reads never block past a deadline.
     Use as a context manager: leaving the block kills the process (only this one, by its pid)."""
 
-    def __init__(self, cmd):
+    def __init__(self, cmd, env=None):
         self.cmd = cmd
         self.lines = []          # every line read so far, in order
         self._queue = queue.Queue()
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
+                                     env=env)
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
@@ -174,9 +175,16 @@ class Kubesim:
         self.log.close()
         shutil.rmtree(self.dir, ignore_errors=True)
 
+    def env(self):
+        """The environment for client commands: kubectl's discovery cache lives in this kubesim's own dir, so a stale
+        cache from an earlier kubesim on the same port is never read and nothing piles up in ~/.kube/cache."""
+        env = dict(os.environ)
+        env["KUBECACHEDIR"] = os.path.join(self.dir, "kubectl-cache")
+        return env
+
     def run(self, binary, *args, check=True, input=None, timeout=60):
         cmd = [binary, "--kubeconfig", self.kubeconfig] + list(args)
-        result = subprocess.run(cmd, capture_output=True, text=True, input=input, timeout=timeout)
+        result = subprocess.run(cmd, capture_output=True, text=True, input=input, timeout=timeout, env=self.env())
         if check and result.returncode != 0:
             raise CommandError(cmd, result)
         return result
@@ -189,7 +197,7 @@ class Kubesim:
 
     def background(self, binary, *args):
         """Starts `binary --kubeconfig K args...` in the background; see Background."""
-        return Background([binary, "--kubeconfig", self.kubeconfig] + list(args))
+        return Background([binary, "--kubeconfig", self.kubeconfig] + list(args), env=self.env())
 
     def apply_text(self, yaml_text, binary=KUBECTL, verb="create"):
         """Feeds yaml_text to `kubectl <verb> -f -` and returns stdout."""
@@ -202,3 +210,138 @@ class Kubesim:
         r = self.http("GET", path)
         r.raise_for_status()
         return r.json()
+
+
+def free_port():
+    """Returns a TCP port on 127.0.0.1 that was free a moment ago (the OS picks it)."""
+    import socket
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def parse_metrics(text):
+    """Parses Prometheus text exposition into {(name, ((label, value), ...)): float}; labels sorted."""
+    import re
+    out = {}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        m = re.match(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)', line)
+        if not m:
+            continue
+        labels = tuple(sorted(re.findall(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"', m.group(3) or "")))
+        try:
+            out[(m.group(1), labels)] = float(m.group(4))
+        except ValueError:
+            continue
+    return out
+
+
+class BerthManager:
+    """berth-manager (BIN/berth-manager) running against a Kubesim.
+
+    Metrics and probes listen on 127.0.0.1 with free ports; stdout/stderr go to a log file that
+    stays readable (log_text()) for failure output. stop() sends SIGTERM, kill() SIGKILL (this process
+    only, by pid); restart() starts it again with the same flags and the same ports.
+        mgr = BerthManager(sim, gc_duration="3s", extra_args=["--log-level", "debug"])
+        mgr.wait_ready()
+        m = mgr.metrics()     # {(name, ((label, value), ...)): value}
+    """
+
+    def __init__(self, sim, gc_duration=None, extra_args=(), start=True, wait_ready=True):
+        self.sim = sim
+        self.metrics_port = free_port()
+        self.probe_port = free_port()
+        self.args = [os.path.join(BIN, "berth-manager"), "--kubeconfig", sim.kubeconfig,
+                     "--metrics-bind-address", f"127.0.0.1:{self.metrics_port}",
+                     "--health-probe-bind-address", f"127.0.0.1:{self.probe_port}"]
+        if gc_duration is not None:
+            self.args += ["--reservation-gc-duration", str(gc_duration)]
+        self.args += list(extra_args)
+        self.runs = 0
+        self.proc = None
+        self.log = None
+        self.log_path = None
+        self.http = requests.Session()
+        self.http.trust_env = False
+        if start:
+            self.start(wait_ready=wait_ready)
+
+    def start(self, wait_ready=True):
+        self.runs += 1
+        self.log_path = os.path.join(self.sim.dir, f"berth-manager.{self.runs}.log")
+        self.log = open(self.log_path, "w")
+        self.proc = subprocess.Popen(self.args, stdout=self.log, stderr=subprocess.STDOUT)
+        if wait_ready:
+            self.wait_ready()
+        return self
+
+    def probe(self, path):
+        """GETs a probe path (/healthz, /readyz); returns the status code, or None if nothing answers."""
+        try:
+            return self.http.get(f"http://127.0.0.1:{self.probe_port}{path}", timeout=2).status_code
+        except requests.RequestException:
+            return None
+
+    def wait_ready(self, timeout=20):
+        def ready():
+            if self.proc.poll() is not None:
+                raise AssertionError(f"berth-manager exited {self.proc.returncode}:\n{self.log_text()}")
+            return self.probe("/readyz") == 200
+        try:
+            wait_until(ready, timeout=timeout, message="berth-manager /readyz to answer 200")
+        except AssertionError as e:
+            raise AssertionError(f"{e}\nberth-manager log:\n{self.log_text()}") from None
+
+    def metrics_text(self):
+        r = self.http.get(f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=5)
+        r.raise_for_status()
+        return r.text
+
+    def metrics(self):
+        """Scrapes /metrics: {(name, ((label, value), ...)): value}, labels sorted by name."""
+        return parse_metrics(self.metrics_text())
+
+    def metric(self, name, **labels):
+        """One sample's value (0.0 when absent), e.g. metric("berth_reservations", phase="Failed")."""
+        return self.metrics().get((name, tuple(sorted(labels.items()))), 0.0)
+
+    def log_text(self):
+        if self.log:
+            self.log.flush()
+        try:
+            with open(self.log_path) as f:
+                return f.read()
+        except (OSError, TypeError):
+            return ""
+
+    def running(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self, timeout=15):
+        """SIGTERM and wait; returns the exit code (SIGKILL after timeout)."""
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.log:
+            self.log.close()
+        return self.proc.returncode
+
+    def kill(self):
+        """SIGKILL (kill -9) this berth-manager only."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        if self.log:
+            self.log.close()
+
+    def restart(self, wait_ready=True):
+        self.stop()
+        return self.start(wait_ready=wait_ready)
