@@ -1,0 +1,284 @@
+// reconcile/placement/schedule.cc
+//
+// ClusterSnapshot's decisions: one pass over the nodes doing only integer work for the common
+// case (no taints, no affinity), and a second pass that collects the per-node reasons only when
+// nothing fits.
+#include <algorithm>
+
+#include "reconcile/placement/owners.h"
+#include "reconcile/placement/snapshot.h"
+#include "reconcile/placement/snapshot_state.h"
+
+namespace berth::reconcile::placement {
+
+using internal::At;
+using internal::Dense;
+using internal::NodeEntry;
+using internal::ReservationEntry;
+
+namespace {
+
+struct CompiledPod {
+  std::vector<internal::Request> requests;  // non-zero, plus "pods" when counted
+  int64_t nonzero_cpu = 0;
+  int64_t nonzero_memory = 0;
+  bool needs_affinity = false;
+};
+
+CompiledPod Compile(const internal::ResourceTable& table, const PodSpecView& pod,
+                    bool count_pods) {
+  CompiledPod c;
+  c.requests.reserve(pod.requests.size() + 1);
+  if (count_pods) c.requests.push_back({internal::kPods, internal::kOnePod, kResourcePods});
+  for (const auto& [name, amount] : pod.requests) {
+    if (amount <= 0 || name == kResourcePods) continue;
+    c.requests.push_back({table.Find(name), amount, name});
+  }
+  auto cpu = pod.requests.find(std::string(kResourceCpu));
+  auto mem = pod.requests.find(std::string(kResourceMemory));
+  c.nonzero_cpu = cpu != pod.requests.end() && cpu->second != 0 ? cpu->second
+                                                                 : kDefaultMilliCpuRequest;
+  c.nonzero_memory = mem != pod.requests.end() && mem->second != 0 ? mem->second
+                                                                    : kDefaultMemoryRequestMilli;
+  c.needs_affinity = !pod.node_selector.empty() || pod.required_node_affinity.has_value();
+  return c;
+}
+
+bool PassesNonResource(const PodSpecView& pod, const CompiledPod& c, const NodeEntry& n) {
+  if (n.view.unschedulable && !PassesNodeUnschedulable(pod, n.view)) return false;
+  if (!pod.node_name.empty() && pod.node_name != n.view.name) return false;
+  if (!n.view.taints.empty() && FirstUntoleratedTaint(pod.tolerations, n.view.taints)) {
+    return false;
+  }
+  if (c.needs_affinity && !PassesNodeAffinity(pod, n.view.name, n.view.labels)) return false;
+  return true;
+}
+
+bool FitsFree(const CompiledPod& c, const NodeEntry& n) {
+  for (const internal::Request& r : c.requests) {
+    if (r.index < 0 || r.amount > At(n.free, r.index)) return false;
+  }
+  return true;
+}
+
+bool IsRestricted(const ReservationEntry& r, int index) {
+  return index >= 0 && index < static_cast<int>(r.restricted.size()) && r.restricted[index];
+}
+
+// FitsWithReservation: Restricted resources only from the remainder, the rest from the
+// remainder plus the node's free capacity (free already excludes this remainder).
+bool FitsWithReservation(const CompiledPod& c, const NodeEntry& n, const ReservationEntry& r,
+                         const Dense& rem) {
+  for (const internal::Request& q : c.requests) {
+    if (q.index < 0) return false;
+    int64_t from_res = At(rem, q.index);
+    if (IsRestricted(r, q.index)) {
+      if (q.amount > from_res) return false;
+    } else if (q.amount > from_res + At(n.free, q.index)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// ReservationScore: how allocated the reservation ends up (MostAllocated over cpu and memory
+// it reserves).
+int64_t ReservationScore(const CompiledPod& c, const ReservationEntry& r, const Dense& rem) {
+  int64_t total = 0;
+  int count = 0;
+  for (int k : {internal::kCpu, internal::kMemory}) {
+    int64_t cap = At(r.allocatable, k);
+    if (cap <= 0) continue;
+    int64_t want = 0;
+    for (const auto& q : c.requests) {
+      if (q.index == k) want = q.amount;
+    }
+    int64_t left = At(rem, k);
+    total += MostRequestedScore(cap - left + std::min(want, left), cap);
+    ++count;
+  }
+  return count == 0 ? 0 : total / count;
+}
+
+bool UsesRemainder(const CompiledPod& c, const Dense& rem) {
+  for (const auto& q : c.requests) {
+    if (q.index >= 0 && q.index != internal::kPods && At(rem, q.index) > 0) return true;
+  }
+  return false;
+}
+
+int64_t Score(ScoringStrategy strategy, const CompiledPod& c, const NodeEntry& n) {
+  return NodeScore(strategy, n.nonzero_cpu + At(n.held, internal::kCpu) + c.nonzero_cpu,
+                   At(n.allocatable, internal::kCpu),
+                   n.nonzero_memory + At(n.held, internal::kMemory) + c.nonzero_memory,
+                   At(n.allocatable, internal::kMemory));
+}
+
+struct Pick {
+  int node = -1;
+  int tier = 0;
+  int64_t reservation_score = 0;
+  int64_t score = 0;
+  const ReservationEntry* reservation = nullptr;
+};
+
+bool Better(const Pick& a, const Pick& b, const std::vector<NodeEntry>& nodes) {
+  if (b.node < 0) return true;
+  if (a.tier != b.tier) return a.tier > b.tier;
+  if (a.reservation_score != b.reservation_score) {
+    return a.reservation_score > b.reservation_score;
+  }
+  if (a.score != b.score) return a.score > b.score;
+  return nodes[a.node].view.name < nodes[b.node].view.name;
+}
+
+void AddResourceReasons(const CompiledPod& c, const NodeEntry& n, FitError& err) {
+  for (const internal::Request& r : c.requests) {
+    if (r.index < 0 || r.amount > At(n.free, r.index)) {
+      err.reasons[InsufficientReason(r.name)]++;
+    }
+  }
+}
+
+FitError CollectReasons(const std::vector<NodeEntry>& nodes, int present, const PodSpecView& pod,
+                        const CompiledPod& c, bool check_resources) {
+  FitError err;
+  err.num_all_nodes = present;
+  for (const NodeEntry& n : nodes) {
+    if (!n.present) continue;
+    std::vector<std::string> reasons = NonResourceFilterReasons(pod, n.view);
+    if (!reasons.empty()) {
+      for (auto& reason : reasons) err.reasons[std::move(reason)]++;
+    } else if (check_resources) {
+      AddResourceReasons(c, n, err);
+    }
+  }
+  return err;
+}
+
+}  // namespace
+
+PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
+  const State& s = *state_;
+  CompiledPod c = Compile(s.resources, pod, /*count_pods=*/true);
+
+  // Reservations this pod may allocate, found through the owner index, grouped by node.
+  struct Candidate {
+    int node;
+    const ReservationEntry* reservation;
+    Dense remainder;
+  };
+  std::vector<Candidate> candidates;
+  if (!pod.reservation_ignored && !s.reservations.empty()) {
+    const uint64_t stamp = ++s.stamp;
+    auto consider = [&](std::string_view key) {
+      auto it = s.owner_index.find(key);
+      if (it == s.owner_index.end()) return;
+      for (const ReservationEntry* r : it->second) {
+        if (r->stamp == stamp) continue;
+        r->stamp = stamp;
+        if (r->node < 0 || !s.nodes[r->node].present) continue;
+        if (!CanAllocate(pod, r->view, s.HasOwner(*r))) continue;
+        Dense rem = s.Remainder(*r);
+        if (!UsesRemainder(c, rem)) continue;
+        candidates.push_back({r->node, r, std::move(rem)});
+      }
+    };
+    std::string& key = s.key_buffer;
+    auto lookup = [&](std::string_view prefix, std::string_view a, std::string_view sep = {},
+                      std::string_view b = {}) {
+      key.assign(prefix).append(a).append(sep).append(b);
+      consider(key);
+    };
+    lookup("ou:", pod.uid);
+    lookup("on:", pod.namespace_name, "/", pod.name);
+    lookup("on:", "", "/", pod.name);
+    for (const PodOwnerReference& ref : pod.owner_references) {
+      lookup("cu:", ref.uid);
+      lookup("cn:", ref.name);
+    }
+    for (const auto& [k, v] : pod.labels) lookup("l:", k, "=", v);
+    consider("*");
+    std::sort(candidates.begin(), candidates.end(),
+              [](const Candidate& a, const Candidate& b) { return a.node < b.node; });
+  }
+
+  Pick best;
+  size_t next = 0;
+  const int first = pod.node_name.empty() ? 0 : s.NodeForConst(pod.node_name);
+  const int last = pod.node_name.empty() ? static_cast<int>(s.nodes.size()) - 1 : first;
+  for (int i = std::max(first, 0); first >= 0 && i <= last; ++i) {
+    const NodeEntry& n = s.nodes[i];
+    while (next < candidates.size() && candidates[next].node < i) ++next;
+    if (!n.present || !PassesNonResource(pod, c, n)) continue;
+    Pick pick;
+    pick.node = i;
+    for (size_t j = next; j < candidates.size() && candidates[j].node == i; ++j) {
+      const Candidate& cand = candidates[j];
+      if (!FitsWithReservation(c, n, *cand.reservation, cand.remainder)) continue;
+      int64_t rs = ReservationScore(c, *cand.reservation, cand.remainder);
+      if (pick.reservation == nullptr || rs > pick.reservation_score ||
+          (rs == pick.reservation_score &&
+           cand.reservation->view.name < pick.reservation->view.name)) {
+        pick.reservation = cand.reservation;
+        pick.reservation_score = rs;
+        pick.tier = 1;
+      }
+    }
+    if (pick.reservation == nullptr && !FitsFree(c, n)) continue;
+    pick.score = Score(s.options.scoring, c, n);
+    if (Better(pick, best, s.nodes)) best = pick;
+  }
+  if (best.node < 0) {
+    return std::unexpected(CollectReasons(s.nodes, s.present_nodes, pod, c, true));
+  }
+
+  PodPlacement out;
+  out.node_name = s.nodes[best.node].view.name;
+  Dense rem;
+  if (best.reservation != nullptr) {
+    out.reservation = ReservationRef{best.reservation->view.name, best.reservation->view.uid};
+    rem = s.Remainder(*best.reservation);
+  }
+  for (const auto& [name, amount] : pod.requests) {
+    if (amount <= 0 || name == kResourcePods) continue;
+    int64_t take = std::min(amount, At(rem, s.resources.Find(name)));
+    if (take > 0) out.from_reservation[name] = take;
+    if (amount - take > 0) out.from_node[name] = amount - take;
+  }
+  return out;
+}
+
+ReservationDecision ClusterSnapshot::PlaceReservation(const PodSpecView& template_pod,
+                                                      bool pre_allocation) const {
+  const State& s = *state_;
+  // A reservation takes no pod slot: its owners count as pods when they bind.
+  CompiledPod c = Compile(s.resources, template_pod, /*count_pods=*/false);
+  Pick best;
+  const int first = template_pod.node_name.empty() ? 0 : s.NodeForConst(template_pod.node_name);
+  const int last = template_pod.node_name.empty() ? static_cast<int>(s.nodes.size()) - 1 : first;
+  for (int i = std::max(first, 0); first >= 0 && i <= last; ++i) {
+    const NodeEntry& n = s.nodes[i];
+    if (!n.present || !PassesNonResource(template_pod, c, n)) continue;
+    bool fits = FitsFree(c, n);
+    if (!fits && !pre_allocation) continue;
+    Pick pick;
+    pick.node = i;
+    pick.tier = fits ? 1 : 0;
+    pick.score = Score(s.options.scoring, c, n);
+    if (Better(pick, best, s.nodes)) best = pick;
+  }
+  if (best.node < 0) {
+    return std::unexpected(
+        CollectReasons(s.nodes, s.present_nodes, template_pod, c, !pre_allocation));
+  }
+  ReservationPlacement out;
+  out.node_name = s.nodes[best.node].view.name;
+  for (const auto& [name, amount] : template_pod.requests) {
+    if (amount > 0 && name != kResourcePods) out.allocatable[name] = amount;
+  }
+  out.phase = best.tier == 1 ? Phase::kAvailable : Phase::kWaiting;
+  return out;
+}
+
+}  // namespace berth::reconcile::placement

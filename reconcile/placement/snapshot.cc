@@ -1,0 +1,420 @@
+// reconcile/placement/snapshot.cc
+//
+// ClusterSnapshot: incremental cache updates and assumptions. The decisions are in schedule.cc.
+#include "reconcile/placement/snapshot.h"
+
+#include <algorithm>
+
+#include "reconcile/placement/snapshot_state.h"
+
+namespace berth::reconcile::placement {
+
+using internal::At;
+using internal::Dense;
+using internal::NodeEntry;
+using internal::PodEntry;
+using internal::ReservationEntry;
+using internal::Slot;
+
+namespace internal {
+
+ResourceTable::ResourceTable() {
+  for (std::string_view name : {kResourceCpu, kResourceMemory, kResourceEphemeralStorage,
+                                kResourcePods}) {
+    Intern(name);
+  }
+}
+
+int ResourceTable::Intern(std::string_view name) {
+  auto it = index.find(name);
+  if (it != index.end()) return it->second;
+  int i = static_cast<int>(names.size());
+  names.emplace_back(name);
+  index.emplace(std::string(name), i);
+  return i;
+}
+
+int ResourceTable::Find(std::string_view name) const {
+  auto it = index.find(name);
+  return it == index.end() ? -1 : it->second;
+}
+
+Dense ResourceTable::ToDense(const ResourceAmounts& amounts) {
+  Dense out;
+  for (const auto& [name, amount] : amounts) Slot(out, Intern(name)) += amount;
+  return out;
+}
+
+ResourceAmounts ResourceTable::ToAmounts(const Dense& dense) const {
+  ResourceAmounts out;
+  for (size_t i = 0; i < dense.size(); ++i) {
+    if (dense[i] != 0) out[names[i]] = dense[i];
+  }
+  return out;
+}
+
+}  // namespace internal
+
+int ClusterSnapshot::State::NodeFor(std::string_view name, bool create) {
+  auto it = node_index.find(name);
+  if (it != node_index.end()) return it->second;
+  if (!create) return -1;
+  int i = static_cast<int>(nodes.size());
+  nodes.emplace_back();
+  nodes.back().view.name = std::string(name);
+  node_index.emplace(std::string(name), i);
+  return i;
+}
+
+int ClusterSnapshot::State::NodeForConst(std::string_view name) const {
+  auto it = node_index.find(name);
+  return it == node_index.end() ? -1 : it->second;
+}
+
+void ClusterSnapshot::State::RecomputeFree(NodeEntry& node) {
+  size_t n = std::max({node.allocatable.size(), node.requested.size(), node.held.size()});
+  node.free.assign(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    int k = static_cast<int>(i);
+    node.free[i] = At(node.allocatable, k) - At(node.requested, k) - At(node.held, k);
+  }
+}
+
+void ClusterSnapshot::State::CountPod(const PodEntry& pod, int sign) {
+  if (pod.node >= 0) {
+    NodeEntry& node = nodes[pod.node];
+    for (size_t i = 0; i < pod.requests.size(); ++i) {
+      Slot(node.requested, static_cast<int>(i)) += sign * pod.requests[i];
+    }
+    Slot(node.requested, internal::kPods) += sign * internal::kOnePod;
+    node.nonzero_cpu += sign * pod.nonzero_cpu;
+    node.nonzero_memory += sign * pod.nonzero_memory;
+    RecomputeFree(node);
+  }
+  if (!pod.reservation_uid.empty()) {
+    auto& u = usage[pod.reservation_uid];
+    for (size_t i = 0; i < pod.requests.size(); ++i) {
+      Slot(u.sum, static_cast<int>(i)) += sign * pod.requests[i];
+    }
+    u.pods += sign;
+    auto it = reservations.find(pod.reservation_uid);
+    if (it != reservations.end()) RefreshHold(*it->second);
+    if (u.pods == 0) usage.erase(pod.reservation_uid);
+  }
+}
+
+Dense ClusterSnapshot::State::Remainder(const ReservationEntry& r) const {
+  Dense rem(r.allocatable.size(), 0);
+  auto it = usage.find(r.view.uid);
+  for (size_t i = 0; i < r.allocatable.size(); ++i) {
+    int64_t used = it == usage.end() ? 0 : At(it->second.sum, static_cast<int>(i));
+    rem[i] = std::max<int64_t>(0, r.allocatable[i] - used);
+  }
+  return rem;
+}
+
+bool ClusterSnapshot::State::HasOwner(const ReservationEntry& r) const {
+  if (r.view.has_current_owners) return true;
+  auto it = usage.find(r.view.uid);
+  return it != usage.end() && it->second.pods > 0;
+}
+
+void ClusterSnapshot::State::RefreshHold(ReservationEntry& r) {
+  if (r.node >= 0) {
+    NodeEntry& old = nodes[r.node];
+    for (size_t i = 0; i < r.held.size(); ++i) Slot(old.held, static_cast<int>(i)) -= r.held[i];
+    old.holding_reservations--;
+    RecomputeFree(old);
+  }
+  r.node = -1;
+  r.held.clear();
+  bool active = r.view.phase == Phase::kAvailable || r.view.phase == Phase::kWaiting || r.assumed;
+  if (!active || r.view.node_name.empty()) return;
+  r.node = NodeFor(r.view.node_name, /*create=*/true);
+  r.held = Remainder(r);
+  NodeEntry& node = nodes[r.node];
+  for (size_t i = 0; i < r.held.size(); ++i) Slot(node.held, static_cast<int>(i)) += r.held[i];
+  node.holding_reservations++;
+  RecomputeFree(node);
+}
+
+namespace {
+
+// OwnerKeys: the owner-index buckets one owner entry is filed under. Any one field of an entry
+// is enough (its fields are ANDed), so the most selective present field is used.
+void OwnerKeys(const ReservationOwner& owner, std::vector<std::string>& out) {
+  if (owner.object && !owner.object->uid.empty()) {
+    out.push_back("ou:" + owner.object->uid);
+  } else if (owner.object && !owner.object->name.empty()) {
+    out.push_back("on:" + owner.object->namespace_name + "/" + owner.object->name);
+  } else if (owner.controller && !owner.controller->uid.empty()) {
+    out.push_back("cu:" + owner.controller->uid);
+  } else if (owner.controller && !owner.controller->name.empty()) {
+    out.push_back("cn:" + owner.controller->name);
+  } else {
+    if (owner.label_selector && !owner.label_selector->IsNothing()) {
+      for (const shim::LabelRequirement& req : owner.label_selector->requirements()) {
+        using Op = shim::SelectorOperator;
+        if (req.op == Op::kIn || req.op == Op::kEquals || req.op == Op::kDoubleEquals) {
+          for (const std::string& v : req.values) out.push_back("l:" + req.key + "=" + v);
+          return;
+        }
+      }
+    }
+    out.push_back("*");
+  }
+}
+
+}  // namespace
+
+void ClusterSnapshot::State::Index(ReservationEntry& r, bool add) {
+  if (add) {
+    r.index_keys.clear();
+    for (const ReservationOwner& owner : r.view.owners) OwnerKeys(owner, r.index_keys);
+    std::sort(r.index_keys.begin(), r.index_keys.end());
+    r.index_keys.erase(std::unique(r.index_keys.begin(), r.index_keys.end()), r.index_keys.end());
+    for (const std::string& key : r.index_keys) owner_index[key].push_back(&r);
+    return;
+  }
+  for (const std::string& key : r.index_keys) {
+    auto it = owner_index.find(key);
+    if (it == owner_index.end()) continue;
+    auto& bucket = it->second;
+    bucket.erase(std::remove(bucket.begin(), bucket.end(), &r), bucket.end());
+    if (bucket.empty()) owner_index.erase(it);
+  }
+  r.index_keys.clear();
+}
+
+ClusterSnapshot::ClusterSnapshot(SchedulerOptions options) : state_(std::make_unique<State>()) {
+  state_->options = options;
+}
+ClusterSnapshot::~ClusterSnapshot() = default;
+ClusterSnapshot::ClusterSnapshot(ClusterSnapshot&&) noexcept = default;
+ClusterSnapshot& ClusterSnapshot::operator=(ClusterSnapshot&&) noexcept = default;
+
+void ClusterSnapshot::UpsertNode(const NodeView& view) {
+  State& s = *state_;
+  NodeEntry& node = s.nodes[s.NodeFor(view.name, /*create=*/true)];
+  if (!node.present) s.present_nodes++;
+  node.present = true;
+  node.view = view;
+  ResourceAmounts alloc = view.allocatable;
+  node.allocatable = s.resources.ToDense(alloc);
+  s.RecomputeFree(node);
+}
+
+void ClusterSnapshot::RemoveNode(std::string_view name) {
+  State& s = *state_;
+  int i = s.NodeFor(name, /*create=*/false);
+  if (i < 0 || !s.nodes[i].present) return;
+  NodeEntry& node = s.nodes[i];
+  node.present = false;
+  std::string kept = std::move(node.view.name);
+  node.view = NodeView();
+  node.view.name = std::move(kept);
+  node.allocatable.clear();
+  s.RecomputeFree(node);
+  s.present_nodes--;
+}
+
+PodEntry ClusterSnapshot::State::MakePod(const PodSpecView& pod, std::string_view node) {
+  State& s = *this;
+  PodEntry e;
+  e.node = s.NodeFor(node, /*create=*/true);
+  e.requests = s.resources.ToDense(pod.requests);
+  if (e.requests.size() > internal::kPods) e.requests[internal::kPods] = 0;
+  int64_t cpu = At(e.requests, internal::kCpu);
+  int64_t mem = At(e.requests, internal::kMemory);
+  e.nonzero_cpu = cpu != 0 ? cpu : kDefaultMilliCpuRequest;
+  e.nonzero_memory = mem != 0 ? mem : kDefaultMemoryRequestMilli;
+  e.reservation_uid = pod.reservation_uid;
+  return e;
+}
+
+void ClusterSnapshot::UpsertPod(const PodSpecView& pod) {
+  State& s = *state_;
+  auto it = s.pods.find(pod.uid);
+  if (pod.node_name.empty()) {
+    // Not bound: only an assumption keeps it counted.
+    if (it != s.pods.end() && !it->second.assumed) {
+      s.CountPod(it->second, -1);
+      s.pods.erase(it);
+    }
+    return;
+  }
+  PodEntry entry = s.MakePod(pod, pod.node_name);
+  if (it != s.pods.end()) {
+    s.CountPod(it->second, -1);
+    it->second = std::move(entry);
+  } else {
+    it = s.pods.emplace(pod.uid, std::move(entry)).first;
+  }
+  s.CountPod(it->second, +1);
+}
+
+void ClusterSnapshot::RemovePod(std::string_view uid) {
+  State& s = *state_;
+  auto it = s.pods.find(uid);
+  if (it == s.pods.end()) return;
+  s.CountPod(it->second, -1);
+  s.pods.erase(it);
+}
+
+void ClusterSnapshot::UpsertReservation(const ReservationView& view) {
+  State& s = *state_;
+  auto it = s.reservations.find(view.uid);
+  if (it == s.reservations.end()) {
+    it = s.reservations.emplace(view.uid, std::make_unique<ReservationEntry>()).first;
+  } else {
+    s.Index(*it->second, /*add=*/false);
+  }
+  ReservationEntry& r = *it->second;
+  if (r.assumed && view.node_name.empty() && !IsTerminal(view.phase)) {
+    // Keep the assumed placement; take everything else from the view.
+    std::string node = r.view.node_name;
+    Phase phase = r.view.phase;
+    ResourceAmounts allocatable = r.view.allocatable;
+    r.view = view;
+    r.view.node_name = node;
+    r.view.phase = phase;
+    r.view.allocatable = allocatable;
+  } else {
+    r.assumed = false;
+    r.view = view;
+  }
+  r.allocatable = s.resources.ToDense(r.view.allocatable);
+  if (r.allocatable.size() > internal::kPods) r.allocatable[internal::kPods] = 0;
+  r.restricted.assign(r.allocatable.size(), 0);
+  if (r.view.allocate_policy == AllocatePolicy::kRestricted) {
+    for (size_t i = 0; i < r.allocatable.size(); ++i) {
+      bool listed = r.view.restricted_resources.empty() ||
+                    std::find(r.view.restricted_resources.begin(),
+                              r.view.restricted_resources.end(),
+                              s.resources.names[i]) != r.view.restricted_resources.end();
+      r.restricted[i] = listed && r.view.allocatable.count(s.resources.names[i]) > 0;
+    }
+  }
+  s.Index(r, /*add=*/true);
+  s.RefreshHold(r);
+}
+
+void ClusterSnapshot::RemoveReservation(std::string_view uid) {
+  State& s = *state_;
+  auto it = s.reservations.find(uid);
+  if (it == s.reservations.end()) return;
+  ReservationEntry& r = *it->second;
+  s.Index(r, /*add=*/false);
+  r.view.phase = Phase::kFailed;
+  r.assumed = false;
+  s.RefreshHold(r);
+  s.reservations.erase(it);
+}
+
+Status ClusterSnapshot::AssumePod(const PodSpecView& pod, const PodPlacement& placement) {
+  State& s = *state_;
+  if (pod.uid.empty()) return MakeError(ErrorCode::kInvalidArgument, "assume pod: empty uid");
+  int node = s.NodeFor(placement.node_name, /*create=*/false);
+  if (node < 0 || !s.nodes[node].present) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "assume pod " + pod.uid + ": unknown node \"" + placement.node_name + "\"");
+  }
+  PodSpecView bound = pod;
+  bound.node_name = placement.node_name;
+  bound.reservation_uid = placement.reservation ? placement.reservation->uid : "";
+  UpsertPod(bound);
+  s.pods[pod.uid].assumed = true;
+  return {};
+}
+
+void ClusterSnapshot::ForgetPod(std::string_view uid) {
+  State& s = *state_;
+  auto it = s.pods.find(uid);
+  if (it == s.pods.end() || !it->second.assumed) return;
+  s.CountPod(it->second, -1);
+  s.pods.erase(it);
+}
+
+Status ClusterSnapshot::AssumeReservation(const ReservationView& reservation,
+                                          const ReservationPlacement& placement) {
+  State& s = *state_;
+  if (reservation.uid.empty()) {
+    return MakeError(ErrorCode::kInvalidArgument, "assume reservation: empty uid");
+  }
+  int node = s.NodeFor(placement.node_name, /*create=*/false);
+  if (node < 0 || !s.nodes[node].present) {
+    return MakeError(ErrorCode::kInvalidArgument, "assume reservation " + reservation.name +
+                                                      ": unknown node \"" +
+                                                      placement.node_name + "\"");
+  }
+  ReservationView view = reservation;
+  view.node_name = placement.node_name;
+  view.allocatable = placement.allocatable;
+  view.phase = placement.phase;
+  auto it = s.reservations.find(view.uid);
+  if (it != s.reservations.end()) it->second->assumed = false;  // the view below replaces it
+  UpsertReservation(view);
+  ReservationEntry& r = *s.reservations[view.uid];
+  r.assumed = true;
+  s.RefreshHold(r);
+  return {};
+}
+
+void ClusterSnapshot::ForgetReservation(std::string_view uid) {
+  State& s = *state_;
+  auto it = s.reservations.find(uid);
+  if (it == s.reservations.end() || !it->second->assumed) return;
+  ReservationEntry& r = *it->second;
+  r.assumed = false;
+  r.view.node_name.clear();
+  r.view.phase = Phase::kPending;
+  r.view.allocatable.clear();
+  r.allocatable.clear();
+  s.RefreshHold(r);
+}
+
+bool ClusterSnapshot::ReservationFitsNow(std::string_view uid) const {
+  const State& s = *state_;
+  auto it = s.reservations.find(uid);
+  if (it == s.reservations.end() || it->second->node < 0) return false;
+  const ReservationEntry& r = *it->second;
+  const NodeEntry& node = s.nodes[r.node];
+  if (!node.present) return false;
+  for (size_t i = 0; i < r.allocatable.size(); ++i) {
+    if (r.allocatable[i] > 0 && At(node.free, static_cast<int>(i)) < 0) return false;
+  }
+  return true;
+}
+
+std::optional<NodeUsage> ClusterSnapshot::Usage(std::string_view node_name) const {
+  const State& s = *state_;
+  auto it = s.node_index.find(node_name);
+  if (it == s.node_index.end() || !s.nodes[it->second].present) return std::nullopt;
+  const NodeEntry& node = s.nodes[it->second];
+  NodeUsage u;
+  u.allocatable = s.resources.ToAmounts(node.allocatable);
+  u.requested = s.resources.ToAmounts(node.requested);
+  u.held = s.resources.ToAmounts(node.held);
+  u.free = s.resources.ToAmounts(node.free);
+  u.reservations = node.holding_reservations;
+  return u;
+}
+
+ResourceAmounts ClusterSnapshot::Allocated(std::string_view reservation_uid) const {
+  const State& s = *state_;
+  auto u = s.usage.find(reservation_uid);
+  if (u == s.usage.end()) return {};
+  auto r = s.reservations.find(reservation_uid);
+  ResourceAmounts all = s.resources.ToAmounts(u->second.sum);
+  if (r == s.reservations.end()) return all;
+  return MaskTo(all, r->second->view.allocatable);
+}
+
+int ClusterSnapshot::NodeCount() const { return state_->present_nodes; }
+
+bool ClusterSnapshot::IsAssumed(std::string_view pod_uid) const {
+  auto it = state_->pods.find(pod_uid);
+  return it != state_->pods.end() && it->second.assumed;
+}
+
+}  // namespace berth::reconcile::placement

@@ -1,0 +1,126 @@
+// reconcile/placement/snapshot_state.h
+//
+// Internal to ClusterSnapshot (not a public API): the dense, interned representation that keeps
+// the per-node scheduling work to a few integer comparisons. Resource names are interned to
+// small indexes (cpu, memory, ephemeral-storage, pods first); amounts live in vectors indexed by
+// them, where a missing tail entry means 0.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "reconcile/placement/snapshot.h"
+
+namespace berth::reconcile::placement::internal {
+
+inline constexpr int kCpu = 0;
+inline constexpr int kMemory = 1;
+inline constexpr int kEphemeral = 2;
+inline constexpr int kPods = 3;
+inline constexpr int64_t kOnePod = 1000;
+
+using Dense = std::vector<int64_t>;
+
+inline int64_t At(const Dense& v, int i) { return i < static_cast<int>(v.size()) ? v[i] : 0; }
+inline int64_t& Slot(Dense& v, int i) {
+  if (i >= static_cast<int>(v.size())) v.resize(i + 1, 0);
+  return v[i];
+}
+
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+template <class V>
+using StringMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
+
+// ResourceTable interns resource names.
+struct ResourceTable {
+  StringMap<int> index;
+  std::vector<std::string> names;
+  ResourceTable();
+  int Intern(std::string_view name);
+  int Find(std::string_view name) const;  // -1 when unknown
+  Dense ToDense(const ResourceAmounts& amounts);
+  ResourceAmounts ToAmounts(const Dense& dense) const;  // zero entries dropped
+};
+
+// Request: one non-zero resource a pod asks for (index -1: a name no node has).
+struct Request {
+  int index;
+  int64_t amount;
+  std::string_view name;
+};
+
+struct NodeEntry {
+  NodeView view;
+  bool present = false;
+  Dense allocatable;
+  Dense requested;
+  Dense held;
+  Dense free;  // allocatable - requested - held, kept current
+  int64_t nonzero_cpu = 0;     // scoring: requested cpu with the 100m default per pod
+  int64_t nonzero_memory = 0;  // scoring: requested memory with the 200Mi default per pod
+  int holding_reservations = 0;
+};
+
+struct PodEntry {
+  int node = -1;
+  Dense requests;  // without pods
+  int64_t nonzero_cpu = 0;
+  int64_t nonzero_memory = 0;
+  std::string reservation_uid;
+  bool assumed = false;
+};
+
+// Usage: what the pods naming one reservation uid add up to (exists before the reservation).
+struct Usage {
+  Dense sum;
+  int pods = 0;
+};
+
+struct ReservationEntry {
+  ReservationView view;
+  Dense allocatable;            // pods masked out
+  std::vector<char> restricted;  // per index: Restricted enforces this resource
+  int node = -1;                // node it holds capacity on, -1 when not holding
+  Dense held;                   // what it currently adds to node.held
+  bool assumed = false;
+  std::vector<std::string> index_keys;  // owner-index buckets it is filed under
+  mutable uint64_t stamp = 0;   // dedup during candidate lookup
+};
+
+}  // namespace berth::reconcile::placement::internal
+
+namespace berth::reconcile::placement {
+
+struct ClusterSnapshot::State {
+  SchedulerOptions options;
+  internal::ResourceTable resources;
+  std::vector<internal::NodeEntry> nodes;
+  internal::StringMap<int> node_index;
+  int present_nodes = 0;
+  internal::StringMap<internal::PodEntry> pods;
+  internal::StringMap<internal::Usage> usage;  // by reservation uid
+  internal::StringMap<std::unique_ptr<internal::ReservationEntry>> reservations;
+  // Owner index: key → reservations whose owners may match pods having that key.
+  internal::StringMap<std::vector<internal::ReservationEntry*>> owner_index;
+  mutable uint64_t stamp = 0;
+  mutable std::string key_buffer;
+
+  int NodeFor(std::string_view name, bool create);
+  int NodeForConst(std::string_view name) const;  // -1 when unknown
+  internal::PodEntry MakePod(const PodSpecView& pod, std::string_view node);
+  void RecomputeFree(internal::NodeEntry& node);
+  void CountPod(const internal::PodEntry& pod, int sign);
+  void RefreshHold(internal::ReservationEntry& r);
+  void Index(internal::ReservationEntry& r, bool add);
+  bool HasOwner(const internal::ReservationEntry& r) const;
+  // Remainder: max(0, allocatable - allocated) per index of the reservation.
+  internal::Dense Remainder(const internal::ReservationEntry& r) const;
+};
+
+}  // namespace berth::reconcile::placement
