@@ -191,6 +191,35 @@ class KubectlBasics(unittest.TestCase):
         self.assertEqual(lines[0].split(), ["NAME", "CREATED", "AT"])
         self.assertEqual(lines[1].split()[0], CRD_NAME)
 
+    def test_scale_uses_the_scale_subresource_and_current_replicas_precondition(self):
+        with open(os.path.join(ROOT, "e2e", "testdata", "app-demo.yaml")) as f:
+            self.sim.apply_text(f.read().replace("name: app-demo\n", "name: scale-demo\n", 1))
+        for version, kubectl in KUBECTLS:
+            with self.subTest(kubectl=version):
+                replicas = self.get_obj("deployment", "scale-demo")["spec"]["replicas"]
+                out = self.k(kubectl, "scale", "deployment", "scale-demo", f"--replicas={replicas + 1}",
+                             f"--current-replicas={replicas}").stdout
+                self.assertEqual(out.strip(), "deployment.apps/scale-demo scaled")
+                self.assertEqual(self.get_obj("deployment", "scale-demo")["spec"]["replicas"], replicas + 1)
+                r = self.k(kubectl, "scale", "deployment", "scale-demo", "--replicas=9", "--current-replicas=1",
+                           check=False)
+                self.assertNotEqual(r.returncode, 0)
+                self.assertIn("Expected replicas to be 1, was", r.stderr)
+        scale = self.sim.get_json("/apis/apps/v1/namespaces/default/deployments/scale-demo/scale")
+        self.assertEqual(scale["kind"], "Scale")
+        self.assertEqual(scale["spec"]["replicas"], 4)
+        self.assertEqual(scale["status"]["selector"], "app=app-demo")
+
+    def test_delete_dash_f_removes_every_object_of_a_file(self):
+        text = (f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: delf-a}}\n---\n"
+                f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: delf-b}}\n")
+        self.sim.apply_text(text)
+        out = self.sim.run(KUBECTL, "delete", "-f", "-", input=text).stdout
+        self.assertEqual(out.splitlines(), ['configmap "delf-a" deleted', 'configmap "delf-b" deleted'])
+        r = self.sim.run(KUBECTL, "get", "configmap", "delf-a", "delf-b", check=False)
+        self.assertIn('configmaps "delf-a" not found', r.stderr)
+        self.assertIn('configmaps "delf-b" not found', r.stderr)
+
     def test_get_nodes_shows_ready_nodes(self):
         out = self.sim.kubectl("get", "nodes").splitlines()
         self.assertEqual(out[0].split(), ["NAME", "STATUS", "ROLES", "AGE", "VERSION"])
