@@ -291,6 +291,7 @@ void ApiServer::HandleList(const HttpRequest& request, const ResourceType& type,
     }
   }
   bool has_continue = !request.Query("continue").empty();
+  uint64_t offset = 0;
   if (auto cont = request.Query("continue"); !cont.empty()) {
     if (!rv_param.empty() && rv_param != "0") {
       sink.Send(BadRequest("specifying resource version is not allowed when using continue"));
@@ -301,8 +302,9 @@ void ApiServer::HandleList(const HttpRequest& request, const ResourceType& type,
       sink.Send(BadRequest("continue key is not valid: " + token.error()));
       return;
     }
-    at_rv = token->first;
-    start_key = token->second;
+    at_rv = token->resource_version;
+    start_key = token->last_key;
+    offset = token->offset;
   } else if (!rv_param.empty() && rv_param != "0") {
     uint64_t requested = 0;
     try {
@@ -321,7 +323,7 @@ void ApiServer::HandleList(const HttpRequest& request, const ResourceType& type,
     }
     if (rv_match == "Exact") at_rv = requested;
   }
-  auto page = store_.List(type.StorageKey(), path.ns, filter.filter, at_rv, limit, start_key);
+  auto page = store_.List(type.StorageKey(), path.ns, filter.filter, at_rv, limit, start_key, offset);
   if (!page) {
     if (limit == 0 && !has_continue) {
       sink.Send(Gone("The resourceVersion for the provided list is too old."));

@@ -85,7 +85,8 @@ HttpResponse FormatObject(const HttpRequest& request, const ResourceType& type,
 HttpResponse FormatList(const HttpRequest& request, const ResourceType& type,
                         const ListResult& page) {
   HttpResponse r;
-  std::string cont = page.next_key.empty() ? "" : EncodeContinue(page.resource_version, page.next_key);
+  std::string cont =
+      page.next_key.empty() ? "" : EncodeContinue(page.resource_version, page.next_key, page.next_offset);
   if (WantsTable(request)) {
     std::vector<const StoredObject*> objs;
     objs.reserve(page.items.size());
@@ -133,12 +134,13 @@ std::string BookmarkLine(const ResourceType& type, uint64_t resource_version,
   return line;
 }
 
-std::string EncodeContinue(uint64_t resource_version, const std::string& last_key) {
+std::string EncodeContinue(uint64_t resource_version, const std::string& last_key, uint64_t offset) {
   rapidjson::Document doc(rapidjson::kObjectType);
   auto& a = doc.GetAllocator();
   doc.AddMember("v", "meta.k8s.io/v1", a);
   doc.AddMember("rv", resource_version, a);
   json::SetString(doc, "start", last_key + std::string(1, '\0'), a);
+  if (offset > 0) doc.AddMember("offset", offset, a);
   return Base64UrlEncode(json::Serialize(doc));
 }
 
@@ -151,7 +153,7 @@ std::string EncodeContinueAtLatest(const std::string& last_key) {
   return Base64UrlEncode(json::Serialize(doc));
 }
 
-std::expected<std::pair<uint64_t, std::string>, std::string> DecodeContinue(std::string_view token) {
+std::expected<ContinueToken, std::string> DecodeContinue(std::string_view token) {
   auto raw = Base64UrlDecode(token);
   if (!raw) return std::unexpected("illegal base64 data");
   auto doc = json::Parse(*raw);
@@ -169,7 +171,9 @@ std::expected<std::pair<uint64_t, std::string>, std::string> DecodeContinue(std:
   }
   std::string key(start->GetString(), start->GetStringLength());
   if (!key.empty() && key.back() == '\0') key.pop_back();
-  return std::make_pair(at_latest ? uint64_t{0} : rv->GetUint64(), key);
+  uint64_t offset = 0;
+  if (const auto* o = json::Member(*doc, "offset"); o && o->IsUint64()) offset = o->GetUint64();
+  return ContinueToken{at_latest ? uint64_t{0} : rv->GetUint64(), key, offset};
 }
 
 }  // namespace berth::kubesim

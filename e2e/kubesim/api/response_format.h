@@ -32,10 +32,15 @@ std::string BookmarkLine(const ResourceType& type, uint64_t resource_version,
                          bool initial_events_end);
 
 // EncodeContinue/DecodeContinue: the token is base64url(JSON {"v","rv","start"}), as the
-// apiserver's etcd3 store builds it.
-std::string EncodeContinue(uint64_t resource_version, const std::string& last_key);
-// A token decoded to resourceVersion 0 continues at the current state.
-std::expected<std::pair<uint64_t, std::string>, std::string> DecodeContinue(std::string_view token);
+// apiserver's etcd3 store builds it. kubesim adds "offset" (items already returned) so the next
+// page can count what remains without walking the collection; clients treat tokens as opaque.
+struct ContinueToken {
+  uint64_t resource_version = 0;  // 0 continues at the current state
+  std::string last_key;
+  uint64_t offset = 0;
+};
+std::string EncodeContinue(uint64_t resource_version, const std::string& last_key, uint64_t offset = 0);
+std::expected<ContinueToken, std::string> DecodeContinue(std::string_view token);
 // EncodeContinueAtLatest is the token a 410 for an expired continue carries (rv -1 upstream).
 std::string EncodeContinueAtLatest(const std::string& last_key);
 

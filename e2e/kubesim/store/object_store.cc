@@ -49,7 +49,8 @@ ObjectPtr ObjectStore::Get(const std::string& resource, const std::string& ns,
 
 std::optional<ListResult> ObjectStore::List(const std::string& resource, const std::string& ns,
                                             const ObjectFilter& filter, uint64_t at_rv,
-                                            size_t limit, const std::string& start_key) const {
+                                            size_t limit, const std::string& start_key,
+                                            uint64_t offset) const {
   std::lock_guard lock(mu_);
   ListResult result;
   if (at_rv == 0 || at_rv >= rv_) {
@@ -83,7 +84,7 @@ std::optional<ListResult> ObjectStore::List(const std::string& resource, const s
   };
   auto cur = begin_at(coll);
   auto ov = begin_at(overlay);
-  bool page_full = false;
+  bool more = false;
   std::string last_key;
   while (cur != coll.end() || ov != overlay.end()) {
     const std::string* key;
@@ -100,15 +101,34 @@ std::optional<ListResult> ObjectStore::List(const std::string& resource, const s
     }
     if (!ns_prefix.empty() && key->compare(0, ns_prefix.size(), ns_prefix) != 0) break;
     if (!obj || (filter && !filter(*obj))) continue;
-    if (page_full) {
-      ++result.remaining;
-      continue;
+    if (limit != 0 && result.items.size() >= limit) {
+      more = true;  // one more match exists: that is all a page needs to know
+      break;
     }
     result.items.push_back(std::move(obj));
     last_key = *key;
-    if (limit != 0 && result.items.size() >= limit) page_full = true;
   }
-  if (result.remaining > 0) result.next_key = last_key;
+  if (!more) return result;
+  result.next_key = last_key;
+  result.next_offset = offset + result.items.size();
+  if (filter) {
+    result.remaining = -1;
+    return result;
+  }
+  // Unfiltered: total at at_rv = current count, corrected by the overlay's differences.
+  int64_t total = 0;
+  if (auto counts = namespace_counts_.find(resource); counts != namespace_counts_.end()) {
+    if (ns.empty()) {
+      total = static_cast<int64_t>(coll.size());
+    } else if (auto c = counts->second.find(ns); c != counts->second.end()) {
+      total = static_cast<int64_t>(c->second);
+    }
+  }
+  for (const auto& [key, then] : overlay) {
+    if (!ns_prefix.empty() && key.compare(0, ns_prefix.size(), ns_prefix) != 0) continue;
+    total += (then ? 1 : 0) - (coll.count(key) ? 1 : 0);
+  }
+  result.remaining = std::max<int64_t>(0, total - static_cast<int64_t>(result.next_offset));
   return result;
 }
 
@@ -156,6 +176,7 @@ std::optional<ObjectStore::Commit> ObjectStore::Put(const std::string& resource,
                      current, rv_};
   if (it == coll.end()) {
     coll.emplace(key, next);
+    ++namespace_counts_[resource][ns];
   } else {
     it->second = next;
   }
@@ -187,6 +208,7 @@ std::optional<ObjectStore::Commit> ObjectStore::Remove(const std::string& resour
   if (!final_version) return std::nullopt;
   ++rv_;
   coll.erase(it);
+  if (auto& count = namespace_counts_[resource][ns]; count > 0) --count;
   HistoryEvent event{WatchEventType::kDeleted, resource, final_version, current, rv_};
   AppendHistoryLocked(event);
   NotifyLocked(event);

@@ -58,7 +58,10 @@ struct ListResult {
   std::vector<ObjectPtr> items;
   uint64_t resource_version = 0;
   std::string next_key;  // empty when this was the last page; else the key to continue from
-  int64_t remaining = 0;  // matching items after this page (remainingItemCount)
+  // Matching items after this page (remainingItemCount), or -1 when unknown: with a filter the
+  // apiserver cannot count cheaply and leaves it unset, and so does kubesim.
+  int64_t remaining = 0;
+  uint64_t next_offset = 0;  // matching items before next_key: carried in the continue token
 };
 
 // Watcher: a subscription to one resource's changes; filled by commits, drained by one reader.
@@ -93,10 +96,12 @@ class ObjectStore {
   ObjectPtr Get(const std::string& resource, const std::string& ns, const std::string& name) const;
 
   // List returns matching objects at `at_rv` (0 = current). Returns nullopt when `at_rv` is older
-  // than the retained history (the caller answers 410 Expired). Pages start after `start_key`.
+  // than the retained history (the caller answers 410 Expired). Pages start after `start_key`;
+  // `offset` is how many items earlier pages returned (for remainingItemCount). A page costs
+  // O(limit + changes since at_rv), never a walk of the whole collection.
   std::optional<ListResult> List(const std::string& resource, const std::string& ns,
                                  const ObjectFilter& filter, uint64_t at_rv, size_t limit,
-                                 const std::string& start_key) const;
+                                 const std::string& start_key, uint64_t offset = 0) const;
 
   // Mutation: `build` receives the current version (null when absent) and the RV the write will
   // get, and returns the new object (null = no change). It runs under the store lock, so it must
@@ -142,12 +147,15 @@ class ObjectStore {
 
  private:
   using Collection = std::map<std::string, ObjectPtr, std::less<>>;
+  // Objects per namespace of each resource, so a page can report remainingItemCount in O(1).
+  using NamespaceCounts = std::unordered_map<std::string, size_t>;
   void AppendHistoryLocked(HistoryEvent event);
   void NotifyLocked(const HistoryEvent& event);
 
   mutable std::mutex mu_;
   uint64_t rv_ = 1;
   std::unordered_map<std::string, Collection> collections_;
+  std::unordered_map<std::string, NamespaceCounts> namespace_counts_;
   std::deque<HistoryEvent> history_;
   size_t history_window_;
   uint64_t compacted_rv_ = 1;  // history holds every event with rv > compacted_rv_
