@@ -22,6 +22,9 @@ inline constexpr std::string_view kReasonUnschedulable = "node(s) were unschedul
 inline constexpr std::string_view kReasonNodeAffinity =
     "node(s) didn't match Pod's node affinity/selector";
 inline constexpr std::string_view kReasonTooManyPods = "Too many pods";
+// koordinator's Reservation plugin: the pod matches reservations on the node but fits none.
+inline constexpr std::string_view kReasonReservationInsufficient =
+    "node(s) reservations insufficient resources";
 // The taint the NodeUnschedulable plugin lets pods tolerate.
 inline constexpr std::string_view kTaintUnschedulable = "node.kubernetes.io/unschedulable";
 

@@ -140,15 +140,21 @@ void AddResourceReasons(const CompiledPod& c, const NodeEntry& n, FitError& err)
   }
 }
 
+// CollectReasons: each node's reasons. `blocked` (sorted node indexes) are the nodes where the
+// pod matched reservations but fit none of them.
 FitError CollectReasons(const std::vector<NodeEntry>& nodes, int present, const PodSpecView& pod,
-                        const CompiledPod& c, bool check_resources) {
+                        const CompiledPod& c, bool check_resources,
+                        const std::vector<int>& blocked = {}) {
   FitError err;
   err.num_all_nodes = present;
-  for (const NodeEntry& n : nodes) {
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const NodeEntry& n = nodes[i];
     if (!n.present) continue;
     std::vector<std::string> reasons = NonResourceFilterReasons(pod, n.view);
     if (!reasons.empty()) {
       for (auto& reason : reasons) err.reasons[std::move(reason)]++;
+    } else if (std::binary_search(blocked.begin(), blocked.end(), static_cast<int>(i))) {
+      err.reasons[std::string(kReasonReservationInsufficient)]++;
     } else if (check_resources) {
       AddResourceReasons(c, n, err);
     }
@@ -179,9 +185,7 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
         r->stamp = stamp;
         if (r->node < 0 || !s.nodes[r->node].present) continue;
         if (!CanAllocate(pod, r->view, s.HasOwner(*r))) continue;
-        Dense rem = s.Remainder(*r);
-        if (!UsesRemainder(c, rem)) continue;
-        candidates.push_back({r->node, r, std::move(rem)});
+        candidates.push_back({r->node, r, s.Remainder(*r)});
       }
     };
     std::string& key = s.key_buffer;
@@ -205,6 +209,7 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
 
   Pick best;
   size_t next = 0;
+  std::vector<int> blocked;  // nodes where matched reservations all failed
   const int first = pod.node_name.empty() ? 0 : s.NodeForConst(pod.node_name);
   const int last = pod.node_name.empty() ? static_cast<int>(s.nodes.size()) - 1 : first;
   for (int i = std::max(first, 0); first >= 0 && i <= last; ++i) {
@@ -213,9 +218,16 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
     if (!n.present || !PassesNonResource(pod, c, n)) continue;
     Pick pick;
     pick.node = i;
+    // koordinator: once the pod matches reservations on a node it must fit through one of
+    // them; it is nominated only when it actually takes something from it.
+    bool matched = false;
+    bool fits_some = false;
     for (size_t j = next; j < candidates.size() && candidates[j].node == i; ++j) {
       const Candidate& cand = candidates[j];
+      matched = true;
       if (!FitsWithReservation(c, n, *cand.reservation, cand.remainder)) continue;
+      fits_some = true;
+      if (!UsesRemainder(c, cand.remainder)) continue;
       int64_t rs = ReservationScore(c, *cand.reservation, cand.remainder);
       if (pick.reservation == nullptr || rs > pick.reservation_score ||
           (rs == pick.reservation_score &&
@@ -225,12 +237,16 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
         pick.tier = 1;
       }
     }
-    if (pick.reservation == nullptr && !FitsFree(c, n)) continue;
+    if (matched && !fits_some) {
+      blocked.push_back(i);
+      continue;
+    }
+    if (!matched && !FitsFree(c, n)) continue;
     pick.score = Score(s.options.scoring, c, n);
     if (Better(pick, best, s.nodes)) best = pick;
   }
   if (best.node < 0) {
-    return std::unexpected(CollectReasons(s.nodes, s.present_nodes, pod, c, true));
+    return std::unexpected(CollectReasons(s.nodes, s.present_nodes, pod, c, true, blocked));
   }
 
   PodPlacement out;

@@ -94,12 +94,14 @@ class ClusterSnapshot {
   // --- Decisions (const: they do not change the cache) ------------------------------------
   // SchedulePod picks a node (and possibly a reservation) for a pod. Filters, in order:
   // NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodeResourcesFit (with
-  // reservations as described above). Nodes where the pod fits through a reservation it may
-  // allocate are preferred; among them the one whose best reservation ends up most allocated;
+  // reservations as described above). As in koordinator, on a node where the pod matches
+  // reservations (CanAllocate) it must fit through one of them (no fallback to the node alone);
+  // a reservation is nominated only if the pod takes something from it. Nodes with a nominated
+  // reservation are preferred; among them the one whose reservation ends up most allocated;
   // then the node score (SchedulerOptions::scoring); ties go to the smallest node name. On the
   // node, the reservation that ends up most allocated is chosen (ties: smallest name).
-  // Errors: FitError with every node's reasons (a node where only reservation-backed fits
-  // failed reports its plain NodeResourcesFit reasons).
+  // Errors: FitError with every node's reasons; a node whose matched reservations all fail
+  // gives "node(s) reservations insufficient resources".
   PodDecision SchedulePod(const PodSpecView& pod) const;
   // PlaceReservation places a Reservation as a pod built from its template (`template_pod`:
   // requests = the template's effective requests, node_name = template.spec.nodeName). With
