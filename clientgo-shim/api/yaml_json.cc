@@ -5,8 +5,10 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <sstream>
 #include <tuple>
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include "clientgo-shim/api/yaml_scalar.h"
@@ -22,6 +24,37 @@ using Alloc = rapidjson::Document::AllocatorType;
 constexpr size_t kMaxNodesPerDocument = 1'000'000;
 
 constexpr std::string_view kTagPrefix = "tag:yaml.org,2002:";
+
+// StuckStreamWatcher sees only document starts. yaml-cpp 0.7 never consumes a stray top-level
+// flow entry (",a", "- a\n,"): LoadAll would then produce null documents forever. Two documents
+// starting at the same position mean the parser made no progress.
+class StuckStreamWatcher final : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (seen_ && mark.pos == last_.pos) stuck_ = true;
+    seen_ = true;
+    last_ = mark;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+
+  bool stuck() const { return stuck_; }
+  const YAML::Mark& last() const { return last_; }
+
+ private:
+  bool seen_ = false;
+  bool stuck_ = false;
+  YAML::Mark last_;
+};
 
 // ExpandedSize counts the nodes a document expands to once aliases are repeated, visiting each
 // distinct node once (aliases share the node and its source mark), so an alias bomb is refused
@@ -228,6 +261,18 @@ class Converter {
 Result<std::vector<rapidjson::Document>> YamlToJsonDocuments(std::string_view yaml) {
   std::vector<YAML::Node> nodes;
   try {
+    // First pass: events only, to catch the stream shapes that make yaml-cpp loop forever.
+    std::istringstream events_in{std::string(yaml)};
+    YAML::Parser parser(events_in);
+    StuckStreamWatcher watcher;
+    while (!watcher.stuck() && parser.HandleNextDocument(watcher)) {
+    }
+    if (watcher.stuck()) {
+      return MakeError(ErrorCode::kInvalidArgument,
+                       "yaml: line " + std::to_string(watcher.last().line + 1) + ", column " +
+                           std::to_string(watcher.last().column + 1) +
+                           ": did not find expected node content");
+    }
     nodes = YAML::LoadAll(std::string(yaml));
   } catch (const YAML::ParserException& e) {
     return MakeError(ErrorCode::kInvalidArgument,

@@ -85,6 +85,10 @@ TEST(YamlToJsonTest, RejectsMalformedYamlWithLineAndColumn) {
   EXPECT_EQ(Err("a: 'x' y\n").rfind("yaml: line 1, column ", 0), 0u);
   EXPECT_EQ(Err("a: *nope\n").rfind("yaml: line 1, column ", 0), 0u);
   EXPECT_EQ(Err("\t- a\n").rfind("yaml: ", 0), 0u);
+  // Stray top-level flow entries make yaml-cpp 0.7 loop forever; they must fail instead.
+  EXPECT_EQ(Err(","), "yaml: line 1, column 1: did not find expected node content");
+  EXPECT_EQ(Err("- a\n,"), "yaml: line 2, column 1: did not find expected node content");
+  EXPECT_EQ(Err("---\n,b\n").rfind("yaml: line 2, column 1: ", 0), 0u);
 }
 
 TEST(YamlToJsonTest, RejectsValuesJsonCannotHold) {
