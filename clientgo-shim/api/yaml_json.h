@@ -31,7 +31,8 @@ Result<rapidjson::Document> YamlToJson(std::string_view yaml);
 
 // JsonToYaml renders a JSON value as block YAML ending in a newline, like kubectl -o yaml
 // (sigs.k8s.io/yaml.JSONToYAML): keys in go-yaml's order, multi-line strings as literal blocks,
-// empty containers as {} and []. Long lines are not folded.
+// empty containers as {} and []. Long lines are not folded (go-yaml folds at 80 columns), and
+// strings that are not valid UTF-8 are not preserved (go-yaml would write them as !!binary).
 std::string JsonToYaml(const rapidjson::Value& value);
 
 }  // namespace berth::shim

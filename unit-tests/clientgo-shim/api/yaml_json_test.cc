@@ -166,6 +166,15 @@ TEST(JsonToYamlTest, OrdersKeysLikeGoYaml) {
             "_x: 1\nA: 1\na-b: 1\na.b: 1\na2: 1\na10: 1\nb: 1\n");
 }
 
+TEST(JsonToYamlTest, KeepsUnicodeTextAndEscapesWhatLibyamlCannotPrint) {
+  EXPECT_EQ(Y(R"({"a":"caf\u00e9 \u65e5\u672c","b":"\ud83d\ude00","c":"\u0007"})"),
+            "a: caf\u00e9 \u65e5\u672c\nb: \"\\U0001F600\"\nc: \"\\a\"\n");
+  auto doc = json::Parse(R"({"a":"caf\u00e9","b":"\ud83d\ude00 x","c":"\r\n"})");
+  auto back = YamlToJson(JsonToYaml(*doc));
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(*back, *doc);
+}
+
 TEST(JsonToYamlTest, RoundTripsThroughYamlToJson) {
   const char* text =
       R"({"a":"123","b":[1,"two",{"c":null}],"d":"multi\nline\n","e":{"f":"yes","g":false},"h":"it's: ok"})";
