@@ -8,6 +8,8 @@
 //           Flags: --pods N (150000) --nodes N (5000) --namespaces N (50) --page-size N (500)
 // Prints:   one JSON line: {"pods":…, "nodes":…, "sync_s":…, "rss_delta_mb":…,
 //           "bytes_per_pod_store":…, "bytes_per_pod_rss":…, "avg_pod_json_bytes":…, "nproc":…}
+//           sync_cpu_s is the CPU the whole process (client and in-process server) spent during
+//           the sync; on a shared machine it is steadier than the wall time (loadavg_1m shown).
 // Targets:  sync of a few seconds, ≤ 1 KB per cached pod (client-go: 10–35 KB per pod).
 // Method:   pods are created in-process (DoCreate, 2 threads) with a nodeName, so kubesim's kubelet
 //           marks them Running (full status) before anything is measured. RSS is read after
@@ -15,6 +17,7 @@
 //           the LIST pages is not counted against the client. The RSS figure still includes the
 //           node cache and the informer threads, so it is an upper bound for the pod cache.
 #include <malloc.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -92,6 +95,14 @@ double RssMb() {
   long pages = 0, resident = 0;
   statm >> pages >> resident;
   return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+}
+
+// CpuSeconds: user + system CPU of the whole process (client and in-process server threads).
+double CpuSeconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
@@ -234,12 +245,16 @@ int main(int argc, char** argv) {
   auto pod_informer = factory.InformerFor({"/api/v1/pods"});
   auto node_informer = factory.InformerFor({"/api/v1/nodes"});
   const auto sync_start = Clock::now();
+  const double cpu_start = CpuSeconds();
   factory.Start();
   const auto deadline = sync_start + std::chrono::minutes(10);
   const bool pods_ok = pod_informer->WaitForCacheSync(deadline);
   const double pod_sync_s = Seconds(Clock::now() - sync_start);
   const bool nodes_ok = node_informer->WaitForCacheSync(deadline);
   const double sync_s = Seconds(Clock::now() - sync_start);
+  const double sync_cpu_s = CpuSeconds() - cpu_start;
+  double load1 = 0;
+  if (std::ifstream la("/proc/loadavg"); la) la >> load1;
   const double rss_after_raw = RssMb();
   malloc_trim(0);
   const double rss_after = RssMb();
@@ -257,17 +272,17 @@ int main(int argc, char** argv) {
 
   std::printf(
       "{\"pods\":%d,\"nodes\":%d,\"cached_pods\":%zu,\"cached_nodes\":%zu,\"synced\":%s,"
-      "\"sync_s\":%.3f,\"pod_sync_s\":%.3f,\"page_size\":%d,\"pod_list_requests\":%llu,"
+      "\"sync_s\":%.3f,\"pod_sync_s\":%.3f,\"sync_cpu_s\":%.3f,\"page_size\":%d,\"pod_list_requests\":%llu,"
       "\"avg_pod_json_bytes\":%.0f,\"rss_before_mb\":%.1f,\"rss_after_mb\":%.1f,"
       "\"rss_after_untrimmed_mb\":%.1f,\"rss_delta_mb\":%.1f,\"bytes_per_pod_rss\":%.0f,"
       "\"bytes_per_pod_store\":%.0f,\"pod_store_mb\":%.2f,\"node_store_mb\":%.2f,"
       "\"intern_pool_mb\":%.2f,\"intern_pool_strings\":%zu,\"load_s\":%.1f,\"load_failures\":%d,"
-      "\"server_pods\":%zu,\"nproc\":%u,\"cpu\":\"%s\",\"build\":\"%s\"}\n",
+      "\"server_pods\":%zu,\"loadavg_1m\":%.1f,\"nproc\":%u,\"cpu\":\"%s\",\"build\":\"%s\"}\n",
       pods, nodes, cached_pods, node_informer->store().Size(), pods_ok && nodes_ok ? "true" : "false",
-      sync_s, pod_sync_s, page_size, static_cast<unsigned long long>(client->pod_list_requests.load()),
+      sync_s, pod_sync_s, sync_cpu_s, page_size, static_cast<unsigned long long>(client->pod_list_requests.load()),
       avg_json, rss_before, rss_after, rss_after_raw, rss_after - rss_before, per_pod_rss, per_pod_store,
       pod_store / 1048576.0, node_store / 1048576.0, pool / 1048576.0, shim::GlobalInternPool().Size(),
-      load_s, failed.load(), server_pods, std::thread::hardware_concurrency(), CpuModel().c_str(),
+      load_s, failed.load(), server_pods, load1, std::thread::hardware_concurrency(), CpuModel().c_str(),
 #ifdef NDEBUG
       "release"
 #else
