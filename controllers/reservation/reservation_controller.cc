@@ -16,6 +16,7 @@ constexpr char kVersion[] = "v1alpha1";
 constexpr char kReservationsPath[] = "/apis/scheduling.koordinator.sh/v1alpha1/reservations";
 constexpr char kReservationUidIndex[] = "reservation-uid";
 constexpr char kStatusNodeIndex[] = "status.nodeName";
+constexpr char kUidIndex[] = "metadata.uid";
 // Cleanup keys name a deleted reservation by uid; reservation names never contain ':'.
 constexpr std::string_view kCleanupPrefix = "uid:";
 
@@ -98,6 +99,9 @@ Result<std::unique_ptr<ReservationController>> ReservationController::Setup(
   auto s1 = c->reservations_->AddIndexers({{kStatusNodeIndex, [](const shim::CachedObject& o) {
     auto node = o.FindString({"status", "nodeName"});
     return node && !node->empty() ? std::vector<std::string>{*node} : std::vector<std::string>{};
+  }}, {kUidIndex, [](const shim::CachedObject& o) {
+    std::string uid(o.Uid());
+    return uid.empty() ? std::vector<std::string>{} : std::vector<std::string>{uid};
   }}});
   auto s2 = c->pods_->AddIndexers({{kReservationUidIndex, [](const shim::CachedObject& o) {
     auto uid = AllocatedUid(o);
@@ -125,9 +129,18 @@ Result<std::unique_ptr<ReservationController>> ReservationController::Setup(
         self->CountPhase(deleted.object, nullptr);
         if (deleted.object) self->Enqueue(std::string(kCleanupPrefix) + std::string(deleted.object->Uid()));
       }});
-  // A consuming pod changes its reservation's owners; annotation names point at the reservation.
+  // A consuming pod changes its reservation's owners. Pods are matched by uid only (the name in the
+  // annotation may be stale or wrong), so the uid finds the reservation; the name is a fallback for
+  // a reservation the cache has not seen yet (its own add event reconciles it anyway).
   auto pod_changed = [self](const shim::ObjectPtr& pod) {
     if (!pod) return;
+    if (auto uid = AllocatedUid(*pod)) {
+      auto owners = self->reservations_->store().ByIndex(kUidIndex, *uid);
+      if (owners && !owners->empty()) {
+        for (const auto& r : *owners) self->Enqueue(std::string(r->Name()));
+        return;
+      }
+    }
     if (auto name = AllocatedName(*pod)) self->Enqueue(*name);
   };
   c->pods_->AddEventHandler(shim::EventHandler{
@@ -235,8 +248,8 @@ shim::ReconcileResult ReservationController::CleanupOwners(const std::string& re
   auto pods = pods_->store().ByIndex(kReservationUidIndex, reservation_uid);
   if (!pods) return shim::ReconcileResult::Done();
   // A reservation with the same uid may not come back, but be safe against stale keys.
-  for (const auto& r : reservations_->store().List()) {
-    if (r->Uid() == reservation_uid) return shim::ReconcileResult::Done();
+  if (auto same = reservations_->store().ByIndex(kUidIndex, reservation_uid); same && !same->empty()) {
+    return shim::ReconcileResult::Done();
   }
   std::string failures;
   for (const auto& pod : *pods) {

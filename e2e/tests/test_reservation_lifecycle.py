@@ -23,6 +23,9 @@ from kubesim_fixture import ROOT, BerthManager, Kubesim, wait_until
 
 GROUP_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
 ANNOTATION = "scheduling.koordinator.sh/reservation-allocated"
+# Not a scheduler name berth-manager schedules (default koord-scheduler): these tests set status.nodeName
+# by hand, so placement must not interfere with the lifecycle under test.
+SCHEDULER = "lifecycle-test-scheduler"
 
 
 def report(text):
@@ -45,7 +48,7 @@ def reservation(name, ttl=None, expires=None, allocate_once=None, cpu="500m", me
         "template": {"metadata": {"namespace": "default"},
                      "spec": {"containers": [{"name": "main", "image": "busybox",
                                               "resources": {"requests": {"cpu": cpu, "memory": memory}}}],
-                              "schedulerName": "koord-scheduler"}},
+                              "schedulerName": SCHEDULER}},
         "owners": [{"object": {"name": "pod-demo-0", "namespace": "default"}}],
     }
     if ttl is not None:
@@ -63,7 +66,7 @@ def consumer_pod(name, reservation_name, reservation_uid, node="node-0", cpu="50
                        "metadata": {"name": name, "namespace": "default",
                                     "annotations": {ANNOTATION: json.dumps({"name": reservation_name,
                                                                             "uid": reservation_uid})}},
-                       "spec": {"nodeName": node, "schedulerName": "koord-scheduler",
+                       "spec": {"nodeName": node, "schedulerName": SCHEDULER,
                                 "containers": [{"name": "main", "image": "busybox",
                                                 "resources": {"requests": {"cpu": cpu, "memory": memory}}}]}})
 
@@ -300,7 +303,11 @@ class ReservationLifecycle(ManagerSuite):
         wait_until(lambda: [o["name"] for o in self.get("reusable")["status"].get("currentOwners", [])] == ["reusable-b"],
                    timeout=5, message="reusable-a to leave the owners")
         self.assertEqual(self.get("reusable")["status"]["allocated"], {"cpu": "1", "memory": "1Gi"})
-        self.sim.kubectl("delete", "pod", "reusable-b", "--wait=true", "--timeout=20s")
+        # Matched by uid only: a pod whose annotation has the right uid under a wrong name is an owner too.
+        self.sim.apply_text(consumer_pod("reusable-c", "not-the-name", uid, cpu="100m", memory="64Mi"))
+        wait_until(lambda: [o["name"] for o in self.get("reusable")["status"].get("currentOwners", [])]
+                   in (["reusable-b", "reusable-c"], ["reusable-c", "reusable-b"]), timeout=5, message="reusable-c owner")
+        self.sim.kubectl("delete", "pod", "reusable-b", "reusable-c", "--wait=true", "--timeout=20s")
         wait_until(lambda: not self.get("reusable")["status"].get("currentOwners"), timeout=5, message="no owners")
         st = self.get("reusable")["status"]
         self.assertEqual(st["phase"], "Available")
