@@ -10,6 +10,7 @@
 #include "clientgo-shim/manager/manager_flags.h"
 #include "clientgo-shim/manager/signals.h"
 #include "controllers/reservation/reservation_controller.h"
+#include "controllers/scheduler/scheduler_controller.h"
 
 using namespace berth;
 
@@ -25,6 +26,9 @@ constexpr char kUsage[] =
     "  --reservation-gc-duration duration   How long Failed/Succeeded reservations are kept before\n"
     "                                       deletion; 0 disables GC (default 24h)\n"
     "  --reservation-workers int            Concurrent Reservation reconciles (default 4)\n"
+    "  --scheduler-names strings            Comma-separated schedulerName values whose pods and\n"
+    "                                       Reservations berth schedules (default koord-scheduler)\n"
+    "  --scoring-strategy string            LeastAllocated or MostAllocated (default LeastAllocated)\n"
     "  --log-level string                   debug, info, warn or error (default info)\n"
     "  --help                               Print this help\n";
 
@@ -32,6 +36,8 @@ struct Flags {
   std::string kubeconfig, context;
   std::chrono::nanoseconds gc_duration = std::chrono::hours(24);
   int reservation_workers = 4;
+  std::vector<std::string> scheduler_names = {"koord-scheduler"};
+  reconcile::placement::ScoringStrategy scoring = reconcile::placement::ScoringStrategy::kLeastAllocated;
 };
 
 // TakeValue reads "--name=value" or "--name value".
@@ -92,6 +98,19 @@ int main(int argc, char** argv) {
         std::cerr << "berth-manager: --reservation-workers must be a positive integer\n";
         return 2;
       }
+    } else if (TakeValue(*rest_args, i, "--scheduler-names", value)) {
+      flags.scheduler_names = controllers::ParseSchedulerNames(value);
+      if (flags.scheduler_names.empty()) {
+        std::cerr << "berth-manager: --scheduler-names needs at least one name\n";
+        return 2;
+      }
+    } else if (TakeValue(*rest_args, i, "--scoring-strategy", value)) {
+      if (value != "LeastAllocated" && value != "MostAllocated") {
+        std::cerr << "berth-manager: invalid --scoring-strategy \"" << value
+                  << "\" (LeastAllocated, MostAllocated)\n";
+        return 2;
+      }
+      flags.scoring = reconcile::placement::ParseScoringStrategy(value);
     } else if (TakeValue(*rest_args, i, "--log-level", value) || TakeValue(*rest_args, i, "--zap-log-level", value)) {
       log::Level level;
       if (!log::ParseLevel(value, level)) {
@@ -130,6 +149,14 @@ int main(int argc, char** argv) {
   auto reservations = controllers::ReservationController::Setup(**manager, *rest, reservation_options);
   if (!reservations) {
     log::Error("setup", "cannot set up the reservation controller", {{"error", reservations.error().message}});
+    return 1;
+  }
+  controllers::SchedulerControllerOptions scheduler_options;
+  scheduler_options.scheduler_names = flags.scheduler_names;
+  scheduler_options.scoring = flags.scoring;
+  auto scheduler = controllers::SchedulerController::Setup(**manager, *rest, scheduler_options);
+  if (!scheduler) {
+    log::Error("setup", "cannot set up the scheduler", {{"error", scheduler.error().message}});
     return 1;
   }
   log::Info("setup", "starting berth-manager",

@@ -1,0 +1,134 @@
+#include "controllers/scheduler/scheduler_cache.h"
+
+namespace berth::controllers {
+namespace {
+
+namespace placement = reconcile::placement;
+
+bool SameNode(const placement::NodeView& a, const placement::NodeView& b) {
+  return a.labels == b.labels && a.taints == b.taints && a.unschedulable == b.unschedulable &&
+         reconcile::EqualAmounts(a.allocatable, b.allocatable);
+}
+
+}  // namespace
+
+SchedulerCache::SchedulerCache(placement::SchedulerOptions options) : snapshot_(options) {}
+
+bool SchedulerCache::UpsertNode(const placement::NodeView& node) {
+  std::lock_guard lock(mu_);
+  auto it = nodes_.find(node.name);
+  if (it != nodes_.end() && SameNode(it->second, node)) return false;
+  snapshot_.UpsertNode(node);
+  nodes_[node.name] = node;
+  return true;
+}
+
+void SchedulerCache::RemoveNode(std::string_view name) {
+  std::lock_guard lock(mu_);
+  snapshot_.RemoveNode(name);
+  nodes_.erase(std::string(name));
+}
+
+void SchedulerCache::UpsertPod(const placement::PodSpecView& pod) {
+  std::lock_guard lock(mu_);
+  if (pod.node_name.empty()) {
+    if (snapshot_.IsAssumed(pod.uid)) snapshot_.UpsertPod(pod);
+    return;
+  }
+  snapshot_.UpsertPod(pod);
+  counted_pods_.insert(pod.uid);
+}
+
+bool SchedulerCache::RemovePod(std::string_view uid) {
+  std::lock_guard lock(mu_);
+  bool counted = counted_pods_.erase(std::string(uid)) > 0 || snapshot_.IsAssumed(uid);
+  snapshot_.RemovePod(uid);
+  return counted;
+}
+
+void SchedulerCache::UpsertReservation(const placement::ReservationView& reservation) {
+  std::lock_guard lock(mu_);
+  snapshot_.UpsertReservation(reservation);
+  if (!reservation.node_name.empty() || reconcile::IsTerminal(reservation.phase)) {
+    assumed_reservations_.erase(reservation.uid);
+  }
+}
+
+void SchedulerCache::RemoveReservation(std::string_view uid) {
+  std::lock_guard lock(mu_);
+  snapshot_.RemoveReservation(uid);
+  assumed_reservations_.erase(std::string(uid));
+}
+
+placement::PodDecision SchedulerCache::ScheduleAndAssumePod(const placement::PodSpecView& pod) {
+  std::lock_guard lock(mu_);
+  placement::PodDecision decision = snapshot_.SchedulePod(pod);
+  if (!decision) return decision;
+  if (auto assumed = snapshot_.AssumePod(pod, *decision); !assumed) {
+    // Only an empty uid or a node that vanished can fail here; report it as unschedulable.
+    placement::FitError error;
+    error.num_all_nodes = snapshot_.NodeCount();
+    error.reasons[assumed.error().message] = 1;
+    return std::unexpected(std::move(error));
+  }
+  return decision;
+}
+
+void SchedulerCache::ForgetPod(std::string_view uid) {
+  std::lock_guard lock(mu_);
+  snapshot_.ForgetPod(uid);
+}
+
+placement::ReservationDecision SchedulerCache::PlaceAndAssumeReservation(
+    const placement::PodSpecView& template_pod, const placement::ReservationView& reservation,
+    bool pre_allocation) {
+  std::lock_guard lock(mu_);
+  placement::ReservationDecision decision = snapshot_.PlaceReservation(template_pod, pre_allocation);
+  if (!decision) return decision;
+  if (auto assumed = snapshot_.AssumeReservation(reservation, *decision); !assumed) {
+    placement::FitError error;
+    error.num_all_nodes = snapshot_.NodeCount();
+    error.reasons[assumed.error().message] = 1;
+    return std::unexpected(std::move(error));
+  }
+  assumed_reservations_.insert(reservation.uid);
+  return decision;
+}
+
+void SchedulerCache::ForgetReservation(std::string_view uid) {
+  std::lock_guard lock(mu_);
+  snapshot_.ForgetReservation(uid);
+  assumed_reservations_.erase(std::string(uid));
+}
+
+bool SchedulerCache::IsPodAssumed(std::string_view uid) const {
+  std::lock_guard lock(mu_);
+  return snapshot_.IsAssumed(uid);
+}
+
+bool SchedulerCache::IsReservationAssumed(std::string_view uid) const {
+  std::lock_guard lock(mu_);
+  return assumed_reservations_.contains(std::string(uid));
+}
+
+bool SchedulerCache::ReservationFitsNow(std::string_view uid) const {
+  std::lock_guard lock(mu_);
+  return snapshot_.ReservationFitsNow(uid);
+}
+
+std::optional<placement::NodeUsage> SchedulerCache::Usage(std::string_view node) const {
+  std::lock_guard lock(mu_);
+  return snapshot_.Usage(node);
+}
+
+reconcile::ResourceAmounts SchedulerCache::Allocated(std::string_view reservation_uid) const {
+  std::lock_guard lock(mu_);
+  return snapshot_.Allocated(reservation_uid);
+}
+
+int SchedulerCache::NodeCount() const {
+  std::lock_guard lock(mu_);
+  return snapshot_.NodeCount();
+}
+
+}  // namespace berth::controllers

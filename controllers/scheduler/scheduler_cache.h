@@ -1,0 +1,73 @@
+// controllers/scheduler/scheduler_cache.h
+//
+// SchedulerCache: reconcile::placement::ClusterSnapshot behind one mutex, fed by the informer
+// handlers and queried by the scheduling workers. A decision and its assumption happen under
+// the same lock (ScheduleAndAssumePod / PlaceAndAssumeReservation), so two workers never book
+// the same capacity: the second decision already sees the first one's assumed pod or
+// reservation. The assumption lasts until the informer shows the write (confirm) or the worker
+// reports the write failed (Forget*).
+#pragma once
+
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "reconcile/placement/snapshot.h"
+
+namespace berth::controllers {
+
+class SchedulerCache {
+ public:
+  explicit SchedulerCache(reconcile::placement::SchedulerOptions options = {});
+
+  // --- Informer feed (any thread) ---------------------------------------------------------
+  // UpsertNode adds or replaces a node. Returns true when the node is new or its scheduling
+  // view (labels, taints, unschedulable, allocatable) changed.
+  bool UpsertNode(const reconcile::placement::NodeView& node);
+  void RemoveNode(std::string_view name);
+  // UpsertPod records a bound pod (a pod with node_name); a pod without node_name is only
+  // passed on when it is assumed (it stays assumed).
+  void UpsertPod(const reconcile::placement::PodSpecView& pod);
+  // RemovePod forgets a deleted or terminal pod. Returns true when the cache counted it
+  // (bound or assumed), i.e. capacity was freed.
+  bool RemovePod(std::string_view uid);
+  // UpsertReservation records a Reservation; a placement seen here (node name or a terminal
+  // phase) ends its assumption.
+  void UpsertReservation(const reconcile::placement::ReservationView& reservation);
+  void RemoveReservation(std::string_view uid);
+
+  // --- Decisions (workers) ----------------------------------------------------------------
+  // ScheduleAndAssumePod decides and, on success, assumes the pod on the chosen node (and
+  // reservation) before the lock is released. Errors: the FitError of the decision.
+  reconcile::placement::PodDecision ScheduleAndAssumePod(const reconcile::placement::PodSpecView& pod);
+  // ForgetPod drops the assumption (the binding failed).
+  void ForgetPod(std::string_view uid);
+  // PlaceAndAssumeReservation decides where a Reservation goes and assumes it there.
+  reconcile::placement::ReservationDecision PlaceAndAssumeReservation(
+      const reconcile::placement::PodSpecView& template_pod,
+      const reconcile::placement::ReservationView& reservation, bool pre_allocation);
+  // ForgetReservation drops the assumption (the status write failed).
+  void ForgetReservation(std::string_view uid);
+
+  // --- Queries ----------------------------------------------------------------------------
+  bool IsPodAssumed(std::string_view uid) const;
+  bool IsReservationAssumed(std::string_view uid) const;
+  bool ReservationFitsNow(std::string_view uid) const;
+  std::optional<reconcile::placement::NodeUsage> Usage(std::string_view node) const;
+  reconcile::ResourceAmounts Allocated(std::string_view reservation_uid) const;
+  int NodeCount() const;
+
+ private:
+  mutable std::mutex mu_;
+  reconcile::placement::ClusterSnapshot snapshot_;
+  // Nodes as last seen, to tell real changes from status heartbeats.
+  std::unordered_map<std::string, reconcile::placement::NodeView> nodes_;
+  // Pods the cache counts (bound), and reservations assumed but not yet seen placed.
+  std::unordered_set<std::string> counted_pods_;
+  std::unordered_set<std::string> assumed_reservations_;
+};
+
+}  // namespace berth::controllers

@@ -1,0 +1,195 @@
+#include "controllers/scheduler/scheduler_codec.h"
+
+#include "clientgo-shim/base/json.h"
+#include "controllers/reservation/reservation_codec.h"
+
+namespace berth::controllers {
+namespace {
+
+using rapidjson::Value;
+namespace placement = reconcile::placement;
+
+std::string Str(const Value& root, std::initializer_list<std::string_view> path) {
+  return std::string(json::GetString(root, path));
+}
+
+placement::LabelMap ReadStringMap(const Value* map) {
+  placement::LabelMap out;
+  if (!map || !map->IsObject()) return out;
+  for (const auto& m : map->GetObject()) {
+    if (m.value.IsString()) out.emplace(m.name.GetString(), m.value.GetString());
+  }
+  return out;
+}
+
+bool ReadBool(const Value& root, std::initializer_list<std::string_view> path, bool fallback) {
+  const Value* v = json::Find(root, path);
+  if (!v || !v->IsBool()) return fallback;
+  return v->GetBool();
+}
+
+std::vector<placement::Taint> ReadTaints(const Value* list) {
+  std::vector<placement::Taint> out;
+  if (!list || !list->IsArray()) return out;
+  for (const auto& t : list->GetArray()) {
+    if (!t.IsObject()) continue;
+    out.push_back({Str(t, {"key"}), Str(t, {"value"}), Str(t, {"effect"})});
+  }
+  return out;
+}
+
+std::vector<placement::Toleration> ReadTolerations(const Value* list) {
+  std::vector<placement::Toleration> out;
+  if (!list || !list->IsArray()) return out;
+  for (const auto& t : list->GetArray()) {
+    if (!t.IsObject()) continue;
+    out.push_back({Str(t, {"key"}), Str(t, {"operator"}), Str(t, {"value"}), Str(t, {"effect"})});
+  }
+  return out;
+}
+
+std::vector<placement::NodeSelectorRequirement> ReadRequirements(const Value* list) {
+  std::vector<placement::NodeSelectorRequirement> out;
+  if (!list || !list->IsArray()) return out;
+  for (const auto& r : list->GetArray()) {
+    if (!r.IsObject()) continue;
+    placement::NodeSelectorRequirement req;
+    req.key = Str(r, {"key"});
+    req.op = placement::ParseNodeSelectorOperator(json::GetString(r, {"operator"}));
+    if (const Value* vs = json::Member(r, "values"); vs && vs->IsArray()) {
+      for (const auto& v : vs->GetArray()) {
+        if (v.IsString()) req.values.emplace_back(v.GetString());
+      }
+    }
+    out.push_back(std::move(req));
+  }
+  return out;
+}
+
+// FillSpec reads the pod-spec part shared by pods and reservation templates.
+void FillSpec(const Value* spec, placement::PodSpecView& view) {
+  if (!spec || !spec->IsObject()) return;
+  view.node_name = Str(*spec, {"nodeName"});
+  view.node_selector = ReadStringMap(json::Member(*spec, "nodeSelector"));
+  if (const Value* terms = json::Find(*spec, {"affinity", "nodeAffinity",
+                                              "requiredDuringSchedulingIgnoredDuringExecution"})) {
+    std::vector<placement::NodeSelectorTerm> out;
+    if (const Value* list = json::Member(*terms, "nodeSelectorTerms"); list && list->IsArray()) {
+      for (const auto& t : list->GetArray()) {
+        if (!t.IsObject()) continue;
+        out.push_back({ReadRequirements(json::Member(t, "matchExpressions")),
+                       ReadRequirements(json::Member(t, "matchFields"))});
+      }
+    }
+    view.required_node_affinity = std::move(out);
+  }
+  view.tolerations = ReadTolerations(json::Member(*spec, "tolerations"));
+  view.requests = reconcile::EffectiveRequests(PodResourcesOf(*spec));
+  view.requests.erase(std::string(placement::kResourcePods));
+}
+
+}  // namespace
+
+placement::NodeView ReadNodeView(const Value& node) {
+  placement::NodeView view;
+  view.name = Str(node, {"metadata", "name"});
+  view.labels = ReadStringMap(json::Find(node, {"metadata", "labels"}));
+  if (const Value* spec = json::Member(node, "spec"); spec && spec->IsObject()) {
+    view.taints = ReadTaints(json::Member(*spec, "taints"));
+    view.unschedulable = ReadBool(*spec, {"unschedulable"}, false);
+  }
+  view.allocatable = ReadAmounts(json::Find(node, {"status", "allocatable"}));
+  return view;
+}
+
+placement::PodSpecView ReadPodView(const Value& pod) {
+  placement::PodSpecView view;
+  view.namespace_name = Str(pod, {"metadata", "namespace"});
+  view.name = Str(pod, {"metadata", "name"});
+  view.uid = Str(pod, {"metadata", "uid"});
+  view.labels = ReadStringMap(json::Find(pod, {"metadata", "labels"}));
+  if (const Value* refs = json::Find(pod, {"metadata", "ownerReferences"}); refs && refs->IsArray()) {
+    for (const auto& r : refs->GetArray()) {
+      if (!r.IsObject()) continue;
+      view.owner_references.push_back({Str(r, {"apiVersion"}), Str(r, {"kind"}), Str(r, {"name"}),
+                                       Str(r, {"uid"}), ReadBool(r, {"controller"}, false)});
+    }
+  }
+  FillSpec(json::Member(pod, "spec"), view);
+  if (auto ref = AllocatedReservation(pod)) view.reservation_uid = ref->uid;
+  auto ignored = view.labels.find(kReservationIgnoredLabel);
+  view.reservation_ignored = ignored != view.labels.end() && ignored->second == "true";
+  return view;
+}
+
+placement::PodSpecView ReadTemplateView(const Value& reservation) {
+  placement::PodSpecView view;
+  view.name = Str(reservation, {"metadata", "name"});
+  view.uid = Str(reservation, {"metadata", "uid"});
+  view.namespace_name = Str(reservation, {"spec", "template", "metadata", "namespace"});
+  if (view.namespace_name.empty()) view.namespace_name = "default";
+  view.labels = ReadStringMap(json::Find(reservation, {"spec", "template", "metadata", "labels"}));
+  FillSpec(json::Find(reservation, {"spec", "template", "spec"}), view);
+  return view;
+}
+
+placement::ReservationView ReadReservationView(const Value& reservation) {
+  placement::ReservationView view;
+  view.name = Str(reservation, {"metadata", "name"});
+  view.uid = Str(reservation, {"metadata", "uid"});
+  view.phase = reconcile::ParsePhase(json::GetString(reservation, {"status", "phase"}))
+                   .value_or(reconcile::Phase::kPending);
+  view.node_name = Str(reservation, {"status", "nodeName"});
+  view.allocatable = ReadAmounts(json::Find(reservation, {"status", "allocatable"}));
+  view.allocatable.erase(std::string(placement::kResourcePods));
+  const Value* spec = json::Member(reservation, "spec");
+  if (spec && spec->IsObject()) {
+    if (const Value* owners = json::Member(*spec, "owners"); owners && owners->IsArray()) {
+      for (const auto& o : owners->GetArray()) {
+        if (!o.IsObject()) continue;
+        placement::ReservationOwner owner;
+        if (const Value* obj = json::Member(o, "object"); obj && obj->IsObject()) {
+          owner.object = placement::ObjectOwner{Str(*obj, {"uid"}), Str(*obj, {"name"}),
+                                                Str(*obj, {"namespace"}), Str(*obj, {"apiVersion"})};
+        }
+        if (const Value* c = json::Member(o, "controller"); c && c->IsObject()) {
+          placement::ControllerOwner ctl{Str(*c, {"apiVersion"}), Str(*c, {"kind"}), Str(*c, {"name"}),
+                                         Str(*c, {"uid"}), std::nullopt, Str(*c, {"namespace"})};
+          if (const Value* b = json::Member(*c, "controller"); b && b->IsBool()) ctl.controller = b->GetBool();
+          owner.controller = std::move(ctl);
+        }
+        if (const Value* sel = json::Member(o, "labelSelector")) {
+          // A selector that does not parse matches nothing (safer than everything).
+          auto parsed = shim::LabelSelector::FromJson(sel);
+          owner.label_selector = parsed ? std::move(*parsed) : shim::LabelSelector::Nothing();
+        }
+        view.owners.push_back(std::move(owner));
+      }
+    }
+    view.allocate_once = ReadBool(*spec, {"allocateOnce"}, true);
+    view.allocate_policy = placement::ParseAllocatePolicy(json::GetString(*spec, {"allocatePolicy"}));
+    view.unschedulable = ReadBool(*spec, {"unschedulable"}, false);
+    view.taints = ReadTaints(json::Member(*spec, "taints"));
+  }
+  std::string_view options =
+      json::GetString(reservation, {"metadata", "annotations", kReservationRestrictedOptionsAnnotation});
+  if (!options.empty()) {
+    if (auto doc = json::Parse(options); doc && doc->IsObject()) {
+      if (const Value* rs = json::Member(*doc, "resources"); rs && rs->IsArray()) {
+        for (const auto& r : rs->GetArray()) {
+          if (r.IsString()) view.restricted_resources.emplace_back(r.GetString());
+        }
+      }
+    }
+  }
+  const Value* owners = json::Find(reservation, {"status", "currentOwners"});
+  view.has_current_owners = owners && owners->IsArray() && !owners->Empty();
+  return view;
+}
+
+bool PodIsTerminal(const Value& pod) {
+  std::string_view phase = json::GetString(pod, {"status", "phase"});
+  return phase == "Succeeded" || phase == "Failed";
+}
+
+}  // namespace berth::controllers

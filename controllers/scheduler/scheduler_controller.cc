@@ -1,0 +1,497 @@
+#include "controllers/scheduler/scheduler_controller.h"
+
+#include <algorithm>
+
+#include "clientgo-shim/base/json.h"
+#include "clientgo-shim/base/log.h"
+#include "controllers/reservation/reservation_codec.h"
+#include "controllers/scheduler/scheduler_codec.h"
+
+namespace berth::controllers {
+namespace {
+
+using rapidjson::Document;
+using rapidjson::Value;
+namespace placement = reconcile::placement;
+
+constexpr char kLogger[] = "scheduler";
+constexpr char kGroup[] = "scheduling.koordinator.sh";
+constexpr char kVersion[] = "v1alpha1";
+constexpr char kReservationsPath[] = "/apis/scheduling.koordinator.sh/v1alpha1/reservations";
+constexpr std::string_view kReasonScheduled = "Scheduled";
+constexpr std::string_view kReasonUnschedulable = "Unschedulable";
+constexpr std::string_view kReasonAvailable = "Available";
+constexpr std::string_view kReasonWaiting = "Waiting";
+// kube-scheduler truncates event notes; the API limit is 1 KiB.
+constexpr size_t kMaxEventMessage = 1024;
+
+std::optional<Document> ToJson(const shim::ObjectPtr& obj) {
+  if (!obj) return std::nullopt;
+  auto doc = obj->ToJson();
+  if (!doc) return std::nullopt;
+  return std::move(*doc);
+}
+
+std::string Truncate(std::string text) {
+  if (text.size() > kMaxEventMessage) text.resize(kMaxEventMessage);
+  return text;
+}
+
+shim::ObjectReference PodReference(const placement::PodSpecView& pod) {
+  return shim::ObjectReference{"v1", "Pod", pod.namespace_name, pod.name, pod.uid, "", ""};
+}
+
+shim::ObjectReference ReservationReference(const std::string& name, const std::string& uid) {
+  return shim::ObjectReference{std::string(kGroup) + "/" + kVersion, "Reservation", "", name, uid, "", ""};
+}
+
+const reconcile::Condition* FindCondition(const std::vector<reconcile::Condition>& conditions,
+                                          std::string_view type) {
+  for (const auto& c : conditions) {
+    if (c.type == type) return &c;
+  }
+  return nullptr;
+}
+
+// SetCondition updates or appends one condition; lastTransitionTime moves only with status.
+void SetCondition(std::vector<reconcile::Condition>& conditions, std::string_view type,
+                  std::string_view status, std::string_view reason, std::string_view message,
+                  reconcile::Time now) {
+  for (auto& c : conditions) {
+    if (c.type != type) continue;
+    if (c.status != status || !c.last_transition_time) c.last_transition_time = now;
+    c.status = status;
+    c.reason = reason;
+    c.message = message;
+    c.last_probe_time = now;
+    return;
+  }
+  conditions.push_back({std::string(type), std::string(status), std::string(reason),
+                        std::string(message), now, now});
+}
+
+// PodScheduledUnchanged: the pod already says PodScheduled=False/Unschedulable with `message`.
+bool PodScheduledUnchanged(const Value& pod, const std::string& message) {
+  const Value* conditions = json::Find(pod, {"status", "conditions"});
+  if (!conditions || !conditions->IsArray()) return false;
+  for (const auto& c : conditions->GetArray()) {
+    if (json::GetString(c, {"type"}) != "PodScheduled") continue;
+    return json::GetString(c, {"status"}) == "False" && json::GetString(c, {"reason"}) == kReasonUnschedulable &&
+           json::GetString(c, {"message"}) == message;
+  }
+  return false;
+}
+
+std::string ReservationAllocatedValue(const placement::ReservationRef& ref) {
+  Document d(rapidjson::kObjectType);
+  json::SetString(d, "name", ref.name, d.GetAllocator());
+  json::SetString(d, "uid", ref.uid, d.GetAllocator());
+  return json::Serialize(d);
+}
+
+}  // namespace
+
+std::vector<std::string> ParseSchedulerNames(std::string_view text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string_view::npos) comma = text.size();
+    std::string_view item = text.substr(start, comma - start);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (!item.empty() && std::find(out.begin(), out.end(), item) == out.end()) out.emplace_back(item);
+    start = comma + 1;
+  }
+  return out;
+}
+
+SchedulerController::SchedulerController(shim::RestClientPtr rest, SchedulerControllerOptions options)
+    : options_(std::move(options)),
+      rest_(rest),
+      client_(std::move(rest)),
+      cache_(placement::SchedulerOptions{options_.scoring}) {}
+
+SchedulerController::~SchedulerController() {
+  if (recorder_) recorder_->Stop();
+}
+
+Result<std::unique_ptr<SchedulerController>> SchedulerController::Setup(
+    shim::Manager& manager, shim::RestClientPtr rest, SchedulerControllerOptions options) {
+  if (options.scheduler_names.empty()) return MakeError(ErrorCode::kInvalidArgument, "no scheduler names");
+  std::unique_ptr<SchedulerController> c(new SchedulerController(rest, std::move(options)));
+  shim::EventRecorderOptions events;
+  events.rest = rest;
+  events.component = "berth-scheduler";
+  events.max_queue = 10000;
+  c->recorder_ = std::make_unique<shim::EventRecorder>(events);
+
+  auto& reg = manager.registry();
+  auto attempts = reg.AddCounter("berth_scheduler_attempts_total",
+                                 "Scheduling attempts of pods and Reservations by result.", {"kind", "result"});
+  if (!attempts) return MakeError(ErrorCode::kInternal, "registering scheduler metrics failed");
+  c->attempts_ = *attempts;
+
+  auto& informers = manager.informers();
+  c->reservations_ = informers.InformerFor(shim::InformerKey{kReservationsPath, "", ""});
+  c->pods_ = informers.InformerFor(shim::InformerKey{"/api/v1/pods", "", ""});
+  c->nodes_ = informers.InformerFor(shim::InformerKey{"/api/v1/nodes", "", ""});
+
+  SchedulerController* self = c.get();
+  auto pod_controller = manager.AddController(
+      shim::ControllerOptions{"pod-scheduler", c->options_.pod_workers, nullptr, nullptr, &reg},
+      [self](const std::string& key) { return self->ReconcilePod(key); });
+  if (!pod_controller) return std::unexpected(pod_controller.error());
+  c->pod_controller_ = *pod_controller;
+  auto reservation_controller = manager.AddController(
+      shim::ControllerOptions{"reservation-scheduler", c->options_.reservation_workers, nullptr, nullptr, &reg},
+      [self](const std::string& key) { return self->ReconcileReservation(key); });
+  if (!reservation_controller) return std::unexpected(reservation_controller.error());
+  c->reservation_controller_ = *reservation_controller;
+
+  c->nodes_->AddEventHandler(shim::EventHandler{
+      [self](const shim::ObjectPtr& obj, bool) {
+        auto doc = ToJson(obj);
+        if (doc && self->cache_.UpsertNode(ReadNodeView(*doc))) self->RetryParked();
+      },
+      [self](const shim::ObjectPtr&, const shim::ObjectPtr& obj) {
+        auto doc = ToJson(obj);
+        if (doc && self->cache_.UpsertNode(ReadNodeView(*doc))) self->RetryParked();
+      },
+      [self](const shim::DeletedObject& deleted) {
+        if (deleted.object) self->cache_.RemoveNode(deleted.object->Name());
+      }});
+  c->pods_->AddEventHandler(shim::EventHandler{
+      [self](const shim::ObjectPtr& obj, bool) { self->OnPod(nullptr, obj); },
+      [self](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& obj) { self->OnPod(old_obj, obj); },
+      [self](const shim::DeletedObject& deleted) { self->OnPodDeleted(deleted.object); }});
+  c->reservations_->AddEventHandler(shim::EventHandler{
+      [self](const shim::ObjectPtr& obj, bool) { self->OnReservation(obj, true); },
+      [self](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& obj) {
+        // Only changes that move capacity or eligibility wake parked work; our own condition
+        // writes do not.
+        bool changed = !old_obj || old_obj->FindString({"status", "phase"}) != obj->FindString({"status", "phase"}) ||
+                       old_obj->FindString({"status", "nodeName"}) != obj->FindString({"status", "nodeName"}) ||
+                       old_obj->FindString({"metadata", "generation"}) != obj->FindString({"metadata", "generation"});
+        if (!changed) {
+          auto a = ToJson(old_obj);
+          auto b = ToJson(obj);
+          auto spec_text = [](const Document& d) {
+            const Value* spec = json::Find(d, {"spec"});
+            return spec ? json::Serialize(*spec) : std::string();
+          };
+          changed = !a || !b || spec_text(*a) != spec_text(*b) ||
+                    !reconcile::EqualAmounts(ReadAmounts(json::Find(*a, {"status", "allocatable"})),
+                                             ReadAmounts(json::Find(*b, {"status", "allocatable"}))) ||
+                    (json::Find(*a, {"status", "currentOwners"}) == nullptr) !=
+                        (json::Find(*b, {"status", "currentOwners"}) == nullptr);
+        }
+        self->OnReservation(obj, changed);
+      },
+      [self](const shim::DeletedObject& deleted) {
+        if (!deleted.object) return;
+        self->cache_.RemoveReservation(deleted.object->Uid());
+        {
+          std::lock_guard lock(self->parked_mu_);
+          self->parked_reservations_.erase(std::string(deleted.object->Name()));
+        }
+        self->RetryParked();
+      }});
+  return c;
+}
+
+bool SchedulerController::IsOurs(std::string_view scheduler_name) const {
+  return std::find(options_.scheduler_names.begin(), options_.scheduler_names.end(), scheduler_name) !=
+         options_.scheduler_names.end();
+}
+
+void SchedulerController::RetryParked() {
+  std::set<std::string> pods, reservations;
+  {
+    std::lock_guard lock(parked_mu_);
+    cluster_generation_.fetch_add(1);
+    pods.swap(parked_pods_);
+    reservations.swap(parked_reservations_);
+  }
+  for (const auto& key : reservations) reservation_controller_->queue().Add(key);
+  for (const auto& key : pods) pod_controller_->queue().Add(key);
+}
+
+void SchedulerController::ParkPod(const std::string& key, uint64_t seen) {
+  {
+    std::lock_guard lock(parked_mu_);
+    if (cluster_generation_.load() == seen) {
+      parked_pods_.insert(key);
+      return;
+    }
+  }
+  // The cluster changed while we decided: try again (rate-limited so churn cannot spin us).
+  pod_controller_->queue().AddRateLimited(key);
+}
+
+void SchedulerController::ParkReservation(const std::string& key, uint64_t seen) {
+  {
+    std::lock_guard lock(parked_mu_);
+    if (cluster_generation_.load() == seen) {
+      parked_reservations_.insert(key);
+      return;
+    }
+  }
+  reservation_controller_->queue().AddRateLimited(key);
+}
+
+void SchedulerController::OnPod(const shim::ObjectPtr& old_object, const shim::ObjectPtr& object) {
+  auto doc = ToJson(object);
+  if (!doc) return;
+  placement::PodSpecView view = ReadPodView(*doc);
+  if (PodIsTerminal(*doc)) {
+    if (cache_.RemovePod(view.uid)) RetryParked();
+    return;
+  }
+  if (!view.node_name.empty()) {
+    cache_.UpsertPod(view);
+    if (old_object && !old_object->FindString({"spec", "nodeName"})) {
+      std::lock_guard lock(parked_mu_);
+      parked_pods_.erase(std::string(object->Key()));
+    }
+    return;
+  }
+  cache_.UpsertPod(view);  // keeps an assumed pod assumed
+  if (!IsOurs(json::GetString(*doc, {"spec", "schedulerName"}))) return;
+  if (json::Find(*doc, {"metadata", "deletionTimestamp"})) return;
+  std::string key(object->Key());
+  if (old_object) {
+    std::lock_guard lock(parked_mu_);
+    if (parked_pods_.contains(key)) return;  // waits for a cluster change
+  }
+  pod_controller_->queue().Add(key);
+}
+
+void SchedulerController::OnPodDeleted(const shim::ObjectPtr& object) {
+  if (!object) return;
+  {
+    std::lock_guard lock(parked_mu_);
+    parked_pods_.erase(std::string(object->Key()));
+  }
+  if (cache_.RemovePod(object->Uid())) RetryParked();
+}
+
+void SchedulerController::OnReservation(const shim::ObjectPtr& object, bool changed) {
+  auto doc = ToJson(object);
+  if (!doc) return;
+  placement::ReservationView view = ReadReservationView(*doc);
+  cache_.UpsertReservation(view);
+  if (changed) RetryParked();
+  if (!IsOurs(json::GetString(*doc, {"spec", "template", "spec", "schedulerName"}))) return;
+  if (json::Find(*doc, {"metadata", "deletionTimestamp"})) return;
+  bool pending = view.phase == reconcile::Phase::kPending && view.node_name.empty();
+  bool waiting = view.phase == reconcile::Phase::kWaiting && !view.node_name.empty();
+  if (!pending && !waiting) return;
+  std::string key(object->Name());
+  {
+    std::lock_guard lock(parked_mu_);
+    if (parked_reservations_.contains(key)) return;
+  }
+  reservation_controller_->queue().Add(key);
+}
+
+// ---- Pods ----------------------------------------------------------------------------------
+
+shim::ReconcileResult SchedulerController::ReconcilePod(const std::string& key) {
+  shim::ObjectPtr cached = pods_->store().Get(key);
+  if (!cached) return shim::ReconcileResult::Done();
+  if (auto node = cached->FindString({"spec", "nodeName"}); node && !node->empty()) return shim::ReconcileResult::Done();
+  auto doc = ToJson(cached);
+  if (!doc) return shim::ReconcileResult::Done();
+  if (!IsOurs(json::GetString(*doc, {"spec", "schedulerName"})) || json::Find(*doc, {"metadata", "deletionTimestamp"}) ||
+      PodIsTerminal(*doc)) {
+    return shim::ReconcileResult::Done();
+  }
+  placement::PodSpecView view = ReadPodView(*doc);
+  if (view.uid.empty() || cache_.IsPodAssumed(view.uid)) return shim::ReconcileResult::Done();
+  uint64_t seen = cluster_generation_.load();
+  placement::PodDecision decision = cache_.ScheduleAndAssumePod(view);
+  if (!decision) return MarkPodUnschedulable(*doc, key, decision.error(), seen);
+  return Bind(*doc, view, *decision);
+}
+
+shim::ReconcileResult SchedulerController::Bind(const Value& pod, const placement::PodSpecView& view,
+                                                const placement::PodPlacement& placement) {
+  Document binding(rapidjson::kObjectType);
+  auto& a = binding.GetAllocator();
+  json::SetString(binding, "apiVersion", "v1", a);
+  json::SetString(binding, "kind", "Binding", a);
+  Value& meta = json::EnsureObject(binding, "metadata", a);
+  json::SetString(meta, "name", view.name, a);
+  json::SetString(meta, "namespace", view.namespace_name, a);
+  json::SetString(meta, "uid", view.uid, a);
+  if (placement.reservation) {
+    // The binding storage copies these onto the pod in the same write that sets nodeName, so the
+    // lifecycle controller never sees the pod bound without its reservation.
+    Value& annotations = json::EnsureObject(meta, "annotations", a);
+    json::SetString(annotations, kReservationAllocatedAnnotation, ReservationAllocatedValue(*placement.reservation), a);
+  }
+  Value& target = json::EnsureObject(binding, "target", a);
+  json::SetString(target, "apiVersion", "v1", a);
+  json::SetString(target, "kind", "Node", a);
+  json::SetString(target, "name", placement.node_name, a);
+  shim::RestRequest request;
+  request.method = "POST";
+  request.path = shim::ResourcePath(shim::ResourceRef{"", "v1", "pods", view.namespace_name, view.name}, "binding");
+  request.body = json::Serialize(binding);
+  auto response = rest_->Do(request);
+  if (!response) {
+    cache_.ForgetPod(view.uid);
+    attempts_->WithLabelValues({"pod", "error"}).Inc();
+    if (response.error().code == ErrorCode::kNotFound || response.error().code == ErrorCode::kConflict) {
+      // Deleted, being deleted, or bound by someone else: the informer tells the rest.
+      log::Info(kLogger, "binding rejected", {{"pod", view.namespace_name + "/" + view.name},
+                                              {"error", response.error().message}});
+      return shim::ReconcileResult::Done();
+    }
+    return shim::ReconcileResult::Error("binding " + view.namespace_name + "/" + view.name + ": " +
+                                        response.error().message);
+  }
+  (void)pod;
+  attempts_->WithLabelValues({"pod", "scheduled"}).Inc();
+  if (options_.pod_scheduled_events) {
+    recorder_->Event(PodReference(view), shim::EventType::kNormal, "Scheduled",
+                     "Successfully assigned " + view.namespace_name + "/" + view.name + " to " + placement.node_name);
+  }
+  return shim::ReconcileResult::Done();
+}
+
+shim::ReconcileResult SchedulerController::MarkPodUnschedulable(const Value& pod, const std::string& key,
+                                                                const placement::FitError& error, uint64_t seen) {
+  attempts_->WithLabelValues({"pod", "unschedulable"}).Inc();
+  placement::PodSpecView view = ReadPodView(pod);
+  std::string message = error.Message();
+  if (!PodScheduledUnchanged(pod, message)) {
+    Document patch(rapidjson::kObjectType);
+    auto& a = patch.GetAllocator();
+    Value condition(rapidjson::kObjectType);
+    json::SetString(condition, "type", "PodScheduled", a);
+    json::SetString(condition, "status", "False", a);
+    json::SetString(condition, "reason", kReasonUnschedulable, a);
+    json::SetString(condition, "message", message, a);
+    condition.AddMember("lastProbeTime", Value(rapidjson::kNullType), a);
+    json::SetString(condition, "lastTransitionTime", shim::FormatTimestamp(std::chrono::system_clock::now()), a);
+    Value conditions(rapidjson::kArrayType);
+    conditions.PushBack(condition, a);
+    Value& status = json::EnsureObject(patch, "status", a);
+    status.AddMember("conditions", conditions, a);
+    auto written = client_.Patch(shim::ResourceRef{"", "v1", "pods", view.namespace_name, view.name},
+                                 json::Serialize(patch), shim::kStrategicMergePatch, "status");
+    if (!written && written.error().code != ErrorCode::kNotFound) {
+      log::Warn(kLogger, "writing PodScheduled failed", {{"pod", key}, {"error", written.error().message}});
+    }
+  }
+  recorder_->Event(PodReference(view), shim::EventType::kWarning, "FailedScheduling", Truncate(message));
+  ParkPod(key, seen);
+  return shim::ReconcileResult::Done();
+}
+
+// ---- Reservations --------------------------------------------------------------------------
+
+shim::ReconcileResult SchedulerController::ReconcileReservation(const std::string& name) {
+  auto doc = ToJson(reservations_->store().Get(name));
+  if (!doc) return shim::ReconcileResult::Done();
+  if (json::Find(*doc, {"metadata", "deletionTimestamp"})) return shim::ReconcileResult::Done();
+  if (!IsOurs(json::GetString(*doc, {"spec", "template", "spec", "schedulerName"}))) return shim::ReconcileResult::Done();
+  auto phase = reconcile::ParsePhase(json::GetString(*doc, {"status", "phase"}));
+  if (!phase) return shim::ReconcileResult::Done();
+  bool placed = !json::GetString(*doc, {"status", "nodeName"}).empty();
+  uint64_t seen = cluster_generation_.load();
+  if (*phase == reconcile::Phase::kPending && !placed) return PlaceReservation(*doc, name, seen);
+  if (*phase == reconcile::Phase::kWaiting && placed) return PromoteWaiting(*doc, name, seen);
+  return shim::ReconcileResult::Done();
+}
+
+shim::ReconcileResult SchedulerController::PlaceReservation(Document& doc, const std::string& name, uint64_t seen) {
+  std::string uid(json::GetString(doc, {"metadata", "uid"}));
+  if (uid.empty() || cache_.IsReservationAssumed(uid)) return shim::ReconcileResult::Done();
+  placement::PodSpecView template_pod = ReadTemplateView(doc);
+  placement::ReservationView view = ReadReservationView(doc);
+  const Value* pre = json::Find(doc, {"spec", "preAllocation"});
+  bool pre_allocation = pre && pre->IsBool() && pre->GetBool();
+  placement::ReservationDecision decision = cache_.PlaceAndAssumeReservation(template_pod, view, pre_allocation);
+  reconcile::ReservationStatus status = ReadReservation(doc).status;
+  auto now = std::chrono::system_clock::now();
+  auto write = [&]() -> Result<Document> {
+    Value& out = json::EnsureObject(doc, "status", doc.GetAllocator());
+    out = StatusJson(status, doc.GetAllocator());
+    json::SetString(doc, "apiVersion", std::string(kGroup) + "/" + kVersion, doc.GetAllocator());
+    json::SetString(doc, "kind", "Reservation", doc.GetAllocator());
+    return client_.UpdateStatus(shim::ResourceRef{kGroup, kVersion, "reservations", "", name}, doc);
+  };
+  if (!decision) {
+    attempts_->WithLabelValues({"reservation", "unschedulable"}).Inc();
+    std::string message = decision.error().Message();
+    const reconcile::Condition* scheduled = FindCondition(status.conditions, reconcile::kConditionScheduled);
+    if (!scheduled || scheduled->status != "False" || scheduled->reason != kReasonUnschedulable ||
+        scheduled->message != message) {
+      SetCondition(status.conditions, reconcile::kConditionScheduled, "False", kReasonUnschedulable, message, now);
+      status.phase = reconcile::Phase::kPending;
+      auto written = write();
+      if (!written) {
+        if (written.error().code == ErrorCode::kNotFound) return shim::ReconcileResult::Done();
+        return shim::ReconcileResult::Error("status update of reservation " + name + ": " + written.error().message);
+      }
+    }
+    recorder_->Event(ReservationReference(name, uid), shim::EventType::kWarning, "FailedScheduling", Truncate(message));
+    ParkReservation(name, seen);
+    return shim::ReconcileResult::Done();
+  }
+  const placement::ReservationPlacement& where = *decision;
+  status.phase = where.phase;
+  status.node_name = where.node_name;
+  status.allocatable = where.allocatable;
+  std::erase_if(status.allocatable, [](const auto& e) { return e.first == placement::kResourcePods; });
+  bool waiting = where.phase == reconcile::Phase::kWaiting;
+  status.conditions = {
+      reconcile::Condition{std::string(reconcile::kConditionScheduled), "True", std::string(kReasonScheduled), "", now, now},
+      reconcile::Condition{std::string(reconcile::kConditionReady), waiting ? "False" : "True",
+                           std::string(waiting ? kReasonWaiting : kReasonAvailable),
+                           waiting ? "node " + where.node_name + " has not enough free resources yet" : "", now, now}};
+  auto written = write();
+  if (!written) {
+    cache_.ForgetReservation(uid);
+    attempts_->WithLabelValues({"reservation", "error"}).Inc();
+    if (written.error().code == ErrorCode::kNotFound) return shim::ReconcileResult::Done();
+    // A conflict means the cache was stale; the informer brings the newer version.
+    return shim::ReconcileResult::Error("status update of reservation " + name + ": " + written.error().message);
+  }
+  attempts_->WithLabelValues({"reservation", "scheduled"}).Inc();
+  log::Debug(kLogger, "reservation placed", {{"reservation", name}, {"node", where.node_name},
+                                             {"phase", std::string(reconcile::PhaseName(where.phase))}});
+  recorder_->Event(ReservationReference(name, uid), shim::EventType::kNormal, "Scheduled",
+                   "Successfully assigned " + name + " to " + where.node_name);
+  return shim::ReconcileResult::Done();
+}
+
+shim::ReconcileResult SchedulerController::PromoteWaiting(Document& doc, const std::string& name, uint64_t seen) {
+  std::string uid(json::GetString(doc, {"metadata", "uid"}));
+  if (!cache_.ReservationFitsNow(uid)) {
+    ParkReservation(name, seen);
+    return shim::ReconcileResult::Done();
+  }
+  reconcile::ReservationStatus status = ReadReservation(doc).status;
+  auto now = std::chrono::system_clock::now();
+  status.phase = reconcile::Phase::kAvailable;
+  SetCondition(status.conditions, reconcile::kConditionReady, "True", kReasonAvailable, "", now);
+  Value& out = json::EnsureObject(doc, "status", doc.GetAllocator());
+  out = StatusJson(status, doc.GetAllocator());
+  json::SetString(doc, "apiVersion", std::string(kGroup) + "/" + kVersion, doc.GetAllocator());
+  json::SetString(doc, "kind", "Reservation", doc.GetAllocator());
+  auto written = client_.UpdateStatus(shim::ResourceRef{kGroup, kVersion, "reservations", "", name}, doc);
+  if (!written) {
+    if (written.error().code == ErrorCode::kNotFound) return shim::ReconcileResult::Done();
+    return shim::ReconcileResult::Error("status update of reservation " + name + ": " + written.error().message);
+  }
+  log::Info(kLogger, "waiting reservation is available", {{"reservation", name}});
+  recorder_->Event(ReservationReference(name, uid), shim::EventType::kNormal, std::string(kReasonAvailable),
+                   "Reservation " + name + " is available on " + status.node_name);
+  return shim::ReconcileResult::Done();
+}
+
+}  // namespace berth::controllers

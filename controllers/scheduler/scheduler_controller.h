@@ -1,0 +1,98 @@
+// controllers/scheduler/scheduler_controller.h
+//
+// berth-manager as a secondary scheduler (issue 5). Two controllers share one SchedulerCache fed
+// by the manager's shared informers (nodes, all pods, reservations):
+//   - "reservation-scheduler" places Pending Reservations whose template.spec.schedulerName is
+//     one of the scheduler names: UpdateStatus with phase Available (or Waiting for
+//     preAllocation without free capacity), nodeName, allocatable and the conditions
+//     [Scheduled/True/Scheduled, Ready/True/Available]; Normal Event `Scheduled`. When no node
+//     fits: Scheduled=False/Unschedulable with the fit error and a Warning `FailedScheduling`.
+//     Waiting reservations turn Available once their node has room.
+//   - "pod-scheduler" binds unscheduled pods of those scheduler names through pods/binding,
+//     putting the reservation-allocated annotation on the Binding when a reservation is used.
+//     Unschedulable pods get PodScheduled=False/Unschedulable and a `FailedScheduling` Event.
+// Every decision is assumed in the cache before the write (see scheduler_cache.h). Unschedulable
+// keys are parked and re-queued only when the cluster changes (node added or changed, a counted
+// pod deleted or finished, a reservation changed or deleted), never on a poll.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "clientgo-shim/client/object_client.h"
+#include "clientgo-shim/events/event_recorder.h"
+#include "clientgo-shim/manager/manager.h"
+#include "controllers/scheduler/scheduler_cache.h"
+
+namespace berth::controllers {
+
+// SchedulerControllerOptions: each field says its default.
+struct SchedulerControllerOptions {
+  // --scheduler-names: the schedulerName values berth schedules. Default: {"koord-scheduler"}.
+  std::vector<std::string> scheduler_names = {"koord-scheduler"};
+  // --scoring-strategy. Default: LeastAllocated.
+  reconcile::placement::ScoringStrategy scoring = reconcile::placement::ScoringStrategy::kLeastAllocated;
+  int pod_workers = 4;          // Default: 4.
+  int reservation_workers = 2;  // Default: 2.
+  // Emit the Normal `Scheduled` Event for every bound pod (kube-scheduler does). Default: true.
+  bool pod_scheduled_events = true;
+};
+
+// ParseSchedulerNames splits a comma-separated list, dropping empty items and spaces.
+std::vector<std::string> ParseSchedulerNames(std::string_view text);
+
+class SchedulerController {
+ public:
+  // Setup registers the informer handlers and both controllers with `manager`.
+  // Errors: controller registration failures.
+  static Result<std::unique_ptr<SchedulerController>> Setup(shim::Manager& manager,
+                                                            shim::RestClientPtr rest,
+                                                            SchedulerControllerOptions options);
+  ~SchedulerController();
+
+  shim::ReconcileResult ReconcilePod(const std::string& key);
+  shim::ReconcileResult ReconcileReservation(const std::string& name);
+  SchedulerCache& cache() { return cache_; }
+
+ private:
+  SchedulerController(shim::RestClientPtr rest, SchedulerControllerOptions options);
+  bool IsOurs(std::string_view scheduler_name) const;
+  // RetryParked re-queues every parked key: the cluster changed.
+  void RetryParked();
+  // Park keeps a key until the next cluster change, unless one happened since `seen`.
+  void ParkPod(const std::string& key, uint64_t seen);
+  void ParkReservation(const std::string& key, uint64_t seen);
+  void OnPod(const shim::ObjectPtr& old_object, const shim::ObjectPtr& object);
+  void OnPodDeleted(const shim::ObjectPtr& object);
+  void OnReservation(const shim::ObjectPtr& object, bool changed);
+  shim::ReconcileResult Bind(const rapidjson::Value& pod, const reconcile::placement::PodSpecView& view,
+                             const reconcile::placement::PodPlacement& placement);
+  shim::ReconcileResult MarkPodUnschedulable(const rapidjson::Value& pod, const std::string& key,
+                                             const reconcile::placement::FitError& error, uint64_t seen);
+  shim::ReconcileResult PlaceReservation(rapidjson::Document& doc, const std::string& name, uint64_t seen);
+  shim::ReconcileResult PromoteWaiting(rapidjson::Document& doc, const std::string& name, uint64_t seen);
+
+  SchedulerControllerOptions options_;
+  shim::RestClientPtr rest_;
+  shim::ObjectClient client_;
+  SchedulerCache cache_;
+  std::unique_ptr<shim::EventRecorder> recorder_;
+  std::shared_ptr<shim::SharedInformer> reservations_;
+  std::shared_ptr<shim::SharedInformer> pods_;
+  std::shared_ptr<shim::SharedInformer> nodes_;
+  shim::Controller* pod_controller_ = nullptr;
+  shim::Controller* reservation_controller_ = nullptr;
+
+  std::mutex parked_mu_;
+  std::atomic<uint64_t> cluster_generation_{0};
+  std::set<std::string> parked_pods_;
+  std::set<std::string> parked_reservations_;
+
+  shim::CounterFamily* attempts_ = nullptr;
+};
+
+}  // namespace berth::controllers
