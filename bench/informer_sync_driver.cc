@@ -11,13 +11,15 @@
 //           sync_cpu_s is the CPU the whole process (client and in-process server) spent during
 //           the sync; on a shared machine it is steadier than the wall time (loadavg_1m shown).
 // Targets:  sync of a few seconds, ≤ 1 KB per cached pod (client-go: 10–35 KB per pod).
-// Method:   pods are created in-process (DoCreate, 2 threads) with a nodeName, so kubesim's kubelet
-//           marks them Running (full status) before anything is measured. RSS is read after
-//           malloc_trim(0) on both sides, so memory the in-process server freed after serving
-//           the LIST pages is not counted against the client. The RSS figure still includes the
-//           node cache and the informer threads, so it is an upper bound for the pod cache.
+// Method:   kubesim runs in a forked child process (created before any thread), so the client's
+//           RSS holds only the client; pods are created there in-process (DoCreate, 2 threads)
+//           with a nodeName, and kubesim's kubelet marks them Running (full status) before
+//           anything is measured. RSS is read after malloc_trim(0) on both sides. The RSS delta
+//           includes the node cache, the TLS client and the informer threads, so it is an upper
+//           bound for the pod cache.
 #include <malloc.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -26,6 +28,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -154,16 +157,9 @@ int FlagInt(int argc, char** argv, const std::string& name, int fallback) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  const int pods = FlagInt(argc, argv, "--pods", 150000);
-  const int nodes = FlagInt(argc, argv, "--nodes", 5000);
-  const int namespaces = FlagInt(argc, argv, "--namespaces", 50);
-  const int page_size = FlagInt(argc, argv, "--page-size", 500);
-  if (pods < 0 || nodes < 1 || namespaces < 1 || page_size < 0) {
-    std::fprintf(stderr, "usage: informer_sync_driver [--pods N] [--nodes N>0] [--namespaces N>0] [--page-size N]\n");
-    return 2;
-  }
-
+// RunServer is the child process: kubesim, loaded, serving until the parent closes `stop_fd`.
+// It sends "port load_s failures server_pods token\n" and the CA PEM through `out_fd`.
+[[noreturn]] void RunServer(int pods, int nodes, int namespaces, int out_fd, int stop_fd) {
   KubesimOptions options;
   options.nodes = nodes;
   options.history_window = 1000;  // the benchmark measures LIST + cache, not watch resume
@@ -171,7 +167,7 @@ int main(int argc, char** argv) {
   auto port = sim.Start();
   if (!port) {
     std::fprintf(stderr, "kubesim: %s\n", port.error().message.c_str());
-    return 1;
+    _exit(1);
   }
 
   // Load namespaces and pods in-process, on two threads.
@@ -190,7 +186,7 @@ int main(int argc, char** argv) {
     auto r = sim.api().DoCreate(*rs_type, AppNamespace(app, namespaces), std::move(*doc), {});
     if (!r.ok()) {
       std::fprintf(stderr, "replicaset %d: create failed\n", app);
-      return 1;
+      _exit(1);
     }
     auto stored = json::Parse(r.object->json);
     rs_uids.emplace_back(json::GetString(*stored, {"metadata", "uid"}));
@@ -222,10 +218,64 @@ int main(int argc, char** argv) {
   if (all && !all->items.empty() && std::getenv("BENCH_DUMP_POD")) std::fprintf(stderr, "%s\n", all->items[0]->json.c_str());
   all.reset();
 
+  std::string info = std::to_string(*port) + " " + std::to_string(load_s) + " " +
+                     std::to_string(failed.load()) + " " + std::to_string(server_pods) + " " +
+                     sim.token() + "\n" + sim.ca_pem();
+  for (size_t off = 0; off < info.size();) {
+    ssize_t n = write(out_fd, info.data() + off, info.size() - off);
+    if (n <= 0) _exit(1);
+    off += static_cast<size_t>(n);
+  }
+  close(out_fd);
+  char c;
+  while (read(stop_fd, &c, 1) > 0) {
+  }
+  sim.Stop();
+  _exit(0);
+}
+
+int main(int argc, char** argv) {
+  const int pods = FlagInt(argc, argv, "--pods", 150000);
+  const int nodes = FlagInt(argc, argv, "--nodes", 5000);
+  const int namespaces = FlagInt(argc, argv, "--namespaces", 50);
+  const int page_size = FlagInt(argc, argv, "--page-size", 500);
+  if (pods < 0 || nodes < 1 || namespaces < 1 || page_size < 0) {
+    std::fprintf(stderr, "usage: informer_sync_driver [--pods N] [--nodes N>0] [--namespaces N>0] [--page-size N]\n");
+    return 2;
+  }
+
+  // The server runs in a child process so the client's RSS is not mixed with kubesim's heap
+  // (150k stored pods, LIST buffers). Fork before any thread exists.
+  int to_parent[2], stop[2];
+  if (pipe(to_parent) != 0 || pipe(stop) != 0) return 1;
+  const pid_t child = fork();
+  if (child < 0) return 1;
+  if (child == 0) {
+    close(to_parent[0]);
+    close(stop[1]);
+    RunServer(pods, nodes, namespaces, to_parent[1], stop[0]);
+  }
+  close(to_parent[1]);
+  close(stop[0]);
+  std::string info;
+  char buf[4096];
+  for (ssize_t n; (n = read(to_parent[0], buf, sizeof buf)) > 0;) info.append(buf, static_cast<size_t>(n));
+  close(to_parent[0]);
+  std::istringstream header(info.substr(0, info.find('\n')));
+  int port = 0, failures = 0;
+  double load_s = 0;
+  size_t server_pods = 0;
+  std::string token;
+  header >> port >> load_s >> failures >> server_pods >> token;
+  if (port == 0) {
+    std::fprintf(stderr, "kubesim child failed\n");
+    return 1;
+  }
+  const std::string ca_pem = info.substr(info.find('\n') + 1);
+
   shim::HttpsRestClientOptions co;
-  co.server = "https://127.0.0.1:" + std::to_string(*port);
-  co.ca_pem = sim.ca_pem();
-  const std::string token = sim.token();
+  co.server = "https://127.0.0.1:" + std::to_string(port);
+  co.ca_pem = ca_pem;
   co.token_source = [token] { return token; };
   co.request_timeout = std::chrono::seconds(120);
   auto https = shim::HttpsRestClient::Create(co);
@@ -282,7 +332,7 @@ int main(int argc, char** argv) {
       sync_s, pod_sync_s, sync_cpu_s, page_size, static_cast<unsigned long long>(client->pod_list_requests.load()),
       avg_json, rss_before, rss_after, rss_after_raw, rss_after - rss_before, per_pod_rss, per_pod_store,
       pod_store / 1048576.0, node_store / 1048576.0, pool / 1048576.0, shim::GlobalInternPool().Size(),
-      load_s, failed.load(), server_pods, load1, std::thread::hardware_concurrency(), CpuModel().c_str(),
+      load_s, failures, server_pods, load1, std::thread::hardware_concurrency(), CpuModel().c_str(),
 #ifdef NDEBUG
       "release"
 #else
@@ -290,6 +340,7 @@ int main(int argc, char** argv) {
 #endif
   );
   factory.Stop();
-  sim.Stop();
+  close(stop[1]);  // the child stops serving and exits
+  waitpid(child, nullptr, 0);
   return pods_ok && nodes_ok ? 0 : 1;
 }
