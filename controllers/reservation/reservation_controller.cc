@@ -72,6 +72,10 @@ Result<std::unique_ptr<ReservationController>> ReservationController::Setup(
   shim::EventRecorderOptions events;
   events.rest = rest;
   events.component = "berth-manager";
+  // Every phase transition must leave an Event. client-go's 1000-event queue drops most of a mass
+  // expiry (10,000 reservations sharing a deadline lost ~60% in bench/reservation_expiry_driver);
+  // pending events are small, so queue up to 50,000 before dropping.
+  events.max_queue = 50000;
   c->recorder_ = std::make_unique<shim::EventRecorder>(events);
 
   auto& reg = manager.registry();
