@@ -441,6 +441,8 @@ class ReservationRestart(ManagerSuite):
         t0 = time.time()
         deadlines = {"rs-before": t0 + 1.5, "rs-down-1": t0 + 4.5, "rs-down-2": t0 + 5.5, "rs-down-3": t0 + 6.5,
                      "rs-after": t0 + 10.5}
+        # The deadline berth sees is the millisecond-precision `expires` string, not the float.
+        deadlines = {name: parse_time(rfc3339(d)) for name, d in deadlines.items()}
         for name, d in deadlines.items():
             self.sim.apply_text(reservation(name, expires=rfc3339(d)))
         self.watch.wait_phase("rs-before", "Failed", timeout=5)
