@@ -422,6 +422,73 @@ def fix_refs(node):
             fix_refs(value)
 
 
+# Strategic-merge-patch and list-type extensions (x-kubernetes-patch-strategy / -patch-merge-key /
+# -list-type / -list-map-keys) of the list fields, as the apiserver's OpenAPI carries them from the
+# patchStrategy / patchMergeKey / listType / listMapKey tags of k8s.io/api. kubectl's client-side
+# apply reads them to compute its 3-way strategic merge patch; without them every list is atomic.
+# Mirrors e2e/kubesim/patch/builtin_schema.cc (what kubesim's own strategic merge uses).
+# (definition, field) -> (patch strategy or None, merge key or None, list type, list map keys or None)
+def _map(strategy, key, keys=None):
+    return (strategy, key, "map", keys or [key])
+
+
+_CONTAINER_LISTS = {
+    "ports": _map("merge", "containerPort", ["containerPort", "protocol"]),
+    "env": _map("merge", "name"),
+    "volumeMounts": _map("merge", "mountPath"),
+    "volumeDevices": _map("merge", "devicePath"),
+}
+_CONDITIONS = {"conditions": _map("merge", "type")}
+
+LIST_EXTENSIONS = {
+    META + ".ObjectMeta": {"finalizers": ("merge", None, "set", None),
+                           "ownerReferences": _map("merge", "uid")},
+    CORE + ".PodSpec": {
+        "containers": _map("merge", "name"),
+        "initContainers": _map("merge", "name"),
+        "ephemeralContainers": _map("merge", "name"),
+        "volumes": _map("merge,retainKeys", "name"),
+        "imagePullSecrets": _map("merge", "name"),
+        "hostAliases": _map("merge", "ip"),
+        "topologySpreadConstraints": _map("merge", "topologyKey", ["topologyKey", "whenUnsatisfiable"]),
+        "schedulingGates": _map("merge", "name"),
+        "resourceClaims": _map("merge,retainKeys", "name"),
+        "tolerations": (None, None, "atomic", None),
+    },
+    CORE + ".Container": _CONTAINER_LISTS,
+    CORE + ".EphemeralContainer": _CONTAINER_LISTS,
+    CORE + ".PodStatus": {**_CONDITIONS,
+                          "podIPs": _map("merge", "ip"),
+                          "hostIPs": ("merge", "ip", "atomic", None)},
+    CORE + ".NodeSpec": {"podCIDRs": ("merge", None, "set", None)},
+    CORE + ".NodeStatus": {**_CONDITIONS, "addresses": _map("merge", "type")},
+    CORE + ".NamespaceStatus": _CONDITIONS,
+    CORE + ".ServiceSpec": {"ports": _map("merge", "port", ["port", "protocol"])},
+    CORE + ".ServiceStatus": _CONDITIONS,
+    APPS + ".DeploymentStatus": _CONDITIONS,
+    APPS + ".ReplicaSetStatus": _CONDITIONS,
+    APPS + ".StatefulSetStatus": _CONDITIONS,
+    POLICY + ".PodDisruptionBudgetStatus": _CONDITIONS,
+}
+
+
+def add_list_extensions(schemas):
+    """Puts LIST_EXTENSIONS on the list properties; a table entry without its property is a bug."""
+    for name, fields in LIST_EXTENSIONS.items():
+        props = schemas[name]["properties"]
+        for field, (strategy, key, list_type, map_keys) in fields.items():
+            prop = props.get(field)
+            if prop is None or prop.get("type") != "array":
+                raise SystemExit(f"LIST_EXTENSIONS: {name}.{field} is not a list property")
+            if map_keys:
+                prop["x-kubernetes-list-map-keys"] = list(map_keys)
+            prop["x-kubernetes-list-type"] = list_type
+            if key:
+                prop["x-kubernetes-patch-merge-key"] = key
+            if strategy:
+                prop["x-kubernetes-patch-strategy"] = strategy
+
+
 def add_type_descriptions(schemas):
     """The models keep no type docstrings: kinds get KIND_DESCRIPTIONS. Other types stay without
     one; borrowing a referring field's text made `kubectl explain` print it twice."""
@@ -471,6 +538,7 @@ def main():
     gen = Generator()
     schemas = gen.run()
     add_type_descriptions(schemas)
+    add_list_extensions(schemas)
     emit(schemas)
 
 
