@@ -1,0 +1,151 @@
+// scheduler_codec: API JSON → placement views; malformed fields are skipped, never fatal.
+#include "controllers/scheduler/scheduler_codec.h"
+
+#include <gtest/gtest.h>
+
+#include "clientgo-shim/base/json.h"
+
+namespace berth::controllers {
+namespace {
+
+namespace placement = reconcile::placement;
+constexpr int64_t kMi = int64_t{1024} * 1024 * 1000;
+
+rapidjson::Document Parse(std::string_view text) {
+  auto doc = json::Parse(text);
+  EXPECT_TRUE(doc.has_value()) << text;
+  return doc ? std::move(*doc) : rapidjson::Document();
+}
+
+TEST(SchedulerCodecTest, ANodeViewHasLabelsTaintsCordonAndAllocatableInMilliUnits) {
+  auto doc = Parse(R"({"metadata":{"name":"node-1","labels":{"zone":"a"}},
+    "spec":{"unschedulable":true,"taints":[{"key":"k","value":"v","effect":"NoSchedule"}]},
+    "status":{"allocatable":{"cpu":"7800m","memory":"1Gi","pods":"110"}}})");
+  placement::NodeView n = ReadNodeView(doc);
+  EXPECT_EQ(n.name, "node-1");
+  EXPECT_EQ(n.labels.at("zone"), "a");
+  EXPECT_TRUE(n.unschedulable);
+  ASSERT_EQ(n.taints.size(), 1u);
+  EXPECT_EQ(n.taints[0], (placement::Taint{"k", "v", "NoSchedule"}));
+  EXPECT_EQ(n.allocatable.at("cpu"), 7800);
+  EXPECT_EQ(n.allocatable.at("memory"), 1024 * kMi);
+  EXPECT_EQ(n.allocatable.at("pods"), 110000);
+}
+
+TEST(SchedulerCodecTest, APodViewReadsRequestsAffinityTolerationsOwnersAndTheAllocatedReservation) {
+  auto doc = Parse(R"({"metadata":{"name":"p","namespace":"ns","uid":"u1","labels":{"app":"x",
+      "scheduling.koordinator.sh/reservation-ignored":"true"},
+      "annotations":{"scheduling.koordinator.sh/reservation-allocated":"{\"name\":\"r\",\"uid\":\"ruid\"}"},
+      "ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"rs","uid":"rsu","controller":true}]},
+    "spec":{"nodeName":"node-0","nodeSelector":{"disk":"ssd"},
+      "affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[
+        {"matchExpressions":[{"key":"zone","operator":"In","values":["a","b"]}],
+         "matchFields":[{"key":"metadata.name","operator":"NotIn","values":["node-9"]}]}]}}},
+      "tolerations":[{"key":"k","operator":"Exists","effect":"NoSchedule"}],
+      "containers":[{"name":"a","resources":{"requests":{"cpu":"200m","memory":"400Mi"}}},
+                    {"name":"b","resources":{"requests":{"cpu":"100m"}}}]}})");
+  placement::PodSpecView p = ReadPodView(doc);
+  EXPECT_EQ(p.namespace_name, "ns");
+  EXPECT_EQ(p.uid, "u1");
+  EXPECT_EQ(p.node_name, "node-0");
+  EXPECT_EQ(p.requests.at("cpu"), 300);
+  EXPECT_EQ(p.requests.at("memory"), 400 * kMi);
+  EXPECT_EQ(p.reservation_uid, "ruid");
+  EXPECT_TRUE(p.reservation_ignored);
+  ASSERT_EQ(p.owner_references.size(), 1u);
+  EXPECT_TRUE(p.owner_references[0].controller);
+  EXPECT_EQ(p.node_selector.at("disk"), "ssd");
+  ASSERT_TRUE(p.required_node_affinity.has_value());
+  ASSERT_EQ(p.required_node_affinity->size(), 1u);
+  const auto& term = (*p.required_node_affinity)[0];
+  ASSERT_EQ(term.match_expressions.size(), 1u);
+  EXPECT_EQ(term.match_expressions[0].op, placement::NodeSelectorOperator::kIn);
+  EXPECT_EQ(term.match_expressions[0].values, (std::vector<std::string>{"a", "b"}));
+  ASSERT_EQ(term.match_fields.size(), 1u);
+  EXPECT_EQ(term.match_fields[0].op, placement::NodeSelectorOperator::kNotIn);
+  ASSERT_EQ(p.tolerations.size(), 1u);
+  EXPECT_EQ(p.tolerations[0].op, "Exists");
+}
+
+TEST(SchedulerCodecTest, ATemplateViewIsTheReservationAsAPodInTheTemplateNamespaceOrDefault) {
+  auto doc = Parse(R"({"metadata":{"name":"r","uid":"ru"},"spec":{"template":{"spec":{"nodeName":"node-1",
+      "containers":[{"name":"m","resources":{"requests":{"cpu":"6","memory":"20Gi"}}}]}}}})");
+  placement::PodSpecView t = ReadTemplateView(doc);
+  EXPECT_EQ(t.name, "r");
+  EXPECT_EQ(t.uid, "ru");
+  EXPECT_EQ(t.namespace_name, "default");
+  EXPECT_EQ(t.node_name, "node-1");
+  EXPECT_EQ(t.requests.at("cpu"), 6000);
+  EXPECT_EQ(t.requests.at("memory"), 20 * 1024 * kMi);
+}
+
+TEST(SchedulerCodecTest, AReservationViewReadsOwnersPolicyAndStatus) {
+  auto doc = Parse(R"({"metadata":{"name":"r","uid":"ru",
+      "annotations":{"scheduling.koordinator.sh/reservation-restricted-options":"{\"resources\":[\"cpu\"]}"}},
+    "spec":{"allocateOnce":false,"allocatePolicy":"Restricted","unschedulable":true,
+      "taints":[{"key":"t","effect":"NoSchedule"}],
+      "owners":[{"object":{"name":"pod-demo-0","namespace":"default"}},
+                {"controller":{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"rs","uid":"u","controller":true,"namespace":"ns"}},
+                {"labelSelector":{"matchLabels":{"app":"app-demo"}}}]},
+    "status":{"phase":"Available","nodeName":"node-1","allocatable":{"cpu":"6","memory":"20Gi"},
+      "currentOwners":[{"name":"a","namespace":"default","uid":"x"}]}})");
+  placement::ReservationView r = ReadReservationView(doc);
+  EXPECT_EQ(r.phase, reconcile::Phase::kAvailable);
+  EXPECT_EQ(r.node_name, "node-1");
+  EXPECT_EQ(r.allocatable.at("cpu"), 6000);
+  EXPECT_FALSE(r.allocate_once);
+  EXPECT_EQ(r.allocate_policy, placement::AllocatePolicy::kRestricted);
+  EXPECT_EQ(r.restricted_resources, (std::vector<std::string>{"cpu"}));
+  EXPECT_TRUE(r.unschedulable);
+  ASSERT_EQ(r.taints.size(), 1u);
+  EXPECT_TRUE(r.has_current_owners);
+  ASSERT_EQ(r.owners.size(), 3u);
+  ASSERT_TRUE(r.owners[0].object.has_value());
+  EXPECT_EQ(r.owners[0].object->name, "pod-demo-0");
+  ASSERT_TRUE(r.owners[1].controller.has_value());
+  EXPECT_EQ(r.owners[1].controller->controller, std::optional<bool>(true));
+  EXPECT_EQ(r.owners[1].controller->namespace_name, "ns");
+  ASSERT_TRUE(r.owners[2].label_selector.has_value());
+  EXPECT_TRUE(r.owners[2].label_selector->Matches(placement::LabelMap{{"app", "app-demo"}}));
+  EXPECT_FALSE(r.owners[2].label_selector->Matches(placement::LabelMap{{"app", "other"}}));
+}
+
+TEST(SchedulerCodecTest, MalformedFieldsAreSkippedAndAnUnparsableSelectorMatchesNothing) {
+  auto doc = Parse(R"({"metadata":{"name":"r","uid":"ru","labels":"oops",
+      "annotations":{"scheduling.koordinator.sh/reservation-restricted-options":"{not json"}},
+    "spec":{"allocateOnce":"yes","taints":"x","owners":[7,{"labelSelector":{"matchExpressions":[{"key":"a","operator":"Bogus"}]}}],
+      "template":{"spec":{"containers":[{"resources":{"requests":{"cpu":"lots","memory":12}}}],"tolerations":[1]}}},
+    "status":{"phase":"Weird","allocatable":["cpu"],"currentOwners":{}}})");
+  placement::ReservationView r = ReadReservationView(doc);
+  EXPECT_EQ(r.phase, reconcile::Phase::kPending);
+  EXPECT_TRUE(r.allocate_once);
+  EXPECT_TRUE(r.allocatable.empty());
+  EXPECT_TRUE(r.taints.empty());
+  EXPECT_TRUE(r.restricted_resources.empty());
+  EXPECT_FALSE(r.has_current_owners);
+  ASSERT_EQ(r.owners.size(), 1u);
+  ASSERT_TRUE(r.owners[0].label_selector.has_value());
+  EXPECT_FALSE(r.owners[0].label_selector->Matches(placement::LabelMap{{"a", "b"}}));
+  placement::PodSpecView t = ReadTemplateView(doc);
+  EXPECT_FALSE(t.requests.contains("cpu"));
+  EXPECT_EQ(t.requests.at("memory"), 12000);
+  EXPECT_TRUE(t.tolerations.empty());
+  EXPECT_TRUE(t.labels.empty());
+  auto empty = Parse("{}");
+  EXPECT_EQ(ReadNodeView(empty).name, "");
+  EXPECT_EQ(ReadPodView(empty).uid, "");
+  EXPECT_FALSE(PodIsTerminal(empty));
+  auto scalar = Parse("42");
+  EXPECT_EQ(ReadPodView(scalar).name, "");
+  EXPECT_EQ(ReadReservationView(scalar).name, "");
+}
+
+TEST(SchedulerCodecTest, OnlySucceededAndFailedPodsAreTerminal) {
+  EXPECT_TRUE(PodIsTerminal(Parse(R"({"status":{"phase":"Succeeded"}})")));
+  EXPECT_TRUE(PodIsTerminal(Parse(R"({"status":{"phase":"Failed"}})")));
+  EXPECT_FALSE(PodIsTerminal(Parse(R"({"status":{"phase":"Running"}})")));
+  EXPECT_FALSE(PodIsTerminal(Parse(R"({"status":"Failed"})")));
+}
+
+}  // namespace
+}  // namespace berth::controllers
