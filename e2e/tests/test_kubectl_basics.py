@@ -124,7 +124,6 @@ class KubectlBasics(unittest.TestCase):
         self.assertIn('Error from server (AlreadyExists): error when creating "STDIN": pods "dup" already exists',
                       r.stderr)
 
-    @unittest.expectedFailure  # kubesim-bugs.md B3: protobuf request bodies get 415
     def test_imperative_create_commands_send_protobuf_and_work(self):
         self.assertEqual(self.sim.kubectl("create", "namespace", "imperative").strip(), "namespace/imperative created")
         self.assertEqual(self.sim.kubectl("create", "configmap", "imp-cm", "--from-literal=a=b").strip(),
@@ -134,6 +133,16 @@ class KubectlBasics(unittest.TestCase):
                          "deployment.apps/imp-dep created")
         self.assertEqual(self.get_obj("deployment", "imp-dep")["spec"]["template"]["spec"]["containers"][0]["image"],
                          "busybox")
+        # The typed client sends `strategy: {}`; the apiserver defaults it like an absent one.
+        self.assertEqual(self.get_obj("deployment", "imp-dep")["spec"]["strategy"],
+                         {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}})
+        self.assertEqual(self.sim.kubectl("create", "service", "clusterip", "imp-svc", "--tcp=80:8080").strip(),
+                         "service/imp-svc created")
+        self.assertEqual(self.get_obj("service", "imp-svc")["spec"]["ports"][0]["targetPort"], 8080)
+        self.assertEqual(self.sim.kubectl134("create", "poddisruptionbudget", "imp-pdb", "--selector=app=imp-dep",
+                                             "--min-available=50%").strip(),
+                         "poddisruptionbudget.policy/imp-pdb created")
+        self.assertEqual(self.get_obj("pdb", "imp-pdb")["spec"]["minAvailable"], "50%")
 
     # --- create / get ----------------------------------------------------------------------------------------
 

@@ -164,10 +164,14 @@ void ApplyBuiltinDefaults(const ResourceType& type, Document& object) {
     if (Value* pod = json::FindMutable(spec, {"template", "spec"})) DefaultPodSpec(*pod, a, false);
     if (type.plural == "deployments") {
       DefaultInt(spec, "progressDeadlineSeconds", 600, a);
-      if (!json::Member(spec, "strategy")) {
-        Document strategy;
-        strategy.Parse(R"({"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":"25%","maxSurge":"25%"}})");
-        json::SetMember(spec, "strategy", Value(strategy, a), a);
+      // SetDefaults_Deployment: an empty type (also `strategy: {}`, as typed clients send it) is
+      // RollingUpdate, whose unset bounds default to 25%.
+      Value& strategy = json::EnsureObject(spec, "strategy", a);
+      if (json::GetString(strategy, {"type"}).empty()) json::SetString(strategy, "type", "RollingUpdate", a);
+      if (json::GetString(strategy, {"type"}) == "RollingUpdate") {
+        Value& rolling = json::EnsureObject(strategy, "rollingUpdate", a);
+        if (!json::Member(rolling, "maxUnavailable")) json::SetString(rolling, "maxUnavailable", "25%", a);
+        if (!json::Member(rolling, "maxSurge")) json::SetString(rolling, "maxSurge", "25%", a);
       }
     }
   } else if (type.group.empty() && type.plural == "namespaces") {

@@ -3,6 +3,7 @@
 #include "clientgo-shim/api/yaml_json.h"
 #include "clientgo-shim/base/json.h"
 #include "e2e/kubesim/api/status_errors.h"
+#include "e2e/kubesim/protobuf/decoder.h"
 
 namespace berth::kubesim {
 
@@ -73,6 +74,12 @@ std::variant<rapidjson::Document, HttpResponse> DecodeBody(const HttpRequest& re
     yaml = false;
   } else if (ct == "application/yaml" || ct == "application/x-yaml" || ct == "text/yaml") {
     yaml = true;
+  } else if (ct == protobuf::kProtobufMediaType) {
+    // kubectl's typed clients (create namespace/configmap/deployment/...) send protobuf.
+    auto decoded = protobuf::DecodeKubernetesProtobuf(request.body);
+    if (decoded) return std::move(*decoded);
+    if (decoded.error().code == ErrorCode::kNotFound) return UnsupportedMediaType(ct);
+    return BadRequest(decoded.error().message);
   } else {
     return UnsupportedMediaType(ct);
   }
