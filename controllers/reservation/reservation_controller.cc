@@ -131,7 +131,12 @@ Result<std::unique_ptr<ReservationController>> ReservationController::Setup(
       },
       [self](const shim::DeletedObject& deleted) {
         self->CountPhase(deleted.object, nullptr);
-        if (deleted.object) self->Enqueue(std::string(kCleanupPrefix) + std::string(deleted.object->Uid()));
+        if (!deleted.object) return;
+        {
+          std::lock_guard lock(self->terminal_mu_);
+          self->terminal_since_.erase(std::string(deleted.object->Uid()));
+        }
+        self->Enqueue(std::string(kCleanupPrefix) + std::string(deleted.object->Uid()));
       }});
   // A consuming pod changes its reservation's owners. Pods are matched by uid only (the name in the
   // annotation may be stale or wrong), so the uid finds the reservation; the name is a fallback for
@@ -198,6 +203,12 @@ shim::ReconcileResult ReservationController::ReconcileReservation(const std::str
       if (auto pd = ToJson(pod)) snapshot.consumers.push_back(ReadConsumerPod(*pd));
     }
   }
+  {
+    std::lock_guard lock(terminal_mu_);
+    if (auto it = terminal_since_.find(snapshot.uid); it != terminal_since_.end()) {
+      snapshot.terminal_since_precise = it->second;
+    }
+  }
   auto now = std::chrono::system_clock::now();
   reconcile::ReservationDecision decision =
       reconcile::DecideReservation(snapshot, now, reconcile::LifecycleOptions{options_.gc_duration});
@@ -225,6 +236,10 @@ shim::ReconcileResult ReservationController::ReconcileReservation(const std::str
     auto written_at = std::chrono::system_clock::now();
     if (decision.transition) {
       const auto& t = *decision.transition;
+      if (reconcile::IsTerminal(t.to)) {
+        std::lock_guard lock(terminal_mu_);
+        terminal_since_[snapshot.uid] = now;  // the lastTransitionTime just written, unrounded
+      }
       transitions_->WithLabelValues({std::string(reconcile::PhaseName(t.from)), std::string(reconcile::PhaseName(t.to)), t.reason}).Inc();
       log::Info(kLogger, "reservation phase changed",
                 {{"reservation", name}, {"from", std::string(reconcile::PhaseName(t.from))},

@@ -62,6 +62,9 @@ class ReservationController {
   shim::CounterFamily* transitions_ = nullptr;
   std::mutex phase_mu_;
   std::unordered_map<std::string, int64_t> phase_counts_;
+  // uid → when this process wrote the reservation's terminal transition (sub-second, for exact GC).
+  std::mutex terminal_mu_;
+  std::unordered_map<std::string, reconcile::Time> terminal_since_;
 };
 
 }  // namespace berth::controllers

@@ -58,7 +58,14 @@ std::optional<Time> TerminalSince(const ReservationSnapshot& r) {
   if (!IsTerminal(r.status.phase)) return std::nullopt;
   const Condition* ready = FindCondition(r.status.conditions, kConditionReady);
   if (!ready || ready->status != "False") return std::nullopt;
-  if (ready->last_transition_time) return ready->last_transition_time;
+  if (ready->last_transition_time) {
+    const Time ltt = *ready->last_transition_time;
+    if (r.terminal_since_precise && *r.terminal_since_precise >= ltt &&
+        *r.terminal_since_precise < ltt + std::chrono::seconds(1)) {
+      return r.terminal_since_precise;
+    }
+    return ltt;
+  }
   return ready->last_probe_time;
 }
 
@@ -146,6 +153,15 @@ ReservationDecision DecideReservation(const ReservationSnapshot& r, Time now,
     if (!ready || ready->reason != kReasonInvalidSpec || ready->message != message) {
       SetCondition(next.conditions, kConditionReady, "False", kReasonInvalidSpec, message, now);
       d.events.push_back({"Warning", std::string(kReasonInvalidSpec), message});
+    }
+  } else {
+    // The spec was fixed: an InvalidSpec condition left behind would keep telling the old story.
+    const Condition* ready = FindCondition(observed.conditions, kConditionReady);
+    if (ready && ready->reason == kReasonInvalidSpec) {
+      std::erase_if(next.conditions, [](const Condition& c) {
+        return c.type == kConditionReady && c.reason == kReasonInvalidSpec;
+      });
+      d.events.push_back({"Normal", "SpecValid", "the spec is valid again"});
     }
   }
 

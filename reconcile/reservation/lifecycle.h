@@ -20,7 +20,8 @@ namespace berth::reconcile {
 std::optional<Time> ExpiryDeadline(const ReservationSnapshot& r);
 
 // TerminalSince: when the reservation entered its terminal phase (the Ready condition's
-// lastTransitionTime), or nullopt if unknown or not terminal.
+// lastTransitionTime, refined by terminal_since_precise when that falls in the same second), or
+// nullopt if unknown or not terminal.
 std::optional<Time> TerminalSince(const ReservationSnapshot& r);
 
 // GcDeadline: TerminalSince + retention for Failed and Succeeded; nullopt when retention is 0

@@ -84,6 +84,10 @@ struct ReservationSnapshot {
   std::vector<std::string> spec_errors;
   // status, as last written
   ReservationStatus status;
+  // When this process wrote the terminal transition, to sub-second precision (API timestamps have
+  // 1 s resolution, which would let GC come up to 1 s early). Used only if it falls within the
+  // Ready condition's lastTransitionTime second; nullopt after a restart.
+  std::optional<Time> terminal_since_precise;
   // world
   bool node_exists = true;  // false when status.nodeName names a node that is gone
   std::vector<ConsumerPod> consumers;

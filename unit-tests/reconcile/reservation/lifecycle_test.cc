@@ -221,6 +221,50 @@ TEST(DecideReservationTest, SpecErrorsGiveAConditionAndOneEventOnly) {
   EXPECT_TRUE(again.events.empty());
 }
 
+TEST(DecideReservationTest, AFixedSpecDropsTheInvalidSpecConditionOnceWithAnEvent) {
+  auto r = Reservation();
+  r.spec_errors = {"spec.ttl: must not be negative"};
+  auto d = DecideReservation(r, kT0, Options());
+  ASSERT_TRUE(d.status.has_value());
+  r.status = *d.status;
+  r.spec_errors.clear();
+  r.ttl = hours(1);
+  auto fixed = DecideReservation(r, kT0 + seconds(1), Options());
+  ASSERT_TRUE(fixed.status.has_value());
+  EXPECT_EQ(Ready(*fixed.status), nullptr);
+  ASSERT_EQ(fixed.events.size(), 1u);
+  EXPECT_EQ(fixed.events[0].type, "Normal");
+  EXPECT_EQ(fixed.events[0].reason, "SpecValid");
+  r.status = *fixed.status;
+  auto again = DecideReservation(r, kT0 + seconds(2), Options());
+  EXPECT_FALSE(again.status.has_value());
+  EXPECT_TRUE(again.events.empty());
+}
+
+TEST(DecideReservationTest, AReadyConditionWithAnotherReasonIsKeptWhenTheSpecIsValid) {
+  auto r = Reservation();
+  r.status.conditions.push_back({"Ready", "True", "Available", "", kT0, kT0});
+  auto d = DecideReservation(r, kT0 + seconds(1), Options());
+  EXPECT_FALSE(d.status.has_value());
+  EXPECT_TRUE(d.events.empty());
+}
+
+TEST(GcDeadlineTest, APreciseTerminalTimeInsideTheTransitionSecondRefinesIt) {
+  auto r = Reservation(Phase::kFailed);
+  r.status.conditions.push_back({"Ready", "False", "Expired", "", kT0, kT0});
+  r.terminal_since_precise = kT0 + milliseconds(600);
+  EXPECT_EQ(GcDeadline(r, seconds(3)), kT0 + milliseconds(3600));
+}
+
+TEST(GcDeadlineTest, APreciseTerminalTimeOutsideTheTransitionSecondIsIgnored) {
+  auto r = Reservation(Phase::kFailed);
+  r.status.conditions.push_back({"Ready", "False", "Expired", "", kT0, kT0});
+  r.terminal_since_precise = kT0 + milliseconds(1500);  // another transition's, not this one
+  EXPECT_EQ(GcDeadline(r, seconds(3)), kT0 + seconds(3));
+  r.terminal_since_precise = kT0 - milliseconds(1);
+  EXPECT_EQ(GcDeadline(r, seconds(3)), kT0 + seconds(3));
+}
+
 TEST(DecideReservationTest, DeletingReservationsAreLeftAlone) {
   auto r = Reservation();
   r.deleting = true;
