@@ -7,7 +7,7 @@
 //           allocated are synced on every bind), as in berth-manager.
 // Run:      build/bin/scheduler_driver                 (full size: 5000 nodes, 10000 reservations,
 //           20000 pods)  Flags: --nodes N --reservations N --pods N --pod-workers N
-//           --reservation-workers N --lifecycle 0|1 --apps N (owner groups)
+//           --reservation-workers N --lifecycle 0|1 --pod-events 0|1 --apps N (owner groups)
 // Prints:   one JSON line: {"nodes":…, "reservations":…, "pods":…, "reservations_per_s":…,
 //           "pods_per_s":…, "pod_latency_ms_p50":…, "p99":…, "pods_in_reservations":…, …}
 // Target:   ≥ 2,000 pods/s (kube-scheduler ≈ 300 pods/s, Gödel ≈ 1,000 pods/s end to end).
@@ -115,6 +115,7 @@ int main(int argc, char** argv) {
   const int pod_workers = FlagInt(argc, argv, "--pod-workers", 4);
   const int reservation_workers = FlagInt(argc, argv, "--reservation-workers", 2);
   const bool lifecycle = FlagInt(argc, argv, "--lifecycle", 1) != 0;
+  const bool pod_events = FlagInt(argc, argv, "--pod-events", 1) != 0;
   if (nodes < 1 || reservations < 0 || pods < 0 || pod_workers < 1 || reservation_workers < 1) {
     std::fprintf(stderr, "usage: scheduler_driver [--nodes N] [--reservations N] [--pods N] [--apps N] "
                          "[--pod-workers N] [--reservation-workers N] [--lifecycle 0|1]\n");
@@ -172,6 +173,7 @@ int main(int argc, char** argv) {
   controllers::SchedulerControllerOptions so;
   so.pod_workers = pod_workers;
   so.reservation_workers = reservation_workers;
+  so.pod_scheduled_events = pod_events;
   auto scheduler = controllers::SchedulerController::Setup(**manager, rest, so);
   if (!scheduler) {
     std::fprintf(stderr, "scheduler: %s\n", scheduler.error().message.c_str());
@@ -283,12 +285,13 @@ int main(int argc, char** argv) {
 
   std::lock_guard lock(progress.mu);
   std::printf(
-      "{\"nodes\":%d,\"reservations\":%d,\"pods\":%d,\"pod_workers\":%d,\"lifecycle\":%s,"
+      "{\"nodes\":%d,\"reservations\":%d,\"pods\":%d,\"pod_workers\":%d,\"lifecycle\":%s,\"pod_events\":%s,"
       "\"reservations_placed\":%d,\"reservations_s\":%.3f,\"reservations_per_s\":%.1f,"
       "\"pods_bound\":%d,\"pods_in_reservations\":%d,\"pod_create_s\":%.3f,\"pods_s\":%.3f,\"pods_per_s\":%.1f,"
       "\"pod_latency_ms_p50\":%.1f,\"pod_latency_ms_p99\":%.1f,\"pod_latency_ms_max\":%.1f,"
       "\"max_node_cpu_requested_milli\":%lld,\"create_failures\":%d,\"complete\":%s,\"nproc\":%u}\n",
-      nodes, reservations, pods, pod_workers, lifecycle ? "true" : "false", progress.available, res_s,
+      nodes, reservations, pods, pod_workers, lifecycle ? "true" : "false", pod_events ? "true" : "false",
+      progress.available, res_s,
       res_s > 0 ? reservations / res_s : 0.0, progress.bound, progress.bound_with_reservation, create_s, pods_s,
       pods_s > 0 ? progress.bound / pods_s : 0.0, Percentile(progress.latency_ms, 0.5),
       Percentile(progress.latency_ms, 0.99), Percentile(progress.latency_ms, 1.0),

@@ -166,27 +166,38 @@ Result<std::unique_ptr<SchedulerController>> SchedulerController::Setup(
       [self](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& obj) { self->OnPod(old_obj, obj); },
       [self](const shim::DeletedObject& deleted) { self->OnPodDeleted(deleted.object); }});
   c->reservations_->AddEventHandler(shim::EventHandler{
-      [self](const shim::ObjectPtr& obj, bool) { self->OnReservation(obj, true); },
+      [self](const shim::ObjectPtr& obj, bool) {
+        if (auto doc = ToJson(obj)) self->OnReservation(*doc, std::string(obj->Name()), true);
+      },
       [self](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& obj) {
-        // Only changes that move capacity or eligibility wake parked work; our own condition
-        // writes do not.
-        bool changed = !old_obj || old_obj->FindString({"status", "phase"}) != obj->FindString({"status", "phase"}) ||
-                       old_obj->FindString({"status", "nodeName"}) != obj->FindString({"status", "nodeName"}) ||
-                       old_obj->FindString({"metadata", "generation"}) != obj->FindString({"metadata", "generation"});
+        // Only changes that move capacity or eligibility wake parked work (phase, node, spec,
+        // allocatable, first/last owner); our own condition writes and owner syncs do not.
+        auto before = ToJson(old_obj);
+        auto after = ToJson(obj);
+        if (!after) return;
+        bool changed = !before;
         if (!changed) {
-          auto a = ToJson(old_obj);
-          auto b = ToJson(obj);
-          auto spec_text = [](const Document& d) {
-            const Value* spec = json::Find(d, {"spec"});
-            return spec ? json::Serialize(*spec) : std::string();
+          auto number = [](const Document& d, std::initializer_list<std::string_view> path) {
+            const Value* v = json::Find(d, path);
+            return v && v->IsInt64() ? v->GetInt64() : int64_t{-1};
           };
-          changed = !a || !b || spec_text(*a) != spec_text(*b) ||
-                    !reconcile::EqualAmounts(ReadAmounts(json::Find(*a, {"status", "allocatable"})),
-                                             ReadAmounts(json::Find(*b, {"status", "allocatable"}))) ||
-                    (json::Find(*a, {"status", "currentOwners"}) == nullptr) !=
-                        (json::Find(*b, {"status", "currentOwners"}) == nullptr);
+          auto has_owners = [](const Document& d) {
+            const Value* v = json::Find(d, {"status", "currentOwners"});
+            return v && v->IsArray() && !v->Empty();
+          };
+          changed = json::GetString(*before, {"status", "phase"}) != json::GetString(*after, {"status", "phase"}) ||
+                    json::GetString(*before, {"status", "nodeName"}) != json::GetString(*after, {"status", "nodeName"}) ||
+                    number(*before, {"metadata", "generation"}) != number(*after, {"metadata", "generation"}) ||
+                    has_owners(*before) != has_owners(*after) ||
+                    !reconcile::EqualAmounts(ReadAmounts(json::Find(*before, {"status", "allocatable"})),
+                                             ReadAmounts(json::Find(*after, {"status", "allocatable"})));
         }
-        self->OnReservation(obj, changed);
+        if (!changed &&
+            json::GetString(*before, {"metadata", "annotations", kReservationRestrictedOptionsAnnotation}) ==
+                json::GetString(*after, {"metadata", "annotations", kReservationRestrictedOptionsAnnotation})) {
+          return;  // an owner/allocated sync or a condition refresh: nothing the cache reads changed
+        }
+        self->OnReservation(*after, std::string(obj->Name()), changed);
       },
       [self](const shim::DeletedObject& deleted) {
         if (!deleted.object) return;
@@ -241,6 +252,18 @@ void SchedulerController::ParkReservation(const std::string& key, uint64_t seen)
 }
 
 void SchedulerController::OnPod(const shim::ObjectPtr& old_object, const shim::ObjectPtr& object) {
+  if (old_object) {
+    // A bound pod's spec is immutable: while its node, its reservation annotation and its
+    // non-terminal phase stay the same (kubelet status updates), the cache already has it.
+    auto node = object->FindString({"spec", "nodeName"});
+    auto phase = object->FindString({"status", "phase"});
+    if (node && !node->empty() && node == old_object->FindString({"spec", "nodeName"}) &&
+        phase != "Succeeded" && phase != "Failed" &&
+        object->FindString({"metadata", "annotations", kReservationAllocatedAnnotation}) ==
+            old_object->FindString({"metadata", "annotations", kReservationAllocatedAnnotation})) {
+      return;
+    }
+  }
   auto doc = ToJson(object);
   if (!doc) return;
   placement::PodSpecView view = ReadPodView(*doc);
@@ -276,9 +299,8 @@ void SchedulerController::OnPodDeleted(const shim::ObjectPtr& object) {
   if (cache_.RemovePod(object->Uid())) RetryParked();
 }
 
-void SchedulerController::OnReservation(const shim::ObjectPtr& object, bool changed) {
-  auto doc = ToJson(object);
-  if (!doc) return;
+void SchedulerController::OnReservation(const Document& reservation, const std::string& name, bool changed) {
+  const Document* doc = &reservation;
   placement::ReservationView view = ReadReservationView(*doc);
   cache_.UpsertReservation(view);
   if (changed) RetryParked();
@@ -287,12 +309,11 @@ void SchedulerController::OnReservation(const shim::ObjectPtr& object, bool chan
   bool pending = view.phase == reconcile::Phase::kPending && view.node_name.empty();
   bool waiting = view.phase == reconcile::Phase::kWaiting && !view.node_name.empty();
   if (!pending && !waiting) return;
-  std::string key(object->Name());
   {
     std::lock_guard lock(parked_mu_);
-    if (parked_reservations_.contains(key)) return;
+    if (parked_reservations_.contains(name)) return;
   }
-  reservation_controller_->queue().Add(key);
+  reservation_controller_->queue().Add(name);
 }
 
 // ---- Pods ----------------------------------------------------------------------------------

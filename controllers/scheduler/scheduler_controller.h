@@ -68,7 +68,7 @@ class SchedulerController {
   void ParkReservation(const std::string& key, uint64_t seen);
   void OnPod(const shim::ObjectPtr& old_object, const shim::ObjectPtr& object);
   void OnPodDeleted(const shim::ObjectPtr& object);
-  void OnReservation(const shim::ObjectPtr& object, bool changed);
+  void OnReservation(const rapidjson::Document& reservation, const std::string& name, bool changed);
   shim::ReconcileResult Bind(const rapidjson::Value& pod, const reconcile::placement::PodSpecView& view,
                              const reconcile::placement::PodPlacement& placement);
   shim::ReconcileResult MarkPodUnschedulable(const rapidjson::Value& pod, const std::string& key,
