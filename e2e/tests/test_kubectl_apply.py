@@ -87,7 +87,6 @@ class KubectlApply(unittest.TestCase):
         self.assertEqual(obj["metadata"]["labels"], {"a": "1", "c": "3"})
         self.assertEqual(obj["spec"]["containers"][0]["image"], "busybox:2")
 
-    @unittest.expectedFailure  # kubesim-bugs.md B6: immutable pod fields can be changed
     def test_apply_of_an_immutable_pod_field_is_refused(self):
         pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "immutable-pod"},
                "spec": {"containers": [{"name": "main", "image": "busybox"}]}}

@@ -328,13 +328,20 @@ class KubectlBasics(unittest.TestCase):
 
     def test_patch_strategic_merges_containers_by_name(self):
         self.sim.apply_text(pod_yaml("pstrat"))
+        # The image is the one container field a pod update may change; the element merges by name, so env stays.
         out = self.sim.kubectl("patch", "pod", "pstrat", "-p",
-                               '{"spec":{"containers":[{"name":"main","env":[{"name":"B","value":"b"}]}]}}')
+                               '{"spec":{"containers":[{"name":"main","image":"busybox:2"}]}}')
         self.assertEqual(out.strip(), "pod/pstrat patched")
         pod = self.get_obj("pod", "pstrat")
         self.assertEqual(len(pod["spec"]["containers"]), 1)
-        self.assertEqual(pod["spec"]["containers"][0]["image"], "busybox")
-        self.assertEqual({e["name"]: e["value"] for e in pod["spec"]["containers"][0]["env"]}, {"A": "a", "B": "b"})
+        self.assertEqual(pod["spec"]["containers"][0]["image"], "busybox:2")
+        self.assertEqual({e["name"]: e["value"] for e in pod["spec"]["containers"][0]["env"]}, {"A": "a"})
+        # Adding an env var to a running pod is an immutable-field change: 422, as ValidatePodUpdate answers.
+        r = self.sim.run(KUBECTL, "patch", "pod", "pstrat", "-p",
+                         '{"spec":{"containers":[{"name":"main","env":[{"name":"B","value":"b"}]}]}}', check=False)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn('The Pod "pstrat" is invalid: spec: Forbidden: pod updates may not change fields other than',
+                      r.stderr)
 
     def test_patch_merge_replaces_lists_and_deletes_with_null(self):
         self.sim.apply_text(pod_yaml("pmerge", labels={"keep": "1", "drop": "2"}))

@@ -60,6 +60,10 @@ struct WriteOptions {
   std::string field_validation = "Strict";  // Strict | Warn | Ignore (kubectl sends Strict)
   bool dry_run = false;
   std::string subresource;  // "" or "status"
+  // internal: a write by kubesim itself (binding, eviction, kubelet, GC, scale) through Mutate.
+  // Upstream those go through subresources with their own rules, so the update-immutability
+  // checks of update_validation.h are skipped.
+  bool internal = false;
 };
 
 // DeleteOptions: metav1.DeleteOptions as kubesim honours it.

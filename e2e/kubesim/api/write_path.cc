@@ -5,6 +5,7 @@
 
 #include "clientgo-shim/base/json.h"
 #include "e2e/kubesim/api/api_server.h"
+#include "e2e/kubesim/api/update_validation.h"
 #include "e2e/kubesim/api/list_filter.h"
 #include "e2e/kubesim/api/request_body.h"
 #include "e2e/kubesim/api/response_format.h"
@@ -443,6 +444,12 @@ OpResult ApiServer::DoUpdate(const ResourceType& type, const std::string& ns,
       result.error = std::move(err);
       return result;
     }
+    if (!opts.internal && opts.subresource.empty()) {
+      if (auto causes = ValidateBuiltinUpdate(type, desired, old_doc); !causes.empty()) {
+        result.error = Invalid(type.group, type.kind, name, causes);
+        return result;
+      }
+    }
     auto& da = desired.GetAllocator();
     if (type.has_generation && !SpecEquals(desired, old_doc)) {
       int64_t gen = 1;
@@ -625,6 +632,7 @@ OpResult ApiServer::Mutate(const ResourceType& type, const std::string& ns,
     WriteOptions opts;
     opts.subresource = subresource;
     opts.field_validation = "Ignore";
+    opts.internal = true;
     result = DoUpdate(type, ns, name, std::move(doc), opts);
     if (!result.ok() && result.error->status == 409) continue;
     return result;
