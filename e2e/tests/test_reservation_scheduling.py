@@ -49,6 +49,8 @@ class SchedulingSuite(unittest.TestCase):
     nodes = 3
     sim_flags = {}
 
+    manager_args = ()
+
     @classmethod
     def setUpClass(cls):
         cls.sim = Kubesim(nodes=cls.nodes, **cls.sim_flags)
@@ -57,7 +59,7 @@ class SchedulingSuite(unittest.TestCase):
             cls.sim.kubectl("apply", "-f", os.path.join(ROOT, "crds"))
             cls.sim.kubectl("wait", "--for=condition=established",
                             "crd/reservations.scheduling.koordinator.sh", "--timeout=10s")
-            cls.mgr = BerthManager(cls.sim)
+            cls.mgr = BerthManager(cls.sim, extra_args=cls.manager_args)
         except Exception:
             if cls.mgr:
                 cls.mgr.kill()
@@ -357,6 +359,46 @@ class ReasonsTest(SchedulingSuite):
         self.sim.kubectl("uncordon", "node-1")
         pod = self.wait_running("picky")
         self.assertEqual(pod["spec"]["nodeName"], "node-1")
+
+
+class FlagsTest(SchedulingSuite):
+    """--scheduler-names picks whose objects berth schedules; --scoring-strategy MostAllocated packs."""
+    nodes = 3
+    manager_args = ("--scheduler-names", "berth-a, berth-b", "--scoring-strategy", "MostAllocated")
+
+    def test_only_the_named_schedulers_objects_are_placed_and_bound(self):
+        self.create_reservation("for-koord", "100m", "64Mi", [{"object": {"name": "x"}}])
+        tmpl = json.loads(json.dumps({"apiVersion": "scheduling.koordinator.sh/v1alpha1", "kind": "Reservation",
+                                      "metadata": {"name": "for-berth-b"},
+                                      "spec": {"template": {"spec": {"schedulerName": "berth-b", "containers": [
+                                          {"name": "m", "resources": {"requests": {"cpu": "100m"}}}]}},
+                                               "owners": [{"object": {"name": "x"}}]}}))
+        self.sim.apply_text(json.dumps(tmpl))
+        self.create_pod("koord-pod", "100m", "64Mi")
+        self.create_pod("berth-a-pod", "100m", "64Mi", scheduler="berth-a")
+        self.wait_phase("for-berth-b", "Available")
+        self.wait_running("berth-a-pod")
+        # Events for one informer are handled in order: the earlier koord-scheduler objects were seen and left alone.
+        self.assertNotIn("nodeName", self.reservation("for-koord").get("status", {}))
+        self.assertFalse(self.pod("koord-pod")["spec"].get("nodeName"))
+        self.assertFalse(self.events_for("for-koord", "FailedScheduling"))
+
+    def test_most_allocated_puts_the_second_pod_on_the_node_of_the_first(self):
+        self.create_pod("pack-1", "1", "1Gi", scheduler="berth-a")
+        first = self.wait_running("pack-1")["spec"]["nodeName"]
+        self.create_pod("pack-2", "1", "1Gi", scheduler="berth-a")
+        self.assertEqual(self.wait_running("pack-2")["spec"]["nodeName"], first)
+
+    def test_bad_flag_values_are_refused_with_exit_code_2(self):
+        import subprocess
+        from kubesim_fixture import BIN
+        for args in (["--scoring-strategy", "Balanced"], ["--scheduler-names", " , "]):
+            r = subprocess.run([os.path.join(BIN, "berth-manager"), "--kubeconfig", self.sim.kubeconfig] + args,
+                               capture_output=True, text=True, timeout=20)
+            self.assertEqual(r.returncode, 2, r.stderr)
+        out = subprocess.run([os.path.join(BIN, "berth-manager"), "--help"], capture_output=True, text=True).stdout
+        self.assertIn("--scheduler-names", out)
+        self.assertIn("--scoring-strategy", out)
 
 
 class BurstTest(SchedulingSuite):
