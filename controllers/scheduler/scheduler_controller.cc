@@ -264,6 +264,23 @@ void SchedulerController::OnPod(const shim::ObjectPtr& old_object, const shim::O
       return;
     }
   }
+  {
+    // An unbound pod is not in the cache (an assumed one stays assumed whatever the watch
+    // says), so only the scheduling queue cares: decide from a few fields, no conversion.
+    auto node = object->FindString({"spec", "nodeName"});
+    auto phase = object->FindString({"status", "phase"});
+    if ((!node || node->empty()) && phase != "Succeeded" && phase != "Failed") {
+      if (!IsOurs(object->FindString({"spec", "schedulerName"}).value_or(""))) return;
+      if (object->FindString({"metadata", "deletionTimestamp"})) return;
+      std::string key(object->Key());
+      if (old_object) {
+        std::lock_guard lock(parked_mu_);
+        if (parked_pods_.contains(key)) return;  // waits for a cluster change
+      }
+      pod_controller_->queue().Add(key);
+      return;
+    }
+  }
   auto doc = ToJson(object);
   if (!doc) return;
   placement::PodSpecView view = ReadPodView(*doc);
@@ -271,23 +288,12 @@ void SchedulerController::OnPod(const shim::ObjectPtr& old_object, const shim::O
     if (cache_.RemovePod(view.uid)) RetryParked();
     return;
   }
-  if (!view.node_name.empty()) {
-    cache_.UpsertPod(view);
-    if (old_object && !old_object->FindString({"spec", "nodeName"})) {
-      std::lock_guard lock(parked_mu_);
-      parked_pods_.erase(std::string(object->Key()));
-    }
-    return;
-  }
-  cache_.UpsertPod(view);  // keeps an assumed pod assumed
-  if (!IsOurs(json::GetString(*doc, {"spec", "schedulerName"}))) return;
-  if (json::Find(*doc, {"metadata", "deletionTimestamp"})) return;
-  std::string key(object->Key());
-  if (old_object) {
+  // Bound (here or by another scheduler): counted from now on, and no longer waiting.
+  cache_.UpsertPod(view);
+  if (old_object && !old_object->FindString({"spec", "nodeName"})) {
     std::lock_guard lock(parked_mu_);
-    if (parked_pods_.contains(key)) return;  // waits for a cluster change
+    parked_pods_.erase(std::string(object->Key()));
   }
-  pod_controller_->queue().Add(key);
 }
 
 void SchedulerController::OnPodDeleted(const shim::ObjectPtr& object) {
@@ -333,10 +339,10 @@ shim::ReconcileResult SchedulerController::ReconcilePod(const std::string& key) 
   uint64_t seen = cluster_generation_.load();
   placement::PodDecision decision = cache_.ScheduleAndAssumePod(view);
   if (!decision) return MarkPodUnschedulable(*doc, key, decision.error(), seen);
-  return Bind(*doc, view, *decision);
+  return Bind(view, *decision);
 }
 
-shim::ReconcileResult SchedulerController::Bind(const Value& pod, const placement::PodSpecView& view,
+shim::ReconcileResult SchedulerController::Bind(const placement::PodSpecView& view,
                                                 const placement::PodPlacement& placement) {
   Document binding(rapidjson::kObjectType);
   auto& a = binding.GetAllocator();
@@ -373,7 +379,6 @@ shim::ReconcileResult SchedulerController::Bind(const Value& pod, const placemen
     return shim::ReconcileResult::Error("binding " + view.namespace_name + "/" + view.name + ": " +
                                         response.error().message);
   }
-  (void)pod;
   attempts_->WithLabelValues({"pod", "scheduled"}).Inc();
   if (options_.pod_scheduled_events) {
     recorder_->Event(PodReference(view), shim::EventType::kNormal, "Scheduled",

@@ -69,7 +69,7 @@ class SchedulerController {
   void OnPod(const shim::ObjectPtr& old_object, const shim::ObjectPtr& object);
   void OnPodDeleted(const shim::ObjectPtr& object);
   void OnReservation(const rapidjson::Document& reservation, const std::string& name, bool changed);
-  shim::ReconcileResult Bind(const rapidjson::Value& pod, const reconcile::placement::PodSpecView& view,
+  shim::ReconcileResult Bind(const reconcile::placement::PodSpecView& view,
                              const reconcile::placement::PodPlacement& placement);
   shim::ReconcileResult MarkPodUnschedulable(const rapidjson::Value& pod, const std::string& key,
                                              const reconcile::placement::FitError& error, uint64_t seen);
