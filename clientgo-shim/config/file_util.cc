@@ -11,15 +11,6 @@ namespace {
 
 constexpr size_t kMaxFileBytes = size_t{64} << 20;
 
-int Base64Value(unsigned char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-
 }  // namespace
 
 Result<std::string> ReadFileToString(const std::string& path) {
@@ -67,46 +58,6 @@ std::string ResolvePath(std::string_view dir, std::string_view path) {
   std::string out(dir);
   if (out.back() != '/') out.push_back('/');
   out.append(path);
-  return out;
-}
-
-Result<std::string> DecodeBase64(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() / 4 * 3);
-  uint32_t acc = 0;
-  int bits = 0;
-  int quad = 0;      // symbols in the current 4-symbol group, padding included
-  int padding = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c == '\r' || c == '\n' || c == ' ' || c == '\t') continue;
-    auto bad = [&] {
-      return MakeError(ErrorCode::kInvalidArgument,
-                       "illegal base64 data at input byte " + std::to_string(i));
-    };
-    if (c == '=') {
-      if (quad < 2) return bad();
-      ++padding;
-      ++quad;
-      if (quad == 4) quad = 0;
-      continue;
-    }
-    if (padding > 0) return bad();  // data after padding
-    const int v = Base64Value(c);
-    if (v < 0) return bad();
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    ++quad;
-    if (quad == 4) quad = 0;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xff));
-    }
-  }
-  if (quad != 0) {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     "illegal base64 data at input byte " + std::to_string(text.size()));
-  }
   return out;
 }
 

@@ -1,7 +1,7 @@
 // clientgo-shim/config/file_util.h
 //
 // Small helpers shared by the config loaders: read a whole file with an errno-worded error,
-// resolve a kubeconfig-relative path, and decode standard base64 (the *-data fields).
+// and resolve a kubeconfig-relative path (base64 of the *-data fields: clientgo-shim/base/encoding.h).
 #pragma once
 
 #include <string>
@@ -21,10 +21,5 @@ std::string ResolvePath(std::string_view dir, std::string_view path);
 
 // DirName is the directory part of `path` ("." when it has none).
 std::string DirName(std::string_view path);
-
-// DecodeBase64 decodes standard base64 with padding (Go's base64.StdEncoding, as encoding/json
-// uses for []byte); CR/LF and spaces are ignored. Errors: kInvalidArgument with the offset of
-// the first bad byte ("illegal base64 data at input byte 4").
-Result<std::string> DecodeBase64(std::string_view text);
 
 }  // namespace berth::shim

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "clientgo-shim/api/yaml_json.h"
+#include "clientgo-shim/base/encoding.h"
 #include "clientgo-shim/base/json.h"
 #include "clientgo-shim/config/exec_credential.h"
 #include "clientgo-shim/config/file_util.h"
@@ -126,7 +127,8 @@ Result<std::string> DataOrFile(const Entry& e, const std::string& data_key,
   auto data = StringField(e.body, data_key.c_str(), where);
   if (!data) return data;
   if (!data->empty()) {
-    auto decoded = DecodeBase64(*data);
+    // Standard padded base64 (encoding/json []byte); wrapped text is tolerated.
+    auto decoded = Base64Decode(*data, {.skip_whitespace = true});
     if (!decoded) return Invalid(where + "." + data_key + ": " + decoded.error().message);
     return decoded;
   }

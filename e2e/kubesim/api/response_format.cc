@@ -2,54 +2,22 @@
 
 #include <rapidjson/document.h>
 
+#include "clientgo-shim/base/encoding.h"
 #include "clientgo-shim/base/json.h"
 
 namespace berth::kubesim {
 namespace {
 
-constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-std::string Base64UrlEncode(std::string_view in) {
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    uint32_t n = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
-    out += kB64[(n >> 18) & 63];
-    out += kB64[(n >> 12) & 63];
-    out += kB64[(n >> 6) & 63];
-    out += kB64[n & 63];
-  }
-  if (i + 1 == in.size()) {
-    uint32_t n = uint8_t(in[i]) << 16;
-    out += kB64[(n >> 18) & 63];
-    out += kB64[(n >> 12) & 63];
-  } else if (i + 2 == in.size()) {
-    uint32_t n = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8);
-    out += kB64[(n >> 18) & 63];
-    out += kB64[(n >> 12) & 63];
-    out += kB64[(n >> 6) & 63];
-  }
-  return out;
-}
+// Continue tokens are RawURLEncoding, as the apiserver writes them; the reader also takes '='
+// padding and the standard alphabet's '+' '/' so hand-edited or re-encoded tokens still work.
+std::string Base64UrlEncode(std::string_view in) { return Base64Encode(in, Base64Alphabet::kUrl, /*pad=*/false); }
 
 std::optional<std::string> Base64UrlDecode(std::string_view in) {
-  while (!in.empty() && in.back() == '=') in.remove_suffix(1);
-  std::string out;
-  uint32_t buf = 0;
-  int bits = 0;
-  for (char c : in) {
-    const char* p = std::char_traits<char>::find(kB64, 64, c);
-    if (c == '+') p = kB64 + 62;  // tolerate the standard alphabet
-    if (c == '/') p = kB64 + 63;
-    if (!p) return std::nullopt;
-    buf = (buf << 6) | uint32_t(p - kB64);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += char((buf >> bits) & 0xFF);
-    }
-  }
-  return out;
+  auto out = Base64Decode(in, {.alphabet = Base64Alphabet::kUrl,
+                               .padding = Base64Padding::kOptional,
+                               .accept_both_alphabets = true});
+  if (!out) return std::nullopt;
+  return std::move(*out);
 }
 
 std::string ListKindJsonPrefix(const ResourceType& type, uint64_t rv, const std::string& cont,

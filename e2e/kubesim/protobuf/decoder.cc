@@ -6,6 +6,7 @@
 #include <ctime>
 #include <string>
 
+#include "clientgo-shim/base/encoding.h"
 #include "clientgo-shim/base/json.h"
 #include "e2e/kubesim/protobuf/message_tables.h"
 #include "e2e/kubesim/protobuf/wire_reader.h"
@@ -43,27 +44,6 @@ bool ValidUtf8(std::string_view s) {
 }
 
 Value Str(std::string_view s, Alloc& a) { return Value(s.data(), static_cast<rapidjson::SizeType>(s.size()), a); }
-
-std::string Base64(std::string_view in) {
-  static constexpr char kTable[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((in.size() + 2) / 3 * 4);
-  std::size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    std::uint32_t n = (static_cast<std::uint8_t>(in[i]) << 16) | (static_cast<std::uint8_t>(in[i + 1]) << 8) |
-                      static_cast<std::uint8_t>(in[i + 2]);
-    for (int shift : {18, 12, 6, 0}) out += kTable[(n >> shift) & 63];
-  }
-  if (i < in.size()) {
-    std::uint32_t n = static_cast<std::uint8_t>(in[i]) << 16;
-    if (i + 1 < in.size()) n |= static_cast<std::uint8_t>(in[i + 1]) << 8;
-    out += kTable[(n >> 18) & 63];
-    out += kTable[(n >> 12) & 63];
-    out += i + 1 < in.size() ? kTable[(n >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
 
 // FormatTime renders Unix seconds (+ nanos) as RFC 3339 in UTC, with microseconds when `micro`.
 Result<std::string> FormatTime(std::int64_t seconds, std::int64_t nanos, bool micro) {
@@ -169,7 +149,7 @@ Result<Value> LengthValue(FieldKind kind, int message, std::string_view bytes, A
   }
   if (kind == FieldKind::kBytes) {
     zero = bytes.empty();
-    return Str(Base64(bytes), a);
+    return Str(Base64Encode(bytes), a);
   }
   return Decode(message, bytes, a, depth + 1);
 }

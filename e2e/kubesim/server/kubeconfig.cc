@@ -42,33 +42,6 @@ std::unexpected<Error> ErrnoError(const std::string& step, const std::string& pa
 
 }  // namespace
 
-std::string Base64Encode(std::string_view data) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((data.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 2 < data.size(); i += 3) {
-    uint32_t n = (static_cast<unsigned char>(data[i]) << 16) |
-                 (static_cast<unsigned char>(data[i + 1]) << 8) |
-                 static_cast<unsigned char>(data[i + 2]);
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += kAlphabet[(n >> 6) & 63];
-    out += kAlphabet[n & 63];
-  }
-  size_t rest = data.size() - i;
-  if (rest > 0) {
-    uint32_t n = static_cast<unsigned char>(data[i]) << 16;
-    if (rest == 2) n |= static_cast<unsigned char>(data[i + 1]) << 8;
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += rest == 2 ? kAlphabet[(n >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
-
 std::string RenderKubeconfig(std::string_view server_url, std::string_view ca_pem,
                              std::string_view token, std::string_view cluster_name) {
   const std::string cluster = YamlQuote(cluster_name);

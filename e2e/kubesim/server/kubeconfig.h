@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "clientgo-shim/base/encoding.h"  // Base64Encode for the *-data fields
 #include "clientgo-shim/base/result.h"
 
 namespace berth::kubesim {
@@ -22,8 +23,5 @@ std::string RenderKubeconfig(std::string_view server_url, std::string_view ca_pe
 Status WriteKubeconfig(const std::string& path, std::string_view server_url,
                        std::string_view ca_pem, std::string_view token,
                        std::string_view cluster_name = "kubesim");
-
-// Base64Encode is standard base64 with padding (RFC 4648 §4), as kubeconfig *-data fields use.
-std::string Base64Encode(std::string_view data);
 
 }  // namespace berth::kubesim

@@ -39,23 +39,5 @@ TEST(FileUtilTest, RelativePathsResolveAgainstTheDirectory) {
   EXPECT_EQ(DirName("/config"), "/");
 }
 
-TEST(FileUtilTest, Base64DecodesStandardPaddedText) {
-  EXPECT_EQ(DecodeBase64("aGVsbG8=").value(), "hello");
-  EXPECT_EQ(DecodeBase64("aGVs\nbG8h").value(), "hell" "o!");
-  EXPECT_EQ(DecodeBase64("YQ==").value(), "a");
-  EXPECT_EQ(DecodeBase64("").value(), "");
-}
-
-TEST(FileUtilTest, Base64RejectsBadInputWithOffset) {
-  auto r = DecodeBase64("aGV*bG8=");
-  ASSERT_FALSE(r.has_value());
-  EXPECT_EQ(r.error().message, "illegal base64 data at input byte 3");
-  EXPECT_FALSE(DecodeBase64("aGVsbG8").has_value());    // missing padding
-  EXPECT_FALSE(DecodeBase64("YQ=").has_value());        // short padding
-  EXPECT_FALSE(DecodeBase64("=YQ=").has_value());       // padding first
-  EXPECT_FALSE(DecodeBase64("YQ==YQ==").has_value());   // data after padding
-  EXPECT_FALSE(DecodeBase64("a-b_").has_value());       // URL alphabet is not standard
-}
-
 }  // namespace
 }  // namespace berth::shim

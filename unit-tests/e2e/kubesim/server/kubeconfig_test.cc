@@ -38,15 +38,6 @@ class KubeconfigTest : public ::testing::Test {
   std::string dir_;
 };
 
-TEST(Base64Test, EncodesWithPaddingPerRfc4648) {
-  EXPECT_EQ(Base64Encode(""), "");
-  EXPECT_EQ(Base64Encode("f"), "Zg==");
-  EXPECT_EQ(Base64Encode("fo"), "Zm8=");
-  EXPECT_EQ(Base64Encode("foo"), "Zm9v");
-  EXPECT_EQ(Base64Encode("foobar"), "Zm9vYmFy");
-  EXPECT_EQ(Base64Encode(std::string("\xff\x00\x80", 3)), "/wCA");
-}
-
 TEST_F(KubeconfigTest, KubectlLoadsTheFileWithCaDataTokenAndCurrentContext) {
   const std::string path = dir_ + "/config";
   const std::string ca = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
