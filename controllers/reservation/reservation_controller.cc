@@ -57,6 +57,22 @@ std::optional<std::string> AllocatedName(const shim::CachedObject& pod) {
   return name;
 }
 
+// OwnerFieldsChanged: whether an update can change a reservation's owners or allocation: the
+// allocation annotation, terminal phase, deletion, or the node (binding).
+bool OwnerFieldsChanged(const shim::CachedObject& old_pod, const shim::CachedObject& new_pod) {
+  auto terminal = [](const shim::CachedObject& pod) {
+    auto phase = pod.FindString({"status", "phase"});
+    return phase && (*phase == "Succeeded" || *phase == "Failed");
+  };
+  auto deleting = [](const shim::CachedObject& pod) {
+    return pod.FindString({"metadata", "deletionTimestamp"}).has_value();
+  };
+  return old_pod.FindString({"metadata", "annotations", kReservationAllocatedAnnotation}) !=
+             new_pod.FindString({"metadata", "annotations", kReservationAllocatedAnnotation}) ||
+         terminal(old_pod) != terminal(new_pod) || deleting(old_pod) != deleting(new_pod) ||
+         old_pod.FindString({"spec", "nodeName"}) != new_pod.FindString({"spec", "nodeName"});
+}
+
 }  // namespace
 
 ReservationController::ReservationController(shim::RestClientPtr rest, ReservationControllerOptions options)
@@ -155,6 +171,9 @@ Result<std::unique_ptr<ReservationController>> ReservationController::Setup(
   c->pods_->AddEventHandler(shim::EventHandler{
       [pod_changed](const shim::ObjectPtr& obj, bool) { pod_changed(obj); },
       [pod_changed](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& new_obj) {
+        // Most pod updates (the kubelet's Running and Ready) change nothing the owner accounting
+        // reads; skipping them keeps the queue for the updates that matter.
+        if (old_obj && new_obj && !OwnerFieldsChanged(*old_obj, *new_obj)) return;
         pod_changed(old_obj);
         pod_changed(new_obj);
       },
