@@ -20,6 +20,7 @@
 #include <rapidjson/document.h>
 
 #include "e2e/kubesim/api/registry.h"
+#include "e2e/kubesim/api/service_ip_allocator.h"
 #include "e2e/kubesim/server/http_types.h"
 #include "e2e/kubesim/store/object_store.h"
 
@@ -101,6 +102,8 @@ class ApiServer {
                   const std::function<bool(rapidjson::Document&)>& edit);
 
   ObjectStore& store() { return store_; }
+  // service_addresses: the ClusterIP and NodePort allocators of Services.
+  ServiceAddressAllocator& service_addresses() { return service_addresses_; }
   Registry& registry() { return registry_; }
   // TypeOf finds the type for a built-in or custom resource by group and plural.
   ResourceTypePtr TypeOf(std::string_view group, std::string_view plural) const;
@@ -146,6 +149,7 @@ class ApiServer {
   ApiServerOptions options_;
   ObjectStore& store_;
   Registry& registry_;
+  ServiceAddressAllocator service_addresses_;
   std::mutex rng_mu_;
   std::mt19937_64 rng_;
   std::atomic<bool> shutting_down_{false};

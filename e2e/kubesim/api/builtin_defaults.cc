@@ -141,6 +141,46 @@ std::string QosClass(const Value& spec) {
   return guaranteed ? "Guaranteed" : "Burstable";
 }
 
+// DefaultServiceSpec: SetDefaults_Service plus the IP-family fields the service REST storage
+// fills in (single-stack IPv4 cluster). ClusterIPs are allocated later (service_ip_allocator.h).
+void DefaultServiceSpec(Value& spec, Document::AllocatorType& a) {
+  DefaultString(spec, "type", "ClusterIP", a);
+  DefaultString(spec, "sessionAffinity", "None", a);
+  std::string_view type = json::GetString(spec, {"type"});
+  if (json::GetString(spec, {"sessionAffinity"}) == "ClientIP" && !json::Find(spec, {"sessionAffinityConfig", "clientIP", "timeoutSeconds"})) {
+    Value& config = json::EnsureObject(json::EnsureObject(spec, "sessionAffinityConfig", a), "clientIP", a);
+    DefaultInt(config, "timeoutSeconds", 10800, a);
+  }
+  if (Value* ports = json::FindMutable(spec, {"ports"}); ports && ports->IsArray()) {
+    for (auto& p : ports->GetArray()) {
+      if (!p.IsObject()) continue;
+      DefaultString(p, "protocol", "TCP", a);
+      const Value* target = json::Member(p, "targetPort");
+      bool unset = !target || (target->IsInt64() && target->GetInt64() == 0) || (target->IsString() && target->GetStringLength() == 0);
+      if (const Value* port = json::Member(p, "port"); unset && port && port->IsInt64()) {
+        json::SetMember(p, "targetPort", Value(port->GetInt64()), a);
+      }
+    }
+  }
+  if (type == "ExternalName") return;
+  DefaultString(spec, "internalTrafficPolicy", "Cluster", a);
+  if (type == "NodePort" || type == "LoadBalancer") DefaultString(spec, "externalTrafficPolicy", "Cluster", a);
+  if (type == "LoadBalancer" && !json::Member(spec, "allocateLoadBalancerNodePorts")) {
+    spec.AddMember("allocateLoadBalancerNodePorts", true, a);
+  }
+  // A headless service without a selector defaults to RequireDualStack (it may carry
+  // endpoints of either family); everything else to SingleStack.
+  std::string_view cluster_ip = json::GetString(spec, {"clusterIP"});
+  const Value* selector = json::Member(spec, "selector");
+  bool headless_selectorless = cluster_ip == "None" && (!selector || !selector->IsObject() || selector->MemberCount() == 0);
+  DefaultString(spec, "ipFamilyPolicy", headless_selectorless ? "RequireDualStack" : "SingleStack", a);
+  if (const Value* families = json::Member(spec, "ipFamilies"); !families || !families->IsArray() || families->Empty()) {
+    Value list(rapidjson::kArrayType);
+    list.PushBack("IPv4", a);
+    json::SetMember(spec, "ipFamilies", std::move(list), a);
+  }
+}
+
 }  // namespace
 
 void ApplyBuiltinDefaults(const ResourceType& type, Document& object) {
@@ -191,9 +231,7 @@ void ApplyBuiltinDefaults(const ResourceType& type, Document& object) {
     CanonicalizeQuantities(json::FindMutable(object, {"status", "capacity"}), a);
     CanonicalizeQuantities(json::FindMutable(object, {"status", "allocatable"}), a);
   } else if (type.group.empty() && type.plural == "services") {
-    Value& spec = json::EnsureObject(object, "spec", a);
-    DefaultString(spec, "type", "ClusterIP", a);
-    DefaultString(spec, "sessionAffinity", "None", a);
+    DefaultServiceSpec(json::EnsureObject(object, "spec", a), a);
   }
 }
 

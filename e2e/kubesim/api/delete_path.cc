@@ -123,6 +123,7 @@ OpResult ApiServer::DoDelete(const ResourceType& type, const std::string& ns,
     });
     if (conflict || !removed) continue;
     if (type.group == "apiextensions.k8s.io") SyncCrd(doc, true);
+    if (type.group.empty() && type.plural == "services") service_addresses_.ReleaseDropped(doc, nullptr);
     result.object = removed->object;
     return result;
   }

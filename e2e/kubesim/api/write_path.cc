@@ -56,6 +56,8 @@ bool SpecEquals(const Value& a, const Value& b) {
   return true;
 }
 
+bool IsService(const ResourceType& type) { return type.group.empty() && type.plural == "services"; }
+
 bool HasFinalizers(const Value& obj) {
   const Value* f = json::Find(obj, {"metadata", "finalizers"});
   return f && f->IsArray() && !f->Empty();
@@ -339,6 +341,14 @@ OpResult ApiServer::DoCreate(const ResourceType& type, const std::string& ns, Do
     result.error = std::move(err);
     return result;
   }
+  // The service REST storage allocates ClusterIPs and NodePorts before storing.
+  ServiceAllocation reserved;
+  if (IsService(type)) {
+    if (auto causes = service_addresses_.Assign(body, nullptr, a, opts.dry_run, &reserved); !causes.empty()) {
+      result.error = Invalid(type.group, type.kind, name, causes);
+      return result;
+    }
+  }
   if (opts.dry_run) {
     result.object = ToStored(body, store_.CurrentResourceVersion());
     result.code = 201;
@@ -347,6 +357,7 @@ OpResult ApiServer::DoCreate(const ResourceType& type, const std::string& ns, Do
   auto warnings = std::move(result.warnings);
   result = Commit(type, type.namespaced ? ns : "", name, std::move(body), nullptr, true);
   result.warnings = std::move(warnings);
+  if (!result.ok()) service_addresses_.Release(reserved);
   return result;
 }
 
@@ -451,6 +462,15 @@ OpResult ApiServer::DoUpdate(const ResourceType& type, const std::string& ns,
       }
     }
     auto& da = desired.GetAllocator();
+    // Services keep the addresses of the old object unless the update sets or drops them.
+    ServiceAllocation reserved;
+    bool service_spec_write = IsService(type) && opts.subresource.empty();
+    if (service_spec_write) {
+      if (auto causes = service_addresses_.Assign(desired, &old_doc, da, opts.dry_run, &reserved); !causes.empty()) {
+        result.error = Invalid(type.group, type.kind, name, causes);
+        return result;
+      }
+    }
     if (type.has_generation && !SpecEquals(desired, old_doc)) {
       int64_t gen = 1;
       if (const Value* g = json::Find(old_doc, {"metadata", "generation"}); g && g->IsInt64()) gen = g->GetInt64();
@@ -462,6 +482,7 @@ OpResult ApiServer::DoUpdate(const ResourceType& type, const std::string& ns,
       if (Value* cm = json::FindMutable(compare, {"metadata"})) json::RemoveMember(*cm, "resourceVersion");
       if (Value* om = json::FindMutable(old_doc, {"metadata"})) json::RemoveMember(*om, "resourceVersion");
       if (compare == old_doc) {
+        service_addresses_.Release(reserved);
         result.object = current;
         return result;
       }
@@ -481,17 +502,29 @@ OpResult ApiServer::DoUpdate(const ResourceType& type, const std::string& ns,
         json::SetString(json::EnsureObject(desired, "metadata", da), "resourceVersion", std::to_string(rv), da);
         return ToStored(desired, rv);
       });
+      if (conflict || !removed) service_addresses_.Release(reserved);
       if (conflict) continue;
       if (removed) {
+        if (service_spec_write) {
+          service_addresses_.ReleaseDropped(old_doc, nullptr);
+          service_addresses_.ReleaseDropped(desired, nullptr);
+        }
         result.object = removed->object;
         if (type.group == "apiextensions.k8s.io") SyncCrd(desired, true);
         return result;
       }
       continue;
     }
+    Document kept;
+    if (service_spec_write) kept.CopyFrom(desired, kept.GetAllocator());
     auto warnings = std::move(result.warnings);
     result = Commit(type, ns, name, std::move(desired), current, false);
     result.warnings = std::move(warnings);
+    if (!result.ok()) {
+      service_addresses_.Release(reserved);
+    } else if (service_spec_write) {
+      service_addresses_.ReleaseDropped(old_doc, &kept);
+    }
     if (!result.ok() && result.error->status == 409 && requested_rv.empty()) {
       result.warnings.clear();  // the retry validates again and collects them anew
       continue;

@@ -139,6 +139,16 @@ Result<uint16_t> KubesimInstance::Start() {
   auto port = server_->Start();
   if (!port) return std::unexpected(port.error());
   port_ = *port;
+  // A real cluster's `default/kubernetes` Service: the first address of the service CIDR, port
+  // 443 (https) onto the apiserver's secure port.
+  {
+    auto svc = json::Parse(R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"kubernetes","namespace":"default",)"
+                           R"("labels":{"component":"apiserver","provider":"kubernetes"}},"spec":{"type":"ClusterIP",)"
+                           R"("clusterIP":"10.96.0.1","ports":[{"name":"https","port":443,"protocol":"TCP","targetPort":)" +
+                           std::to_string(port_) + "}]}}");
+    OpResult r = api_->DoCreate(*api_->TypeOf("", "services"), "default", std::move(*svc), WriteOptions{"Ignore", false, ""});
+    if (!r.ok()) return MakeError(ErrorCode::kInternal, "default/kubernetes service: " + ErrorText(*r.error));
+  }
   if (!options_.kubeconfig_out.empty()) {
     std::string url = "https://" + options_.bind_address + ":" + std::to_string(port_);
     if (auto s = WriteKubeconfig(options_.kubeconfig_out, url, tls_.ca_cert_pem, token_); !s) {
