@@ -144,6 +144,63 @@ class KubectlBasics(unittest.TestCase):
                          "poddisruptionbudget.policy/imp-pdb created")
         self.assertEqual(self.get_obj("pdb", "imp-pdb")["spec"]["minAvailable"], "50%")
 
+    def test_create_of_a_kind_list_validates_through_the_openapi_v2_protobuf(self):
+        # kubectl validates a List client-side against /openapi/v2, asked for as gnostic protobuf only (B10).
+        for version, kubectl in KUBECTLS:
+            with self.subTest(kubectl=version):
+                suffix = version.replace(".", "-")
+                with open(os.path.join(ROOT, "e2e", "testdata", "reservation-demo.yaml")) as f:
+                    rsv = yaml.safe_load(f)
+                rsv["metadata"]["name"] = f"list-rsv-{suffix}"
+                cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"list-cm-{suffix}"},
+                      "data": {"a": "b"}}
+                doc = {"apiVersion": "v1", "kind": "List", "items": [rsv, cm]}
+                out = self.k(kubectl, "create", "-f", "-", input=json.dumps(doc)).stdout
+                self.assertEqual(out.splitlines(), [f"reservation.scheduling.koordinator.sh/list-rsv-{suffix} created",
+                                                    f"configmap/list-cm-{suffix} created"])
+                self.assertEqual(self.get_obj("configmap", f"list-cm-{suffix}")["data"], {"a": "b"})
+                cm["metadata"]["name"] = f"list-bad-{suffix}"
+                cm["bogusField"] = 1
+                r = self.k(kubectl, "create", "-f", "-", input=json.dumps({"apiVersion": "v1", "kind": "List",
+                                                                           "items": [cm]}), check=False)
+                self.assertNotEqual(r.returncode, 0)
+                self.assertIn('unknown field "bogusField"', r.stderr)
+                self.assertIn("NotFound", self.k(kubectl, "get", "configmap", f"list-bad-{suffix}", check=False).stderr)
+
+    def test_services_get_a_cluster_ip_and_the_apiservers_defaults(self):
+        # B9: ClusterIP allocation from 10.96.0.0/12, release on delete, and default/kubernetes at start.
+        kube = self.get_obj("service", "kubernetes", "-n", "default")
+        self.assertEqual(kube["spec"]["clusterIP"], "10.96.0.1")
+        self.assertEqual(kube["spec"]["ports"][0]["port"], 443)
+        self.assertEqual(kube["spec"]["ports"][0]["name"], "https")
+        svc = ("apiVersion: v1\nkind: Service\nmetadata: {name: %s}\nspec:\n  type: %s\n%s"
+               "  selector: {app: x}\n  ports: [{port: 80}]\n")
+        self.sim.apply_text(svc % ("ip-a", "ClusterIP", "") + "---\n" + svc % ("ip-np", "NodePort", "") +
+                            "---\n" + svc % ("ip-headless", "ClusterIP", "  clusterIP: None\n"))
+        spec = self.get_obj("service", "ip-a")["spec"]
+        octets = [int(x) for x in spec["clusterIP"].split(".")]
+        self.assertEqual(octets[:1], [10])
+        self.assertTrue(96 <= octets[1] <= 111, spec["clusterIP"])
+        self.assertEqual(spec["clusterIPs"], [spec["clusterIP"]])
+        self.assertEqual((spec["ipFamilies"], spec["ipFamilyPolicy"], spec["sessionAffinity"],
+                          spec["internalTrafficPolicy"]), (["IPv4"], "SingleStack", "None", "Cluster"))
+        self.assertEqual(spec["ports"][0], {"port": 80, "protocol": "TCP", "targetPort": 80})
+        node_port = self.get_obj("service", "ip-np")["spec"]["ports"][0]["nodePort"]
+        self.assertTrue(30000 <= node_port <= 32767, node_port)
+        self.assertEqual(self.get_obj("service", "ip-headless")["spec"]["clusterIP"], "None")
+        row = self.sim.kubectl("get", "svc", "ip-a").splitlines()[1].split()
+        self.assertEqual(row[:3], ["ip-a", "ClusterIP", spec["clusterIP"]])
+        # A requested address that is taken is refused with the allocator's wording, and freed by a delete.
+        taken = spec["clusterIP"]
+        r = self.sim.run(KUBECTL, "create", "-f", "-", check=False,
+                         input=svc % ("ip-b", "ClusterIP", f"  clusterIP: {taken}\n"))
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn(f'spec.clusterIPs: Invalid value: []string{{"{taken}"}}: failed to allocate IP {taken}: '
+                      "provided IP is already allocated", r.stderr)
+        self.sim.kubectl("delete", "service", "ip-a")
+        self.sim.apply_text(svc % ("ip-b", "ClusterIP", f"  clusterIP: {taken}\n"))
+        self.assertEqual(self.get_obj("service", "ip-b")["spec"]["clusterIP"], taken)
+
     # --- create / get ----------------------------------------------------------------------------------------
 
     def test_create_then_get_in_json_yaml_and_wide(self):
