@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "clientgo-shim/base/go_format.h"
+
 namespace berth::shim {
 namespace {
 
@@ -211,54 +213,7 @@ std::string FormatGoFloat(double f, bool bits32) {
   if (std::isinf(f) || (bits32 && std::fabs(f) > std::numeric_limits<float>::max())) {
     return f > 0 ? ".inf" : "-.inf";  // float32(f) overflows to ±Inf in Go
   }
-  // Shortest round-trip digits, then Go's 'g' layout: with the shortest precision Go uses %e
-  // when the decimal exponent is < -4 or >= 6 ("1e+06", "1.5e-05"), else %f.
-  char buf[64];
-  std::to_chars_result r = bits32
-      ? std::to_chars(buf, buf + sizeof(buf), static_cast<float>(f), std::chars_format::scientific)
-      : std::to_chars(buf, buf + sizeof(buf), f, std::chars_format::scientific);
-  std::string_view sci(buf, static_cast<size_t>(r.ptr - buf));
-  bool neg = false;
-  if (!sci.empty() && sci[0] == '-') {
-    neg = true;
-    sci.remove_prefix(1);
-  }
-  size_t e = sci.find('e');
-  std::string digits;
-  for (char c : sci.substr(0, e)) {
-    if (c != '.') digits += c;
-  }
-  int exp = 0;
-  std::from_chars(sci.data() + e + 1 + (sci[e + 1] == '+' ? 1 : 0), sci.data() + sci.size(), exp);
-  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
-  std::string out = neg ? "-" : "";
-  const int nd = static_cast<int>(digits.size());
-  if (exp < -4 || exp >= 6) {
-    out += digits[0];
-    if (nd > 1) {
-      out += '.';
-      out.append(digits, 1);
-    }
-    out += 'e';
-    out += exp < 0 ? '-' : '+';
-    int a = exp < 0 ? -exp : exp;
-    if (a < 10) out += '0';
-    out += std::to_string(a);
-    return out;
-  }
-  if (exp < 0) {
-    out += "0.";
-    out.append(static_cast<size_t>(-exp - 1), '0');
-    out += digits;
-  } else if (exp + 1 >= nd) {
-    out += digits;
-    out.append(static_cast<size_t>(exp + 1 - nd), '0');
-  } else {
-    out.append(digits, 0, static_cast<size_t>(exp + 1));
-    out += '.';
-    out.append(digits, static_cast<size_t>(exp + 1));
-  }
-  return out;
+  return bits32 ? FormatFloat32G(static_cast<float>(f)) : FormatFloatG(f);
 }
 
 }  // namespace berth::shim

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <numeric>
 
+#include "clientgo-shim/base/go_format.h"
+
 namespace berth::shim {
 
 void Counter::Inc(double v) {
@@ -282,39 +284,8 @@ std::string Registry::Render() const {
 }
 
 std::string FormatMetricValue(double v) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
   if (v == 0) return "0";  // expfmt writes -0 as "0" too
-  // Shortest round-trip digits, then Go's 'g' rule for precision -1 (strconv/ftoa.go): %e when
-  // the decimal exponent is < -4 or >= 6 ("if shortest { eprec = 6 }"), so 1e6 is "1e+06".
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
-  std::string sci(buf, res.ptr);
-  const bool neg = sci[0] == '-';
-  std::string body = neg ? sci.substr(1) : sci;
-  const size_t epos = body.find('e');
-  std::string mant = body.substr(0, epos);
-  const int exp = std::stoi(body.substr(epos + 1));
-  std::string digits;
-  for (char c : mant) {
-    if (c != '.') digits += c;
-  }
-  std::string out;
-  if (exp < -4 || exp >= 6) {
-    // Go's %e: d.ddde±XX with at least two exponent digits.
-    out = digits.substr(0, 1);
-    if (digits.size() > 1) out += "." + digits.substr(1);
-    char ebuf[16];
-    std::snprintf(ebuf, sizeof(ebuf), "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
-    out += ebuf;
-  } else if (exp < 0) {
-    out = "0." + std::string(static_cast<size_t>(-exp - 1), '0') + digits;
-  } else if (static_cast<size_t>(exp) + 1 >= digits.size()) {
-    out = digits + std::string(exp + 1 - digits.size(), '0');
-  } else {
-    out = digits.substr(0, exp + 1) + "." + digits.substr(exp + 1);
-  }
-  return neg ? "-" + out : out;
+  return FormatFloatG(v);
 }
 
 std::string EscapeLabelValue(std::string_view v) {

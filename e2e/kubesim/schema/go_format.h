@@ -1,8 +1,7 @@
 // e2e/kubesim/schema/go_format.h
 //
 // Renders values the way the Go apiserver prints them inside error messages, so kubesim's
-// messages match kubectl-visible text byte for byte: strconv.Quote (%q), float64 %v, and the
-// field.Error "bad value" rendering (int64/float64/bool with %v, strings with %q, null as "null",
+// messages match kubectl-visible text byte for byte: the field.Error "bad value" rendering (int64/float64/bool with %v, strings with %q, null as "null",
 // maps and slices with %#v).
 #pragma once
 
@@ -12,13 +11,9 @@
 
 #include <rapidjson/document.h>
 
+#include "clientgo-shim/base/go_format.h"  // GoQuote, FormatFloatG
+
 namespace berth::kubesim::schema {
-
-// GoQuote returns s as Go's strconv.Quote would ("a\"b" → "\"a\\\"b\"").
-std::string GoQuote(std::string_view s);
-
-// GoFloat formats v as Go's fmt %v for float64 (1.5 → "1.5", 1e6 → "1e+06", 0.00001 → "1e-05").
-std::string GoFloat(double v);
 
 // GoBadValue renders a JSON value as field.Error.ErrorBody prints its BadValue: integers and
 // floats with %v, booleans, strings quoted, null as "\"null\"", objects/arrays in Go's %#v form

@@ -298,12 +298,12 @@ class Validator {
   // the bound truncated to int64, float data with the bound as float64, as kube-openapi does.
   void CheckNumber(const Value* schema, const Value& data, const std::string& path) {
     const bool is_int = data.IsInt64();
-    const std::string value = is_int ? Int(data.GetInt64()) : GoFloat(data.GetDouble());
+    const std::string value = is_int ? Int(data.GetInt64()) : FormatFloatG(data.GetDouble());
     if (auto factor = SchemaNumber(schema, "multipleOf")) {
       if (*factor < 0) {
-        Add(kCauseInvalid, path, is_int ? Int(ToInt64(*factor)) : GoFloat(*factor),
+        Add(kCauseInvalid, path, is_int ? Int(ToInt64(*factor)) : FormatFloatG(*factor),
             "factor MultipleOf declared for " + path + " must be positive: " +
-                (is_int ? Int(ToInt64(*factor)) : GoFloat(*factor)));
+                (is_int ? Int(ToInt64(*factor)) : FormatFloatG(*factor)));
       } else if (is_int) {
         const int64_t f = ToInt64(*factor);
         if (f != 0 && data.GetInt64() % f != 0) {
@@ -314,7 +314,7 @@ class Validator {
         const double mult = *factor < 1 ? 1 / *factor * d : d / *factor;
         if (!IsJsonInteger(mult)) {
           Add(kCauseInvalid, path, value,
-              path + " in body should be a multiple of " + GoFloat(*factor));
+              path + " in body should be a multiple of " + FormatFloatG(*factor));
         }
       }
     }
@@ -328,7 +328,7 @@ class Validator {
         bound = Int(m);
       } else {
         fail = exclusive ? data.GetDouble() <= *min : data.GetDouble() < *min;
-        bound = GoFloat(*min);
+        bound = FormatFloatG(*min);
       }
       if (fail) {
         Add(kCauseInvalid, path, value,
@@ -346,7 +346,7 @@ class Validator {
         bound = Int(m);
       } else {
         fail = exclusive ? data.GetDouble() >= *max : data.GetDouble() > *max;
-        bound = GoFloat(*max);
+        bound = FormatFloatG(*max);
       }
       if (fail) {
         Add(kCauseInvalid, path, value,

@@ -1,50 +1,14 @@
 #include "e2e/kubesim/table/go_format.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <string_view>
 #include <vector>
 
+#include "clientgo-shim/base/go_format.h"
+
 namespace berth::kubesim::table {
 namespace {
-
-// ShortestDigits splits the shortest round-trip representation of a finite, non-zero |value|
-// into its significant digits and the decimal exponent of the first digit (d.ddd × 10^exp).
-void ShortestDigits(double value, std::string& digits, int& exp) {
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof(buf), std::fabs(value), std::chars_format::scientific);
-  std::string_view s(buf, static_cast<size_t>(res.ptr - buf));
-  const size_t e = s.find('e');
-  digits.clear();
-  for (char c : s.substr(0, e)) {
-    if (c != '.') digits.push_back(c);
-  }
-  exp = std::atoi(std::string(s.substr(e + 1)).c_str());
-  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
-}
-
-// FormatE prints d.ddde±XX with at least two exponent digits (Go's %e).
-std::string FormatE(const std::string& digits, int exp) {
-  std::string out(1, digits[0]);
-  if (digits.size() > 1) {
-    out += '.';
-    out += digits.substr(1);
-  }
-  char buf[16];
-  std::snprintf(buf, sizeof(buf), "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
-  return out + buf;
-}
-
-// FormatF prints the digits in plain decimal notation.
-std::string FormatF(const std::string& digits, int exp) {
-  const int n = static_cast<int>(digits.size());
-  if (exp < 0) return "0." + std::string(static_cast<size_t>(-exp - 1), '0') + digits;
-  if (exp + 1 >= n) return digits + std::string(static_cast<size_t>(exp + 1 - n), '0');
-  return digits.substr(0, static_cast<size_t>(exp + 1)) + "." +
-         digits.substr(static_cast<size_t>(exp + 1));
-}
 
 std::string NonFinite(double value) {
   if (std::isnan(value)) return "NaN";
@@ -131,34 +95,20 @@ void AppendJson(std::string& out, const rapidjson::Value& v) {
 
 bool IsGoInt(const rapidjson::Value& value) { return value.IsInt64(); }
 
-std::string FormatGoFloatV(double value) {
-  if (!std::isfinite(value)) return NonFinite(value);
-  if (value == 0) return std::signbit(value) ? "-0" : "0";
-  std::string digits;
-  int exp = 0;
-  ShortestDigits(value, digits, exp);
-  const std::string sign = value < 0 ? "-" : "";
-  // strconv 'g' with shortest precision switches to %e when exp < -4 || exp >= 6.
-  if (exp < -4 || exp >= 6) return sign + FormatE(digits, exp);
-  return sign + FormatF(digits, exp);
-}
-
 std::string FormatGoJsonFloat(double value) {
   if (!std::isfinite(value)) return NonFinite(value);
   if (value == 0) return std::signbit(value) ? "-0" : "0";
-  std::string digits;
-  int exp = 0;
-  ShortestDigits(value, digits, exp);
+  const ShortestDecimal d = ShortestDigits(value);
   const std::string sign = value < 0 ? "-" : "";
   const double abs = std::fabs(value);
   if (abs < 1e-6 || abs >= 1e21) {
-    std::string e = FormatE(digits, exp);
+    std::string e = FormatDecimalE(d);
     // encoding/json cleans "e-09" up to "e-9".
     const size_t n = e.size();
     if (n >= 4 && e[n - 4] == 'e' && e[n - 3] == '-' && e[n - 2] == '0') e.erase(n - 2, 1);
     return sign + e;
   }
-  return sign + FormatF(digits, exp);
+  return sign + FormatDecimalF(d);
 }
 
 std::string GoJsonMarshal(const rapidjson::Value& value) {
@@ -172,7 +122,7 @@ std::string GoPrintValue(const rapidjson::Value& value) {
   if (value.IsBool()) return value.GetBool() ? "true" : "false";
   if (value.IsNull()) return "null";
   if (value.IsNumber()) {
-    return value.IsInt64() ? std::to_string(value.GetInt64()) : FormatGoFloatV(value.GetDouble());
+    return value.IsInt64() ? std::to_string(value.GetInt64()) : FormatFloatG(value.GetDouble());
   }
   return GoJsonMarshal(value);
 }

@@ -10,10 +10,9 @@
 
 #include <rapidjson/document.h>
 
-namespace berth::kubesim::table {
+#include "clientgo-shim/base/go_format.h"  // FormatFloatG: fmt.Print of a float64
 
-// FormatGoFloatV prints a float64 as Go's fmt.Sprint does ("0.5", "1e+21", "1.234567e+06").
-std::string FormatGoFloatV(double value);
+namespace berth::kubesim::table {
 
 // FormatGoJsonFloat prints a float64 as encoding/json does ("1e+21", "0.000001", "1e-7").
 std::string FormatGoJsonFloat(double value);

@@ -8,28 +8,6 @@
 namespace berth::kubesim::schema {
 namespace {
 
-TEST(GoFormatTest, FloatsPrintLikeGoPercentV) {
-  EXPECT_EQ(GoFloat(1.5), "1.5");
-  EXPECT_EQ(GoFloat(10), "10");
-  EXPECT_EQ(GoFloat(100000), "100000");
-  EXPECT_EQ(GoFloat(1e6), "1e+06");
-  EXPECT_EQ(GoFloat(1234567), "1.234567e+06");
-  EXPECT_EQ(GoFloat(0.0001), "0.0001");
-  EXPECT_EQ(GoFloat(0.00001), "1e-05");
-  EXPECT_EQ(GoFloat(-2.25), "-2.25");
-  EXPECT_EQ(GoFloat(0.1), "0.1");
-  EXPECT_EQ(GoFloat(1e100), "1e+100");
-}
-
-TEST(GoFormatTest, QuoteEscapesLikeStrconvQuote) {
-  EXPECT_EQ(GoQuote("plain"), R"("plain")");
-  EXPECT_EQ(GoQuote("a\"b\\c"), R"("a\"b\\c")");
-  EXPECT_EQ(GoQuote("tab\there\nnl"), R"("tab\there\nnl")");
-  EXPECT_EQ(GoQuote(std::string("\x01", 1)), R"("\x01")");
-  EXPECT_EQ(GoQuote("\xff"), R"("\xff")");
-  EXPECT_EQ(GoQuote("héllo"), "\"héllo\"");
-}
-
 TEST(GoFormatTest, BadValuesRenderLikeFieldErrorBody) {
   auto v = testing::ParseJson(R"({"s":"x","i":3,"f":2.5,"b":true,"n":null,"o":{"b":1,"a":[1,"y"]}})");
   EXPECT_EQ(GoBadValue(v["s"]), R"("x")");

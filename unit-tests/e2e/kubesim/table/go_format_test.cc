@@ -7,18 +7,6 @@
 namespace berth::kubesim::table {
 namespace {
 
-TEST(FormatGoFloatV, MatchesFmtPrintOfFloat64) {
-  EXPECT_EQ(FormatGoFloatV(0.5), "0.5");
-  EXPECT_EQ(FormatGoFloatV(21.0), "21");
-  EXPECT_EQ(FormatGoFloatV(123456.0), "123456");
-  EXPECT_EQ(FormatGoFloatV(1234567.0), "1.234567e+06");
-  EXPECT_EQ(FormatGoFloatV(1e21), "1e+21");
-  EXPECT_EQ(FormatGoFloatV(0.0001), "0.0001");
-  EXPECT_EQ(FormatGoFloatV(0.00001), "1e-05");
-  EXPECT_EQ(FormatGoFloatV(-2.5), "-2.5");
-  EXPECT_EQ(FormatGoFloatV(0.0), "0");
-}
-
 TEST(FormatGoJsonFloat, MatchesEncodingJson) {
   EXPECT_EQ(FormatGoJsonFloat(1234567.0), "1234567");
   EXPECT_EQ(FormatGoJsonFloat(1e20), "100000000000000000000");
