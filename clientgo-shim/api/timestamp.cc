@@ -35,7 +35,7 @@ int DaysIn(int month, int year) {
   return month == 2 && IsLeap(year) ? 29 : kDays[month - 1];
 }
 
-Result<TimePoint> ParseWithLayout(std::string_view text, bool micro) {
+Result<UnixTime> ParseWithLayout(std::string_view text, bool micro) {
   const std::string_view layout = micro ? kMicroLayout : kRfc3339Layout;
   std::string_view s = text;
   if (s.size() < 19) return Bad(text, layout, "value too short for the layout");
@@ -54,7 +54,8 @@ Result<TimePoint> ParseWithLayout(std::string_view text, bool micro) {
   s.remove_prefix(19);
 
   int64_t nanos = 0;
-  if (s.size() >= 2 && s[0] == '.' && IsDigit(s[1])) {
+  // Go takes ',' as the decimal mark too, except where the layout spells ".000000".
+  if (s.size() >= 2 && (s[0] == '.' || (s[0] == ',' && !micro)) && IsDigit(s[1])) {
     size_t n = 1;
     while (n < s.size() && IsDigit(s[n])) ++n;
     const size_t digits = n - 1;
@@ -82,13 +83,19 @@ Result<TimePoint> ParseWithLayout(std::string_view text, bool micro) {
                                        std::chrono::day{unsigned(day)}};
   const int64_t secs = int64_t{date.time_since_epoch().count()} * 86400 + hour * 3600 +
                        minute * 60 + second - offset_seconds;
+  return UnixTime{secs, static_cast<int32_t>(nanos)};
+}
+
+Result<TimePoint> ToTimePoint(std::string_view text, bool micro) {
+  auto u = ParseWithLayout(text, micro);
+  if (!u) return std::unexpected(u.error());
   // TimePoint counts int64 nanoseconds: about 1677-09-21 to 2262-04-11.
   constexpr int64_t kMaxSeconds = INT64_MAX / 1'000'000'000 - 1;
-  if (secs > kMaxSeconds || secs < -kMaxSeconds) {
-    return Bad(text, layout, "time outside the representable range (years 1678 to 2261)");
+  if (u->seconds > kMaxSeconds || u->seconds < -kMaxSeconds) {
+    return Bad(text, micro ? kMicroLayout : kRfc3339Layout,
+               "time outside the representable range (years 1678 to 2261)");
   }
-  TimePoint t{nanoseconds{secs * 1'000'000'000 + nanos}};
-  return t;
+  return TimePoint{std::chrono::nanoseconds{u->seconds * 1'000'000'000 + u->nanos}};
 }
 
 std::string Format(TimePoint t, bool micro) {
@@ -111,12 +118,30 @@ std::string Format(TimePoint t, bool micro) {
   return out;
 }
 
+// FormatSeconds prints a whole-second instant as "YYYY-MM-DDTHH:MM:SSZ".
+std::string FormatSeconds(std::chrono::sys_seconds t) {
+  using namespace std::chrono;
+  const auto day_point = floor<days>(t);
+  const year_month_day ymd{day_point};
+  const int64_t secs = (t - day_point).count();
+  char buf[48];
+  std::snprintf(buf, sizeof(buf), "%04d-%02u-%02uT%02d:%02d:%02dZ", int(ymd.year()),
+                unsigned(ymd.month()), unsigned(ymd.day()), int(secs / 3600), int(secs / 60 % 60),
+                int(secs % 60));
+  return buf;
+}
+
 }  // namespace
 
-Result<TimePoint> ParseTimestamp(std::string_view text) { return ParseWithLayout(text, false); }
+Result<TimePoint> ParseTimestamp(std::string_view text) { return ToTimePoint(text, false); }
 
-Result<TimePoint> ParseMicroTimestamp(std::string_view text) {
-  return ParseWithLayout(text, true);
+Result<TimePoint> ParseMicroTimestamp(std::string_view text) { return ToTimePoint(text, true); }
+
+Result<UnixTime> ParseUnixTime(std::string_view text) { return ParseWithLayout(text, false); }
+
+std::string FormatUnixTime(const UnixTime& t) {
+  // sys_seconds is int64 seconds, wide enough for year 1; the nanoseconds are truncated away.
+  return FormatSeconds(std::chrono::sys_seconds{std::chrono::seconds{t.seconds}});
 }
 
 std::string FormatTimestamp(TimePoint t) { return Format(t, false); }

@@ -1,7 +1,8 @@
 #include "e2e/kubesim/table/time_format.h"
 
-#include <cstdio>
 #include <limits>
+
+#include "clientgo-shim/api/timestamp.h"
 
 namespace berth::kubesim::table {
 namespace {
@@ -9,51 +10,6 @@ namespace {
 // Seconds from 1970-01-01 to 0001-01-01 (proleptic Gregorian), Go's zero time.
 constexpr int64_t kGoZeroSeconds = -62135596800;
 constexpr int64_t kNanosPerSecond = 1'000'000'000;
-
-// DaysFromCivil: days since 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's method).
-int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
-  y -= m <= 2 ? 1 : 0;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const int64_t yoe = y - era * 400;
-  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
-void CivilFromDays(int64_t z, int64_t& y, int64_t& m, int64_t& d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const int64_t doe = z - era * 146097;
-  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const int64_t mp = (5 * doy + 2) / 153;
-  d = doy - (153 * mp + 2) / 5 + 1;
-  m = mp + (mp < 10 ? 3 : -9);
-  y = yoe + era * 400 + (m <= 2 ? 1 : 0);
-}
-
-bool IsLeap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
-
-int DaysInMonth(int64_t y, int64_t m) {
-  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  return m == 2 && IsLeap(y) ? 29 : kDays[m - 1];
-}
-
-// ReadDigits reads exactly n decimal digits at text[pos]; false if any is not a digit.
-bool ReadDigits(std::string_view text, size_t pos, size_t n, int64_t& out) {
-  if (pos + n > text.size()) return false;
-  out = 0;
-  for (size_t i = pos; i < pos + n; ++i) {
-    if (text[i] < '0' || text[i] > '9') return false;
-    out = out * 10 + (text[i] - '0');
-  }
-  return true;
-}
-
-std::unexpected<Error> Invalid(std::string_view text, std::string_view why) {
-  return MakeError(ErrorCode::kInvalidArgument,
-                   "parsing time \"" + std::string(text) + "\" as RFC3339: " + std::string(why));
-}
 
 }  // namespace
 
@@ -71,71 +27,13 @@ Timestamp Timestamp::FromTimePoint(TimePoint t) {
 }
 
 Result<Timestamp> ParseRfc3339(std::string_view text) {
-  int64_t year, month, day, hour, minute, second;
-  if (!ReadDigits(text, 0, 4, year) || text.size() < 20 || text[4] != '-' ||
-      !ReadDigits(text, 5, 2, month) || text[7] != '-' || !ReadDigits(text, 8, 2, day) ||
-      text[10] != 'T' || !ReadDigits(text, 11, 2, hour) || text[13] != ':' ||
-      !ReadDigits(text, 14, 2, minute) || text[16] != ':' || !ReadDigits(text, 17, 2, second)) {
-    return Invalid(text, "expected the form 2006-01-02T15:04:05Z07:00");
-  }
-  if (month < 1 || month > 12) return Invalid(text, "month out of range");
-  if (day < 1 || day > DaysInMonth(year, month)) return Invalid(text, "day out of range");
-  if (hour > 23) return Invalid(text, "hour out of range");
-  if (minute > 59) return Invalid(text, "minute out of range");
-  if (second > 59) return Invalid(text, "second out of range");
-
-  size_t pos = 19;
-  int64_t nanos = 0;
-  if (pos < text.size() && (text[pos] == '.' || text[pos] == ',')) {
-    ++pos;
-    size_t digits = 0;
-    int64_t scale = kNanosPerSecond;
-    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
-      if (digits < 9) {
-        scale /= 10;
-        nanos += (text[pos] - '0') * scale;
-      }
-      ++digits;
-      ++pos;
-    }
-    if (digits == 0) return Invalid(text, "missing fractional digits");
-  }
-  int64_t offset = 0;
-  if (pos < text.size() && text[pos] == 'Z') {
-    ++pos;
-  } else if (pos < text.size() && (text[pos] == '+' || text[pos] == '-')) {
-    int64_t oh, om;
-    if (!ReadDigits(text, pos + 1, 2, oh) || pos + 3 >= text.size() || text[pos + 3] != ':' ||
-        !ReadDigits(text, pos + 4, 2, om) || oh > 23 || om > 59) {
-      return Invalid(text, "malformed time zone offset");
-    }
-    offset = (oh * 3600 + om * 60) * (text[pos] == '-' ? -1 : 1);
-    pos += 6;
-  } else {
-    return Invalid(text, "missing time zone (Z or ±hh:mm)");
-  }
-  if (pos != text.size()) return Invalid(text, "extra text after the time zone");
-
-  const int64_t days = DaysFromCivil(year, month, day);
-  return Timestamp{days * 86400 + hour * 3600 + minute * 60 + second - offset,
-                   static_cast<int32_t>(nanos)};
+  auto t = shim::ParseUnixTime(text);
+  if (!t) return std::unexpected(t.error());
+  return Timestamp{t->seconds, t->nanos};
 }
 
 std::string FormatRfc3339Utc(const Timestamp& t) {
-  int64_t days = t.seconds / 86400;
-  int64_t secs = t.seconds % 86400;
-  if (secs < 0) {
-    secs += 86400;
-    --days;
-  }
-  int64_t y, m, d;
-  CivilFromDays(days, y, m, d);
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%04lld-%02lld-%02lldT%02lld:%02lld:%02lldZ",
-                static_cast<long long>(y), static_cast<long long>(m), static_cast<long long>(d),
-                static_cast<long long>(secs / 3600), static_cast<long long>(secs / 60 % 60),
-                static_cast<long long>(secs % 60));
-  return buf;
+  return shim::FormatUnixTime(shim::UnixTime{t.seconds, t.nanos});
 }
 
 int64_t NanosBetween(const Timestamp& from, const Timestamp& to) {

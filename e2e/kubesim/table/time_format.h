@@ -1,9 +1,9 @@
 // e2e/kubesim/table/time_format.h
 //
-// Time helpers for Table output: a private RFC3339 parser (kubesim's timestamps are metav1.Time
-// strings), the apiserver's "Created At" formatting, and apimachinery's duration.HumanDuration,
-// which every printer's AGE column uses. Kept here, not in clientgo-shim, so the table library
-// has no dependency on the state of the shim's object model.
+// Time helpers for Table output: RFC3339 parsing and the apiserver's "Created At" formatting
+// (both clientgo-shim/api/timestamp.h's UnixTime functions: the shim's TimePoint cannot hold
+// Go's zero time, year 1, which an object without creationTimestamp prints), and apimachinery's
+// duration.HumanDuration, which every printer's AGE column uses.
 #pragma once
 
 #include <chrono>
@@ -35,7 +35,8 @@ struct Timestamp {
 };
 
 // ParseRfc3339 reads a time.RFC3339 string as Go's time.Parse does: "2006-01-02T15:04:05Z" or
-// with a "+07:00" offset, optional fractional seconds. Errors: kInvalidArgument.
+// with a "+07:00" offset, optional fractional seconds (shim::ParseUnixTime). Errors:
+// kInvalidArgument.
 Result<Timestamp> ParseRfc3339(std::string_view text);
 
 // FormatRfc3339Utc prints t in UTC without fractional seconds ("2024-05-01T10:00:00Z"), as

@@ -78,5 +78,43 @@ TEST(TimestampTest, FormatThenParseRoundTrips) {
   EXPECT_EQ(*ParseTimestamp(FormatTimestamp(t)), T("2031-07-15T08:09:10Z"));
 }
 
+TEST(TimestampTest, UnixTimeHoldsGoZeroTimeAndEveryFourDigitYear) {
+  auto zero = ParseUnixTime("0001-01-01T00:00:00Z");
+  ASSERT_TRUE(zero.has_value());
+  EXPECT_EQ(*zero, (UnixTime{-62135596800, 0}));
+  EXPECT_EQ(FormatUnixTime(*zero), "0001-01-01T00:00:00Z");
+  auto last = ParseUnixTime("9999-12-31T23:59:59.999999999Z");
+  ASSERT_TRUE(last.has_value());
+  EXPECT_EQ(last->nanos, 999999999);
+  EXPECT_EQ(FormatUnixTime(*last), "9999-12-31T23:59:59Z");
+  EXPECT_EQ(FormatUnixTime(*ParseUnixTime("0000-03-01T00:00:00+01:00")), "0000-02-29T23:00:00Z");
+  EXPECT_EQ(FormatUnixTime(UnixTime{-1, 500000000}), "1969-12-31T23:59:59Z");
+}
+
+TEST(TimestampTest, UnixTimeAgreesWithTimePointInsideItsRange) {
+  auto u = ParseUnixTime("2024-05-01T14:03:04.123456789+02:00");
+  ASSERT_TRUE(u.has_value());
+  const TimePoint t = T("2024-05-01T14:03:04.123456789+02:00");
+  EXPECT_EQ(u->seconds, duration_cast<seconds>(t.time_since_epoch()).count());
+  EXPECT_EQ(u->nanos, 123456789);
+  EXPECT_EQ(FormatUnixTime(*u), FormatTimestamp(t));
+}
+
+TEST(TimestampTest, UnixTimeRejectsWhatParseTimestampRejectsWithTheSameMessage) {
+  for (const char* bad : {"", "2024-05-01T12:00:00", "2023-02-29T00:00:00Z", "2024-05-01T12:00:00.Z",
+                          "2024-05-01T12:00:00+0200", "2024-05-01T12:00:00ZZ"}) {
+    auto u = ParseUnixTime(bad);
+    ASSERT_FALSE(u.has_value()) << bad;
+    EXPECT_EQ(u.error().message, ParseTimestamp(bad).error().message) << bad;
+  }
+}
+
+TEST(TimestampTest, CommaIsADecimalMarkExceptInTheMicroLayout) {
+  EXPECT_EQ(T("2024-05-01T12:00:00,25Z"), T("2024-05-01T12:00:00.25Z"));
+  EXPECT_EQ(ParseUnixTime("2024-05-01T12:00:00,5Z")->nanos, 500000000);
+  EXPECT_FALSE(ParseMicroTimestamp("2024-05-01T12:00:00,123456Z").has_value());
+  EXPECT_FALSE(ParseTimestamp("2024-05-01T12:00:00,Z").has_value());
+}
+
 }  // namespace
 }  // namespace berth::shim
