@@ -140,6 +140,21 @@ void ObjectStore::AppendHistoryLocked(HistoryEvent event) {
   }
 }
 
+void ObjectStore::PublishAndUnlock(std::unique_lock<std::mutex>& lock, const HistoryEvent& event) {
+  AppendHistoryLocked(event);
+  NotifyLocked(event);
+  // notify_mu_ is taken before mu_ is released so listeners see events in commit order, and
+  // listeners run without mu_ so they may read the store.
+  std::unique_lock notify(notify_mu_);
+  lock.unlock();
+  std::vector<std::function<void(const HistoryEvent&)>> listeners;
+  {
+    std::lock_guard ll(listeners_mu_);
+    listeners = listeners_;
+  }
+  for (auto& listener : listeners) listener(event);
+}
+
 void ObjectStore::NotifyLocked(const HistoryEvent& event) {
   auto it = watchers_.begin();
   while (it != watchers_.end()) {
@@ -180,16 +195,7 @@ std::optional<ObjectStore::Commit> ObjectStore::Put(const std::string& resource,
   } else {
     it->second = next;
   }
-  AppendHistoryLocked(event);
-  NotifyLocked(event);
-  std::unique_lock notify(notify_mu_);
-  lock.unlock();
-  std::vector<std::function<void(const HistoryEvent&)>> listeners;
-  {
-    std::lock_guard ll(listeners_mu_);
-    listeners = listeners_;
-  }
-  for (auto& listener : listeners) listener(event);
+  PublishAndUnlock(lock, event);
   return Commit{next, current, false};
 }
 
@@ -210,16 +216,7 @@ std::optional<ObjectStore::Commit> ObjectStore::Remove(const std::string& resour
   coll.erase(it);
   if (auto& count = namespace_counts_[resource][ns]; count > 0) --count;
   HistoryEvent event{WatchEventType::kDeleted, resource, final_version, current, rv_};
-  AppendHistoryLocked(event);
-  NotifyLocked(event);
-  std::unique_lock notify(notify_mu_);
-  lock.unlock();
-  std::vector<std::function<void(const HistoryEvent&)>> listeners;
-  {
-    std::lock_guard ll(listeners_mu_);
-    listeners = listeners_;
-  }
-  for (auto& listener : listeners) listener(event);
+  PublishAndUnlock(lock, event);
   return Commit{final_version, current, true};
 }
 

@@ -151,6 +151,9 @@ class ObjectStore {
   using NamespaceCounts = std::unordered_map<std::string, size_t>;
   void AppendHistoryLocked(HistoryEvent event);
   void NotifyLocked(const HistoryEvent& event);
+  // PublishAndUnlock records a committed event (history, watchers), releases `lock` (on mu_) and
+  // calls the listeners in commit order; used by every write path.
+  void PublishAndUnlock(std::unique_lock<std::mutex>& lock, const HistoryEvent& event);
 
   mutable std::mutex mu_;
   uint64_t rv_ = 1;
