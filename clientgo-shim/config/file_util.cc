@@ -41,6 +41,12 @@ Result<std::string> ReadFileToString(const std::string& path) {
   }
 }
 
+std::string EnvOr(const std::optional<std::string>& override_value, const char* name) {
+  if (override_value) return *override_value;
+  const char* v = std::getenv(name);
+  return v == nullptr ? std::string() : std::string(v);
+}
+
 std::string DirName(std::string_view path) {
   const size_t slash = path.rfind('/');
   if (slash == std::string_view::npos) return ".";

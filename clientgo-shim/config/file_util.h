@@ -4,6 +4,7 @@
 // and resolve a kubeconfig-relative path (base64 of the *-data fields: clientgo-shim/base/encoding.h).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,10 @@ Result<std::string> ReadFileToString(const std::string& path);
 // ResolvePath returns `path` unchanged when absolute (or empty), else `dir`/`path`; a leading
 // "~/" is expanded with $HOME.
 std::string ResolvePath(std::string_view dir, std::string_view path);
+
+// EnvOr returns `override_value` when set (tests inject the environment this way), else the
+// environment variable `name`, else "".
+std::string EnvOr(const std::optional<std::string>& override_value, const char* name);
 
 // DirName is the directory part of `path` ("." when it has none).
 std::string DirName(std::string_view path);

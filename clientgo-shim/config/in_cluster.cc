@@ -7,15 +7,6 @@
 #include "clientgo-shim/config/token_file.h"
 
 namespace berth::shim {
-namespace {
-
-std::string EnvOr(const std::optional<std::string>& override_value, const char* name) {
-  if (override_value) return *override_value;
-  const char* v = std::getenv(name);
-  return v == nullptr ? std::string() : std::string(v);
-}
-
-}  // namespace
 
 bool IsInCluster(const InClusterOptions& options) {
   return !EnvOr(options.service_host, "KUBERNETES_SERVICE_HOST").empty() &&

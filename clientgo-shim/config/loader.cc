@@ -8,14 +8,10 @@
 #include <cstring>
 #include <vector>
 
+#include "clientgo-shim/config/file_util.h"
+
 namespace berth::shim {
 namespace {
-
-std::string EnvOr(const std::optional<std::string>& override_value, const char* name) {
-  if (override_value) return *override_value;
-  const char* v = std::getenv(name);
-  return v == nullptr ? std::string() : std::string(v);
-}
 
 bool Exists(const std::string& path) {
   struct stat st;

@@ -1,5 +1,9 @@
 #include "clientgo-shim/config/file_util.h"
 
+#include <cstdlib>
+#include <optional>
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include "clientgo-shim/config/temp_dir.h"
@@ -37,6 +41,15 @@ TEST(FileUtilTest, RelativePathsResolveAgainstTheDirectory) {
   EXPECT_EQ(DirName("/etc/kube/config"), "/etc/kube");
   EXPECT_EQ(DirName("config"), ".");
   EXPECT_EQ(DirName("/config"), "/");
+}
+
+TEST(FileUtilTest, EnvOrPrefersTheOverrideThenTheEnvironment) {
+  ::setenv("BERTH_FILE_UTIL_TEST_VAR", "from-env", 1);
+  EXPECT_EQ(EnvOr(std::string("override"), "BERTH_FILE_UTIL_TEST_VAR"), "override");
+  EXPECT_EQ(EnvOr(std::string(), "BERTH_FILE_UTIL_TEST_VAR"), "");  // an empty override still wins
+  EXPECT_EQ(EnvOr(std::nullopt, "BERTH_FILE_UTIL_TEST_VAR"), "from-env");
+  ::unsetenv("BERTH_FILE_UTIL_TEST_VAR");
+  EXPECT_EQ(EnvOr(std::nullopt, "BERTH_FILE_UTIL_TEST_VAR"), "");
 }
 
 }  // namespace
