@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Sets everything up, builds, and runs the demo on an embedded kubesim: a 3-node cluster, the
-# CRDs from crds/, berth-manager, and a Reservation walked through its lifecycle: created from the
-# koordinator user guide's quick start, a short-lived one expiring on time (Failed/Expired, with
-# an Event) and then garbage-collected.
+# CRDs from crds/, berth-manager, the koordinator user guide's quick start (the reservation is
+# placed on a node and its owner pod scheduled into it), and a short-lived reservation expiring on
+# time (Failed/Expired, with an Event) and then garbage-collected.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/setup.sh"
@@ -43,8 +43,15 @@ step kubectl api-resources --api-group=scheduling.koordinator.sh
 pids+=($!)
 echo; echo "berth-manager started (reservation GC after 5s; log: $work/berth-manager.log)"
 
+# The user guide's quick start: berth places the reservation, then schedules its owner pod into it.
 step kubectl create -f "$root/e2e/testdata/reservation-demo.yaml"
+wait_for "reservation-demo to be placed" 10 bash -c '[ -n "$(kubectl get reservation reservation-demo -o jsonpath={.status.nodeName})" ]'
 step kubectl get reservation reservation-demo -o wide
+step kubectl create -f "$root/e2e/testdata/pod-demo-0.yaml"
+wait_for "pod-demo-0 to run" 10 bash -c '[ "$(kubectl get pod pod-demo-0 -o jsonpath={.status.phase})" = Running ]'
+step kubectl get pod pod-demo-0 -o wide
+wait_for "reservation-demo to count its owner" 10 bash -c '[ -n "$(kubectl get reservation reservation-demo -o jsonpath={.status.currentOwners})" ]'
+step kubectl get reservation reservation-demo -o jsonpath='{"phase: "}{.status.phase}{"\nnode: "}{.status.nodeName}{"\nallocatable: "}{.status.allocatable}{"\nallocated: "}{.status.allocated}{"\ncurrentOwners: "}{.status.currentOwners}{"\n"}'
 
 cat >"$work/short.yaml" <<'YAML'
 apiVersion: scheduling.koordinator.sh/v1alpha1
@@ -70,9 +77,13 @@ wait_for "reservation-short to fail" 10 bash -c '[ "$(kubectl get reservation re
 step kubectl get reservations -o wide
 step kubectl get reservation reservation-short -o jsonpath='{range .status.conditions[*]}{.type}={.status} {.reason}: {.message}{"\n"}{end}'
 step kubectl describe reservation reservation-short
-echo; echo "waiting for garbage collection (5s after it failed)..."
+echo; echo "waiting for garbage collection (5s after each reservation ended: reservation-demo is Succeeded,"
+echo "reservation-short Failed)..."
 wait_for "reservation-short to be deleted" 15 bash -c '! kubectl get reservation reservation-short'
+wait_for "reservation-demo to be deleted" 15 bash -c '! kubectl get reservation reservation-demo'
 step kubectl get reservations -o wide
-step kubectl delete reservation reservation-demo
+wait_for "the allocation annotation to be removed" 10 bash -c '[ -z "$(kubectl get pod pod-demo-0 -o jsonpath={.metadata.annotations})" ]'
+echo; echo "the owner pod keeps running after its reservation is gone, without the allocation annotation:"
+step kubectl get pod pod-demo-0 -o jsonpath='{.metadata.name}{" "}{.status.phase}{" annotations="}{.metadata.annotations}{"\n"}'
 echo
 echo "demo: done"
