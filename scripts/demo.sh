@@ -82,7 +82,8 @@ echo "reservation-short Failed)..."
 wait_for "reservation-short to be deleted" 15 bash -c '! kubectl get reservation reservation-short'
 wait_for "reservation-demo to be deleted" 15 bash -c '! kubectl get reservation reservation-demo'
 step kubectl get reservations -o wide
-wait_for "the allocation annotation to be removed" 10 bash -c '[ -z "$(kubectl get pod pod-demo-0 -o jsonpath={.metadata.annotations})" ]'
+wait_for "the allocation annotation to be removed" 10 bash -c \
+  '[ -z "$(kubectl get pod pod-demo-0 -o jsonpath="{.metadata.annotations.scheduling\.koordinator\.sh/reservation-allocated}")" ]'
 echo; echo "the owner pod keeps running after its reservation is gone, without the allocation annotation:"
 step kubectl get pod pod-demo-0 -o jsonpath='{.metadata.name}{" "}{.status.phase}{" annotations="}{.metadata.annotations}{"\n"}'
 echo
