@@ -37,7 +37,10 @@
 #include "clientgo-shim/cache/intern_pool.h"
 #include "clientgo-shim/informer/shared_informer_factory.h"
 #include "clientgo-shim/transport/https_client.h"
+#include "bench/bench_support.h"
 #include "e2e/kubesim/sim/kubesim_instance.h"
+
+using berth::bench::FlagInt;
 
 namespace {
 
@@ -145,15 +148,6 @@ class CountingClient : public shim::RestClient {
  private:
   shim::RestClientPtr inner_;
 };
-
-int FlagInt(int argc, char** argv, const std::string& name, int fallback) {
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == name && i + 1 < argc) return std::atoi(argv[i + 1]);
-    if (a.rfind(name + "=", 0) == 0) return std::atoi(a.c_str() + name.size() + 1);
-  }
-  return fallback;
-}
 
 }  // namespace
 

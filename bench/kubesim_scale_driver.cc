@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "clientgo-shim/base/json.h"
-#include "clientgo-shim/config/rest_config.h"
+#include "bench/bench_support.h"
 #include "e2e/kubesim/sim/kubesim_instance.h"
 
 using namespace berth;
@@ -59,20 +59,14 @@ long RssKb() {
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
-int Flag(int argc, char** argv, const char* name, int fallback) {
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::strcmp(argv[i], name) == 0) return std::atoi(argv[i + 1]);
-  }
-  return fallback;
-}
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int nodes = Flag(argc, argv, "--nodes", 5000);
-  const int pods = Flag(argc, argv, "--pods", 150000);
-  const int watchers = Flag(argc, argv, "--watchers", 12);
-  const int updates = Flag(argc, argv, "--updates", 2000);
+  const int nodes = berth::bench::FlagInt(argc, argv, "--nodes", 5000);
+  const int pods = berth::bench::FlagInt(argc, argv, "--pods", 150000);
+  const int watchers = berth::bench::FlagInt(argc, argv, "--watchers", 12);
+  const int updates = berth::bench::FlagInt(argc, argv, "--updates", 2000);
 
   kubesim::KubesimOptions options;
   options.nodes = 0;
@@ -111,13 +105,7 @@ int main(int argc, char** argv) {
   if (std::getenv("BENCH_DEBUG")) std::cerr << "objects in store: " << sim.store().ObjectCount() << " rv " << sim.store().CurrentResourceVersion() << "\n";
   long rss_loaded = RssKb();
 
-  shim::RestConfig config;
-  config.server = "https://127.0.0.1:" + std::to_string(*port);
-  config.ca_pem = sim.ca_pem();
-  std::string token = sim.token();
-  config.token_source = [token] { return token; };
-  config.timeout = std::chrono::seconds(120);
-  auto client = shim::MakeRestClient(config);
+  auto client = berth::bench::ClientFor(sim);
   if (!client) {
     std::cerr << client.error().message << "\n";
     return 1;

@@ -44,6 +44,7 @@
 #include "clientgo-shim/manager/manager.h"
 #include "clientgo-shim/transport/https_client.h"
 #include "controllers/reservation/reservation_controller.h"
+#include "bench/bench_support.h"
 #include "e2e/kubesim/sim/kubesim_instance.h"
 
 namespace {
@@ -55,17 +56,11 @@ using Clock = std::chrono::steady_clock;
 namespace shim = berth::shim;
 namespace json = berth::json;
 namespace controllers = berth::controllers;
+using berth::bench::FlagInt;
+using berth::bench::FlagString;
+using berth::bench::ReadFile;
 
 constexpr char kResource[] = "scheduling.koordinator.sh/reservations";
-
-std::string FlagString(int argc, char** argv, const std::string& name, const std::string& fallback) {
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == name && i + 1 < argc) return argv[i + 1];
-    if (a.rfind(name + "=", 0) == 0) return a.substr(name.size() + 1);
-  }
-  return fallback;
-}
 
 double FlagDouble(int argc, char** argv, const std::string& name, double fallback) {
   std::string v = FlagString(argc, argv, name, "");
@@ -74,13 +69,6 @@ double FlagDouble(int argc, char** argv, const std::string& name, double fallbac
   char* end = nullptr;
   double d = std::strtod(v.c_str(), &end);
   return end && *end == '\0' ? d : fallback;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 // RFC3339 UTC with milliseconds: "2026-01-02T03:04:05.678Z".
@@ -276,13 +264,7 @@ int main(int argc, char** argv) {
   Recorder rec;
   sim.store().Subscribe([&rec](const berth::kubesim::HistoryEvent& e) { rec.OnCommit(e); });
 
-  shim::HttpsRestClientOptions co;
-  co.server = "https://127.0.0.1:" + std::to_string(*port);
-  co.ca_pem = sim.ca_pem();
-  const std::string token = sim.token();
-  co.token_source = [token] { return token; };
-  co.request_timeout = std::chrono::seconds(120);
-  auto https = shim::HttpsRestClient::Create(co);
+  auto https = berth::bench::ClientFor(sim);
   if (!https) {
     std::fprintf(stderr, "client: %s\n", https.error().message.c_str());
     return 1;

@@ -40,6 +40,7 @@
 #include "controllers/reservation/reservation_codec.h"
 #include "controllers/reservation/reservation_controller.h"
 #include "controllers/scheduler/scheduler_controller.h"
+#include "bench/bench_support.h"
 #include "e2e/kubesim/sim/kubesim_instance.h"
 
 namespace {
@@ -50,24 +51,11 @@ using Clock = std::chrono::steady_clock;
 namespace shim = berth::shim;
 namespace json = berth::json;
 namespace controllers = berth::controllers;
+using berth::bench::FlagInt;
+using berth::bench::FlagString;
+using berth::bench::ReadFile;
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
-
-int FlagInt(int argc, char** argv, const std::string& name, int fallback) {
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == name && i + 1 < argc) return std::atoi(argv[i + 1]);
-    if (a.rfind(name + "=", 0) == 0) return std::atoi(a.c_str() + name.size() + 1);
-  }
-  return fallback;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::string MakeReservation(int j, int apps) {
   return R"({"apiVersion":"scheduling.koordinator.sh/v1alpha1","kind":"Reservation","metadata":{"name":"rsv-)" +
@@ -153,13 +141,7 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  shim::HttpsRestClientOptions co;
-  co.server = "https://127.0.0.1:" + std::to_string(*port);
-  co.ca_pem = sim.ca_pem();
-  const std::string token = sim.token();
-  co.token_source = [token] { return token; };
-  co.request_timeout = std::chrono::seconds(120);
-  auto https = shim::HttpsRestClient::Create(co);
+  auto https = berth::bench::ClientFor(sim);
   if (!https) {
     std::fprintf(stderr, "client: %s\n", https.error().message.c_str());
     return 1;
