@@ -9,6 +9,7 @@
 #include "clientgo-shim/manager/manager.h"
 #include "clientgo-shim/manager/manager_flags.h"
 #include "clientgo-shim/manager/signals.h"
+#include "clientgo-shim/metrics/standard_metrics.h"
 #include "controllers/reservation/reservation_controller.h"
 #include "controllers/scheduler/scheduler_controller.h"
 
@@ -132,6 +133,12 @@ int main(int argc, char** argv) {
     log::Error("setup", "cannot load the client configuration", {{"error", config.error().message}});
     return 1;
   }
+  // rest_client_requests_total needs the manager's registry, which exists only after the client:
+  // the hook forwards to an observer installed once the manager is built.
+  auto request_observer = std::make_shared<shim::RestRequestObserver>();
+  config->on_request = [request_observer](std::string_view method, int code, std::chrono::duration<double> latency) {
+    if (*request_observer) (*request_observer)(method, code, latency);
+  };
   auto rest = shim::MakeRestClient(*config);
   if (!rest) {
     log::Error("setup", "cannot build the API client", {{"error", rest.error().message}});
@@ -142,6 +149,13 @@ int main(int argc, char** argv) {
   if (!manager) {
     log::Error("setup", "cannot create the manager", {{"error", manager.error().message}});
     return 1;
+  }
+  std::string host = config->server;
+  if (auto scheme = host.find("://"); scheme != std::string::npos) host = host.substr(scheme + 3);
+  if (auto observer = shim::MakeRestClientObserver((*manager)->registry(), host)) {
+    *request_observer = std::move(*observer);
+  } else {
+    log::Warn("setup", "rest client metrics disabled", {{"error", observer.error().message}});
   }
   controllers::ReservationControllerOptions reservation_options;
   reservation_options.gc_duration = flags.gc_duration;

@@ -5,13 +5,15 @@ ServiceAccounts, so the chart is checked by rendering, and the rendered manager 
 run against berth-manager itself.
 """
 import filecmp
+import json
 import os
+import re
 import subprocess
 import unittest
 
 import yaml
 
-from kubesim_fixture import BIN, HELM, ROOT
+from kubesim_fixture import BIN, HELM, ROOT, BerthManager, Kubesim, wait_until
 
 CHART = os.path.join(ROOT, "charts", "berth")
 
@@ -77,6 +79,50 @@ class HelmChartTest(unittest.TestCase):
         for name in os.listdir(os.path.join(ROOT, "crds")):
             self.assertTrue(filecmp.cmp(os.path.join(ROOT, "crds", name), os.path.join(CHART, "crds", name),
                                         shallow=False), f"charts/berth/crds/{name} differs from crds/{name}")
+
+
+class DashboardTest(unittest.TestCase):
+    """The Grafana dashboard ships in the chart and queries only metrics berth-manager exports."""
+
+    def test_dashboard_configmap_renders_with_the_sidecar_label(self):
+        docs = render("grafana.dashboards.enabled=true")
+        cm = next(d for d in docs if d["kind"] == "ConfigMap")
+        self.assertEqual(cm["metadata"]["labels"]["grafana_dashboard"], "1")
+        dashboard = json.loads(cm["data"]["berth-overview.json"])
+        self.assertEqual(dashboard["uid"], "berth-overview")
+        self.assertNotIn("ConfigMap", [d["kind"] for d in render()])
+
+    def test_every_queried_metric_is_exported_by_berth_manager(self):
+        with open(os.path.join(CHART, "dashboards", "berth-overview.json")) as f:
+            dashboard = json.load(f)
+        exprs = [t["expr"] for p in dashboard["panels"] for t in p["targets"]]
+        names = set()
+        for expr in exprs:
+            names |= {m for m in re.findall(r"\b([a-z_][a-z0-9_]*)\{", expr)}
+        self.assertGreaterEqual(len(names), 10)
+        sim = Kubesim(nodes=1)
+        try:
+            sim.kubectl("apply", "-f", os.path.join(ROOT, "crds"))
+            mgr = BerthManager(sim, extra_args=["--leader-elect", "--leader-election-namespace", "default"])
+            try:
+                # Some families appear only once observed: expire one reservation so all have samples.
+                sim.kubectl("create", "-f", "-", input=json.dumps({
+                    "apiVersion": "scheduling.koordinator.sh/v1alpha1", "kind": "Reservation",
+                    "metadata": {"name": "dash"}, "spec": {"ttl": "1s", "owners": [{"object": {"name": "x"}}],
+                    "template": {"spec": {"schedulerName": "none", "containers": [{"name": "c"}]}}}}))
+                exported = wait_until(lambda: self._families(mgr) if "berth_reservation_transitions_total"
+                                      in self._families(mgr) else None, timeout=15, message="the expiry metrics")
+                missing = sorted(n for n in names if n not in exported)
+                self.assertEqual(missing, [], "dashboard queries metrics berth-manager does not export")
+            finally:
+                mgr.stop()
+        finally:
+            sim.stop()
+
+    @staticmethod
+    def _families(mgr):
+        return {line.split("{")[0].split(" ")[0] for line in mgr.metrics_text().splitlines()
+                if line and not line.startswith("#")}
 
 
 if __name__ == "__main__":
