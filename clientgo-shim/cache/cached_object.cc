@@ -45,18 +45,20 @@ Result<ObjectPtr> CachedObject::FromJson(const rapidjson::Value& object, InternP
   const size_t total = key_len + uid.size() + rv.size() + packed.size();
   obj->buf_ = std::make_unique_for_overwrite<char[]>(total);
   char* p = obj->buf_.get();
+  // memcpy from an empty string_view may get a null pointer, which is undefined behaviour.
+  auto append = [&p](std::string_view part) {
+    if (part.empty()) return;
+    std::memcpy(p, part.data(), part.size());
+    p += part.size();
+  };
   if (!ns.empty()) {
-    std::memcpy(p, ns.data(), ns.size());
-    p += ns.size();
+    append(ns);
     *p++ = '/';
   }
-  std::memcpy(p, name.data(), name.size());
-  p += name.size();
-  std::memcpy(p, uid.data(), uid.size());
-  p += uid.size();
-  std::memcpy(p, rv.data(), rv.size());
-  p += rv.size();
-  std::memcpy(p, packed.data(), packed.size());
+  append(name);
+  append(uid);
+  append(rv);
+  append(std::string_view(packed.data(), packed.size()));
   obj->pool_ = &pool;
   obj->packed_len_ = static_cast<uint32_t>(packed.size());
   obj->ns_len_ = static_cast<uint16_t>(ns.size());
