@@ -4,10 +4,13 @@
 #include <charconv>
 #include <cstdio>
 
+#include "clientgo-shim/base/go_format.h"
 #include "clientgo-shim/base/json.h"
 
 namespace berth::shim {
 namespace {
+
+using berth::GoQuote;  // Go's %q (strconv.Quote), shared in clientgo-shim/base/go_format.h
 
 std::string Join(const std::vector<std::string>& parts, std::string_view sep) {
   std::string out;
@@ -18,29 +21,6 @@ std::string Join(const std::vector<std::string>& parts, std::string_view sep) {
   return out;
 }
 
-// GoQuote approximates Go's %q: escapes quotes, backslashes and control characters.
-std::string GoQuote(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\x%02x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  out += '"';
-  return out;
-}
 
 // GoSliceLiteral is Go's %#v of a []string (nil when `is_nil`).
 std::string GoSliceLiteral(const std::vector<std::string>& values, bool is_nil) {
