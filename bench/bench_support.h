@@ -11,6 +11,9 @@
 #include <sstream>
 #include <string>
 
+#include <thread>
+
+#include "clientgo-shim/manager/manager.h"
 #include "clientgo-shim/transport/https_client.h"
 #include "e2e/kubesim/sim/kubesim_instance.h"
 
@@ -48,6 +51,17 @@ inline Result<std::shared_ptr<shim::HttpsRestClient>> ClientFor(kubesim::Kubesim
   options.token_source = [token] { return token; };
   options.request_timeout = timeout;
   return shim::HttpsRestClient::Create(options);
+}
+
+// StartManager starts `manager` and waits (polling, at startup only) until its controllers run.
+inline Status StartManager(shim::Manager& manager, std::chrono::minutes timeout = std::chrono::minutes(5)) {
+  if (auto s = manager.Start(); !s) return s;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!manager.ControllersStarted() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // startup only; not a measurement
+  }
+  if (!manager.ControllersStarted()) return MakeError(ErrorCode::kTimeout, "controllers did not start");
+  return {};
 }
 
 }  // namespace berth::bench

@@ -332,16 +332,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "controller: %s\n", controller.error().message.c_str());
     return 1;
   }
-  if (auto s = (*manager)->Start(); !s) {
+  if (auto s = berth::bench::StartManager(**manager); !s) {
     std::fprintf(stderr, "manager start: %s\n", s.error().message.c_str());
-    return 1;
-  }
-  const auto ready_deadline = Clock::now() + std::chrono::minutes(5);
-  while (!(*manager)->ControllersStarted() && Clock::now() < ready_deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // startup only; not a measurement
-  }
-  if (!(*manager)->ControllersStarted()) {
-    std::fprintf(stderr, "controllers did not start\n");
     return 1;
   }
 
