@@ -160,6 +160,7 @@ std::vector<std::string> NonResourceFilterReasons(const PodSpecView& pod, const 
 
 std::string FitError::Message() const {
   if (num_all_nodes == 0) return "no nodes available to schedule pods";
+  if (!error.empty()) return error;
   std::vector<std::string> parts;
   parts.reserve(reasons.size());
   for (const auto& [reason, count] : reasons) {
@@ -167,11 +168,21 @@ std::string FitError::Message() const {
   }
   std::sort(parts.begin(), parts.end());
   std::string out = "0/" + std::to_string(num_all_nodes) + " nodes are available:";
-  if (!parts.empty()) {
+  if (!pre_filter_message.empty()) {
+    out += " " + pre_filter_message + ".";
+  } else if (!parts.empty()) {
     out += " ";
     for (size_t i = 0; i < parts.size(); ++i) {
       if (i > 0) out += ", ";
       out += parts[i];
+    }
+    out += ".";
+  }
+  if (!post_filter_reasons.empty()) {
+    out += " ";
+    for (size_t i = 0; i < post_filter_reasons.size(); ++i) {
+      if (i > 0) out += ", ";
+      out += post_filter_reasons[i];
     }
     out += ".";
   }

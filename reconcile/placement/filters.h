@@ -62,11 +62,21 @@ struct FitError {
   int num_all_nodes = 0;
   // reason → number of nodes that gave it (a node may give several, e.g. cpu and memory).
   std::map<std::string, int, std::less<>> reasons;
+  // A PreFilter rejection (kube-scheduler's Diagnosis.PreFilterMsg): replaces the per-node
+  // histogram in the message.
+  std::string pre_filter_message;
+  // PostFilter reasons (koordinator's Reservation plugin), appended as one more sentence.
+  std::vector<std::string> post_filter_reasons;
+  // A scheduling error rather than a fit failure (e.g. an annotation that does not parse): the
+  // message is this text alone.
+  std::string error;
 
   // Message is FitError.Error() without a preemption part (berth does not preempt):
   // "0/3 nodes are available: 1 node(s) had untolerated taint {a: b}, 2 Insufficient cpu."
   // The "<count> <reason>" strings are sorted as strings, like upstream. With no nodes at all it
-  // is upstream's ErrNoNodesAvailable text, "no nodes available to schedule pods".
+  // is upstream's ErrNoNodesAvailable text, "no nodes available to schedule pods". With a
+  // pre_filter_message: "0/3 nodes are available: <it>."; post_filter_reasons add
+  // " <r1>, <r2>." (FitError.Error()'s PostFilterMsg).
   std::string Message() const;
   bool operator==(const FitError&) const = default;
 };

@@ -2,6 +2,7 @@
 #include "reconcile/placement/owners.h"
 
 #include "reconcile/placement/filters.h"
+#include "reconcile/placement/reservation_affinity.h"
 
 namespace berth::reconcile::placement {
 namespace {
@@ -42,12 +43,15 @@ bool MatchesOwners(const PodSpecView& pod, const std::vector<ReservationOwner>& 
   return false;
 }
 
-bool CanAllocate(const PodSpecView& pod, const ReservationView& reservation, bool has_owner) {
+bool CanAllocate(const PodSpecView& pod, const ReservationView& reservation, bool has_owner,
+                 const LabelMap& node_labels) {
   if (reservation.phase != Phase::kAvailable || reservation.node_name.empty()) return false;
-  if (reservation.unschedulable || pod.reservation_ignored) return false;
+  if (pod.reservation_ignored) return false;
   if (reservation.allocate_once && has_owner) return false;
-  if (!ToleratesAll(pod.tolerations, reservation.taints)) return false;
-  return MatchesOwners(pod, reservation.owners);
+  if (!MatchesOwners(pod, reservation.owners)) return false;
+  AffinityOutcome outcome = ClassifyForAffinity(pod.reservation_affinity.get(), pod.tolerations,
+                                                reservation, node_labels);
+  return outcome == AffinityOutcome::kMatched || outcome == AffinityOutcome::kNameMatched;
 }
 
 }  // namespace berth::reconcile::placement

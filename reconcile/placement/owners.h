@@ -19,11 +19,13 @@ bool MatchesOwner(const PodSpecView& pod, const ReservationOwner& owner);
 bool MatchesOwners(const PodSpecView& pod, const std::vector<ReservationOwner>& owners);
 
 // CanAllocate: the pod may take capacity from the reservation: phase Available, placed on a
-// node, not unschedulable, the pod is not reservation-ignored, it matches an owner, it tolerates
-// the reservation's NoSchedule/NoExecute taints (berth's simplification: the pod's ordinary
-// tolerations stand in for koordinator's reservation-affinity tolerations), and an allocateOnce
-// reservation has no owner yet (`has_owner` is the cache's knowledge: currentOwners or a bound or
-// assumed pod naming it).
-bool CanAllocate(const PodSpecView& pod, const ReservationView& reservation, bool has_owner);
+// node, the pod is not reservation-ignored, an allocateOnce reservation has no owner yet
+// (`has_owner` is the cache's knowledge: currentOwners or a bound or assumed pod naming it), the
+// pod matches an owner, and ClassifyForAffinity (reservation_affinity.h) matches: not
+// unschedulable, its NoSchedule/NoExecute taints tolerated (by the affinity's tolerations; without
+// an affinity berth uses the pod's own tolerations), and the pod's reservation affinity, if any,
+// selects it (`node_labels`: the labels of the reservation's node, which its labels overlay).
+bool CanAllocate(const PodSpecView& pod, const ReservationView& reservation, bool has_owner,
+                 const LabelMap& node_labels = {});
 
 }  // namespace berth::reconcile::placement

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "reconcile/placement/owners.h"
+#include "reconcile/placement/reservation_affinity.h"
 #include "reconcile/placement/snapshot.h"
 #include "reconcile/placement/snapshot_state.h"
 
@@ -54,9 +55,16 @@ bool PassesNonResource(const PodSpecView& pod, const CompiledPod& c, const NodeE
   return true;
 }
 
-bool FitsFree(const CompiledPod& c, const NodeEntry& n) {
+// Available: what a pod may take from the node outside reservations. A reservation-ignored pod
+// also takes what reservations hold unallocated (koordinator: "the pod can allocate ... the
+// reserved resources unallocated of all reservations on the node").
+int64_t Available(const NodeEntry& n, int index, bool ignore_reservations) {
+  return At(n.free, index) + (ignore_reservations ? At(n.held, index) : 0);
+}
+
+bool FitsFree(const CompiledPod& c, const NodeEntry& n, bool ignore_reservations = false) {
   for (const internal::Request& r : c.requests) {
-    if (r.index < 0 || r.amount > At(n.free, r.index)) return false;
+    if (r.index < 0 || r.amount > Available(n, r.index, ignore_reservations)) return false;
   }
   return true;
 }
@@ -114,9 +122,13 @@ int64_t Score(ScoringStrategy strategy, const CompiledPod& c, const NodeEntry& n
                    At(n.allocatable, internal::kMemory));
 }
 
+// OrderKey: the reservation-order label's preference (lower first; 0 means none, ranked last).
+int64_t OrderKey(int64_t order) { return order == 0 ? INT64_MAX : order; }
+
 struct Pick {
   int node = -1;
   int tier = 0;
+  int64_t order = 0;  // reservation-order of the nominated reservation
   int64_t reservation_score = 0;
   int64_t score = 0;
   const ReservationEntry* reservation = nullptr;
@@ -125,6 +137,7 @@ struct Pick {
 bool Better(const Pick& a, const Pick& b, const std::vector<NodeEntry>& nodes) {
   if (b.node < 0) return true;
   if (a.tier != b.tier) return a.tier > b.tier;
+  if (OrderKey(a.order) != OrderKey(b.order)) return OrderKey(a.order) < OrderKey(b.order);
   if (a.reservation_score != b.reservation_score) {
     return a.reservation_score > b.reservation_score;
   }
@@ -132,19 +145,22 @@ bool Better(const Pick& a, const Pick& b, const std::vector<NodeEntry>& nodes) {
   return nodes[a.node].view.name < nodes[b.node].view.name;
 }
 
-void AddResourceReasons(const CompiledPod& c, const NodeEntry& n, FitError& err) {
+void AddResourceReasons(const CompiledPod& c, const NodeEntry& n, bool ignore_reservations,
+                        FitError& err) {
   for (const internal::Request& r : c.requests) {
-    if (r.index < 0 || r.amount > At(n.free, r.index)) {
+    if (r.index < 0 || r.amount > Available(n, r.index, ignore_reservations)) {
       err.reasons[InsufficientReason(r.name)]++;
     }
   }
 }
 
 // CollectReasons: each node's reasons. `blocked` (sorted node indexes) are the nodes where the
-// pod matched reservations but fit none of them.
+// pod matched reservations but fit none of them; with `required` (sorted node indexes with a
+// matching reservation, for a pod with reservation affinity) every other node fails on affinity.
 FitError CollectReasons(const std::vector<NodeEntry>& nodes, int present, const PodSpecView& pod,
                         const CompiledPod& c, bool check_resources,
-                        const std::vector<int>& blocked = {}) {
+                        const std::vector<int>& blocked = {},
+                        const std::vector<int>* required = nullptr) {
   FitError err;
   err.num_all_nodes = present;
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -153,10 +169,12 @@ FitError CollectReasons(const std::vector<NodeEntry>& nodes, int present, const 
     std::vector<std::string> reasons = NonResourceFilterReasons(pod, n.view);
     if (!reasons.empty()) {
       for (auto& reason : reasons) err.reasons[std::move(reason)]++;
+    } else if (required && !std::binary_search(required->begin(), required->end(), static_cast<int>(i))) {
+      err.reasons[std::string(kReasonReservationAffinity)]++;
     } else if (std::binary_search(blocked.begin(), blocked.end(), static_cast<int>(i))) {
       err.reasons[std::string(kReasonReservationInsufficient)]++;
     } else if (check_resources) {
-      AddResourceReasons(c, n, err);
+      AddResourceReasons(c, n, pod.reservation_ignored, err);
     }
   }
   return err;
@@ -167,12 +185,22 @@ FitError CollectReasons(const std::vector<NodeEntry>& nodes, int present, const 
 PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
   const State& s = *state_;
   CompiledPod c = Compile(s.resources, pod, /*count_pods=*/true);
+  if (!pod.reservation_affinity_error.empty()) {
+    FitError err;
+    err.num_all_nodes = s.present_nodes;
+    err.error = "invalid annotation " + std::string(kAnnotationReservationAffinity) + ": " +
+                pod.reservation_affinity_error;
+    return std::unexpected(std::move(err));
+  }
+  // koordinator: a pod with reservation affinity must allocate a reservation the affinity selects.
+  const bool required = pod.reservation_affinity != nullptr && !pod.reservation_ignored;
 
   // Reservations this pod may allocate, found through the owner index, grouped by node.
   struct Candidate {
     int node;
     const ReservationEntry* reservation;
     Dense remainder;
+    int64_t order;  // reservation-order label
   };
   std::vector<Candidate> candidates;
   if (!pod.reservation_ignored && !s.reservations.empty()) {
@@ -184,8 +212,8 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
         if (r->stamp == stamp) continue;
         r->stamp = stamp;
         if (r->node < 0 || !s.nodes[r->node].present) continue;
-        if (!CanAllocate(pod, r->view, s.HasOwner(*r))) continue;
-        candidates.push_back({r->node, r, s.Remainder(*r)});
+        if (!CanAllocate(pod, r->view, s.HasOwner(*r), s.nodes[r->node].view.labels)) continue;
+        candidates.push_back({r->node, r, s.Remainder(*r), ReservationOrder(r->view.labels)});
       }
     };
     std::string& key = s.key_buffer;
@@ -220,7 +248,8 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
     Pick pick;
     pick.node = i;
     // koordinator: once the pod matches reservations on a node it must fit through one of
-    // them; it is nominated only when it actually takes something from it.
+    // them; it is nominated only when it actually takes something from it (or when its
+    // reservation affinity requires one). The lowest non-zero reservation-order wins first.
     bool matched = false;
     bool fits_some = false;
     for (size_t j = next; j < candidates.size() && candidates[j].node == i; ++j) {
@@ -228,13 +257,19 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
       matched = true;
       if (!FitsWithReservation(c, n, *cand.reservation, cand.remainder)) continue;
       fits_some = true;
-      if (!UsesRemainder(c, cand.remainder)) continue;
+      if (!required && !UsesRemainder(c, cand.remainder)) continue;
       int64_t rs = ReservationScore(c, *cand.reservation, cand.remainder);
-      if (pick.reservation == nullptr || rs > pick.reservation_score ||
-          (rs == pick.reservation_score &&
-           cand.reservation->view.name < pick.reservation->view.name)) {
+      bool better = pick.reservation == nullptr;
+      if (!better && OrderKey(cand.order) != OrderKey(pick.order)) {
+        better = OrderKey(cand.order) < OrderKey(pick.order);
+      } else if (!better) {
+        better = rs > pick.reservation_score ||
+                 (rs == pick.reservation_score && cand.reservation->view.name < pick.reservation->view.name);
+      }
+      if (better) {
         pick.reservation = cand.reservation;
         pick.reservation_score = rs;
+        pick.order = cand.order;
         pick.tier = 1;
       }
     }
@@ -242,7 +277,8 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
       blocked.push_back(i);
       return;
     }
-    if (!matched && !FitsFree(c, n)) return;
+    if (required && !matched) return;
+    if (!matched && !FitsFree(c, n, pod.reservation_ignored)) return;
     pick.score = Score(s.options.scoring, c, n);
     if (Better(pick, best, s.nodes)) best = pick;
   };
@@ -257,14 +293,45 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
       visit(node, next);
     }
   }
-  if (best.tier == 0) {
+  if (best.tier == 0 && !required) {
     best = Pick{};
     blocked.clear();
     size_t next = 0;
     for (int i = std::max(first, 0); first >= 0 && i <= last; ++i) visit(i, next);
   }
+  // addAffinityDiagnosis: for a pod with reservation affinity that fits nowhere, the Reservation
+  // plugin's PreFilter rejection (no node it may use has a matching reservation) and its
+  // PostFilter reasons, counted over the Available reservations it owns on nodes its node
+  // affinity allows.
+  auto add_affinity_diagnosis = [&](const std::vector<int>& candidate_nodes, FitError& err) {
+    bool any = false;
+    for (int i : candidate_nodes) {
+      any = any || PassesNodeAffinity(pod, s.nodes[i].view.name, s.nodes[i].view.labels);
+    }
+    if (!any) err.pre_filter_message = std::string(kReasonReservationAffinity);
+    AffinityDiagnosis diagnosis;
+    for (const auto& [uid, r] : s.reservations) {
+      if (r->node < 0 || !s.nodes[r->node].present) continue;
+      const ReservationView& v = r->view;
+      const NodeView& node = s.nodes[r->node].view;
+      if (v.phase != Phase::kAvailable || v.node_name.empty()) continue;
+      if (v.allocate_once && s.HasOwner(*r)) continue;
+      if (!PassesNodeAffinity(pod, node.name, node.labels) || !MatchesOwners(pod, v.owners)) continue;
+      std::string taint;
+      diagnosis.Add(ClassifyForAffinity(pod.reservation_affinity.get(), pod.tolerations, v, node.labels, &taint),
+                    taint);
+    }
+    err.post_filter_reasons = PostFilterReasons(diagnosis);
+  };
   if (best.node < 0) {
-    return std::unexpected(CollectReasons(s.nodes, s.present_nodes, pod, c, true, blocked));
+    if (!required) return std::unexpected(CollectReasons(s.nodes, s.present_nodes, pod, c, true, blocked));
+    std::vector<int> candidate_nodes;
+    for (const Candidate& cand : candidates) {
+      if (candidate_nodes.empty() || candidate_nodes.back() != cand.node) candidate_nodes.push_back(cand.node);
+    }
+    FitError err = CollectReasons(s.nodes, s.present_nodes, pod, c, true, blocked, &candidate_nodes);
+    add_affinity_diagnosis(candidate_nodes, err);
+    return std::unexpected(std::move(err));
   }
 
   PodPlacement out;

@@ -102,6 +102,12 @@ class ClusterSnapshot {
   // node, the reservation that ends up most allocated is chosen (ties: smallest name).
   // Errors: FitError with every node's reasons; a node whose matched reservations all fail
   // gives "node(s) reservations insufficient resources".
+  // Reservation steering (reservation_affinity.h): a lower non-zero reservation-order label wins
+  // before the most-allocated preference (on a node and across nodes); a pod with a reservation
+  // affinity must go through a reservation it selects (nodes without one give "node(s) no
+  // reservations match reservation affinity", plus koordinator's PostFilter reasons), and one
+  // whose annotation did not parse is unschedulable with the parse error; a reservation-ignored
+  // pod uses no reservation but may take what reservations hold unallocated on the node.
   PodDecision SchedulePod(const PodSpecView& pod) const;
   // PlaceReservation places a Reservation as a pod built from its template (`template_pod`:
   // requests = the template's effective requests, node_name = template.spec.nodeName). With

@@ -5,6 +5,7 @@
 // scheduling.koordinator.sh/v1alpha1; resource amounts are milli-units (reconcile/common/resources.h).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,8 @@
 #include "reconcile/reservation/types.h"
 
 namespace berth::reconcile::placement {
+
+struct ReservationAffinity;  // reservation_affinity.h
 
 using LabelMap = shim::LabelMap;  // std::map<std::string, std::string, std::less<>>
 
@@ -110,6 +113,11 @@ struct PodSpecView {
   // The label scheduling.koordinator.sh/reservation-ignored="true": the pod never uses
   // reservations.
   bool reservation_ignored = false;
+  // The annotation scheduling.koordinator.sh/reservation-affinity, parsed (null when absent): the
+  // pod must then allocate a Reservation it matches. When the annotation does not parse,
+  // reservation_affinity_error holds why and the pod is unschedulable.
+  std::shared_ptr<const ReservationAffinity> reservation_affinity;
+  std::string reservation_affinity_error;
 };
 
 // ObjectOwner: owners[].object. Only non-empty fields count. api_version is compared with "v1"
@@ -156,6 +164,7 @@ struct ReservationView {
   std::string uid;
   Phase phase = Phase::kPending;
   std::string node_name;         // status.nodeName ("" while unplaced)
+  LabelMap labels;               // metadata.labels (reservation affinity, reservation-order)
   ResourceAmounts allocatable;   // status.allocatable ("pods" is ignored)
   std::vector<ReservationOwner> owners;
   bool allocate_once = true;     // spec.allocateOnce (default true)

@@ -356,13 +356,17 @@ TEST(Snapshot, OwnerMatchingThroughTheIndexCoversEveryOwnerKind) {
                    false);
 }
 
+// koordinator's LabelReservationIgnored: the pod allocates no reservation, but may take what the
+// node's reservations hold unallocated (reservation_affinity_test.cc has the details).
 TEST(Snapshot, ReservationIgnoredPodsNeverUseReservations) {
   ClusterSnapshot snap;
   snap.UpsertNode(Node("n1", 4, 16));
   snap.UpsertReservation(Reservation("r", "n1", {{"cpu", 4 * kCore}}));
   PodSpecView pod = Pod("p", kCore, 0);
   pod.reservation_ignored = true;
-  EXPECT_FALSE(snap.SchedulePod(pod).has_value());
+  PodDecision d = snap.SchedulePod(pod);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_FALSE(d->reservation.has_value());
 }
 
 TEST(Snapshot, NodesComeAndGoWithoutLosingTheirPods) {
