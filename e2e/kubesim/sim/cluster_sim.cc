@@ -41,7 +41,11 @@ void SetCondition(Value& conditions, std::string_view type, const std::string& n
 
 }  // namespace
 
-ClusterSim::ClusterSim(ClusterSimOptions options, ApiServer& api) : options_(options), api_(api) {
+ClusterSim::ClusterSim(ClusterSimOptions options, ApiServer& api)
+    : options_(options),
+      api_(api),
+      deployments_(api, [this](auto delay, auto fn) { After(delay, std::move(fn)); }),
+      replicasets_(api, [this](auto delay, auto fn) { After(delay, std::move(fn)); }) {
   api_.store().Subscribe([this](const HistoryEvent& event) {
     {
       std::lock_guard lock(mu_);
@@ -93,6 +97,8 @@ void ClusterSim::Run() {
     std::set<std::string> dirty;
     dirty.swap(dirty_pdb_namespaces_);
     for (const auto& ns : dirty) SyncPdbs(ns);
+    deployments_.SyncDirty();
+    replicasets_.SyncDirty();
     lock.lock();
   }
 }
@@ -132,6 +138,10 @@ void ClusterSim::OnEvent(const HistoryEvent& event) {
     }
   }
 
+  if (options_.workload_controllers) {
+    deployments_.OnEvent(event);
+    replicasets_.OnEvent(event);
+  }
   if (event.resource == kPods) {
     OnPod(event);
     if (pdbs_per_namespace_.count(obj.namespace_name)) dirty_pdb_namespaces_.insert(obj.namespace_name);

@@ -7,7 +7,8 @@
 // - the garbage collector: dependents of a deleted owner (ownerReferences) are deleted in the
 //   background; the orphan and foregroundDeletion finalizers are honoured;
 // - the namespace controller: a terminating namespace is emptied, then removed;
-// - the disruption controller: PodDisruptionBudget status follows pods and workload scale.
+// - the disruption controller: PodDisruptionBudget status follows pods and workload scale;
+// - the Deployment and ReplicaSet controllers (deployment_controller.h, replicaset_controller.h).
 // All of it runs on one thread fed by the store's commit listener, plus a timer heap.
 #pragma once
 
@@ -25,6 +26,8 @@
 #include <vector>
 
 #include "e2e/kubesim/api/api_server.h"
+#include "e2e/kubesim/sim/deployment_controller.h"
+#include "e2e/kubesim/sim/replicaset_controller.h"
 
 namespace berth::kubesim {
 
@@ -33,6 +36,7 @@ struct ClusterSimOptions {
   bool kubelet = true;                          // --no-kubelet turns it off
   std::chrono::milliseconds pod_ready_delay{0};  // --pod-ready-delay; default 0s
   std::chrono::milliseconds pod_gc_delay{0};     // --pod-gc-delay after a node deletion; default 0s
+  bool workload_controllers = true;             // Deployment and ReplicaSet controllers; default on
 };
 
 // ClusterSim: see the file comment.
@@ -93,6 +97,8 @@ class ClusterSim {
   std::unordered_map<std::string, int> pdbs_per_namespace_;
   std::set<std::string> dirty_pdb_namespaces_;
   uint64_t next_pod_ip_ = 0;
+  DeploymentController deployments_;
+  ReplicaSetController replicasets_;
 };
 
 }  // namespace berth::kubesim

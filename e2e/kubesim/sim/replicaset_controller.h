@@ -1,0 +1,46 @@
+// e2e/kubesim/sim/replicaset_controller.h
+//
+// kube-controller-manager's ReplicaSet controller, simulated: each ReplicaSet keeps
+// spec.replicas active pods made from spec.template (generateName "<rs>-", the template's labels
+// and annotations, a controller ownerReference with blockOwnerDeletion), deletes the extras in
+// the upstream order (unscheduled, then Pending, then not Ready, then most recently Ready, then
+// newest), replaces pods that are deleted or end Failed/Succeeded, and writes status (replicas,
+// fullyLabeledReplicas, readyReplicas, availableReplicas after minReadySeconds,
+// observedGeneration). Pods are claimed by their controller ownerReference only (no adoption).
+// Runs on ClusterSim's thread: OnEvent marks ReplicaSets dirty, SyncDirty reconciles them.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "e2e/kubesim/api/api_server.h"
+
+namespace berth::kubesim {
+
+// RunAfter schedules `fn` on the controller thread after `delay`.
+using RunAfter = std::function<void(std::chrono::milliseconds delay, std::function<void()> fn)>;
+
+// ReplicaSetController: see the file comment.
+class ReplicaSetController {
+ public:
+  ReplicaSetController(ApiServer& api, RunAfter after);
+
+  // OnEvent notes which ReplicaSets a committed change concerns (the RS itself, or its pods).
+  void OnEvent(const HistoryEvent& event);
+  // SyncDirty reconciles every ReplicaSet noted since the last call.
+  void SyncDirty();
+  // Sync reconciles one ReplicaSet now (exposed for tests).
+  void Sync(const std::string& ns, const std::string& name);
+
+ private:
+  ApiServer& api_;
+  RunAfter after_;
+  std::set<std::pair<std::string, std::string>> dirty_;  // (namespace, name)
+  std::unordered_map<std::string, std::pair<std::string, std::string>> by_uid_;  // RS uid → key
+};
+
+}  // namespace berth::kubesim
