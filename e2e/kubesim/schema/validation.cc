@@ -12,6 +12,7 @@
 #include "clientgo-shim/base/json.h"
 #include "e2e/kubesim/schema/formats.h"
 #include "e2e/kubesim/schema/go_format.h"
+#include "e2e/kubesim/schema/pattern_cache.h"
 #include "e2e/kubesim/schema/schema_node.h"
 
 namespace berth::kubesim::schema {
@@ -189,6 +190,7 @@ class Validator {
   }
 
  private:
+  // Compiled patterns held for this validation (the process-wide cache may start over meanwhile).
   std::map<std::string, std::shared_ptr<const std::regex>, std::less<>> regexes_;
 
   static bool Contains(const std::vector<std::string>& types, std::string_view t) {
@@ -249,14 +251,13 @@ class Validator {
   const std::regex* Compile(std::string_view pattern, std::string* error) {
     auto it = regexes_.find(pattern);
     if (it != regexes_.end()) return it->second.get();
-    try {
-      auto re = std::make_shared<const std::regex>(std::string(pattern), std::regex::ECMAScript);
-      regexes_.emplace(std::string(pattern), re);
-      return re.get();
-    } catch (const std::regex_error& e) {
-      *error = e.what();
+    auto re = CompiledPattern(pattern);
+    if (!re) {
+      *error = re.error();
       return nullptr;
     }
+    regexes_.emplace(std::string(pattern), *re);
+    return re->get();
   }
 
   // CheckString: maxLength, minLength, pattern; only the first failure is reported.
