@@ -2,6 +2,7 @@
 
 #include "clientgo-shim/base/json.h"
 #include "controllers/reservation/reservation_codec.h"
+#include "reconcile/placement/reservation_affinity.h"
 
 namespace berth::controllers {
 namespace {
@@ -119,6 +120,17 @@ placement::PodSpecView ReadPodView(const Value& pod) {
   if (auto ref = AllocatedReservation(pod)) view.reservation_uid = ref->uid;
   auto ignored = view.labels.find(kReservationIgnoredLabel);
   view.reservation_ignored = ignored != view.labels.end() && ignored->second == "true";
+  // reservation-affinity: present (even "") makes a reservation required; a value that does not
+  // parse is kept as an error for the scheduler to report.
+  if (const Value* affinity = json::Find(pod, {"metadata", "annotations", placement::kAnnotationReservationAffinity});
+      affinity && affinity->IsString()) {
+    auto parsed = placement::ParseReservationAffinity({affinity->GetString(), affinity->GetStringLength()});
+    if (parsed) {
+      view.reservation_affinity = std::make_shared<const placement::ReservationAffinity>(std::move(*parsed));
+    } else {
+      view.reservation_affinity_error = parsed.error().message;
+    }
+  }
   return view;
 }
 
@@ -140,6 +152,7 @@ placement::ReservationView ReadReservationView(const Value& reservation) {
   view.phase = reconcile::ParsePhase(json::GetString(reservation, {"status", "phase"}))
                    .value_or(reconcile::Phase::kPending);
   view.node_name = Str(reservation, {"status", "nodeName"});
+  view.labels = ReadStringMap(json::Find(reservation, {"metadata", "labels"}));
   view.allocatable = ReadAmounts(json::Find(reservation, {"status", "allocatable"}));
   view.allocatable.erase(std::string(placement::kResourcePods));
   const Value* spec = json::Member(reservation, "spec");

@@ -23,7 +23,8 @@ inline constexpr char kReservationRestrictedOptionsAnnotation[] =
 reconcile::placement::NodeView ReadNodeView(const rapidjson::Value& node);
 
 // ReadPodView: the scheduling-relevant part of a pod (metadata, spec, effective requests, the
-// reservation-allocated uid and the reservation-ignored label).
+// reservation-allocated uid, the reservation-ignored label and the reservation-affinity
+// annotation, parsed or its parse error).
 reconcile::placement::PodSpecView ReadPodView(const rapidjson::Value& pod);
 
 // ReadTemplateView: a Reservation's spec.template as a pod: namespace (template's, else

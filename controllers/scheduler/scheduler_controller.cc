@@ -185,10 +185,15 @@ Result<std::unique_ptr<SchedulerController>> SchedulerController::Setup(
             const Value* v = json::Find(d, {"status", "currentOwners"});
             return v && v->IsArray() && !v->Empty();
           };
+          // Labels decide reservation affinity and reservation-order.
+          auto labels = [](const Document& d) {
+            const Value* v = json::Find(d, {"metadata", "labels"});
+            return v ? json::Serialize(*v) : std::string();
+          };
           changed = json::GetString(*before, {"status", "phase"}) != json::GetString(*after, {"status", "phase"}) ||
                     json::GetString(*before, {"status", "nodeName"}) != json::GetString(*after, {"status", "nodeName"}) ||
                     number(*before, {"metadata", "generation"}) != number(*after, {"metadata", "generation"}) ||
-                    has_owners(*before) != has_owners(*after) ||
+                    has_owners(*before) != has_owners(*after) || labels(*before) != labels(*after) ||
                     !reconcile::EqualAmounts(ReadAmounts(json::Find(*before, {"status", "allocatable"})),
                                              ReadAmounts(json::Find(*after, {"status", "allocatable"})));
         }
