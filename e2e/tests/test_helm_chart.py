@@ -1,8 +1,8 @@
 """The Helm chart (charts/berth) lints, renders, and starts berth-manager with flags it accepts.
 
-Uses Helm 4 from .tools/ (scripts/setup.sh installs it). kubesim does not serve RBAC or
-ServiceAccounts, so the chart is checked by rendering, and the rendered manager command line is
-run against berth-manager itself.
+Uses Helm 4 from .tools/ (scripts/setup.sh installs it). The chart is checked by rendering, and the
+rendered manager command line is run against berth-manager itself; test_helm_install.py installs,
+upgrades and uninstalls it against kubesim.
 """
 import filecmp
 import json

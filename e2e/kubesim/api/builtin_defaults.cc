@@ -181,6 +181,42 @@ void DefaultServiceSpec(Value& spec, Document::AllocatorType& a) {
   }
 }
 
+// Base64 is the standard encoding with padding, as encoding/json writes []byte.
+std::string Base64(std::string_view bytes) {
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    uint32_t n = (uint8_t(bytes[i]) << 16) | (uint8_t(bytes[i + 1]) << 8) | uint8_t(bytes[i + 2]);
+    for (int shift : {18, 12, 6, 0}) out += kAlphabet[(n >> shift) & 63];
+  }
+  if (size_t rest = bytes.size() - i; rest > 0) {
+    uint32_t n = uint8_t(bytes[i]) << 16;
+    if (rest == 2) n |= uint8_t(bytes[i + 1]) << 8;
+    out += kAlphabet[(n >> 18) & 63];
+    out += kAlphabet[(n >> 12) & 63];
+    out += rest == 2 ? kAlphabet[(n >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+// DefaultSecret: type Opaque, and stringData merged into data (base64), as the apiserver's
+// conversion does on every write; stringData itself is never stored.
+void DefaultSecret(Document& object, Document::AllocatorType& a) {
+  DefaultString(object, "type", "Opaque", a);
+  const Value* string_data = json::Member(object, "stringData");
+  if (string_data && string_data->IsObject() && string_data->MemberCount() > 0) {
+    Value& data = json::EnsureObject(object, "data", a);
+    for (const auto& m : string_data->GetObject()) {
+      if (!m.value.IsString()) continue;
+      json::SetString(data, std::string_view(m.name.GetString(), m.name.GetStringLength()),
+                      Base64(std::string_view(m.value.GetString(), m.value.GetStringLength())), a);
+    }
+  }
+  json::RemoveMember(object, "stringData");
+}
+
 }  // namespace
 
 void ApplyBuiltinDefaults(const ResourceType& type, Document& object) {
@@ -200,7 +236,7 @@ void ApplyBuiltinDefaults(const ResourceType& type, Document& object) {
   } else if (type.group == "apps") {
     Value& spec = json::EnsureObject(object, "spec", a);
     DefaultInt(spec, "replicas", 1, a);
-    DefaultInt(spec, "revisionHistoryLimit", 10, a);
+    if (type.plural != "replicasets") DefaultInt(spec, "revisionHistoryLimit", 10, a);
     if (Value* pod = json::FindMutable(spec, {"template", "spec"})) DefaultPodSpec(*pod, a, false);
     if (type.plural == "deployments") {
       DefaultInt(spec, "progressDeadlineSeconds", 600, a);
@@ -232,6 +268,8 @@ void ApplyBuiltinDefaults(const ResourceType& type, Document& object) {
     CanonicalizeQuantities(json::FindMutable(object, {"status", "allocatable"}), a);
   } else if (type.group.empty() && type.plural == "services") {
     DefaultServiceSpec(json::EnsureObject(object, "spec", a), a);
+  } else if (type.group.empty() && type.plural == "secrets") {
+    DefaultSecret(object, a);
   }
 }
 

@@ -2,7 +2,8 @@
 //
 // The defaults and validation rules of built-in types that clients can observe: pod defaults
 // (restartPolicy, schedulerName, imagePullPolicy, the not-ready/unreachable tolerations),
-// namespace finalizers and phase, workload replicas, and the field errors kubectl users meet
+// namespace finalizers and phase, workload replicas, Secret type and stringData (merged into data
+// as base64), and the field errors kubectl users meet
 // (a pod without containers, a PDB with both minAvailable and maxUnavailable).
 #pragma once
 

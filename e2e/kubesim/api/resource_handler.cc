@@ -127,7 +127,9 @@ void ApiServer::HandleResource(const HttpRequest& request, const ParsedPath& pat
     DeleteOptions del;
     del.dry_run = opts.dry_run;
     if (!request.body.empty()) {
-      auto doc = ParseRequestJson(request.body);
+      // JSON from kubectl; protobuf from typed clients (Helm deleting its release Secrets).
+      auto decoded = DecodeBody(request);
+      auto* doc = std::get_if<Document>(&decoded);
       if (!doc || !doc->IsObject()) {
         sink.Send(BadRequest("invalid DeleteOptions body"));
         return;

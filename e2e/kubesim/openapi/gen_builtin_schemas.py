@@ -27,6 +27,7 @@ APPS = "io.k8s.api.apps.v1"
 AUTOSCALING = "io.k8s.api.autoscaling.v1"
 POLICY = "io.k8s.api.policy.v1"
 COORDINATION = "io.k8s.api.coordination.v1"
+RBAC = "io.k8s.api.rbac.v1"
 APIEXT = "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1"
 META = "io.k8s.apimachinery.pkg.apis.meta.v1"
 QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
@@ -42,6 +43,8 @@ ROOTS = [
     ("CoreV1Event", CORE, "", "v1", "Event"),
     ("V1ConfigMap", CORE, "", "v1", "ConfigMap"),
     ("V1Service", CORE, "", "v1", "Service"),
+    ("V1Secret", CORE, "", "v1", "Secret"),
+    ("V1ServiceAccount", CORE, "", "v1", "ServiceAccount"),
     ("V1Binding", CORE, "", "v1", "Binding"),
     ("V1Deployment", APPS, "apps", "v1", "Deployment"),
     ("V1ReplicaSet", APPS, "apps", "v1", "ReplicaSet"),
@@ -50,6 +53,10 @@ ROOTS = [
     ("V1PodDisruptionBudget", POLICY, "policy", "v1", "PodDisruptionBudget"),
     ("V1Eviction", POLICY, "policy", "v1", "Eviction"),
     ("V1Lease", COORDINATION, "coordination.k8s.io", "v1", "Lease"),
+    ("V1Role", RBAC, "rbac.authorization.k8s.io", "v1", "Role"),
+    ("V1RoleBinding", RBAC, "rbac.authorization.k8s.io", "v1", "RoleBinding"),
+    ("V1ClusterRole", RBAC, "rbac.authorization.k8s.io", "v1", "ClusterRole"),
+    ("V1ClusterRoleBinding", RBAC, "rbac.authorization.k8s.io", "v1", "ClusterRoleBinding"),
     ("V1CustomResourceDefinition", APIEXT, "apiextensions.k8s.io", "v1", "CustomResourceDefinition"),
     ("V1Status", META, "", "v1", "Status"),
     ("V1DeleteOptions", META, "", "v1", "DeleteOptions"),
@@ -59,7 +66,7 @@ ROOTS = [
 
 # Every group-version served; meta kinds such as DeleteOptions are registered in each of them.
 SERVED_GVS = [("", "v1"), ("apps", "v1"), ("autoscaling", "v1"), ("policy", "v1"),
-              ("coordination.k8s.io", "v1"), ("apiextensions.k8s.io", "v1")]
+              ("coordination.k8s.io", "v1"), ("rbac.authorization.k8s.io", "v1"), ("apiextensions.k8s.io", "v1")]
 
 META_CLASSES = {
     "V1ObjectMeta", "V1ListMeta", "V1OwnerReference", "V1ManagedFieldsEntry", "V1LabelSelector",
@@ -83,6 +90,7 @@ FIELD_OVERRIDES = {
     ("V1PodDisruptionBudgetSpec", "maxUnavailable"): {"$ref": INT_OR_STRING},
     ("V1PodDisruptionBudgetSpec", "minAvailable"): {"$ref": INT_OR_STRING},
     ("V1ManagedFieldsEntry", "fieldsV1"): {"$ref": META + ".FieldsV1"},
+    ("V1Secret", "data"): {"type": "object", "additionalProperties": {"type": "string", "format": "byte"}},
     ("V1WatchEvent", "object"): {"$ref": RAW_EXTENSION},
     ("V1JSONSchemaProps", "additionalItems"): {"$ref": APIEXT + ".JSONSchemaPropsOrBool"},
     ("V1JSONSchemaProps", "additionalProperties"): {"$ref": APIEXT + ".JSONSchemaPropsOrBool"},
@@ -249,6 +257,21 @@ KIND_DESCRIPTIONS = {
                 "is a subresource of Pod.  A request to cause such an eviction is created by POSTing to "
                 ".../pods/<pod name>/evictions.",
     "Lease": "Lease defines a lease concept.",
+    "Secret": "Secret holds secret data of a certain type. The total bytes of the values in the Data field must "
+              "be less than MaxSecretSize bytes.",
+    "ServiceAccount": "ServiceAccount binds together: * a name, understood by users, and perhaps by peripheral "
+                      "systems, for an identity * a principal that can be authenticated and authorized * a set of "
+                      "secrets",
+    "Role": "Role is a namespaced, logical grouping of PolicyRules that can be referenced as a unit by a "
+            "RoleBinding.",
+    "RoleBinding": "RoleBinding references a role, but does not contain it.  It can reference a Role in the same "
+                   "namespace or a ClusterRole in the global namespace. It adds who information via Subjects and "
+                   "namespace information by which namespace it exists in.  RoleBindings in a given namespace only "
+                   "have effect in that namespace.",
+    "ClusterRole": "ClusterRole is a cluster level, logical grouping of PolicyRules that can be referenced as a "
+                   "unit by a RoleBinding or ClusterRoleBinding.",
+    "ClusterRoleBinding": "ClusterRoleBinding references a ClusterRole, but not contain it.  It can reference a "
+                          "ClusterRole in the global namespace, and adds who information via Subject.",
     "CustomResourceDefinition": "CustomResourceDefinition represents a resource that should be exposed on the "
                                 "API server.  Its name MUST be in the format <.spec.name>.<.spec.group>.",
     "Status": "Status is a return value for calls that don't return other objects.",
@@ -465,6 +488,11 @@ LIST_EXTENSIONS = {
     CORE + ".NamespaceStatus": _CONDITIONS,
     CORE + ".ServiceSpec": {"ports": _map("merge", "port", ["port", "protocol"])},
     CORE + ".ServiceStatus": _CONDITIONS,
+    CORE + ".ServiceAccount": {"secrets": _map("merge", "name")},
+    RBAC + ".Role": {"rules": (None, None, "atomic", None)},
+    RBAC + ".ClusterRole": {"rules": (None, None, "atomic", None)},
+    RBAC + ".RoleBinding": {"subjects": (None, None, "atomic", None)},
+    RBAC + ".ClusterRoleBinding": {"subjects": (None, None, "atomic", None)},
     APPS + ".DeploymentStatus": _CONDITIONS,
     APPS + ".ReplicaSetStatus": _CONDITIONS,
     APPS + ".StatefulSetStatus": _CONDITIONS,

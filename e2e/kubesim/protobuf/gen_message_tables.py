@@ -31,6 +31,8 @@ ROOTS = [
     ("v1", "ConfigMap", "k8s.io.api.core.v1.ConfigMap"),
     ("v1", "Service", "k8s.io.api.core.v1.Service"),
     ("v1", "Binding", "k8s.io.api.core.v1.Binding"),
+    ("v1", "Secret", "k8s.io.api.core.v1.Secret"),
+    ("v1", "ServiceAccount", "k8s.io.api.core.v1.ServiceAccount"),
     ("apps/v1", "Deployment", "k8s.io.api.apps.v1.Deployment"),
     ("apps/v1", "ReplicaSet", "k8s.io.api.apps.v1.ReplicaSet"),
     ("apps/v1", "StatefulSet", "k8s.io.api.apps.v1.StatefulSet"),
@@ -38,7 +40,16 @@ ROOTS = [
     ("policy/v1", "PodDisruptionBudget", "k8s.io.api.policy.v1.PodDisruptionBudget"),
     ("policy/v1", "Eviction", "k8s.io.api.policy.v1.Eviction"),
     ("coordination.k8s.io/v1", "Lease", "k8s.io.api.coordination.v1.Lease"),
+    ("rbac.authorization.k8s.io/v1", "Role", "k8s.io.api.rbac.v1.Role"),
+    ("rbac.authorization.k8s.io/v1", "RoleBinding", "k8s.io.api.rbac.v1.RoleBinding"),
+    ("rbac.authorization.k8s.io/v1", "ClusterRole", "k8s.io.api.rbac.v1.ClusterRole"),
+    ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "k8s.io.api.rbac.v1.ClusterRoleBinding"),
 ]
+# Typed clients send a DELETE's DeleteOptions body in their own group-version (client-go
+# registers it in every one), so each served group-version decodes it.
+ROOTS += [(gv, "DeleteOptions", "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions")
+          for gv in ("v1", "apps/v1", "policy/v1", "coordination.k8s.io/v1", "rbac.authorization.k8s.io/v1",
+                     "apiextensions.k8s.io/v1", "meta.k8s.io/v1")]
 
 META = "k8s.io.apimachinery.pkg.apis.meta.v1."
 SPECIAL = {
@@ -57,6 +68,8 @@ KEEP_ZERO = {
     "k8s.io.api.apps.v1.StatefulSetSpec": {"replicas", "revisionHistoryLimit"},
     "k8s.io.api.apps.v1.RollingUpdateStatefulSetStrategy": {"partition"},
     "k8s.io.api.core.v1.ConfigMap": {"immutable"},
+    "k8s.io.api.core.v1.Secret": {"immutable"},
+    "k8s.io.api.core.v1.ServiceAccount": {"automountServiceAccountToken"},
     "k8s.io.api.core.v1.PodSpec": {"terminationGracePeriodSeconds", "activeDeadlineSeconds",
                                    "automountServiceAccountToken", "shareProcessNamespace", "priority",
                                    "enableServiceLinks", "setHostnameAsFQDN", "hostUsers"},

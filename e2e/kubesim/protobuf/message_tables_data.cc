@@ -1218,46 +1218,61 @@ constexpr FieldSpec kFields166[] = {
     {1, "metadata", K::kMessage, false, false, 1, K::kString},
     {2, "target", K::kMessage, false, false, 151, K::kString},
 };
-// k8s.io.api.apps.v1.Deployment
+// k8s.io.api.core.v1.Secret
 constexpr FieldSpec kFields167[] = {
     {1, "metadata", K::kMessage, false, false, 1, K::kString},
-    {2, "spec", K::kMessage, false, false, 168, K::kString},
-    {3, "status", K::kMessage, false, false, 171, K::kString},
+    {2, "data", K::kMap, false, false, -1, K::kBytes},
+    {3, "type", K::kString, false, false, -1, K::kString},
+    {4, "stringData", K::kMap, false, false, -1, K::kString},
+    {5, "immutable", K::kBool, false, true, -1, K::kString},
+};
+// k8s.io.api.core.v1.ServiceAccount
+constexpr FieldSpec kFields168[] = {
+    {1, "metadata", K::kMessage, false, false, 1, K::kString},
+    {2, "secrets", K::kMessage, true, false, 151, K::kString},
+    {3, "imagePullSecrets", K::kMessage, true, false, 40, K::kString},
+    {4, "automountServiceAccountToken", K::kBool, false, true, -1, K::kString},
+};
+// k8s.io.api.apps.v1.Deployment
+constexpr FieldSpec kFields169[] = {
+    {1, "metadata", K::kMessage, false, false, 1, K::kString},
+    {2, "spec", K::kMessage, false, false, 170, K::kString},
+    {3, "status", K::kMessage, false, false, 173, K::kString},
 };
 // k8s.io.api.apps.v1.DeploymentSpec
-constexpr FieldSpec kFields168[] = {
+constexpr FieldSpec kFields170[] = {
     {1, "replicas", K::kInt32, false, true, -1, K::kString},
     {2, "selector", K::kMessage, false, false, 68, K::kString},
     {3, "template", K::kMessage, false, false, 149, K::kString},
-    {4, "strategy", K::kMessage, false, false, 169, K::kString},
+    {4, "strategy", K::kMessage, false, false, 171, K::kString},
     {5, "minReadySeconds", K::kInt32, false, false, -1, K::kString},
     {6, "revisionHistoryLimit", K::kInt32, false, true, -1, K::kString},
     {7, "paused", K::kBool, false, false, -1, K::kString},
     {9, "progressDeadlineSeconds", K::kInt32, false, true, -1, K::kString},
 };
 // k8s.io.api.apps.v1.DeploymentStrategy
-constexpr FieldSpec kFields169[] = {
+constexpr FieldSpec kFields171[] = {
     {1, "type", K::kString, false, false, -1, K::kString},
-    {2, "rollingUpdate", K::kMessage, false, false, 170, K::kString},
+    {2, "rollingUpdate", K::kMessage, false, false, 172, K::kString},
 };
 // k8s.io.api.apps.v1.RollingUpdateDeployment
-constexpr FieldSpec kFields170[] = {
+constexpr FieldSpec kFields172[] = {
     {1, "maxUnavailable", K::kMessage, false, false, 92, K::kString},
     {2, "maxSurge", K::kMessage, false, false, 92, K::kString},
 };
 // k8s.io.api.apps.v1.DeploymentStatus
-constexpr FieldSpec kFields171[] = {
+constexpr FieldSpec kFields173[] = {
     {1, "observedGeneration", K::kInt64, false, false, -1, K::kString},
     {2, "replicas", K::kInt32, false, false, -1, K::kString},
     {3, "updatedReplicas", K::kInt32, false, false, -1, K::kString},
     {4, "availableReplicas", K::kInt32, false, false, -1, K::kString},
     {5, "unavailableReplicas", K::kInt32, false, false, -1, K::kString},
-    {6, "conditions", K::kMessage, true, false, 172, K::kString},
+    {6, "conditions", K::kMessage, true, false, 174, K::kString},
     {7, "readyReplicas", K::kInt32, false, false, -1, K::kString},
     {8, "collisionCount", K::kInt32, false, false, -1, K::kString},
 };
 // k8s.io.api.apps.v1.DeploymentCondition
-constexpr FieldSpec kFields172[] = {
+constexpr FieldSpec kFields174[] = {
     {1, "type", K::kString, false, false, -1, K::kString},
     {2, "status", K::kString, false, false, -1, K::kString},
     {4, "reason", K::kString, false, false, -1, K::kString},
@@ -1266,29 +1281,29 @@ constexpr FieldSpec kFields172[] = {
     {7, "lastTransitionTime", K::kMessage, false, false, 2, K::kString},
 };
 // k8s.io.api.apps.v1.ReplicaSet
-constexpr FieldSpec kFields173[] = {
+constexpr FieldSpec kFields175[] = {
     {1, "metadata", K::kMessage, false, false, 1, K::kString},
-    {2, "spec", K::kMessage, false, false, 174, K::kString},
-    {3, "status", K::kMessage, false, false, 175, K::kString},
+    {2, "spec", K::kMessage, false, false, 176, K::kString},
+    {3, "status", K::kMessage, false, false, 177, K::kString},
 };
 // k8s.io.api.apps.v1.ReplicaSetSpec
-constexpr FieldSpec kFields174[] = {
+constexpr FieldSpec kFields176[] = {
     {1, "replicas", K::kInt32, false, true, -1, K::kString},
     {2, "selector", K::kMessage, false, false, 68, K::kString},
     {3, "template", K::kMessage, false, false, 149, K::kString},
     {4, "minReadySeconds", K::kInt32, false, false, -1, K::kString},
 };
 // k8s.io.api.apps.v1.ReplicaSetStatus
-constexpr FieldSpec kFields175[] = {
+constexpr FieldSpec kFields177[] = {
     {1, "replicas", K::kInt32, false, false, -1, K::kString},
     {2, "fullyLabeledReplicas", K::kInt32, false, false, -1, K::kString},
     {3, "observedGeneration", K::kInt64, false, false, -1, K::kString},
     {4, "readyReplicas", K::kInt32, false, false, -1, K::kString},
     {5, "availableReplicas", K::kInt32, false, false, -1, K::kString},
-    {6, "conditions", K::kMessage, true, false, 176, K::kString},
+    {6, "conditions", K::kMessage, true, false, 178, K::kString},
 };
 // k8s.io.api.apps.v1.ReplicaSetCondition
-constexpr FieldSpec kFields176[] = {
+constexpr FieldSpec kFields178[] = {
     {1, "type", K::kString, false, false, -1, K::kString},
     {2, "status", K::kString, false, false, -1, K::kString},
     {3, "lastTransitionTime", K::kMessage, false, false, 2, K::kString},
@@ -1296,44 +1311,44 @@ constexpr FieldSpec kFields176[] = {
     {5, "message", K::kString, false, false, -1, K::kString},
 };
 // k8s.io.api.apps.v1.StatefulSet
-constexpr FieldSpec kFields177[] = {
+constexpr FieldSpec kFields179[] = {
     {1, "metadata", K::kMessage, false, false, 1, K::kString},
-    {2, "spec", K::kMessage, false, false, 178, K::kString},
-    {3, "status", K::kMessage, false, false, 187, K::kString},
+    {2, "spec", K::kMessage, false, false, 180, K::kString},
+    {3, "status", K::kMessage, false, false, 189, K::kString},
 };
 // k8s.io.api.apps.v1.StatefulSetSpec
-constexpr FieldSpec kFields178[] = {
+constexpr FieldSpec kFields180[] = {
     {1, "replicas", K::kInt32, false, true, -1, K::kString},
     {2, "selector", K::kMessage, false, false, 68, K::kString},
     {3, "template", K::kMessage, false, false, 149, K::kString},
-    {4, "volumeClaimTemplates", K::kMessage, true, false, 179, K::kString},
+    {4, "volumeClaimTemplates", K::kMessage, true, false, 181, K::kString},
     {5, "serviceName", K::kString, false, false, -1, K::kString},
     {6, "podManagementPolicy", K::kString, false, false, -1, K::kString},
-    {7, "updateStrategy", K::kMessage, false, false, 183, K::kString},
+    {7, "updateStrategy", K::kMessage, false, false, 185, K::kString},
     {8, "revisionHistoryLimit", K::kInt32, false, true, -1, K::kString},
     {9, "minReadySeconds", K::kInt32, false, false, -1, K::kString},
-    {10, "persistentVolumeClaimRetentionPolicy", K::kMessage, false, false, 185, K::kString},
-    {11, "ordinals", K::kMessage, false, false, 186, K::kString},
+    {10, "persistentVolumeClaimRetentionPolicy", K::kMessage, false, false, 187, K::kString},
+    {11, "ordinals", K::kMessage, false, false, 188, K::kString},
 };
 // k8s.io.api.core.v1.PersistentVolumeClaim
-constexpr FieldSpec kFields179[] = {
+constexpr FieldSpec kFields181[] = {
     {1, "metadata", K::kMessage, false, false, 1, K::kString},
     {2, "spec", K::kMessage, false, false, 74, K::kString},
-    {3, "status", K::kMessage, false, false, 180, K::kString},
+    {3, "status", K::kMessage, false, false, 182, K::kString},
 };
 // k8s.io.api.core.v1.PersistentVolumeClaimStatus
-constexpr FieldSpec kFields180[] = {
+constexpr FieldSpec kFields182[] = {
     {1, "phase", K::kString, false, false, -1, K::kString},
     {2, "accessModes", K::kString, true, false, -1, K::kString},
     {3, "capacity", K::kMap, false, false, 15, K::kMessage},
-    {4, "conditions", K::kMessage, true, false, 181, K::kString},
+    {4, "conditions", K::kMessage, true, false, 183, K::kString},
     {5, "allocatedResources", K::kMap, false, false, 15, K::kMessage},
     {7, "allocatedResourceStatuses", K::kMap, false, false, -1, K::kString},
     {8, "currentVolumeAttributesClassName", K::kString, false, false, -1, K::kString},
-    {9, "modifyVolumeStatus", K::kMessage, false, false, 182, K::kString},
+    {9, "modifyVolumeStatus", K::kMessage, false, false, 184, K::kString},
 };
 // k8s.io.api.core.v1.PersistentVolumeClaimCondition
-constexpr FieldSpec kFields181[] = {
+constexpr FieldSpec kFields183[] = {
     {1, "type", K::kString, false, false, -1, K::kString},
     {2, "status", K::kString, false, false, -1, K::kString},
     {3, "lastProbeTime", K::kMessage, false, false, 2, K::kString},
@@ -1342,31 +1357,31 @@ constexpr FieldSpec kFields181[] = {
     {6, "message", K::kString, false, false, -1, K::kString},
 };
 // k8s.io.api.core.v1.ModifyVolumeStatus
-constexpr FieldSpec kFields182[] = {
+constexpr FieldSpec kFields184[] = {
     {1, "targetVolumeAttributesClassName", K::kString, false, false, -1, K::kString},
     {2, "status", K::kString, false, false, -1, K::kString},
 };
 // k8s.io.api.apps.v1.StatefulSetUpdateStrategy
-constexpr FieldSpec kFields183[] = {
+constexpr FieldSpec kFields185[] = {
     {1, "type", K::kString, false, false, -1, K::kString},
-    {2, "rollingUpdate", K::kMessage, false, false, 184, K::kString},
+    {2, "rollingUpdate", K::kMessage, false, false, 186, K::kString},
 };
 // k8s.io.api.apps.v1.RollingUpdateStatefulSetStrategy
-constexpr FieldSpec kFields184[] = {
+constexpr FieldSpec kFields186[] = {
     {1, "partition", K::kInt32, false, true, -1, K::kString},
     {2, "maxUnavailable", K::kMessage, false, false, 92, K::kString},
 };
 // k8s.io.api.apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy
-constexpr FieldSpec kFields185[] = {
+constexpr FieldSpec kFields187[] = {
     {1, "whenDeleted", K::kString, false, false, -1, K::kString},
     {2, "whenScaled", K::kString, false, false, -1, K::kString},
 };
 // k8s.io.api.apps.v1.StatefulSetOrdinals
-constexpr FieldSpec kFields186[] = {
+constexpr FieldSpec kFields188[] = {
     {1, "start", K::kInt32, false, false, -1, K::kString},
 };
 // k8s.io.api.apps.v1.StatefulSetStatus
-constexpr FieldSpec kFields187[] = {
+constexpr FieldSpec kFields189[] = {
     {1, "observedGeneration", K::kInt64, false, false, -1, K::kString},
     {2, "replicas", K::kInt32, false, false, -1, K::kString},
     {3, "readyReplicas", K::kInt32, false, false, -1, K::kString},
@@ -1375,11 +1390,11 @@ constexpr FieldSpec kFields187[] = {
     {6, "currentRevision", K::kString, false, false, -1, K::kString},
     {7, "updateRevision", K::kString, false, false, -1, K::kString},
     {9, "collisionCount", K::kInt32, false, false, -1, K::kString},
-    {10, "conditions", K::kMessage, true, false, 188, K::kString},
+    {10, "conditions", K::kMessage, true, false, 190, K::kString},
     {11, "availableReplicas", K::kInt32, false, false, -1, K::kString},
 };
 // k8s.io.api.apps.v1.StatefulSetCondition
-constexpr FieldSpec kFields188[] = {
+constexpr FieldSpec kFields190[] = {
     {1, "type", K::kString, false, false, -1, K::kString},
     {2, "status", K::kString, false, false, -1, K::kString},
     {3, "lastTransitionTime", K::kMessage, false, false, 2, K::kString},
@@ -1387,35 +1402,35 @@ constexpr FieldSpec kFields188[] = {
     {5, "message", K::kString, false, false, -1, K::kString},
 };
 // k8s.io.api.autoscaling.v1.Scale
-constexpr FieldSpec kFields189[] = {
+constexpr FieldSpec kFields191[] = {
     {1, "metadata", K::kMessage, false, false, 1, K::kString},
-    {2, "spec", K::kMessage, false, false, 190, K::kString},
-    {3, "status", K::kMessage, false, false, 191, K::kString},
+    {2, "spec", K::kMessage, false, false, 192, K::kString},
+    {3, "status", K::kMessage, false, false, 193, K::kString},
 };
 // k8s.io.api.autoscaling.v1.ScaleSpec
-constexpr FieldSpec kFields190[] = {
+constexpr FieldSpec kFields192[] = {
     {1, "replicas", K::kInt32, false, false, -1, K::kString},
 };
 // k8s.io.api.autoscaling.v1.ScaleStatus
-constexpr FieldSpec kFields191[] = {
+constexpr FieldSpec kFields193[] = {
     {1, "replicas", K::kInt32, false, false, -1, K::kString},
     {2, "selector", K::kString, false, false, -1, K::kString},
 };
 // k8s.io.api.policy.v1.PodDisruptionBudget
-constexpr FieldSpec kFields192[] = {
+constexpr FieldSpec kFields194[] = {
     {1, "metadata", K::kMessage, false, false, 1, K::kString},
-    {2, "spec", K::kMessage, false, false, 193, K::kString},
-    {3, "status", K::kMessage, false, false, 194, K::kString},
+    {2, "spec", K::kMessage, false, false, 195, K::kString},
+    {3, "status", K::kMessage, false, false, 196, K::kString},
 };
 // k8s.io.api.policy.v1.PodDisruptionBudgetSpec
-constexpr FieldSpec kFields193[] = {
+constexpr FieldSpec kFields195[] = {
     {1, "minAvailable", K::kMessage, false, false, 92, K::kString},
     {2, "selector", K::kMessage, false, false, 68, K::kString},
     {3, "maxUnavailable", K::kMessage, false, false, 92, K::kString},
     {4, "unhealthyPodEvictionPolicy", K::kString, false, false, -1, K::kString},
 };
 // k8s.io.api.policy.v1.PodDisruptionBudgetStatus
-constexpr FieldSpec kFields194[] = {
+constexpr FieldSpec kFields196[] = {
     {1, "observedGeneration", K::kInt64, false, false, -1, K::kString},
     {2, "disruptedPods", K::kMap, false, false, 2, K::kMessage},
     {3, "disruptionsAllowed", K::kInt32, false, false, -1, K::kString},
@@ -1425,31 +1440,31 @@ constexpr FieldSpec kFields194[] = {
     {7, "conditions", K::kMessage, true, false, 165, K::kString},
 };
 // k8s.io.api.policy.v1.Eviction
-constexpr FieldSpec kFields195[] = {
+constexpr FieldSpec kFields197[] = {
     {1, "metadata", K::kMessage, false, false, 1, K::kString},
-    {2, "deleteOptions", K::kMessage, false, false, 196, K::kString},
+    {2, "deleteOptions", K::kMessage, false, false, 198, K::kString},
 };
 // k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions
-constexpr FieldSpec kFields196[] = {
+constexpr FieldSpec kFields198[] = {
     {1, "gracePeriodSeconds", K::kInt64, false, true, -1, K::kString},
-    {2, "preconditions", K::kMessage, false, false, 197, K::kString},
+    {2, "preconditions", K::kMessage, false, false, 199, K::kString},
     {3, "orphanDependents", K::kBool, false, true, -1, K::kString},
     {4, "propagationPolicy", K::kString, false, false, -1, K::kString},
     {5, "dryRun", K::kString, true, false, -1, K::kString},
     {6, "ignoreStoreReadErrorWithClusterBreakingPotential", K::kBool, false, false, -1, K::kString},
 };
 // k8s.io.apimachinery.pkg.apis.meta.v1.Preconditions
-constexpr FieldSpec kFields197[] = {
+constexpr FieldSpec kFields199[] = {
     {1, "uid", K::kString, false, false, -1, K::kString},
     {2, "resourceVersion", K::kString, false, false, -1, K::kString},
 };
 // k8s.io.api.coordination.v1.Lease
-constexpr FieldSpec kFields198[] = {
+constexpr FieldSpec kFields200[] = {
     {1, "metadata", K::kMessage, false, false, 1, K::kString},
-    {2, "spec", K::kMessage, false, false, 199, K::kString},
+    {2, "spec", K::kMessage, false, false, 201, K::kString},
 };
 // k8s.io.api.coordination.v1.LeaseSpec
-constexpr FieldSpec kFields199[] = {
+constexpr FieldSpec kFields201[] = {
     {1, "holderIdentity", K::kString, false, false, -1, K::kString},
     {2, "leaseDurationSeconds", K::kInt32, false, true, -1, K::kString},
     {3, "acquireTime", K::kMessage, false, false, 153, K::kString},
@@ -1457,6 +1472,54 @@ constexpr FieldSpec kFields199[] = {
     {5, "leaseTransitions", K::kInt32, false, true, -1, K::kString},
     {6, "strategy", K::kString, false, false, -1, K::kString},
     {7, "preferredHolder", K::kString, false, false, -1, K::kString},
+};
+// k8s.io.api.rbac.v1.Role
+constexpr FieldSpec kFields202[] = {
+    {1, "metadata", K::kMessage, false, false, 1, K::kString},
+    {2, "rules", K::kMessage, true, false, 203, K::kString},
+};
+// k8s.io.api.rbac.v1.PolicyRule
+constexpr FieldSpec kFields203[] = {
+    {1, "verbs", K::kString, true, false, -1, K::kString},
+    {2, "apiGroups", K::kString, true, false, -1, K::kString},
+    {3, "resources", K::kString, true, false, -1, K::kString},
+    {4, "resourceNames", K::kString, true, false, -1, K::kString},
+    {5, "nonResourceURLs", K::kString, true, false, -1, K::kString},
+};
+// k8s.io.api.rbac.v1.RoleBinding
+constexpr FieldSpec kFields204[] = {
+    {1, "metadata", K::kMessage, false, false, 1, K::kString},
+    {2, "subjects", K::kMessage, true, false, 205, K::kString},
+    {3, "roleRef", K::kMessage, false, false, 206, K::kString},
+};
+// k8s.io.api.rbac.v1.Subject
+constexpr FieldSpec kFields205[] = {
+    {1, "kind", K::kString, false, false, -1, K::kString},
+    {2, "apiGroup", K::kString, false, false, -1, K::kString},
+    {3, "name", K::kString, false, false, -1, K::kString},
+    {4, "namespace", K::kString, false, false, -1, K::kString},
+};
+// k8s.io.api.rbac.v1.RoleRef
+constexpr FieldSpec kFields206[] = {
+    {1, "apiGroup", K::kString, false, false, -1, K::kString},
+    {2, "kind", K::kString, false, false, -1, K::kString},
+    {3, "name", K::kString, false, false, -1, K::kString},
+};
+// k8s.io.api.rbac.v1.ClusterRole
+constexpr FieldSpec kFields207[] = {
+    {1, "metadata", K::kMessage, false, false, 1, K::kString},
+    {2, "rules", K::kMessage, true, false, 203, K::kString},
+    {3, "aggregationRule", K::kMessage, false, false, 208, K::kString},
+};
+// k8s.io.api.rbac.v1.AggregationRule
+constexpr FieldSpec kFields208[] = {
+    {1, "clusterRoleSelectors", K::kMessage, true, false, 68, K::kString},
+};
+// k8s.io.api.rbac.v1.ClusterRoleBinding
+constexpr FieldSpec kFields209[] = {
+    {1, "metadata", K::kMessage, false, false, 1, K::kString},
+    {2, "subjects", K::kMessage, true, false, 205, K::kString},
+    {3, "roleRef", K::kMessage, false, false, 206, K::kString},
 };
 
 }  // namespace
@@ -1629,41 +1692,51 @@ const MessageSpec kMessages[] = {
     {"k8s.io.api.core.v1.PortStatus", Special::kNone, kFields164, sizeof(kFields164) / sizeof(FieldSpec)},
     {"k8s.io.apimachinery.pkg.apis.meta.v1.Condition", Special::kNone, kFields165, sizeof(kFields165) / sizeof(FieldSpec)},
     {"k8s.io.api.core.v1.Binding", Special::kNone, kFields166, sizeof(kFields166) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.Deployment", Special::kNone, kFields167, sizeof(kFields167) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.DeploymentSpec", Special::kNone, kFields168, sizeof(kFields168) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.DeploymentStrategy", Special::kNone, kFields169, sizeof(kFields169) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.RollingUpdateDeployment", Special::kNone, kFields170, sizeof(kFields170) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.DeploymentStatus", Special::kNone, kFields171, sizeof(kFields171) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.DeploymentCondition", Special::kNone, kFields172, sizeof(kFields172) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.ReplicaSet", Special::kNone, kFields173, sizeof(kFields173) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.ReplicaSetSpec", Special::kNone, kFields174, sizeof(kFields174) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.ReplicaSetStatus", Special::kNone, kFields175, sizeof(kFields175) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.ReplicaSetCondition", Special::kNone, kFields176, sizeof(kFields176) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.StatefulSet", Special::kNone, kFields177, sizeof(kFields177) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.StatefulSetSpec", Special::kNone, kFields178, sizeof(kFields178) / sizeof(FieldSpec)},
-    {"k8s.io.api.core.v1.PersistentVolumeClaim", Special::kNone, kFields179, sizeof(kFields179) / sizeof(FieldSpec)},
-    {"k8s.io.api.core.v1.PersistentVolumeClaimStatus", Special::kNone, kFields180, sizeof(kFields180) / sizeof(FieldSpec)},
-    {"k8s.io.api.core.v1.PersistentVolumeClaimCondition", Special::kNone, kFields181, sizeof(kFields181) / sizeof(FieldSpec)},
-    {"k8s.io.api.core.v1.ModifyVolumeStatus", Special::kNone, kFields182, sizeof(kFields182) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.StatefulSetUpdateStrategy", Special::kNone, kFields183, sizeof(kFields183) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.RollingUpdateStatefulSetStrategy", Special::kNone, kFields184, sizeof(kFields184) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy", Special::kNone, kFields185, sizeof(kFields185) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.StatefulSetOrdinals", Special::kNone, kFields186, sizeof(kFields186) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.StatefulSetStatus", Special::kNone, kFields187, sizeof(kFields187) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.StatefulSetCondition", Special::kNone, kFields188, sizeof(kFields188) / sizeof(FieldSpec)},
-    {"k8s.io.api.autoscaling.v1.Scale", Special::kNone, kFields189, sizeof(kFields189) / sizeof(FieldSpec)},
-    {"k8s.io.api.autoscaling.v1.ScaleSpec", Special::kNone, kFields190, sizeof(kFields190) / sizeof(FieldSpec)},
-    {"k8s.io.api.autoscaling.v1.ScaleStatus", Special::kNone, kFields191, sizeof(kFields191) / sizeof(FieldSpec)},
-    {"k8s.io.api.policy.v1.PodDisruptionBudget", Special::kNone, kFields192, sizeof(kFields192) / sizeof(FieldSpec)},
-    {"k8s.io.api.policy.v1.PodDisruptionBudgetSpec", Special::kNone, kFields193, sizeof(kFields193) / sizeof(FieldSpec)},
-    {"k8s.io.api.policy.v1.PodDisruptionBudgetStatus", Special::kNone, kFields194, sizeof(kFields194) / sizeof(FieldSpec)},
-    {"k8s.io.api.policy.v1.Eviction", Special::kNone, kFields195, sizeof(kFields195) / sizeof(FieldSpec)},
-    {"k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions", Special::kNone, kFields196, sizeof(kFields196) / sizeof(FieldSpec)},
-    {"k8s.io.apimachinery.pkg.apis.meta.v1.Preconditions", Special::kNone, kFields197, sizeof(kFields197) / sizeof(FieldSpec)},
-    {"k8s.io.api.coordination.v1.Lease", Special::kNone, kFields198, sizeof(kFields198) / sizeof(FieldSpec)},
-    {"k8s.io.api.coordination.v1.LeaseSpec", Special::kNone, kFields199, sizeof(kFields199) / sizeof(FieldSpec)},
+    {"k8s.io.api.core.v1.Secret", Special::kNone, kFields167, sizeof(kFields167) / sizeof(FieldSpec)},
+    {"k8s.io.api.core.v1.ServiceAccount", Special::kNone, kFields168, sizeof(kFields168) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.Deployment", Special::kNone, kFields169, sizeof(kFields169) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.DeploymentSpec", Special::kNone, kFields170, sizeof(kFields170) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.DeploymentStrategy", Special::kNone, kFields171, sizeof(kFields171) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.RollingUpdateDeployment", Special::kNone, kFields172, sizeof(kFields172) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.DeploymentStatus", Special::kNone, kFields173, sizeof(kFields173) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.DeploymentCondition", Special::kNone, kFields174, sizeof(kFields174) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.ReplicaSet", Special::kNone, kFields175, sizeof(kFields175) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.ReplicaSetSpec", Special::kNone, kFields176, sizeof(kFields176) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.ReplicaSetStatus", Special::kNone, kFields177, sizeof(kFields177) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.ReplicaSetCondition", Special::kNone, kFields178, sizeof(kFields178) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.StatefulSet", Special::kNone, kFields179, sizeof(kFields179) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.StatefulSetSpec", Special::kNone, kFields180, sizeof(kFields180) / sizeof(FieldSpec)},
+    {"k8s.io.api.core.v1.PersistentVolumeClaim", Special::kNone, kFields181, sizeof(kFields181) / sizeof(FieldSpec)},
+    {"k8s.io.api.core.v1.PersistentVolumeClaimStatus", Special::kNone, kFields182, sizeof(kFields182) / sizeof(FieldSpec)},
+    {"k8s.io.api.core.v1.PersistentVolumeClaimCondition", Special::kNone, kFields183, sizeof(kFields183) / sizeof(FieldSpec)},
+    {"k8s.io.api.core.v1.ModifyVolumeStatus", Special::kNone, kFields184, sizeof(kFields184) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.StatefulSetUpdateStrategy", Special::kNone, kFields185, sizeof(kFields185) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.RollingUpdateStatefulSetStrategy", Special::kNone, kFields186, sizeof(kFields186) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy", Special::kNone, kFields187, sizeof(kFields187) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.StatefulSetOrdinals", Special::kNone, kFields188, sizeof(kFields188) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.StatefulSetStatus", Special::kNone, kFields189, sizeof(kFields189) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.StatefulSetCondition", Special::kNone, kFields190, sizeof(kFields190) / sizeof(FieldSpec)},
+    {"k8s.io.api.autoscaling.v1.Scale", Special::kNone, kFields191, sizeof(kFields191) / sizeof(FieldSpec)},
+    {"k8s.io.api.autoscaling.v1.ScaleSpec", Special::kNone, kFields192, sizeof(kFields192) / sizeof(FieldSpec)},
+    {"k8s.io.api.autoscaling.v1.ScaleStatus", Special::kNone, kFields193, sizeof(kFields193) / sizeof(FieldSpec)},
+    {"k8s.io.api.policy.v1.PodDisruptionBudget", Special::kNone, kFields194, sizeof(kFields194) / sizeof(FieldSpec)},
+    {"k8s.io.api.policy.v1.PodDisruptionBudgetSpec", Special::kNone, kFields195, sizeof(kFields195) / sizeof(FieldSpec)},
+    {"k8s.io.api.policy.v1.PodDisruptionBudgetStatus", Special::kNone, kFields196, sizeof(kFields196) / sizeof(FieldSpec)},
+    {"k8s.io.api.policy.v1.Eviction", Special::kNone, kFields197, sizeof(kFields197) / sizeof(FieldSpec)},
+    {"k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions", Special::kNone, kFields198, sizeof(kFields198) / sizeof(FieldSpec)},
+    {"k8s.io.apimachinery.pkg.apis.meta.v1.Preconditions", Special::kNone, kFields199, sizeof(kFields199) / sizeof(FieldSpec)},
+    {"k8s.io.api.coordination.v1.Lease", Special::kNone, kFields200, sizeof(kFields200) / sizeof(FieldSpec)},
+    {"k8s.io.api.coordination.v1.LeaseSpec", Special::kNone, kFields201, sizeof(kFields201) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.Role", Special::kNone, kFields202, sizeof(kFields202) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.PolicyRule", Special::kNone, kFields203, sizeof(kFields203) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.RoleBinding", Special::kNone, kFields204, sizeof(kFields204) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.Subject", Special::kNone, kFields205, sizeof(kFields205) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.RoleRef", Special::kNone, kFields206, sizeof(kFields206) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.ClusterRole", Special::kNone, kFields207, sizeof(kFields207) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.AggregationRule", Special::kNone, kFields208, sizeof(kFields208) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.ClusterRoleBinding", Special::kNone, kFields209, sizeof(kFields209) / sizeof(FieldSpec)},
 };
-const std::size_t kMessageCount = 200;
+const std::size_t kMessageCount = 210;
 
 const RootKind kRootKinds[] = {
     {"v1", "Namespace", 0},
@@ -1674,14 +1747,27 @@ const RootKind kRootKinds[] = {
     {"v1", "ConfigMap", 155},
     {"v1", "Service", 156},
     {"v1", "Binding", 166},
-    {"apps/v1", "Deployment", 167},
-    {"apps/v1", "ReplicaSet", 173},
-    {"apps/v1", "StatefulSet", 177},
-    {"autoscaling/v1", "Scale", 189},
-    {"policy/v1", "PodDisruptionBudget", 192},
-    {"policy/v1", "Eviction", 195},
-    {"coordination.k8s.io/v1", "Lease", 198},
+    {"v1", "Secret", 167},
+    {"v1", "ServiceAccount", 168},
+    {"apps/v1", "Deployment", 169},
+    {"apps/v1", "ReplicaSet", 175},
+    {"apps/v1", "StatefulSet", 179},
+    {"autoscaling/v1", "Scale", 191},
+    {"policy/v1", "PodDisruptionBudget", 194},
+    {"policy/v1", "Eviction", 197},
+    {"coordination.k8s.io/v1", "Lease", 200},
+    {"rbac.authorization.k8s.io/v1", "Role", 202},
+    {"rbac.authorization.k8s.io/v1", "RoleBinding", 204},
+    {"rbac.authorization.k8s.io/v1", "ClusterRole", 207},
+    {"rbac.authorization.k8s.io/v1", "ClusterRoleBinding", 209},
+    {"v1", "DeleteOptions", 198},
+    {"apps/v1", "DeleteOptions", 198},
+    {"policy/v1", "DeleteOptions", 198},
+    {"coordination.k8s.io/v1", "DeleteOptions", 198},
+    {"rbac.authorization.k8s.io/v1", "DeleteOptions", 198},
+    {"apiextensions.k8s.io/v1", "DeleteOptions", 198},
+    {"meta.k8s.io/v1", "DeleteOptions", 198},
 };
-const std::size_t kRootKindCount = 15;
+const std::size_t kRootKindCount = 28;
 
 }  // namespace berth::kubesim::protobuf

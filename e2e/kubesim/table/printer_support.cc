@@ -9,7 +9,7 @@
 namespace berth::kubesim::table {
 
 const BuiltinPrinter* FindBuiltinPrinter(std::string_view group, std::string_view resource) {
-  for (auto table : {CorePrinters(), ServicePrinters(), WorkloadPrinters()}) {
+  for (auto table : {CorePrinters(), ServicePrinters(), WorkloadPrinters(), RbacPrinters()}) {
     for (const BuiltinPrinter& p : table) {
       if (p.group == group && p.resource == resource) return &p;
     }

@@ -73,6 +73,7 @@ const BuiltinPrinter* FindBuiltinPrinter(std::string_view group, std::string_vie
 std::span<const BuiltinPrinter> CorePrinters();
 std::span<const BuiltinPrinter> ServicePrinters();
 std::span<const BuiltinPrinter> WorkloadPrinters();
+std::span<const BuiltinPrinter> RbacPrinters();
 
 // --- cell helpers -----------------------------------------------------------------------------
 

@@ -84,7 +84,8 @@ TEST(BuiltinSchemasTest, KindsAreFoundByGroupVersionKind) {
             "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition");
   EXPECT_EQ(BuiltinDefinitionName("apps", "v1", "DeleteOptions"),
             "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions");
-  EXPECT_EQ(BuiltinDefinitionName("", "v1", "Secret"), std::nullopt);
+  EXPECT_EQ(BuiltinDefinitionName("", "v1", "ResourceQuota"), std::nullopt);
+  EXPECT_EQ(BuiltinDefinitionName("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding"), "io.k8s.api.rbac.v1.ClusterRoleBinding");
   EXPECT_EQ(BuiltinDefinitionName("", "v2", "Pod"), std::nullopt);
 }
 

@@ -65,7 +65,7 @@ TEST(UnknownFieldsTest, CrdSchemaBodiesAreFreeFormWhereTheApiSaysSo) {
 
 TEST(UnknownFieldsTest, UnknownKindOrNonObjectInputReportsNothing) {
   auto obj = P(R"({"whatever":1})");
-  EXPECT_THAT(UnknownFields("", "v1", "Secret", obj), IsEmpty());
+  EXPECT_THAT(UnknownFields("", "v1", "ResourceQuota", obj), IsEmpty());
   auto arr = P(R"([1,2])");
   EXPECT_THAT(UnknownFields("", "v1", "Pod", arr), IsEmpty());
   auto wrong_types = P(R"({"spec":"not an object","metadata":[1]})");

@@ -1,0 +1,133 @@
+"""`helm install` of charts/berth against kubesim, as against a real cluster: Helm 4 stores its release in
+a Secret, creates the ServiceAccount, RBAC objects, Service and the manager Deployment; kubesim's Deployment
+and ReplicaSet controllers create the pod. kubesim runs no kube-scheduler, so the test binds pending pods
+(the binding subresource, as the default scheduler would) and the simulated kubelet makes them Running and
+Ready. Then the Deployment is Available, `helm upgrade --wait` rolls it to a new ReplicaSet, and
+`helm uninstall --wait` removes everything it created.
+"""
+import os
+import subprocess
+import threading
+import unittest
+
+from kubesim_fixture import HELM, ROOT, Kubesim, wait_until
+
+CHART = os.path.join(ROOT, "charts", "berth")
+NS = "berth-system"
+DEPLOY = "berth"  # the chart's fullname for release "berth"
+
+
+class Binder:
+    """Binds every pending pod of NS to node-0 until stopped (kubesim has no default scheduler)."""
+
+    def __init__(self, sim):
+        self.sim = sim
+        self.stop_event = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def bind_pending(self):
+        pods = self.sim.get_json(f"/api/v1/namespaces/{NS}/pods?fieldSelector=spec.nodeName%3D")["items"]
+        for p in pods:
+            if p["metadata"].get("deletionTimestamp"):
+                continue
+            name = p["metadata"]["name"]
+            self.sim.http("POST", f"/api/v1/namespaces/{NS}/pods/{name}/binding",
+                          json={"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name},
+                                "target": {"apiVersion": "v1", "kind": "Node", "name": "node-0"}})
+        return True
+
+    def _run(self):
+        while not self.stop_event.wait(0.05):  # poll interval of a scheduler loop, not synchronisation
+            self.bind_pending()
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop_event.set()
+        self.thread.join(timeout=5)
+
+
+class HelmInstallTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.sim = Kubesim(nodes=1)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.sim.stop()
+
+    def helm(self, *args, check=True):
+        result = subprocess.run([HELM, "--kubeconfig", self.sim.kubeconfig, *args], capture_output=True, text=True,
+                                timeout=120, env=self.sim.env())
+        if check and result.returncode != 0:
+            raise AssertionError(f"helm {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
+        return result.stdout
+
+    def kubectl(self, *args):
+        return self.sim.kubectl(*args)
+
+    def deploy_row(self):
+        lines = self.kubectl("get", "deploy", "-n", NS).splitlines()
+        return lines[1].split() if len(lines) > 1 else []
+
+    def test_install_status_upgrade_and_uninstall(self):
+        out = self.helm("install", "berth", CHART, "--namespace", NS, "--create-namespace")
+        self.assertIn("STATUS: deployed", out)
+
+        # Release storage: a Secret of type helm.sh/release.v1, labelled owner=helm.
+        secrets = self.kubectl("get", "secrets", "-n", NS, "-l", "owner=helm,name=berth").splitlines()
+        self.assertEqual(secrets[1].split()[:3], ["sh.helm.release.v1.berth.v1", "helm.sh/release.v1", "1"])
+        self.assertEqual(self.kubectl("get", "sa", "-n", NS, "-o", "name").split(), ["serviceaccount/berth"])
+        self.assertEqual(self.kubectl("get", "role,rolebinding", "-n", NS, "-o", "name").split(),
+                         ["role.rbac.authorization.k8s.io/berth-leader-election",
+                          "rolebinding.rbac.authorization.k8s.io/berth-leader-election"])
+        crb = self.kubectl("get", "clusterrolebinding", "berth").splitlines()
+        self.assertEqual(crb[0].split(), ["NAME", "ROLE", "AGE"])
+        self.assertEqual(crb[1].split()[:2], ["berth", "ClusterRole/berth"])
+        wide = self.kubectl("get", "clusterrolebinding", "berth", "-o", "wide").splitlines()
+        self.assertEqual(wide[0].split()[-1], "SERVICEACCOUNTS")
+        self.assertEqual(wide[1].split()[-1], f"{NS}/berth")
+
+        # The Deployment's ReplicaSet made one pod; once bound it runs and the Deployment is Available.
+        self.assertEqual(self.deploy_row()[:4], [DEPLOY, "0/1", "1", "0"])
+        wait_until(lambda: Binder(self.sim).bind_pending() and self.deploy_row()[:4] == [DEPLOY, "1/1", "1", "1"],
+                   timeout=20, message="berth Deployment 1/1 available")
+        self.kubectl("wait", "-n", NS, "--for=condition=Available", f"deploy/{DEPLOY}", "--timeout=10s")
+        self.assertIn(f'deployment "{DEPLOY}" successfully rolled out',
+                      self.kubectl("rollout", "status", f"deployment/{DEPLOY}", "-n", NS, "--timeout=10s"))
+        status = self.helm("status", "berth", "--namespace", NS)
+        self.assertIn("STATUS: deployed", status)
+        self.assertIn("REVISION: 1", status)
+        first_rs = self.kubectl("get", "rs", "-n", NS, "-o", "name").split()
+        self.assertEqual(len(first_rs), 1)
+
+        # An upgrade that changes the pod template rolls to a new ReplicaSet; --wait waits for it.
+        with Binder(self.sim):
+            out = self.helm("upgrade", "berth", CHART, "--namespace", NS, "--set", "logLevel=debug", "--wait",
+                            "--timeout", "60s")
+        self.assertIn("REVISION: 2", out)
+        d = self.sim.get_json(f"/apis/apps/v1/namespaces/{NS}/deployments/{DEPLOY}")
+        self.assertIn("--log-level=debug", d["spec"]["template"]["spec"]["containers"][0]["args"])
+        self.assertEqual(d["metadata"]["annotations"]["deployment.kubernetes.io/revision"], "2")
+        wait_until(lambda: self.deploy_row()[:4] == [DEPLOY, "1/1", "1", "1"], timeout=20,
+                   message="the upgraded Deployment available")
+        rs_rows = {line.split()[0]: line.split()[1:4] for line in self.kubectl("get", "rs", "-n", NS).splitlines()[1:]}
+        old = first_rs[0].split("/")[1]
+        self.assertEqual(rs_rows.pop(old), ["0", "0", "0"])
+        self.assertEqual(list(rs_rows.values()), [["1", "1", "1"]])
+        history = self.helm("history", "berth", "--namespace", NS)
+        self.assertRegex(history, r"1\s.*superseded")
+        self.assertRegex(history, r"2\s.*deployed")
+
+        out = self.helm("uninstall", "berth", "--namespace", NS, "--wait")
+        self.assertIn('release "berth" uninstalled', out)
+        self.assertEqual(self.helm("list", "--namespace", NS, "-q").strip(), "")
+        wait_until(lambda: self.kubectl("get", "deploy,rs,pods,sa,secrets,role,rolebinding,svc", "-n", NS,
+                                        "-o", "name").strip() == "", timeout=20, message="the release's objects gone")
+        self.assertEqual(self.kubectl("get", "clusterrole,clusterrolebinding", "-o", "name").strip(), "")
+
+
+if __name__ == "__main__":
+    unittest.main()

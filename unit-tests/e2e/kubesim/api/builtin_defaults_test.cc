@@ -1,0 +1,67 @@
+#include "e2e/kubesim/api/builtin_defaults.h"
+
+#include <gtest/gtest.h>
+
+#include "clientgo-shim/base/json.h"
+
+namespace berth::kubesim {
+namespace {
+
+rapidjson::Document Parse(const char* text) {
+  auto d = json::Parse(text);
+  EXPECT_TRUE(d.has_value()) << text;
+  return d ? std::move(*d) : rapidjson::Document(rapidjson::kObjectType);
+}
+
+TEST(BuiltinDefaultsTest, SecretStringDataIsMergedIntoDataAsBase64AndTypeDefaultsToOpaque) {
+  Registry registry;
+  auto type = registry.Find("", "v1", "secrets");
+  ASSERT_TRUE(type);
+  auto s = Parse(R"({"data":{"a":"eA==","b":"eA=="},"stringData":{"b":"hello","c":"","d":"ab","e":7}})");
+  ApplyBuiltinDefaults(*type, s);
+  EXPECT_EQ(json::GetString(s, {"type"}), "Opaque");
+  EXPECT_EQ(json::GetString(s, {"data", "a"}), "eA==");
+  EXPECT_EQ(json::GetString(s, {"data", "b"}), "aGVsbG8=");
+  EXPECT_EQ(json::GetString(s, {"data", "c"}), "");
+  EXPECT_EQ(json::GetString(s, {"data", "d"}), "YWI=");
+  EXPECT_FALSE(json::Find(s, {"data", "e"}));  // not a string: ignored
+  EXPECT_FALSE(s.HasMember("stringData"));
+  auto typed = Parse(R"({"type":"helm.sh/release.v1","stringData":"garbage"})");
+  ApplyBuiltinDefaults(*type, typed);
+  EXPECT_EQ(json::GetString(typed, {"type"}), "helm.sh/release.v1");
+  EXPECT_FALSE(typed.HasMember("stringData"));
+}
+
+TEST(BuiltinDefaultsTest, ReplicaSetsGetNoRevisionHistoryLimitButDeploymentsDo) {
+  Registry registry;
+  auto rs = Parse(R"({"spec":{"selector":{}}})");
+  ApplyBuiltinDefaults(*registry.Find("apps", "v1", "replicasets"), rs);
+  EXPECT_FALSE(json::Find(rs, {"spec", "revisionHistoryLimit"}));
+  EXPECT_EQ(rs["spec"]["replicas"].GetInt64(), 1);
+  auto d = Parse(R"({"spec":{"selector":{}}})");
+  ApplyBuiltinDefaults(*registry.Find("apps", "v1", "deployments"), d);
+  EXPECT_EQ(d["spec"]["revisionHistoryLimit"].GetInt64(), 10);
+  EXPECT_EQ(d["spec"]["progressDeadlineSeconds"].GetInt64(), 600);
+  EXPECT_EQ(json::GetString(d, {"spec", "strategy", "rollingUpdate", "maxSurge"}), "25%");
+}
+
+TEST(RegistryTest, ServiceAccountsSecretsAndRbacKindsAreServed) {
+  Registry registry;
+  auto sa = registry.Find("", "v1", "serviceaccounts");
+  ASSERT_TRUE(sa);
+  EXPECT_EQ(sa->short_names, std::vector<std::string>{"sa"});
+  for (const char* plural : {"roles", "rolebindings"}) {
+    auto t = registry.Find("rbac.authorization.k8s.io", "v1", plural);
+    ASSERT_TRUE(t) << plural;
+    EXPECT_TRUE(t->namespaced);
+  }
+  for (const char* plural : {"clusterroles", "clusterrolebindings"}) {
+    auto t = registry.Find("rbac.authorization.k8s.io", "v1", plural);
+    ASSERT_TRUE(t) << plural;
+    EXPECT_FALSE(t->namespaced);
+  }
+  EXPECT_EQ(registry.FindByKind("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding")->plural, "clusterrolebindings");
+}
+
+}  // namespace
+}  // namespace berth::kubesim
