@@ -6,6 +6,7 @@
 #include "clientgo-shim/base/json.h"
 #include "e2e/kubesim/disruption/int_or_percent.h"
 #include "e2e/kubesim/sim/deployment_status.h"
+#include "e2e/kubesim/sim/workload_events.h"
 #include "e2e/kubesim/sim/workload_support.h"
 
 namespace berth::kubesim {
@@ -53,10 +54,28 @@ void CanonicalJson(const Value& v, std::string& out) {
   }
 }
 
-// TemplateWithoutHash copies a pod template and drops its pod-template-hash label.
+// DropNulls removes null members of objects, recursively: upstream compares decoded Go structs,
+// where `creationTimestamp: null` (as kubectl rollout undo sends it) and an absent field are equal.
+void DropNulls(Value& v) {
+  if (v.IsObject()) {
+    for (auto m = v.MemberBegin(); m != v.MemberEnd();) {
+      if (m->value.IsNull()) {
+        m = v.EraseMember(m);
+      } else {
+        DropNulls(m->value);
+        ++m;
+      }
+    }
+  } else if (v.IsArray()) {
+    for (auto& e : v.GetArray()) DropNulls(e);
+  }
+}
+
+// TemplateWithoutHash copies a pod template without nulls and without its pod-template-hash label.
 Document TemplateWithoutHash(const Value* pod_template) {
   Document copy(rapidjson::kObjectType);
   if (pod_template && pod_template->IsObject()) copy.CopyFrom(*pod_template, copy.GetAllocator());
+  DropNulls(copy);
   if (Value* labels = json::FindMutable(copy, {"metadata", "labels"}); labels && labels->IsObject()) {
     json::RemoveMember(*labels, kHashLabel);
     if (labels->MemberCount() == 0) json::RemoveMember(copy["metadata"], "labels");
@@ -219,6 +238,12 @@ void DeploymentController::Sync(const std::string& ns, const std::string& name) 
       return changed;
     });
     if (changed) {
+      int64_t from = rs.Replicas();
+      if (from != to) {
+        RecordEvent(api_, EventSubject{"apps/v1", "Deployment", ns, name, uid}, "deployment-controller", "Normal",
+                    "ScalingReplicaSet", std::string("Scaled ") + (to > from ? "up" : "down") + " replica set " +
+                                             rs.name() + " from " + std::to_string(from) + " to " + std::to_string(to));
+      }
       json::SetMember(json::EnsureObject(rs.doc, "spec", rs.doc.GetAllocator()), "replicas", Value(to), rs.doc.GetAllocator());
     }
     return changed;
@@ -310,6 +335,10 @@ void DeploymentController::Sync(const std::string& ns, const std::string& name) 
     }
     set_deployment_revision(new_revision);
     status.NewReplicaSetCreated(name + "-" + hash);
+    if (initial > 0) {
+      RecordEvent(api_, EventSubject{"apps/v1", "Deployment", ns, name, uid}, "deployment-controller", "Normal",
+                  "ScalingReplicaSet", "Scaled up replica set " + name + "-" + hash + " from 0 to " + std::to_string(initial));
+    }
     return true;
   };
 

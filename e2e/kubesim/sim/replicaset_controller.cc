@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "clientgo-shim/base/json.h"
+#include "e2e/kubesim/sim/workload_events.h"
 #include "e2e/kubesim/sim/workload_support.h"
 
 namespace berth::kubesim {
@@ -140,6 +141,7 @@ void ReplicaSetController::Sync(const std::string& ns, const std::string& name) 
   const int64_t replicas = IntAt(rs, {"spec", "replicas"}, 1);
   ResourceTypePtr pod_type = api_.TypeOf("", "pods");
   bool failed = false;
+  const EventSubject subject{"apps/v1", "ReplicaSet", ns, name, uid};
   if (!rs_obj->deleting && pod_type) {
     std::vector<const OwnedPod*> active;
     for (const auto& p : owned) {
@@ -158,6 +160,7 @@ void ReplicaSetController::Sync(const std::string& ns, const std::string& name) 
           break;
         }
         changed = true;
+        RecordEvent(api_, subject, "replicaset-controller", "Normal", "SuccessfulCreate", "Created pod: " + r.object->name);
       }
     } else if (diff > 0) {
       std::map<std::string, int> pods_per_node;
@@ -169,7 +172,10 @@ void ReplicaSetController::Sync(const std::string& ns, const std::string& name) 
       for (int64_t i = 0; i < std::min(diff, kBurstReplicas); ++i) {
         DeleteOptions opts;
         opts.precondition_uid = active[i]->stored->uid;
-        api_.DoDelete(*pod_type, ns, active[i]->stored->name, opts);
+        if (api_.DoDelete(*pod_type, ns, active[i]->stored->name, opts).ok()) {
+          RecordEvent(api_, subject, "replicaset-controller", "Normal", "SuccessfulDelete",
+                      "Deleted pod: " + active[i]->stored->name);
+        }
         changed = true;
       }
     }

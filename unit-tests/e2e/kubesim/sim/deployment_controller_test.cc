@@ -85,6 +85,8 @@ TEST(DeploymentControllerTest, ANewDeploymentGetsAReplicaSetNamedByThePodTemplat
   EXPECT_EQ(json::GetString(rs, {"metadata", "annotations", "team"}), "a");
   EXPECT_EQ(json::GetString(rs["metadata"]["ownerReferences"][0], {"kind"}), "Deployment");
   for (const auto& p : h.Pods()) EXPECT_EQ(json::GetString(p, {"metadata", "labels", "pod-template-hash"}), rses[0].hash);
+  EXPECT_EQ(h.EventMessages("Deployment", "web"),
+            std::vector<std::string>{"ScalingReplicaSet: Scaled up replica set " + rses[0].name + " from 0 to 2"});
   ASSERT_TRUE(SimHarness::WaitFor([&] {
     auto d = h.Get("apps/deployments", "default", "web");
     return StatusInt(d, "updatedReplicas") == 2 && StatusInt(d, "unavailableReplicas") == 2;
@@ -131,8 +133,12 @@ TEST(DeploymentControllerTest, ATemplateChangeRollsToANewReplicaSetAtTheNextRevi
   }
   auto d = h.Get("apps/deployments", "default", "web");
   EXPECT_EQ(json::GetString(d, {"metadata", "annotations", "deployment.kubernetes.io/revision"}), "2");
-  // Rolling back to the first template reuses its ReplicaSet, now at revision 3.
-  SetImage(h, "web", "nginx:1");
+  // Rolling back to the first template reuses its ReplicaSet, now at revision 3 (kubectl rollout
+  // undo sends the template with metadata.creationTimestamp: null).
+  ASSERT_TRUE(h.Edit("apps", "deployments", "default", "web", "", [&](rapidjson::Document& d) {
+    json::SetString(d["spec"]["template"]["spec"]["containers"][0], "image", "nginx:1", d.GetAllocator());
+    json::SetMember(d["spec"]["template"]["metadata"], "creationTimestamp", rapidjson::Value(), d.GetAllocator());
+  }));
   ASSERT_TRUE(SimHarness::WaitFor([&] {
     auto rses = ReplicaSets(h);
     return Complete(h, "web", 3) && rses.size() == 2 &&
@@ -210,7 +216,9 @@ TEST(PodTemplateHashTest, IsStableIgnoresItsOwnLabelAndChangesWithTheTemplateOrC
   auto a = *json::Parse(R"({"metadata":{"labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"i"}]}})");
   auto b = *json::Parse(R"({"spec":{"containers":[{"image":"i","name":"c"}]},"metadata":{"labels":{"pod-template-hash":"zz","app":"x"}}})");
   auto c = *json::Parse(R"({"metadata":{"labels":{"app":"y"}},"spec":{"containers":[{"name":"c","image":"i"}]}})");
+  auto with_null = *json::Parse(R"({"metadata":{"creationTimestamp":null,"labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"i"}]}})");
   EXPECT_EQ(PodTemplateHash(a, 0), PodTemplateHash(b, 0));
+  EXPECT_EQ(PodTemplateHash(a, 0), PodTemplateHash(with_null, 0));
   EXPECT_NE(PodTemplateHash(a, 0), PodTemplateHash(c, 0));
   EXPECT_NE(PodTemplateHash(a, 0), PodTemplateHash(a, 1));
   EXPECT_TRUE(std::regex_match(PodTemplateHash(a, 0), std::regex("[bcdfghjklmnpqrstvwxz2456789]{1,10}")));

@@ -62,6 +62,12 @@ TEST(ReplicaSetControllerTest, CreatesSpecReplicasPodsFromTheTemplateWithGenerat
     EXPECT_TRUE(ref["blockOwnerDeletion"].GetBool());
     EXPECT_EQ(json::GetString(p["spec"]["containers"][0], {"image"}), "nginx");
   }
+  auto events = h.EventMessages("ReplicaSet", "web");
+  ASSERT_EQ(events.size(), 3u);
+  for (const auto& p : pods) {
+    EXPECT_NE(std::find(events.begin(), events.end(), "SuccessfulCreate: Created pod: " + std::string(json::GetString(p, {"metadata", "name"}))),
+              events.end());
+  }
   EXPECT_EQ(StatusInt(rs, "fullyLabeledReplicas"), 3);
   EXPECT_EQ(StatusInt(rs, "observedGeneration"), 1);
   EXPECT_FALSE(json::Find(rs, {"status", "readyReplicas"}));  // omitted while zero
@@ -79,6 +85,8 @@ TEST(ReplicaSetControllerTest, ScalingDownDeletesUnscheduledPodsBeforeRunningOne
   Scale(h, "web", 2);
   ASSERT_TRUE(SimHarness::WaitFor([&] { return ActivePodNames(h).size() == 2; }));
   auto left = ActivePodNames(h);
+  auto events = h.EventMessages("ReplicaSet", "web");
+  EXPECT_NE(std::find(events.begin(), events.end(), "SuccessfulDelete: Deleted pod: " + names[2]), events.end());
   EXPECT_EQ(std::set<std::string>(left.begin(), left.end()), (std::set<std::string>{names[0], names[1]}));
   ASSERT_TRUE(SimHarness::WaitFor([&] {
     auto rs = h.Get("apps/replicasets", "default", "web");

@@ -58,6 +58,18 @@ class SimHarness {
     }
     return out;
   }
+  // EventMessages lists "<reason>: <message>" of the Events about `kind` `name` in `ns`.
+  std::vector<std::string> EventMessages(const std::string& kind, const std::string& name, const std::string& ns = "default") {
+    std::vector<std::string> out;
+    auto page = store_.List("/events", ns, nullptr, 0, 0, "");
+    for (const auto& e : page->items) {
+      rapidjson::Document d;
+      d.Parse(e->json.data(), e->json.size());
+      if (json::GetString(d, {"involvedObject", "kind"}) != kind || json::GetString(d, {"involvedObject", "name"}) != name) continue;
+      out.push_back(std::string(json::GetString(d, {"reason"})) + ": " + std::string(json::GetString(d, {"message"})));
+    }
+    return out;
+  }
   // Edit changes an object as kubesim's own controllers do (no update validation).
   bool Edit(const std::string& group, const std::string& plural, const std::string& ns, const std::string& name,
             const std::string& subresource, const std::function<void(rapidjson::Document&)>& edit) {
