@@ -79,7 +79,9 @@ class HelmInstallTest(unittest.TestCase):
         # Release storage: a Secret of type helm.sh/release.v1, labelled owner=helm.
         secrets = self.kubectl("get", "secrets", "-n", NS, "-l", "owner=helm,name=berth").splitlines()
         self.assertEqual(secrets[1].split()[:3], ["sh.helm.release.v1.berth.v1", "helm.sh/release.v1", "1"])
-        self.assertEqual(self.kubectl("get", "sa", "-n", NS, "-o", "name").split(), ["serviceaccount/berth"])
+        # The chart's ServiceAccount next to the namespace's "default" one (serviceaccount controller).
+        self.assertEqual(self.kubectl("get", "sa", "-n", NS, "-o", "name").split(),
+                         ["serviceaccount/berth", "serviceaccount/default"])
         self.assertEqual(self.kubectl("get", "role,rolebinding", "-n", NS, "-o", "name").split(),
                          ["role.rbac.authorization.k8s.io/berth-leader-election",
                           "rolebinding.rbac.authorization.k8s.io/berth-leader-election"])
@@ -125,7 +127,8 @@ class HelmInstallTest(unittest.TestCase):
         self.assertIn('release "berth" uninstalled', out)
         self.assertEqual(self.helm("list", "--namespace", NS, "-q").strip(), "")
         wait_until(lambda: self.kubectl("get", "deploy,rs,pods,sa,secrets,role,rolebinding,svc", "-n", NS,
-                                        "-o", "name").strip() == "", timeout=20, message="the release's objects gone")
+                                        "-o", "name").split() == ["serviceaccount/default"], timeout=20,
+                   message="the release's objects gone")
         self.assertEqual(self.kubectl("get", "clusterrole,clusterrolebinding", "-o", "name").strip(), "")
 
 

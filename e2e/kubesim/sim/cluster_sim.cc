@@ -45,7 +45,8 @@ ClusterSim::ClusterSim(ClusterSimOptions options, ApiServer& api)
     : options_(options),
       api_(api),
       deployments_(api, [this](auto delay, auto fn) { After(delay, std::move(fn)); }),
-      replicasets_(api, [this](auto delay, auto fn) { After(delay, std::move(fn)); }) {
+      replicasets_(api, [this](auto delay, auto fn) { After(delay, std::move(fn)); }),
+      service_accounts_(api) {
   api_.store().Subscribe([this](const HistoryEvent& event) {
     {
       std::lock_guard lock(mu_);
@@ -99,6 +100,7 @@ void ClusterSim::Run() {
     for (const auto& ns : dirty) SyncPdbs(ns);
     deployments_.SyncDirty();
     replicasets_.SyncDirty();
+    service_accounts_.SyncDirty();
     lock.lock();
   }
 }
@@ -142,6 +144,7 @@ void ClusterSim::OnEvent(const HistoryEvent& event) {
     deployments_.OnEvent(event);
     replicasets_.OnEvent(event);
   }
+  service_accounts_.OnEvent(event);
   if (event.resource == kPods) {
     OnPod(event);
     if (pdbs_per_namespace_.count(obj.namespace_name)) dirty_pdb_namespaces_.insert(obj.namespace_name);

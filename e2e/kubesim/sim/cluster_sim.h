@@ -8,7 +8,8 @@
 //   background; the orphan and foregroundDeletion finalizers are honoured;
 // - the namespace controller: a terminating namespace is emptied, then removed;
 // - the disruption controller: PodDisruptionBudget status follows pods and workload scale;
-// - the Deployment and ReplicaSet controllers (deployment_controller.h, replicaset_controller.h).
+// - the Deployment and ReplicaSet controllers (deployment_controller.h, replicaset_controller.h);
+// - the serviceaccount controller: a "default" ServiceAccount per namespace.
 // All of it runs on one thread fed by the store's commit listener, plus a timer heap.
 #pragma once
 
@@ -28,6 +29,7 @@
 #include "e2e/kubesim/api/api_server.h"
 #include "e2e/kubesim/sim/deployment_controller.h"
 #include "e2e/kubesim/sim/replicaset_controller.h"
+#include "e2e/kubesim/sim/serviceaccount_controller.h"
 
 namespace berth::kubesim {
 
@@ -99,6 +101,7 @@ class ClusterSim {
   uint64_t next_pod_ip_ = 0;
   DeploymentController deployments_;
   ReplicaSetController replicasets_;
+  DefaultServiceAccountController service_accounts_;
 };
 
 }  // namespace berth::kubesim
