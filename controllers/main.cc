@@ -30,6 +30,17 @@ constexpr char kUsage[] =
     "  --scheduler-names strings            Comma-separated schedulerName values whose pods and\n"
     "                                       Reservations berth schedules (default koord-scheduler)\n"
     "  --scoring-strategy string            LeastAllocated or MostAllocated (default LeastAllocated)\n"
+    "  --pre-allocation-cluster-mode bool   Let preAllocationPolicy.mode Cluster pre-allocate labelled\n"
+    "                                       pods (enableClusterMode; default true)\n"
+    "  --pre-allocation-cluster-label-key string\n"
+    "                                       Label marking pre-allocatable pods (default\n"
+    "                                       pod.koordinator.sh/is-pre-allocatable)\n"
+    "  --pre-allocation-cluster-priority-annotation-key string\n"
+    "                                       Annotation ordering them, higher first (default\n"
+    "                                       pod.koordinator.sh/pre-allocatable-priority)\n"
+    "  --pre-allocation-prefer-no-pre-allocated-pods bool\n"
+    "                                       Place without pre-allocating pods when a node has room\n"
+    "                                       (preferNoPreAllocatedPods; default false)\n"
     "  --log-level string                   debug, info, warn or error (default info)\n"
     "  --help                               Print this help\n";
 
@@ -39,7 +50,16 @@ struct Flags {
   int reservation_workers = 4;
   std::vector<std::string> scheduler_names = {"koord-scheduler"};
   reconcile::placement::ScoringStrategy scoring = reconcile::placement::ScoringStrategy::kLeastAllocated;
+  reconcile::placement::PreAllocationOptions pre_allocation;
 };
+
+// ParseBoolFlag parses "true" or "false" for a boolean flag; anything else exits with 2.
+bool ParseBoolFlag(std::string_view name, const std::string& value) {
+  if (value == "true") return true;
+  if (value == "false") return false;
+  std::cerr << "berth-manager: invalid " << name << " \"" << value << "\" (true or false)\n";
+  std::exit(2);
+}
 
 // TakeValue reads "--name=value" or "--name value".
 bool TakeValue(const std::vector<std::string>& args, size_t& i, std::string_view name, std::string& out) {
@@ -112,6 +132,23 @@ int main(int argc, char** argv) {
         return 2;
       }
       flags.scoring = reconcile::placement::ParseScoringStrategy(value);
+    } else if (TakeValue(*rest_args, i, "--pre-allocation-cluster-mode", value)) {
+      flags.pre_allocation.enable_cluster_mode = ParseBoolFlag("--pre-allocation-cluster-mode", value);
+    } else if (TakeValue(*rest_args, i, "--pre-allocation-cluster-label-key", value)) {
+      if (value.empty()) {
+        std::cerr << "berth-manager: --pre-allocation-cluster-label-key must not be empty\n";
+        return 2;
+      }
+      flags.pre_allocation.cluster_label_key = value;
+    } else if (TakeValue(*rest_args, i, "--pre-allocation-cluster-priority-annotation-key", value)) {
+      if (value.empty()) {
+        std::cerr << "berth-manager: --pre-allocation-cluster-priority-annotation-key must not be empty\n";
+        return 2;
+      }
+      flags.pre_allocation.cluster_priority_annotation_key = value;
+    } else if (TakeValue(*rest_args, i, "--pre-allocation-prefer-no-pre-allocated-pods", value)) {
+      flags.pre_allocation.prefer_no_pre_allocated_pods =
+          ParseBoolFlag("--pre-allocation-prefer-no-pre-allocated-pods", value);
     } else if (TakeValue(*rest_args, i, "--log-level", value) || TakeValue(*rest_args, i, "--zap-log-level", value)) {
       log::Level level;
       if (!log::ParseLevel(value, level)) {
@@ -168,6 +205,7 @@ int main(int argc, char** argv) {
   controllers::SchedulerControllerOptions scheduler_options;
   scheduler_options.scheduler_names = flags.scheduler_names;
   scheduler_options.scoring = flags.scoring;
+  scheduler_options.pre_allocation = flags.pre_allocation;
   auto scheduler = controllers::SchedulerController::Setup(**manager, *rest, scheduler_options);
   if (!scheduler) {
     log::Error("setup", "cannot set up the scheduler", {{"error", scheduler.error().message}});

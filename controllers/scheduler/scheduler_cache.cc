@@ -95,6 +95,35 @@ placement::ReservationDecision SchedulerCache::PlaceAndAssumeReservation(
   return decision;
 }
 
+placement::ReservationDecision SchedulerCache::PlacePreAllocationAndAssume(
+    const placement::PodSpecView& template_pod, const placement::ReservationView& reservation,
+    const std::vector<placement::PreAllocatablePod>& pods, const placement::PreAllocationPolicy& policy,
+    const placement::PreAllocationOptions& options) {
+  std::lock_guard lock(mu_);
+  placement::ReservationDecision decision = std::unexpected(placement::FitError{});
+  bool decided = false;
+  if (options.prefer_no_pre_allocated_pods) {
+    decision = snapshot_.PlaceReservation(template_pod, /*pre_allocation=*/false);
+    decided = decision.has_value();
+  }
+  if (!decided) {
+    if (auto pre = snapshot_.PlacePreAllocation(template_pod, reservation, pods, policy, options)) {
+      decision = std::move(*pre);
+      decided = true;
+    }
+  }
+  if (!decided) decision = snapshot_.PlaceReservation(template_pod, /*pre_allocation=*/true);
+  if (!decision) return decision;
+  if (auto assumed = snapshot_.AssumeReservation(reservation, *decision); !assumed) {
+    placement::FitError error;
+    error.num_all_nodes = snapshot_.NodeCount();
+    error.reasons[assumed.error().message] = 1;
+    return std::unexpected(std::move(error));
+  }
+  assumed_reservations_.insert(reservation.uid);
+  return decision;
+}
+
 void SchedulerCache::ForgetReservation(std::string_view uid) {
   std::lock_guard lock(mu_);
   snapshot_.ForgetReservation(uid);
@@ -114,6 +143,11 @@ bool SchedulerCache::IsReservationAssumed(std::string_view uid) const {
 bool SchedulerCache::ReservationFitsNow(std::string_view uid) const {
   std::lock_guard lock(mu_);
   return snapshot_.ReservationFitsNow(uid);
+}
+
+placement::WaitingDecision SchedulerCache::DecideWaiting(std::string_view uid) const {
+  std::lock_guard lock(mu_);
+  return snapshot_.DecideWaiting(uid);
 }
 
 std::optional<placement::NodeUsage> SchedulerCache::Usage(std::string_view node) const {

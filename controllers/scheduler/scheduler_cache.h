@@ -14,6 +14,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "reconcile/placement/snapshot.h"
 
@@ -49,6 +50,17 @@ class SchedulerCache {
   reconcile::placement::ReservationDecision PlaceAndAssumeReservation(
       const reconcile::placement::PodSpecView& template_pod,
       const reconcile::placement::ReservationView& reservation, bool pre_allocation);
+  // PlacePreAllocationAndAssume places a preAllocation Reservation: with
+  // options.prefer_no_pre_allocated_pods, first where it fits without pre-allocating; then on
+  // the node of running pods it pre-allocates (ClusterSnapshot::PlacePreAllocation); when no
+  // candidate covers it, like PlaceAndAssumeReservation with pre_allocation (Waiting for room).
+  // The decision is assumed before the lock is released.
+  reconcile::placement::ReservationDecision PlacePreAllocationAndAssume(
+      const reconcile::placement::PodSpecView& template_pod,
+      const reconcile::placement::ReservationView& reservation,
+      const std::vector<reconcile::placement::PreAllocatablePod>& pods,
+      const reconcile::placement::PreAllocationPolicy& policy,
+      const reconcile::placement::PreAllocationOptions& options);
   // ForgetReservation drops the assumption (the status write failed).
   void ForgetReservation(std::string_view uid);
 
@@ -56,6 +68,9 @@ class SchedulerCache {
   bool IsPodAssumed(std::string_view uid) const;
   bool IsReservationAssumed(std::string_view uid) const;
   bool ReservationFitsNow(std::string_view uid) const;
+  // DecideWaiting: the pre-allocated pods a Waiting reservation still waits for, or whether it
+  // may turn Available (ClusterSnapshot::DecideWaiting).
+  reconcile::placement::WaitingDecision DecideWaiting(std::string_view uid) const;
   std::optional<reconcile::placement::NodeUsage> Usage(std::string_view node) const;
   reconcile::ResourceAmounts Allocated(std::string_view reservation_uid) const;
   int NodeCount() const;

@@ -2,6 +2,7 @@
 
 #include "clientgo-shim/base/json.h"
 #include "controllers/reservation/reservation_codec.h"
+#include "controllers/scheduler/pre_allocation_codec.h"
 #include "reconcile/placement/reservation_affinity.h"
 
 namespace berth::controllers {
@@ -197,6 +198,7 @@ placement::ReservationView ReadReservationView(const Value& reservation) {
   }
   const Value* owners = json::Find(reservation, {"status", "currentOwners"});
   view.has_current_owners = owners && owners->IsArray() && !owners->Empty();
+  view.pre_allocated = ReadPreAllocatedPods(reservation);
   return view;
 }
 

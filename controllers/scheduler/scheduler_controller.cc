@@ -5,6 +5,7 @@
 #include "clientgo-shim/base/json.h"
 #include "clientgo-shim/base/log.h"
 #include "controllers/reservation/reservation_codec.h"
+#include "controllers/scheduler/pre_allocation_codec.h"
 #include "controllers/scheduler/scheduler_codec.h"
 
 namespace berth::controllers {
@@ -199,7 +200,9 @@ Result<std::unique_ptr<SchedulerController>> SchedulerController::Setup(
         }
         if (!changed &&
             json::GetString(*before, {"metadata", "annotations", kReservationRestrictedOptionsAnnotation}) ==
-                json::GetString(*after, {"metadata", "annotations", kReservationRestrictedOptionsAnnotation})) {
+                json::GetString(*after, {"metadata", "annotations", kReservationRestrictedOptionsAnnotation}) &&
+            json::GetString(*before, {"metadata", "annotations", kPreAllocatedPodsAnnotation}) ==
+                json::GetString(*after, {"metadata", "annotations", kPreAllocatedPodsAnnotation})) {
           return;  // an owner/allocated sync or a condition refresh: nothing the cache reads changed
         }
         self->OnReservation(*after, std::string(obj->Name()), changed);
@@ -443,9 +446,16 @@ shim::ReconcileResult SchedulerController::PlaceReservation(Document& doc, const
   if (uid.empty() || cache_.IsReservationAssumed(uid)) return shim::ReconcileResult::Done();
   placement::PodSpecView template_pod = ReadTemplateView(doc);
   placement::ReservationView view = ReadReservationView(doc);
-  const Value* pre = json::Find(doc, {"spec", "preAllocation"});
-  bool pre_allocation = pre && pre->IsBool() && pre->GetBool();
-  placement::ReservationDecision decision = cache_.PlaceAndAssumeReservation(template_pod, view, pre_allocation);
+  view.pre_allocated.clear();  // a Pending reservation is decided afresh
+  bool pre_allocation = ReadPreAllocationEnabled(doc);
+  placement::ReservationDecision decision;
+  if (pre_allocation) {
+    placement::PreAllocationPolicy policy = ReadPreAllocationPolicy(doc);
+    decision = cache_.PlacePreAllocationAndAssume(template_pod, view, PreAllocatablePods(policy), policy,
+                                                  options_.pre_allocation);
+  } else {
+    decision = cache_.PlaceAndAssumeReservation(template_pod, view, false);
+  }
   reconcile::ReservationStatus status = ReadReservation(doc).status;
   auto now = std::chrono::system_clock::now();
   auto write = [&]() -> Result<Document> {
@@ -474,16 +484,45 @@ shim::ReconcileResult SchedulerController::PlaceReservation(Document& doc, const
     return shim::ReconcileResult::Done();
   }
   const placement::ReservationPlacement& where = *decision;
+  // Record the pre-allocated pods first (the status subresource ignores metadata), so that a
+  // restart between the two writes finds a Pending reservation, decided again, never a Waiting
+  // one without its pods.
+  std::string recorded = where.pre_allocated.empty() ? "" : FormatPreAllocatedPods(where.pre_allocated);
+  const Value* old_record = json::Find(doc, {"metadata", "annotations", kPreAllocatedPodsAnnotation});
+  if (!recorded.empty() || old_record) {
+    Document patch(rapidjson::kObjectType);
+    auto& pa = patch.GetAllocator();
+    Value& annotations = json::EnsureObject(json::EnsureObject(patch, "metadata", pa), "annotations", pa);
+    if (recorded.empty()) {
+      annotations.AddMember(Value(kPreAllocatedPodsAnnotation, pa), Value(rapidjson::kNullType), pa);
+    } else {
+      json::SetString(annotations, kPreAllocatedPodsAnnotation, recorded, pa);
+    }
+    auto patched = client_.Patch(shim::ResourceRef{kGroup, kVersion, "reservations", "", name}, json::Serialize(patch),
+                                 shim::kMergePatch);
+    if (!patched) {
+      cache_.ForgetReservation(uid);
+      attempts_->WithLabelValues({"reservation", "error"}).Inc();
+      if (patched.error().code == ErrorCode::kNotFound) return shim::ReconcileResult::Done();
+      return shim::ReconcileResult::Error("recording pre-allocated pods of reservation " + name + ": " +
+                                          patched.error().message);
+    }
+    doc = std::move(*patched);  // the status write needs the new resourceVersion
+  }
   status.phase = where.phase;
   status.node_name = where.node_name;
   status.allocatable = where.allocatable;
   std::erase_if(status.allocatable, [](const auto& e) { return e.first == placement::kResourcePods; });
   bool waiting = where.phase == reconcile::Phase::kWaiting;
+  std::string waiting_message;
+  if (waiting) {
+    waiting_message = where.pre_allocated.empty() ? "node " + where.node_name + " has not enough free resources yet"
+                                                  : WaitingMessage(where.pre_allocated);
+  }
   status.conditions = {
       reconcile::Condition{std::string(reconcile::kConditionScheduled), "True", std::string(kReasonScheduled), "", now, now},
       reconcile::Condition{std::string(reconcile::kConditionReady), waiting ? "False" : "True",
-                           std::string(waiting ? kReasonWaiting : kReasonAvailable),
-                           waiting ? "node " + where.node_name + " has not enough free resources yet" : "", now, now}};
+                           std::string(waiting ? kReasonWaiting : kReasonAvailable), waiting_message, now, now}};
   auto written = write();
   if (!written) {
     cache_.ForgetReservation(uid);
@@ -502,12 +541,29 @@ shim::ReconcileResult SchedulerController::PlaceReservation(Document& doc, const
 
 shim::ReconcileResult SchedulerController::PromoteWaiting(Document& doc, const std::string& name, uint64_t seen) {
   std::string uid(json::GetString(doc, {"metadata", "uid"}));
-  if (!cache_.ReservationFitsNow(uid)) {
+  placement::WaitingDecision decision = cache_.DecideWaiting(uid);
+  reconcile::ReservationStatus status = ReadReservation(doc).status;
+  auto now = std::chrono::system_clock::now();
+  if (decision.state != placement::WaitingState::kAvailable) {
+    // Keep the message naming what it still waits for (pods leave one by one).
+    std::string message = decision.state == placement::WaitingState::kPodsRunning
+                              ? WaitingMessage(decision.running)
+                              : "node " + status.node_name + " has not enough free resources yet";
+    const reconcile::Condition* ready = FindCondition(status.conditions, reconcile::kConditionReady);
+    if (ready && ready->message != message) {
+      SetCondition(status.conditions, reconcile::kConditionReady, "False", kReasonWaiting, message, now);
+      Value& out = json::EnsureObject(doc, "status", doc.GetAllocator());
+      out = StatusJson(status, doc.GetAllocator());
+      json::SetString(doc, "apiVersion", std::string(kGroup) + "/" + kVersion, doc.GetAllocator());
+      json::SetString(doc, "kind", "Reservation", doc.GetAllocator());
+      auto written = client_.UpdateStatus(shim::ResourceRef{kGroup, kVersion, "reservations", "", name}, doc);
+      if (!written && written.error().code != ErrorCode::kNotFound) {
+        log::Warn(kLogger, "writing the Waiting message failed", {{"reservation", name}, {"error", written.error().message}});
+      }
+    }
     ParkReservation(name, seen);
     return shim::ReconcileResult::Done();
   }
-  reconcile::ReservationStatus status = ReadReservation(doc).status;
-  auto now = std::chrono::system_clock::now();
   status.phase = reconcile::Phase::kAvailable;
   SetCondition(status.conditions, reconcile::kConditionReady, "True", kReasonAvailable, "", now);
   Value& out = json::EnsureObject(doc, "status", doc.GetAllocator());
@@ -523,6 +579,45 @@ shim::ReconcileResult SchedulerController::PromoteWaiting(Document& doc, const s
   recorder_->Event(ReservationReference(name, uid), shim::EventType::kNormal, std::string(kReasonAvailable),
                    "Reservation " + name + " is available on " + status.node_name);
   return shim::ReconcileResult::Done();
+}
+
+std::vector<placement::PreAllocatablePod> SchedulerController::PreAllocatablePods(
+    const placement::PreAllocationPolicy& policy) const {
+  const placement::PreAllocationOptions& options = options_.pre_allocation;
+  std::vector<placement::PreAllocatablePod> out;
+  if (policy.mode == placement::PreAllocationMode::kCluster && !options.enable_cluster_mode) return out;
+  for (const shim::ObjectPtr& pod : pods_->store().List()) {
+    auto node = pod->FindString({"spec", "nodeName"});
+    if (!node || node->empty()) continue;
+    if (policy.mode == placement::PreAllocationMode::kCluster &&
+        pod->FindString({"metadata", "labels", options.cluster_label_key}) != "true") {
+      continue;  // cheap pre-filter: only labelled pods are converted
+    }
+    auto doc = ToJson(pod);
+    if (!doc) continue;
+    out.push_back(ReadPreAllocatablePod(*doc, options.cluster_priority_annotation_key));
+  }
+  return out;
+}
+
+std::string SchedulerController::WaitingMessage(const std::vector<placement::PreAllocatedPod>& running) const {
+  std::string message = "waiting for the pre-allocated pods to terminate:";
+  for (size_t i = 0; i < running.size(); ++i) {
+    const placement::PreAllocatedPod& p = running[i];
+    message += (i == 0 ? " " : ", ") + p.namespace_name + "/" + p.name;
+    auto doc = ToJson(pods_->store().Get(p.namespace_name + "/" + p.name));
+    if (!doc || json::GetString(*doc, {"metadata", "uid"}) != p.uid) continue;
+    placement::PodSpecView view = ReadPodView(*doc);
+    Document amounts;
+    Value written = WriteAmounts(view.requests, amounts.GetAllocator());
+    std::string held;
+    for (const auto& m : written.GetObject()) {
+      if (!held.empty()) held += ", ";
+      held += std::string(m.name.GetString()) + " " + m.value.GetString();
+    }
+    if (!held.empty()) message += " (" + held + ")";
+  }
+  return message;
 }
 
 }  // namespace berth::controllers

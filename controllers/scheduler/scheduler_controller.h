@@ -7,7 +7,10 @@
 //     preAllocation without free capacity), nodeName, allocatable and the conditions
 //     [Scheduled/True/Scheduled, Ready/True/Available]; Normal Event `Scheduled`. When no node
 //     fits: Scheduled=False/Unschedulable with the fit error and a Warning `FailedScheduling`.
-//     Waiting reservations turn Available once their node has room.
+//     Waiting reservations turn Available once their node has room. A preAllocation
+//     reservation pre-allocates running pods (Default mode: its owners; Cluster mode: pods
+//     labelled pre-allocatable): it is placed on their node as Waiting, records them in the
+//     annotation berth.dev/pre-allocated-pods, and turns Available once they are gone.
 //   - "pod-scheduler" binds unscheduled pods of those scheduler names through pods/binding,
 //     putting the reservation-allocated annotation on the Binding when a reservation is used.
 //     Unschedulable pods get PodScheduled=False/Unschedulable and a `FailedScheduling` Event.
@@ -40,6 +43,8 @@ struct SchedulerControllerOptions {
   int reservation_workers = 2;  // Default: 2.
   // Emit the Normal `Scheduled` Event for every bound pod (kube-scheduler does). Default: true.
   bool pod_scheduled_events = true;
+  // Pre-allocation of running pods (--pre-allocation-* flags). Defaults: see PreAllocationOptions.
+  reconcile::placement::PreAllocationOptions pre_allocation;
 };
 
 // ParseSchedulerNames splits a comma-separated list, dropping empty items and spaces.
@@ -75,6 +80,13 @@ class SchedulerController {
                                              const reconcile::placement::FitError& error, uint64_t seen);
   shim::ReconcileResult PlaceReservation(rapidjson::Document& doc, const std::string& name, uint64_t seen);
   shim::ReconcileResult PromoteWaiting(rapidjson::Document& doc, const std::string& name, uint64_t seen);
+  // PreAllocatablePods: the bound pods from the informer that may be candidates for `policy`
+  // (a cheap label pre-filter in Cluster mode; the rules are applied by the cache).
+  std::vector<reconcile::placement::PreAllocatablePod> PreAllocatablePods(
+      const reconcile::placement::PreAllocationPolicy& policy) const;
+  // WaitingMessage: the Ready=False/Waiting message naming the pre-allocated pods still running
+  // and what they request.
+  std::string WaitingMessage(const std::vector<reconcile::placement::PreAllocatedPod>& running) const;
 
   SchedulerControllerOptions options_;
   shim::RestClientPtr rest_;

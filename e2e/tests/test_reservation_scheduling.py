@@ -245,23 +245,118 @@ class UserGuideTest(SchedulingSuite):
         self.assertRegex(block, r"\n\s+cpu\s+4 \(50%\)\s")
         self.assertRegex(block, r"\n\s+memory\s+20Gi \(62%\)\s")
 
-    def test_the_pre_allocation_examples_are_placed_and_available(self):
-        self.sim.kubectl("create", "-f", testdata("reservation-prealloc.yaml"))
-        self.sim.kubectl("create", "-f", testdata("batch-jobs-multi.yaml"))
-        self.sim.kubectl("create", "-f", testdata("reservation-cluster-mode.yaml"))
+    # ---- preAllocation: pre-allocating running pods ----
+    # kubesim runs no kube-scheduler: the test binds the default-scheduler pods itself.
+    def bind(self, name, node, ns="default"):
+        body = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "namespace": ns},
+                "target": {"apiVersion": "v1", "kind": "Node", "name": node}}
+        r = self.sim.http("POST", f"/api/v1/namespaces/{ns}/pods/{name}/binding", json=body)
+        self.assertEqual(r.status_code, 201, r.text)
+        return self.wait_running(name)
+
+    def ready(self, r):
+        return [c for c in r["status"]["conditions"] if c["type"] == "Ready"][0]
+
+    def pre_allocated(self, r):
+        return json.loads(r["metadata"]["annotations"]["berth.dev/pre-allocated-pods"])
+
+    def cleanup(self, *objects):
+        def run():
+            for kind, name in objects:
+                self.sim.kubectl("delete", kind, name, "--ignore-not-found", "--wait=false")
+        self.addCleanup(run)
+
+    def test_pre_allocation_default_mode_pre_allocates_a_running_owner_pod_and_is_available_once_it_is_gone(self):
+        self.cleanup(("reservation", "reservation-prealloc"), ("pod", "my-app-0"), ("pod", "not-mine"))
+        # A running pod that is not an owner, and one labelled app: my-app (the example's owner).
+        self.create_pod("not-mine", "1", "1Gi", labels={"app": "other"}, scheduler="default-scheduler")
+        self.bind("not-mine", "node-0")
+        self.create_pod("my-app-0", "1", "1Gi", labels={"app": "my-app"}, scheduler="default-scheduler")
+        pod = self.bind("my-app-0", "node-2")
+        out = self.sim.kubectl("create", "-f", testdata("reservation-prealloc.yaml"))
+        self.assertEqual(out.strip(), "reservation.scheduling.koordinator.sh/reservation-prealloc created")
+        r = self.wait_phase("reservation-prealloc", "Waiting")
+        self.assertEqual(r["status"]["nodeName"], "node-2", "placed on the pre-allocated pod's node")
+        self.assertEqual(r["status"]["allocatable"], {"cpu": "500m", "memory": "800Mi"})
+        self.assertEqual(self.pre_allocated(r),
+                         [{"namespace": "default", "name": "my-app-0", "uid": pod["metadata"]["uid"]}])
+        ready = self.ready(r)
+        self.assertEqual((ready["status"], ready["reason"]), ("False", "Waiting"))
+        self.assertEqual(ready["message"],
+                         "waiting for the pre-allocated pods to terminate: default/my-app-0 (cpu 1, memory 1Gi)")
+        out = self.sim.kubectl("get", "reservation", "reservation-prealloc")
+        self.assertRegex(out.splitlines()[1], r"^reservation-prealloc\s+Waiting\s+\S+\s+node-2\s+2h")
+        self.assertFalse(r["status"].get("currentOwners"), "a pre-allocated pod is not an owner")
+
+        self.sim.kubectl("delete", "pod", "my-app-0")
+        r = self.wait_phase("reservation-prealloc", "Available")
+        self.assertEqual(r["status"]["nodeName"], "node-2")
+        ready = self.ready(r)
+        self.assertEqual((ready["status"], ready["reason"]), ("True", "Available"))
+        # The freed capacity is reserved for the owners: an owner pod lands there through it.
+        self.create_pod("my-app-1", "500m", "800Mi", labels={"app": "my-app"})
+        self.cleanup(("pod", "my-app-1"))
+        owner = self.wait_running("my-app-1")
+        self.assertEqual(owner["spec"]["nodeName"], "node-2")
+        self.assertEqual(json.loads(owner["metadata"]["annotations"][ANNOTATION])["name"], "reservation-prealloc")
+
+    def test_pre_allocation_cluster_mode_takes_the_labelled_batch_job_and_survives_a_manager_restart(self):
+        self.cleanup(("reservation", "reservation-cluster-mode"), ("pod", "batch-job-1"))
+        out = self.sim.kubectl("create", "-f", testdata("batch-job-1.yaml"))
+        self.assertEqual(out.strip(), "pod/batch-job-1 created")
+        pod = self.bind("batch-job-1", "node-1")
+        out = self.sim.kubectl("create", "-f", testdata("reservation-cluster-mode.yaml"))
+        self.assertEqual(out.strip(), "reservation.scheduling.koordinator.sh/reservation-cluster-mode created")
+        r = self.wait_phase("reservation-cluster-mode", "Waiting")
+        self.assertEqual(r["status"]["nodeName"], "node-1")
+        self.assertEqual(r["status"]["allocatable"], {"cpu": "2", "memory": "4Gi"})
+        self.assertEqual(self.pre_allocated(r),
+                         [{"namespace": "default", "name": "batch-job-1", "uid": pod["metadata"]["uid"]}])
+        self.assertEqual(self.ready(r)["message"],
+                         "waiting for the pre-allocated pods to terminate: default/batch-job-1 (cpu 2, memory 4Gi)")
+        # node-1's usage is the running pod's, not pod + reservation.
+        described = self.sim.kubectl("describe", "node", "node-1")
+        block = described[described.index("Allocated resources"):]
+        self.assertRegex(block, r"\n\s+cpu\s+2 \(")
+
+        # A restart of berth-manager keeps the binding: still Waiting on the same pod afterwards.
+        self.mgr.stop()
+        self.mgr.start()
+        r = self.reservation("reservation-cluster-mode")
+        self.assertEqual(r["status"]["phase"], "Waiting")
+        self.assertEqual(self.pre_allocated(r)[0]["name"], "batch-job-1")
+
+        self.sim.kubectl("delete", "pod", "batch-job-1")
+        r = self.wait_phase("reservation-cluster-mode", "Available")
+        self.assertEqual(r["status"]["nodeName"], "node-1")
+        self.assertEqual(self.ready(r)["reason"], "Available")
+
+    def test_pre_allocation_with_multiple_pods_takes_both_batch_jobs_and_waits_for_both(self):
+        self.cleanup(("reservation", "reservation-multi-pods"), ("pod", "batch-job-1"), ("pod", "batch-job-2"))
+        out = self.sim.kubectl("create", "-f", testdata("batch-jobs-multi.yaml"))
+        self.assertEqual(out.strip().splitlines(), ["pod/batch-job-1 created", "pod/batch-job-2 created"])
+        uids = {name: self.bind(name, "node-0")["metadata"]["uid"] for name in ("batch-job-2", "batch-job-1")}
         self.sim.kubectl("create", "-f", testdata("reservation-multi-pods.yaml"))
-        expected = {"reservation-prealloc": {"cpu": "500m", "memory": "800Mi"},
-                    "reservation-cluster-mode": {"cpu": "2", "memory": "4Gi"},
-                    "reservation-multi-pods": {"cpu": "2", "memory": "4Gi"}}
-        for name, allocatable in expected.items():
-            r = self.wait_phase(name, "Available")
-            self.assertRegex(r["status"]["nodeName"], r"^node-\d$")
-            self.assertEqual(r["status"]["allocatable"], allocatable)
-        # batch-job pods name no scheduler (default-scheduler): berth leaves them alone.
-        for p in self.pods("pod.koordinator.sh/is-pre-allocatable=true"):
-            self.assertFalse(p["spec"].get("nodeName"), p["metadata"]["name"])
-        for name in expected:
-            self.sim.kubectl("delete", "reservation", name)
+        r = self.wait_phase("reservation-multi-pods", "Waiting")
+        self.assertEqual(r["status"]["nodeName"], "node-0")
+        self.assertEqual(r["status"]["allocatable"], {"cpu": "2", "memory": "4Gi"})
+        # Both, in priority order (100, then 90).
+        self.assertEqual(self.pre_allocated(r),
+                         [{"namespace": "default", "name": "batch-job-1", "uid": uids["batch-job-1"]},
+                          {"namespace": "default", "name": "batch-job-2", "uid": uids["batch-job-2"]}])
+        self.assertEqual(self.ready(r)["message"],
+                         "waiting for the pre-allocated pods to terminate: default/batch-job-1 (cpu 1, memory 2Gi), "
+                         "default/batch-job-2 (cpu 1, memory 2Gi)")
+
+        self.sim.kubectl("delete", "pod", "batch-job-1")
+        r = self.wait_reservation("reservation-multi-pods",
+                                  lambda r: self.ready(r)["message"].endswith(": default/batch-job-2 (cpu 1, memory 2Gi)"),
+                                  message="the Waiting message to name only batch-job-2")
+        self.assertEqual(r["status"]["phase"], "Waiting", "still Waiting while batch-job-2 runs")
+
+        self.sim.kubectl("delete", "pod", "batch-job-2")
+        r = self.wait_phase("reservation-multi-pods", "Available")
+        self.assertEqual(r["status"]["nodeName"], "node-0")
 
 
 class ConstrainedNodeTest(SchedulingSuite):
@@ -392,13 +487,17 @@ class FlagsTest(SchedulingSuite):
     def test_bad_flag_values_are_refused_with_exit_code_2(self):
         import subprocess
         from kubesim_fixture import BIN
-        for args in (["--scoring-strategy", "Balanced"], ["--scheduler-names", " , "]):
+        for args in (["--scoring-strategy", "Balanced"], ["--scheduler-names", " , "],
+                     ["--pre-allocation-cluster-mode", "yes"], ["--pre-allocation-prefer-no-pre-allocated-pods=1"],
+                     ["--pre-allocation-cluster-label-key="]):
             r = subprocess.run([os.path.join(BIN, "berth-manager"), "--kubeconfig", self.sim.kubeconfig] + args,
                                capture_output=True, text=True, timeout=20)
             self.assertEqual(r.returncode, 2, r.stderr)
         out = subprocess.run([os.path.join(BIN, "berth-manager"), "--help"], capture_output=True, text=True).stdout
         self.assertIn("--scheduler-names", out)
         self.assertIn("--scoring-strategy", out)
+        self.assertIn("--pre-allocation-cluster-mode", out)
+        self.assertIn("--pre-allocation-prefer-no-pre-allocated-pods", out)
 
 
 class BurstTest(SchedulingSuite):

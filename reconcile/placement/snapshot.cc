@@ -132,10 +132,49 @@ void ClusterSnapshot::State::RefreshHold(ReservationEntry& r) {
   if (!active || r.view.node_name.empty()) return;
   r.node = NodeFor(r.view.node_name, /*create=*/true);
   r.held = Remainder(r);
+  if (PreAllocating(r)) {
+    // The pre-allocated pods still on the node already count in `requested`: hold only what
+    // they do not cover, so the node is never counted twice, and capacity they free is held
+    // for the reservation at once.
+    for (const PreAllocatedPod& p : r.view.pre_allocated) {
+      auto pod = pods.find(p.uid);
+      if (pod == pods.end() || pod->second.node != r.node) continue;
+      for (size_t i = 0; i < r.held.size(); ++i) {
+        r.held[i] = std::max<int64_t>(0, r.held[i] - At(pod->second.requests, static_cast<int>(i)));
+      }
+    }
+  }
   NodeEntry& node = nodes[r.node];
   for (size_t i = 0; i < r.held.size(); ++i) Slot(node.held, static_cast<int>(i)) += r.held[i];
   node.holding_reservations++;
   RecomputeFree(node);
+}
+
+bool ClusterSnapshot::State::PreAllocating(const ReservationEntry& r) {
+  return r.view.phase == Phase::kWaiting && !r.view.pre_allocated.empty();
+}
+
+void ClusterSnapshot::State::IndexPreAllocated(const ReservationEntry& r, bool add) {
+  for (const PreAllocatedPod& p : r.view.pre_allocated) {
+    if (add) {
+      pre_allocators[p.uid].push_back(r.view.uid);
+      continue;
+    }
+    auto it = pre_allocators.find(p.uid);
+    if (it == pre_allocators.end()) continue;
+    std::erase(it->second, r.view.uid);
+    if (it->second.empty()) pre_allocators.erase(it);
+  }
+}
+
+void ClusterSnapshot::State::RefreshPreAllocators(std::string_view pod_uid) {
+  if (pre_allocators.empty()) return;
+  auto it = pre_allocators.find(pod_uid);
+  if (it == pre_allocators.end()) return;
+  for (const std::string& uid : it->second) {
+    auto r = reservations.find(uid);
+    if (r != reservations.end()) RefreshHold(*r->second);
+  }
 }
 
 namespace {
@@ -240,6 +279,7 @@ void ClusterSnapshot::UpsertPod(const PodSpecView& pod) {
     if (it != s.pods.end() && !it->second.assumed) {
       s.CountPod(it->second, -1);
       s.pods.erase(it);
+      s.RefreshPreAllocators(pod.uid);
     }
     return;
   }
@@ -251,6 +291,7 @@ void ClusterSnapshot::UpsertPod(const PodSpecView& pod) {
     it = s.pods.emplace(pod.uid, std::move(entry)).first;
   }
   s.CountPod(it->second, +1);
+  s.RefreshPreAllocators(pod.uid);
 }
 
 void ClusterSnapshot::RemovePod(std::string_view uid) {
@@ -259,6 +300,7 @@ void ClusterSnapshot::RemovePod(std::string_view uid) {
   if (it == s.pods.end()) return;
   s.CountPod(it->second, -1);
   s.pods.erase(it);
+  s.RefreshPreAllocators(uid);
 }
 
 void ClusterSnapshot::UpsertReservation(const ReservationView& view) {
@@ -268,17 +310,20 @@ void ClusterSnapshot::UpsertReservation(const ReservationView& view) {
     it = s.reservations.emplace(view.uid, std::make_unique<ReservationEntry>()).first;
   } else {
     s.Index(*it->second, /*add=*/false);
+    s.IndexPreAllocated(*it->second, /*add=*/false);
   }
   ReservationEntry& r = *it->second;
   if (r.assumed && view.node_name.empty() && !IsTerminal(view.phase)) {
-    // Keep the assumed placement; take everything else from the view.
+    // Keep the assumed placement (and its pre-allocated pods); take the rest from the view.
     std::string node = r.view.node_name;
     Phase phase = r.view.phase;
     ResourceAmounts allocatable = r.view.allocatable;
+    std::vector<PreAllocatedPod> pre_allocated = std::move(r.view.pre_allocated);
     r.view = view;
     r.view.node_name = node;
     r.view.phase = phase;
     r.view.allocatable = allocatable;
+    if (r.view.pre_allocated.empty()) r.view.pre_allocated = std::move(pre_allocated);
   } else {
     r.assumed = false;
     r.view = view;
@@ -296,6 +341,7 @@ void ClusterSnapshot::UpsertReservation(const ReservationView& view) {
     }
   }
   s.Index(r, /*add=*/true);
+  s.IndexPreAllocated(r, /*add=*/true);
   s.RefreshHold(r);
 }
 
@@ -305,6 +351,7 @@ void ClusterSnapshot::RemoveReservation(std::string_view uid) {
   if (it == s.reservations.end()) return;
   ReservationEntry& r = *it->second;
   s.Index(r, /*add=*/false);
+  s.IndexPreAllocated(r, /*add=*/false);
   r.view.phase = Phase::kFailed;
   r.assumed = false;
   s.RefreshHold(r);
@@ -351,6 +398,7 @@ Status ClusterSnapshot::AssumeReservation(const ReservationView& reservation,
   view.node_name = placement.node_name;
   view.allocatable = placement.allocatable;
   view.phase = placement.phase;
+  view.pre_allocated = placement.pre_allocated;
   auto it = s.reservations.find(view.uid);
   if (it != s.reservations.end()) it->second->assumed = false;  // the view below replaces it
   UpsertReservation(view);
@@ -366,6 +414,8 @@ void ClusterSnapshot::ForgetReservation(std::string_view uid) {
   if (it == s.reservations.end() || !it->second->assumed) return;
   ReservationEntry& r = *it->second;
   r.assumed = false;
+  s.IndexPreAllocated(r, /*add=*/false);
+  r.view.pre_allocated.clear();
   r.view.node_name.clear();
   r.view.phase = Phase::kPending;
   r.view.allocatable.clear();

@@ -25,6 +25,7 @@
 #include <string_view>
 
 #include "reconcile/placement/filters.h"
+#include "reconcile/placement/pre_allocation.h"
 #include "reconcile/placement/scoring.h"
 #include "reconcile/placement/types.h"
 
@@ -50,6 +51,8 @@ struct ReservationPlacement {
   std::string node_name;
   ResourceAmounts allocatable;  // the template's effective requests (PodSpecView::requests)
   Phase phase = Phase::kAvailable;
+  // The running pods it pre-allocates (phase Waiting); empty for an ordinary placement.
+  std::vector<PreAllocatedPod> pre_allocated;
 };
 using ReservationDecision = std::expected<ReservationPlacement, FitError>;
 
@@ -114,6 +117,21 @@ class ClusterSnapshot {
   // pre_allocation, NodeResourcesFit is skipped: nodes where it fits are still preferred, and
   // the outcome phase is Waiting when the chosen node lacks the free capacity.
   ReservationDecision PlaceReservation(const PodSpecView& template_pod, bool pre_allocation) const;
+
+  // --- Pre-allocation of running pods (snapshot_pre_allocation.cc) -------------------------
+  // PlacePreAllocation chooses a node and running pods for a preAllocation Reservation with the
+  // rules of pre_allocation.h: pods another Waiting reservation pre-allocates are left out, and
+  // the node must be known and pass the template's non-resource filters (NodeName, unschedulable,
+  // taints, affinity). The placement has phase Waiting, allocatable = the template's requests
+  // and the chosen pods. Returns nullopt when no node's candidates cover the requests.
+  std::optional<ReservationPlacement> PlacePreAllocation(const PodSpecView& template_pod,
+                                                         const ReservationView& reservation,
+                                                         const std::vector<PreAllocatablePod>& pods,
+                                                         const PreAllocationPolicy& policy,
+                                                         const PreAllocationOptions& options) const;
+  // DecideWaiting: for a placed reservation, which of its pre-allocated pods the cache still
+  // counts (bound or assumed), and whether its node has room (ReservationFitsNow).
+  WaitingDecision DecideWaiting(std::string_view reservation_uid) const;
 
   // --- Assumptions ---------------------------------------------------------------------
   // AssumePod counts the pod on placement.node_name (and against placement.reservation) right

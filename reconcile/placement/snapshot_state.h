@@ -108,6 +108,8 @@ struct ClusterSnapshot::State {
   internal::StringMap<std::unique_ptr<internal::ReservationEntry>> reservations;
   // Owner index: key → reservations whose owners may match pods having that key.
   internal::StringMap<std::vector<internal::ReservationEntry*>> owner_index;
+  // Pre-allocation index: pod uid → uids of the reservations that record it as pre-allocated.
+  internal::StringMap<std::vector<std::string>> pre_allocators;
   mutable uint64_t stamp = 0;
   mutable std::string key_buffer;
 
@@ -118,6 +120,12 @@ struct ClusterSnapshot::State {
   void CountPod(const internal::PodEntry& pod, int sign);
   void RefreshHold(internal::ReservationEntry& r);
   void Index(internal::ReservationEntry& r, bool add);
+  // IndexPreAllocated files (add) or unfiles the reservation under its pre-allocated pods.
+  void IndexPreAllocated(const internal::ReservationEntry& r, bool add);
+  // RefreshPreAllocators re-computes the hold of the reservations pre-allocating the pod.
+  void RefreshPreAllocators(std::string_view pod_uid);
+  // PreAllocating: the reservation is Waiting on pre-allocated pods.
+  static bool PreAllocating(const internal::ReservationEntry& r);
   bool HasOwner(const internal::ReservationEntry& r) const;
   // Remainder: max(0, allocatable - allocated) per index of the reservation.
   internal::Dense Remainder(const internal::ReservationEntry& r) const;

@@ -158,6 +158,16 @@ enum class AllocatePolicy { kAligned, kRestricted };
 // "Default", unknown) to kAligned.
 AllocatePolicy ParseAllocatePolicy(std::string_view text);
 
+// PreAllocatedPod: a running pod a preAllocation Reservation is bound to (berth records the list
+// in the Reservation's annotation berth.dev/pre-allocated-pods). The reservation stays Waiting
+// until every one of them has terminated or been deleted.
+struct PreAllocatedPod {
+  std::string namespace_name;
+  std::string name;
+  std::string uid;
+  bool operator==(const PreAllocatedPod&) const = default;
+};
+
 // ReservationView: a Reservation as the scheduler cache needs it.
 struct ReservationView {
   std::string name;
@@ -176,6 +186,9 @@ struct ReservationView {
   std::vector<Taint> taints;     // spec.taints
   // True when status.currentOwners is non-empty (for allocateOnce: already taken).
   bool has_current_owners = false;
+  // The pods this reservation pre-allocates (preAllocation). While it is Waiting, the capacity
+  // they still hold is not held a second time by the reservation.
+  std::vector<PreAllocatedPod> pre_allocated;
 };
 
 // ReservationRef: the value of the reservation-allocated annotation.
