@@ -265,7 +265,10 @@ void DeploymentController::Sync(const std::string& ns, const std::string& name) 
   auto spec_replicas = [](const OwnedRs& rs) { return rs.Replicas(); };
 
   // An existing new ReplicaSet: keep its revision the newest and minReadySeconds in step.
-  if (new_rs) {
+  // A Deployment being deleted only has its status synced (upstream syncStatusOnly): its
+  // ReplicaSets are going away with it and must not be recreated.
+  const bool deleting = d_obj->deleting;
+  if (new_rs && !deleting) {
     std::string rs_revision = std::to_string(std::max(new_rs->Revision(), max_old_revision + 1));
     int64_t min_ready = IntAt(d, {"spec", "minReadySeconds"}, 0);
     if (new_rs->Revision() < max_old_revision + 1 || IntAt(new_rs->doc, {"spec", "minReadySeconds"}, 0) != min_ready) {
@@ -351,8 +354,8 @@ void DeploymentController::Sync(const std::string& ns, const std::string& name) 
   for (const auto* rs : active) {
     if (json::GetString(rs->doc, {"metadata", "annotations", kDesiredReplicas}) != std::to_string(replicas)) scaling_event = true;
   }
-  bool done = false;
-  if (paused || scaling_event) {
+  bool done = deleting;
+  if (!done && (paused || scaling_event)) {
     OwnedRs* target = active.size() == 1 ? active[0] : (active.empty() ? (new_rs ? new_rs : (owned.empty() ? nullptr : &owned.back())) : nullptr);
     if (target) {
       scale_rs(*target, replicas);
@@ -445,7 +448,7 @@ void DeploymentController::Sync(const std::string& ns, const std::string& name) 
   }
 
   // cleanupDeployment: once complete, old ReplicaSets beyond revisionHistoryLimit are deleted.
-  if (!paused && status.CurrentlyComplete(replicas)) {
+  if (!paused && !deleting && status.CurrentlyComplete(replicas)) {
     const Value* limit_v = json::Find(d, {"spec", "revisionHistoryLimit"});
     if (limit_v && limit_v->IsInt64()) {
       std::vector<OwnedRs*> cleanable;

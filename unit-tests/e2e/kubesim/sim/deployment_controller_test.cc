@@ -212,6 +212,18 @@ TEST(DeploymentControllerTest, APausedDeploymentDoesNotRollOut) {
   ASSERT_TRUE(SimHarness::WaitFor([&] { return ReplicaSets(h).size() == 1; }));
 }
 
+TEST(DeploymentControllerTest, AForegroundDeletionRemovesTheDeploymentAndDoesNotRecreateItsReplicaSet) {
+  SimHarness h;
+  h.Create("apps", "deployments", "default", Deployment("web", 2, "nginx:1"));
+  ASSERT_TRUE(SimHarness::WaitFor([&] { return h.Pods().size() == 2; }));
+  DeleteOptions foreground;
+  foreground.propagation_policy = "Foreground";
+  ASSERT_TRUE(h.api().DoDelete(*h.api().TypeOf("apps", "deployments"), "default", "web", foreground).ok());
+  ASSERT_TRUE(SimHarness::WaitFor([&] {
+    return !h.api().store().Get("apps/deployments", "default", "web") && ReplicaSets(h).empty() && h.Pods().empty();
+  }));
+}
+
 TEST(PodTemplateHashTest, IsStableIgnoresItsOwnLabelAndChangesWithTheTemplateOrCollisionCount) {
   auto a = *json::Parse(R"({"metadata":{"labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"i"}]}})");
   auto b = *json::Parse(R"({"spec":{"containers":[{"image":"i","name":"c"}]},"metadata":{"labels":{"pod-template-hash":"zz","app":"x"}}})");
