@@ -1,6 +1,7 @@
 #include "e2e/kubesim/sim/deployment_controller.h"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "clientgo-shim/base/json.h"
@@ -110,6 +111,48 @@ int64_t ScaledOr(const Value* v, int64_t total, bool round_up, int64_t fallback_
   }
   int64_t scaled = fallback_percent * total;
   return round_up ? (scaled + 99) / 100 : scaled / 100;
+}
+
+// ScaleProportionally is upstream's scale() for several active ReplicaSets during a rollout:
+// the change in allowed size (replicas + maxSurge) is spread in proportion to each ReplicaSet's
+// share of the size recorded in its max-replicas annotation; the leftover goes to the first
+// (largest; newer first when adding, older first when removing).
+template <typename ScaleFn>
+void ScaleProportionally(std::vector<OwnedRs*> rses, int64_t replicas, int64_t max_surge, int64_t status_replicas,
+                         ScaleFn& scale) {
+  int64_t current = 0;
+  for (const auto* rs : rses) current += rs->Replicas();
+  const int64_t allowed = replicas > 0 ? replicas + max_surge : 0;
+  const int64_t to_add = allowed - current;
+  if (to_add == 0 || rses.empty()) return;
+  // rses come oldest first; stable sorts keep that order among equal sizes.
+  if (to_add > 0) std::reverse(rses.begin(), rses.end());
+  std::stable_sort(rses.begin(), rses.end(), [](const OwnedRs* a, const OwnedRs* b) { return a->Replicas() > b->Replicas(); });
+  std::vector<int64_t> sizes;
+  int64_t added = 0;
+  for (const auto* rs : rses) {
+    int64_t proportion = 0;
+    if (rs->Replicas() != 0 && to_add != added) {
+      int64_t fraction = 0;
+      if (replicas == 0) {
+        fraction = -rs->Replicas();
+      } else {
+        int64_t before = 0;
+        std::string_view text = json::GetString(rs->doc, {"metadata", "annotations", kMaxReplicas});
+        for (char c : text) before = (c >= '0' && c <= '9') ? before * 10 + (c - '0') : 0;
+        if (before == 0) before = status_replicas;
+        if (before != 0) {
+          fraction = std::llround(static_cast<double>(rs->Replicas() * (replicas + max_surge)) / static_cast<double>(before)) -
+                     rs->Replicas();
+        }
+      }
+      proportion = to_add > 0 ? std::min(fraction, to_add - added) : std::max(fraction, to_add - added);
+    }
+    sizes.push_back(rs->Replicas() + proportion);
+    added += proportion;
+  }
+  sizes[0] = std::max<int64_t>(0, sizes[0] + to_add - added);
+  for (size_t i = 0; i < rses.size(); ++i) scale(*rses[i], sizes[i]);
 }
 
 }  // namespace
@@ -345,27 +388,35 @@ void DeploymentController::Sync(const std::string& ns, const std::string& name) 
     return true;
   };
 
-  // Scaling event (upstream sync()): an active ReplicaSet's desired-replicas annotation is stale.
+  // Scaling event (upstream isScalingEvent): an active ReplicaSet's desired-replicas annotation
+  // names another size. Then, and while paused, upstream's sync() only scales.
   std::vector<OwnedRs*> active;
   for (auto& rs : owned) {
     if (rs.Replicas() > 0) active.push_back(&rs);
   }
   bool scaling_event = false;
   for (const auto* rs : active) {
-    if (json::GetString(rs->doc, {"metadata", "annotations", kDesiredReplicas}) != std::to_string(replicas)) scaling_event = true;
+    const Value* desired = json::Find(rs->doc, {"metadata", "annotations", kDesiredReplicas});
+    if (desired && desired->IsString() && std::string_view(desired->GetString()) != std::to_string(replicas)) {
+      scaling_event = true;
+    }
   }
   bool done = deleting;
   if (!done && (paused || scaling_event)) {
+    done = true;
     OwnedRs* target = active.size() == 1 ? active[0] : (active.empty() ? (new_rs ? new_rs : (owned.empty() ? nullptr : &owned.back())) : nullptr);
+    auto saturated = [&] {
+      return new_rs && new_rs->Replicas() == replicas && new_rs->Status("availableReplicas") == replicas &&
+             json::GetString(new_rs->doc, {"metadata", "annotations", kDesiredReplicas}) == std::to_string(replicas);
+    };
     if (target) {
       scale_rs(*target, replicas);
-      done = true;
-    } else if (paused) {
-      done = true;
-    } else {
-      // Several active ReplicaSets: the rollout below moves them to the new size (upstream
-      // scales them proportionally first); refresh their annotations so this is handled once.
-      for (auto* rs : active) scale_rs(*rs, rs->Replicas());
+    } else if (saturated()) {
+      for (auto* rs : old_rses) {
+        if (rs->Replicas() > 0) scale_rs(*rs, 0);
+      }
+    } else if (rolling) {
+      ScaleProportionally(active, replicas, max_surge, IntAt(d, {"status", "replicas"}, 0), scale_rs);
     }
   }
 
@@ -448,7 +499,7 @@ void DeploymentController::Sync(const std::string& ns, const std::string& name) 
   }
 
   // cleanupDeployment: once complete, old ReplicaSets beyond revisionHistoryLimit are deleted.
-  if (!paused && !deleting && status.CurrentlyComplete(replicas)) {
+  if (!deleting && (paused || status.CurrentlyComplete(replicas))) {
     const Value* limit_v = json::Find(d, {"spec", "revisionHistoryLimit"});
     if (limit_v && limit_v->IsInt64()) {
       std::vector<OwnedRs*> cleanable;

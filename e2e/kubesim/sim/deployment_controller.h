@@ -5,7 +5,8 @@
 // and so its pods. Strategies: RollingUpdate (maxSurge / maxUnavailable, int or percent, surge
 // rounded up and unavailability down, as upstream) and Recreate (old pods gone before new ones).
 // Writes the revision annotation deployment.kubernetes.io/revision (plus desired-replicas and
-// max-replicas on ReplicaSets), prunes old ReplicaSets beyond revisionHistoryLimit, honours
+// max-replicas on ReplicaSets), scales several active ReplicaSets proportionally when the size
+// changes mid-rollout, prunes old ReplicaSets beyond revisionHistoryLimit, honours
 // spec.paused, and writes status: replicas, updatedReplicas, readyReplicas, availableReplicas,
 // unavailableReplicas, observedGeneration, collisionCount and the Available / Progressing
 // conditions with upstream's reasons and messages (NewReplicaSetCreated, FoundNewReplicaSet,

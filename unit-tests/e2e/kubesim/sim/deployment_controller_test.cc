@@ -182,6 +182,29 @@ TEST(DeploymentControllerTest, ScalingResizesTheOnlyActiveReplicaSetAndItsDesire
                             {"metadata", "annotations", "deployment.kubernetes.io/desired-replicas"}), "4");
 }
 
+// The "Proportional scaling" walkthrough of the Deployment documentation: 10 replicas with
+// maxSurge 3 and maxUnavailable 2 stuck rolling out to a bad image (8 old, 5 new), scaled to 15,
+// end with 11 old and 7 new.
+TEST(DeploymentControllerTest, ScalingDuringAStuckRolloutSpreadsTheChangeProportionally) {
+  SimHarness h;  // no node: pods never become available
+  h.Create("apps", "deployments", "default",
+           Deployment("web", 10, "nginx:1", R"(,"strategy":{"rollingUpdate":{"maxSurge":3,"maxUnavailable":2}})"));
+  ASSERT_TRUE(SimHarness::WaitFor([&] { return ReplicaSets(h).size() == 1 && ReplicaSets(h)[0].replicas == 10; }));
+  std::string old_name = ReplicaSets(h)[0].name;
+  SetImage(h, "web", "nginx:bad");
+  auto sizes = [&] {
+    std::pair<int64_t, int64_t> out{-1, -1};
+    for (const auto& rs : ReplicaSets(h)) (rs.name == old_name ? out.first : out.second) = rs.replicas;
+    return out;
+  };
+  ASSERT_TRUE(SimHarness::WaitFor([&] { return sizes() == std::make_pair<int64_t, int64_t>(8, 5); }));
+  ASSERT_TRUE(h.Edit("apps", "deployments", "default", "web", "", [&](rapidjson::Document& d) { d["spec"]["replicas"].SetInt64(15); }));
+  ASSERT_TRUE(SimHarness::WaitFor([&] { return sizes() == std::make_pair<int64_t, int64_t>(11, 7); })) << sizes().first << "/" << sizes().second;
+  for (const auto& rs : ReplicaSets(h)) {
+    EXPECT_EQ(json::GetString(h.Get("apps/replicasets", "default", rs.name), {"metadata", "annotations", "deployment.kubernetes.io/max-replicas"}), "18");
+  }
+}
+
 TEST(DeploymentControllerTest, OldReplicaSetsBeyondRevisionHistoryLimitAreDeleted) {
   SimHarness h;
   h.AddNode("node-1");
