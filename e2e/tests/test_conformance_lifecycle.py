@@ -1,4 +1,5 @@
 """kubesim conformance: server-set metadata, generation and status rules, finalizers, garbage collection."""
+import time
 import unittest
 
 from conformance_util import ConformanceCase, WatchStream, configmap, pod, start_kubesim, wait_until
@@ -46,6 +47,18 @@ class LifecycleTest(ConformanceCase):
         self.assertEqual(r.status_code, code, r.text[:800])
         return r.json()
 
+    def update(self, path, mutate, subresource=""):
+        """GET, mutate, PUT, and retry on 409 like client-go's RetryOnConflict: kubesim's Deployment
+        controller writes status concurrently, as kube-controller-manager does."""
+        deadline = time.monotonic() + 10
+        while True:
+            obj = self.get(path)
+            mutate(obj)
+            r = self.sim.http("PUT", path + subresource, json=obj)
+            if r.status_code != 409 or time.monotonic() > deadline:
+                self.assertEqual(r.status_code, 200, r.text[:800])
+                return obj, r.json()
+
     def test_server_sets_uid_creation_timestamp_and_resource_version(self):
         sent = configmap("meta", uid="client-uid", resourceVersion="999", creationTimestamp="2000-01-01T00:00:00Z")
         obj = self.create(CM, sent)
@@ -79,22 +92,22 @@ class LifecycleTest(ConformanceCase):
     def test_deployment_generation_moves_on_spec_changes_only(self):
         d = self.create(DEPLOY, deployment("gen"))
         self.assertEqual(d["metadata"]["generation"], 1)
-        d["metadata"]["labels"] = {"touched": "yes"}
-        d = self.put(DEPLOY + "/gen", d)
+        _, d = self.update(DEPLOY + "/gen", lambda o: o["metadata"].update(labels={"touched": "yes"}))
         self.assertEqual(d["metadata"]["generation"], 1)
-        d["spec"]["replicas"] = 3
-        d = self.put(DEPLOY + "/gen", d)
+        _, d = self.update(DEPLOY + "/gen", lambda o: o["spec"].update(replicas=3))
         self.assertEqual(d["metadata"]["generation"], 2)
         r = self.sim.http("PATCH", DEPLOY + "/gen", data='{"spec":{"replicas":4}}',
                           headers={"Content-Type": "application/merge-patch+json"})
         self.assertEqual(r.json()["metadata"]["generation"], 3)
 
     def test_status_writes_change_only_status_and_never_generation(self):
-        d = self.create(DEPLOY, deployment("st"))
-        d["status"] = {"replicas": 7, "observedGeneration": 1}
-        d["spec"]["replicas"] = 9  # ignored on the status subresource
-        d["metadata"]["labels"] = {"ignored": "yes"}
-        s = self.put(DEPLOY + "/st/status", d)
+        self.create(DEPLOY, deployment("st"))
+
+        def write_status(o):
+            o["status"] = {"replicas": 7, "observedGeneration": 1}
+            o["spec"]["replicas"] = 9  # ignored on the status subresource
+            o["metadata"]["labels"] = {"ignored": "yes"}
+        d, s = self.update(DEPLOY + "/st", write_status, subresource="/status")
         self.assertEqual(s["status"]["replicas"], 7)
         self.assertEqual(s["spec"]["replicas"], 1)
         self.assertNotIn("labels", s["metadata"])
@@ -104,8 +117,7 @@ class LifecycleTest(ConformanceCase):
     def test_main_resource_writes_ignore_status_when_a_status_subresource_exists(self):
         d = self.create(DEPLOY, dict(deployment("ign"), status={"replicas": 5}))
         self.assertNotEqual(d.get("status", {}).get("replicas"), 5)
-        d["status"] = {"replicas": 6}
-        d = self.put(DEPLOY + "/ign", d)
+        _, d = self.update(DEPLOY + "/ign", lambda o: o.update(status={"replicas": 6}))
         self.assertNotEqual(d.get("status", {}).get("replicas"), 6)
 
     def test_custom_resource_generation_and_status_subresource(self):

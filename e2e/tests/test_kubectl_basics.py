@@ -233,14 +233,19 @@ class KubectlBasics(unittest.TestCase):
         want = {
             "configmaps": (["NAME", "DATA", "AGE"], ["cols", "2"]),
             "services": (["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"], ["cols", "ClusterIP"]),
-            "deployments": (["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"], ["cols", "0/2", "0", "0"]),
-            "replicasets": (["NAME", "DESIRED", "CURRENT", "READY", "AGE"], ["cols", "3", "0", "0"]),
+            # kubesim's workload controllers create the pods; no kube-scheduler runs, so none is ready.
+            "deployments": (["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"], ["cols", "0/2", "2", "0"]),
+            "replicasets": (["NAME", "DESIRED", "CURRENT", "READY", "AGE"], ["cols", "3", "3", "0"]),
             "statefulsets": (["NAME", "READY", "AGE"], ["cols", "0/2"]),
             "pdb": (["NAME", "MIN", "AVAILABLE", "MAX", "UNAVAILABLE", "ALLOWED", "DISRUPTIONS", "AGE"],
                     ["cols", "N/A", "1"]),
             "leases": (["NAME", "HOLDER", "AGE"], ["cols", "me"]),
             "podtemplates": (["NAME", "CONTAINERS", "IMAGES", "POD", "LABELS"], ["cols", "c", "nginx", "app=cols"]),
         }
+        apps = "/apis/apps/v1/namespaces/default"
+        wait_until(lambda: self.sim.get_json(apps + "/deployments/cols").get("status", {}).get("updatedReplicas") == 2
+                   and self.sim.get_json(apps + "/replicasets/cols").get("status", {}).get("replicas") == 3,
+                   message="the Deployment and ReplicaSet controllers created their pods")
         for resource, (header, prefix) in want.items():
             for version, kubectl in KUBECTLS:
                 with self.subTest(resource=resource, kubectl=version):
