@@ -59,7 +59,10 @@ class SchedulerController {
                                                             SchedulerControllerOptions options);
   ~SchedulerController();
 
+  // ReconcilePod schedules one unbound pod of ours (scheduler_controller.cc).
   shim::ReconcileResult ReconcilePod(const std::string& key);
+  // ReconcileReservation places a Pending reservation of ours or promotes a Waiting one
+  // (reservation_placer.cc).
   shim::ReconcileResult ReconcileReservation(const std::string& name);
   SchedulerCache& cache() { return cache_; }
 
@@ -71,13 +74,16 @@ class SchedulerController {
   // Park keeps a key until the next cluster change, unless one happened since `seen`.
   void ParkPod(const std::string& key, uint64_t seen);
   void ParkReservation(const std::string& key, uint64_t seen);
+  // ---- Informer handlers (scheduler_controller.cc) ----
   void OnPod(const shim::ObjectPtr& old_object, const shim::ObjectPtr& object);
   void OnPodDeleted(const shim::ObjectPtr& object);
   void OnReservation(const rapidjson::Document& reservation, const std::string& name, bool changed);
+  // ---- Pods (scheduler_controller.cc) ----
   shim::ReconcileResult Bind(const reconcile::placement::PodSpecView& view,
                              const reconcile::placement::PodPlacement& placement);
   shim::ReconcileResult MarkPodUnschedulable(const rapidjson::Value& pod, const std::string& key,
                                              const reconcile::placement::FitError& error, uint64_t seen);
+  // ---- Reservations (reservation_placer.cc) ----
   shim::ReconcileResult PlaceReservation(rapidjson::Document& doc, const std::string& name, uint64_t seen);
   shim::ReconcileResult PromoteWaiting(rapidjson::Document& doc, const std::string& name, uint64_t seen);
   // PreAllocatablePods: the bound pods from the informer that may be candidates for `policy`

@@ -1,0 +1,39 @@
+// controllers/scheduler/scheduler_support.h
+//
+// Internal helpers shared by the two halves of SchedulerController: scheduler_controller.cc
+// (setup, informer handlers, pod scheduling) and reservation_placer.cc (placing Reservations and
+// promoting Waiting ones). Not part of the folder's public API.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "clientgo-shim/cache/cached_object.h"
+#include "rapidjson/document.h"
+
+namespace berth::controllers::scheduler_support {
+
+inline constexpr char kLogger[] = "scheduler";
+inline constexpr char kGroup[] = "scheduling.koordinator.sh";
+inline constexpr char kVersion[] = "v1alpha1";
+inline constexpr std::string_view kReasonUnschedulable = "Unschedulable";
+// kube-scheduler truncates event notes; the API limit is 1 KiB.
+inline constexpr size_t kMaxEventMessage = 1024;
+
+// ToJson converts a cached object. Returns nullopt for a null pointer or a failed conversion.
+inline std::optional<rapidjson::Document> ToJson(const shim::ObjectPtr& obj) {
+  if (!obj) return std::nullopt;
+  auto doc = obj->ToJson();
+  if (!doc) return std::nullopt;
+  return std::move(*doc);
+}
+
+// Truncate cuts an Event message to the API's limit.
+inline std::string Truncate(std::string text) {
+  if (text.size() > kMaxEventMessage) text.resize(kMaxEventMessage);
+  return text;
+}
+
+}  // namespace berth::controllers::scheduler_support
