@@ -74,14 +74,16 @@ bool IsRestricted(const ReservationEntry& r, int index) {
 }
 
 // FitsWithReservation: Restricted resources only from the remainder, the rest from the
-// remainder plus the node's free capacity (free already excludes this remainder).
+// remainder plus the node's free capacity (free already excludes this remainder). A negative
+// free (an ignored pod or another scheduler took held capacity) shrinks what the remainder can
+// still back, for Restricted resources too, so the node is never overcommitted.
 bool FitsWithReservation(const CompiledPod& c, const NodeEntry& n, const ReservationEntry& r,
                          const Dense& rem) {
   for (const internal::Request& q : c.requests) {
     if (q.index < 0) return false;
     int64_t from_res = At(rem, q.index);
     if (IsRestricted(r, q.index)) {
-      if (q.amount > from_res) return false;
+      if (q.amount > from_res + std::min<int64_t>(0, At(n.free, q.index))) return false;
     } else if (q.amount > from_res + At(n.free, q.index)) {
       return false;
     }

@@ -374,5 +374,29 @@ TEST(ReservationIgnored, ThePodUsesNoReservationButMayTakeWhatReservationsHoldUn
   EXPECT_TRUE(snap.SchedulePod(both).has_value());
 }
 
+// What an ignored pod takes from a reservation's hold leaves the node short: neither an Aligned
+// nor a Restricted reservation may then hand out its whole remainder (the node would be
+// overcommitted), only what the node can still back.
+TEST(ReservationIgnored, CapacityAnIgnoredPodTakesFromAHoldIsNotHandedOutAgain) {
+  for (AllocatePolicy policy : {AllocatePolicy::kAligned, AllocatePolicy::kRestricted}) {
+    ClusterSnapshot snap;
+    snap.UpsertNode(Node("n1", 4));
+    ReservationView r = Reservation("r", "n1", 4);
+    r.allocate_policy = policy;
+    snap.UpsertReservation(r);
+    PodSpecView ignored = Pod("ignored", kCore);
+    ignored.reservation_ignored = true;
+    PodDecision d = snap.SchedulePod(ignored);
+    ASSERT_TRUE(d.has_value());
+    ASSERT_TRUE(snap.AssumePod(ignored, *d).has_value());
+    PodDecision whole = snap.SchedulePod(Pod("owner-4", 4 * kCore));
+    ASSERT_FALSE(whole.has_value()) << "policy " << static_cast<int>(policy);
+    EXPECT_EQ(whole.error().Message(), "0/1 nodes are available: 1 node(s) reservations insufficient resources.");
+    PodDecision rest = snap.SchedulePod(Pod("owner-3", 3 * kCore));
+    ASSERT_TRUE(rest.has_value()) << "policy " << static_cast<int>(policy);
+    EXPECT_EQ(rest->reservation->name, "r");
+  }
+}
+
 }  // namespace
 }  // namespace berth::reconcile::placement
