@@ -4,6 +4,7 @@
 #include "clientgo-shim/api/quantity.h"
 #include "clientgo-shim/api/timestamp.h"
 #include "clientgo-shim/base/json.h"
+#include "reconcile/common/annotation_json.h"
 
 namespace berth::controllers {
 namespace {
@@ -161,7 +162,7 @@ reconcile::ReservationSnapshot ReadReservation(const Value& object) {
 std::optional<AllocatedRef> AllocatedReservation(const Value& pod) {
   std::string_view text = json::GetString(pod, {"metadata", "annotations", kReservationAllocatedAnnotation});
   if (text.empty()) return std::nullopt;
-  auto doc = json::Parse(text);
+  auto doc = reconcile::ParseAnnotationJson(text);  // an annotation: nesting is unbounded
   if (!doc || !doc->IsObject()) return std::nullopt;
   AllocatedRef ref{std::string(json::GetString(*doc, {"name"})), std::string(json::GetString(*doc, {"uid"}))};
   if (ref.uid.empty()) return std::nullopt;

@@ -2,6 +2,7 @@
 
 #include "clientgo-shim/base/json.h"
 #include "controllers/scheduler/scheduler_codec.h"
+#include "reconcile/common/annotation_json.h"
 
 namespace berth::controllers {
 namespace {
@@ -38,7 +39,7 @@ placement::PreAllocatablePod ReadPreAllocatablePod(const Value& pod, std::string
 }
 
 Result<std::vector<placement::PreAllocatedPod>> ParsePreAllocatedPods(std::string_view text) {
-  auto doc = json::Parse(text);
+  auto doc = reconcile::ParseAnnotationJson(text);
   if (!doc) return MakeError(ErrorCode::kInvalidArgument, "pre-allocated pods: " + doc.error().message);
   if (!doc->IsArray()) return MakeError(ErrorCode::kInvalidArgument, "pre-allocated pods: not a JSON array");
   std::vector<placement::PreAllocatedPod> out;

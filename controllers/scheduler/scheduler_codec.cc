@@ -2,6 +2,7 @@
 
 #include "clientgo-shim/base/json.h"
 #include "controllers/reservation/reservation_codec.h"
+#include "reconcile/common/annotation_json.h"
 #include "controllers/scheduler/pre_allocation_codec.h"
 #include "reconcile/placement/reservation_affinity.h"
 
@@ -188,7 +189,7 @@ placement::ReservationView ReadReservationView(const Value& reservation) {
   std::string_view options =
       json::GetString(reservation, {"metadata", "annotations", kReservationRestrictedOptionsAnnotation});
   if (!options.empty()) {
-    if (auto doc = json::Parse(options); doc && doc->IsObject()) {
+    if (auto doc = reconcile::ParseAnnotationJson(options); doc && doc->IsObject()) {
       if (const Value* rs = json::Member(*doc, "resources"); rs && rs->IsArray()) {
         for (const auto& r : rs->GetArray()) {
           if (r.IsString()) view.restricted_resources.emplace_back(r.GetString());

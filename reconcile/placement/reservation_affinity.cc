@@ -5,6 +5,7 @@
 
 #include "clientgo-shim/base/go_format.h"
 #include "clientgo-shim/base/json.h"
+#include "reconcile/common/annotation_json.h"
 #include "reconcile/placement/filters.h"
 
 namespace berth::reconcile::placement {
@@ -212,7 +213,7 @@ NodeSelectorRequirement ToRequirement(const RawRequirement& r) {
 Result<ReservationAffinity> ParseReservationAffinity(std::string_view text) {
   ReservationAffinity out;
   if (text.empty()) return out;  // koordinator: an empty value is an empty (but present) affinity
-  auto doc = json::Parse(text);
+  auto doc = ParseAnnotationJson(text);  // an annotation: nesting is unbounded
   if (!doc) return MakeError(ErrorCode::kInvalidArgument, doc.error().message);
   if (doc->IsNull()) return out;
   if (!doc->IsObject()) {

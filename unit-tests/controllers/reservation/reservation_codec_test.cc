@@ -60,6 +60,15 @@ TEST(AllocatedReservationTest, ParsesTheAnnotationAndRejectsMalformedValues) {
   EXPECT_FALSE(AllocatedReservation(Doc(R"({"metadata":{}})")));
 }
 
+TEST(AllocatedReservationTest, ADeeplyNestedAnnotationIsRejectedWithoutOverflowingTheStack) {
+  // Any user may put this on a pod; a recursive parse of 200,000 '[' overflows the stack.
+  rapidjson::Document pod(rapidjson::kObjectType);
+  auto& a = pod.GetAllocator();
+  json::SetString(json::EnsureObject(json::EnsureObject(pod, "metadata", a), "annotations", a),
+                  "scheduling.koordinator.sh/reservation-allocated", std::string(200000, '['), a);
+  EXPECT_FALSE(AllocatedReservation(pod));
+}
+
 TEST(ReadConsumerPodTest, EffectiveRequestsAndTerminalPhase) {
   auto pod = Doc(R"({"metadata":{"name":"p","namespace":"default","uid":"pu"},"status":{"phase":"Succeeded"},
     "spec":{"containers":[{"name":"a","resources":{"requests":{"cpu":"200m","memory":"400Mi"}}},{"name":"b","resources":{"requests":{"cpu":1}}}]}})");

@@ -79,6 +79,11 @@ TEST(PreAllocationCodecTest, MalformedRecordsAreErrorsAndEntriesWithoutUidAreDro
     ASSERT_FALSE(r.has_value()) << bad;
     EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument);
   }
+  // Unbounded nesting (the annotation is writable by anyone who can edit the Reservation) is an
+  // error, not a stack overflow.
+  auto deep = ParsePreAllocatedPods(std::string(200000, '['));
+  ASSERT_FALSE(deep.has_value());
+  EXPECT_EQ(deep.error().code, ErrorCode::kInvalidArgument);
   auto partial = ParsePreAllocatedPods(R"([{"name":"a"},{"namespace":"d","name":"b","uid":"u"},{"uid":7}])");
   ASSERT_TRUE(partial.has_value());
   EXPECT_EQ(*partial, (std::vector<placement::PreAllocatedPod>{{"d", "b", "u"}}));

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "clientgo-shim/base/json.h"
+#include "reconcile/placement/reservation_affinity.h"
 
 namespace berth::controllers {
 namespace {
@@ -138,6 +139,57 @@ TEST(SchedulerCodecTest, MalformedFieldsAreSkippedAndAnUnparsableSelectorMatches
   auto scalar = Parse("42");
   EXPECT_EQ(ReadPodView(scalar).name, "");
   EXPECT_EQ(ReadReservationView(scalar).name, "");
+}
+
+TEST(SchedulerCodecTest, APodViewCarriesTheParsedReservationAffinityOrItsParseError) {
+  auto with = Parse(R"({"metadata":{"name":"p","annotations":{
+      "scheduling.koordinator.sh/reservation-affinity":"{\"reservationSelector\":{\"pool\":\"b\"}}"}}})");
+  placement::PodSpecView v = ReadPodView(with);
+  ASSERT_NE(v.reservation_affinity, nullptr);
+  EXPECT_EQ(v.reservation_affinity->reservation_selector, (placement::LabelMap{{"pool", "b"}}));
+  EXPECT_TRUE(v.reservation_affinity_error.empty());
+  // Present but empty still makes a reservation required.
+  auto empty = Parse(R"({"metadata":{"annotations":{"scheduling.koordinator.sh/reservation-affinity":""}}})");
+  EXPECT_NE(ReadPodView(empty).reservation_affinity, nullptr);
+  auto bad = Parse(R"({"metadata":{"annotations":{"scheduling.koordinator.sh/reservation-affinity":"{\"name\":1}"}}})");
+  placement::PodSpecView b = ReadPodView(bad);
+  EXPECT_EQ(b.reservation_affinity, nullptr);
+  EXPECT_EQ(b.reservation_affinity_error,
+            "json: cannot unmarshal number into Go struct field ReservationAffinity.name of type string");
+  auto not_string = Parse(R"({"metadata":{"annotations":{"scheduling.koordinator.sh/reservation-affinity":3}}})");
+  EXPECT_EQ(ReadPodView(not_string).reservation_affinity, nullptr);
+  EXPECT_TRUE(ReadPodView(not_string).reservation_affinity_error.empty());
+  EXPECT_EQ(ReadPodView(Parse(R"({"metadata":{"name":"p"}})")).reservation_affinity, nullptr);
+}
+
+TEST(SchedulerCodecTest, AReservationViewReadsItsLabels) {
+  auto r = Parse(R"({"metadata":{"name":"r","labels":{"pool":"a","scheduling.koordinator.sh/reservation-order":"2"}}})");
+  EXPECT_EQ(ReadReservationView(r).labels,
+            (placement::LabelMap{{"pool", "a"}, {"scheduling.koordinator.sh/reservation-order", "2"}}));
+}
+
+// Annotation values are strings the API server never parses: nesting deep enough to overflow a
+// recursive parser (200,000 '[' fit in the 256 KiB limit) must read as malformed, not crash.
+TEST(SchedulerCodecTest, DeeplyNestedAnnotationsReadAsMalformedWithoutOverflowingTheStack) {
+  const std::string deep(200000, '[');
+  rapidjson::Document pod(rapidjson::kObjectType);
+  auto& a = pod.GetAllocator();
+  rapidjson::Value& annotations = json::EnsureObject(json::EnsureObject(pod, "metadata", a), "annotations", a);
+  json::SetString(annotations, "scheduling.koordinator.sh/reservation-affinity", deep, a);
+  json::SetString(annotations, "scheduling.koordinator.sh/reservation-allocated", deep, a);
+  placement::PodSpecView v = ReadPodView(pod);
+  EXPECT_EQ(v.reservation_affinity, nullptr);
+  EXPECT_NE(v.reservation_affinity_error.find("invalid JSON"), std::string::npos);
+  EXPECT_TRUE(v.reservation_uid.empty());
+
+  rapidjson::Document reservation(rapidjson::kObjectType);
+  auto& ra = reservation.GetAllocator();
+  rapidjson::Value& rann = json::EnsureObject(json::EnsureObject(reservation, "metadata", ra), "annotations", ra);
+  json::SetString(rann, "scheduling.koordinator.sh/reservation-restricted-options", deep, ra);
+  json::SetString(rann, "berth.dev/pre-allocated-pods", deep, ra);
+  placement::ReservationView r = ReadReservationView(reservation);
+  EXPECT_TRUE(r.restricted_resources.empty());
+  EXPECT_TRUE(r.pre_allocated.empty());
 }
 
 TEST(SchedulerCodecTest, OnlySucceededAndFailedPodsAreTerminal) {

@@ -105,6 +105,13 @@ TEST(ParseReservationAffinity, MalformedJsonIsAnError) {
   EXPECT_NE(ParseError("not json").find("invalid JSON"), std::string::npos);
 }
 
+TEST(ParseReservationAffinity, DeepNestingIsAnErrorNotAStackOverflow) {
+  // A pod annotation may hold 200,000 '[' (256 KiB limit); a recursive parser overflows on it.
+  EXPECT_NE(ParseError(std::string(200000, '[')).find("invalid JSON"), std::string::npos);
+  EXPECT_EQ(ParseError(std::string(200000, '[') + std::string(200000, ']')),
+            "json: cannot unmarshal array into Go value of type extension.ReservationAffinity");
+}
+
 TEST(ParseReservationAffinity, WrongTypesGiveGoUnmarshalTypeErrors) {
   EXPECT_EQ(ParseError("[1]"),
             "json: cannot unmarshal array into Go value of type extension.ReservationAffinity");
