@@ -320,11 +320,19 @@ class UserGuideTest(SchedulingSuite):
         self.assertRegex(block, r"\n\s+cpu\s+2 \(")
 
         # A restart of berth-manager keeps the binding: still Waiting on the same pod afterwards.
+        # Reading right after /readyz would pass even if the new process promoted it a moment
+        # later, so first let the reservation queue (FIFO: the initial list comes first) place a
+        # probe created after the restart; by then reservation-cluster-mode has been decided.
         self.mgr.stop()
         self.mgr.start()
+        self.cleanup(("reservation", "restart-probe"))
+        self.create_reservation("restart-probe", "100m", "64Mi", [{"object": {"name": "nobody"}}], node="node-1")
+        self.wait_phase("restart-probe", "Available")
         r = self.reservation("reservation-cluster-mode")
         self.assertEqual(r["status"]["phase"], "Waiting")
         self.assertEqual(self.pre_allocated(r)[0]["name"], "batch-job-1")
+        self.assertEqual(self.ready(r)["message"],
+                         "waiting for the pre-allocated pods to terminate: default/batch-job-1 (cpu 2, memory 4Gi)")
 
         self.sim.kubectl("delete", "pod", "batch-job-1")
         r = self.wait_phase("reservation-cluster-mode", "Available")
