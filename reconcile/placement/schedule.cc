@@ -205,6 +205,9 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
     int64_t order;  // reservation-order label
   };
   std::vector<Candidate> candidates;
+  // With `required`: every reservation the owner index returned, for the unschedulable
+  // diagnosis (so that it never walks all reservations).
+  std::vector<const ReservationEntry*> indexed;
   if (!pod.reservation_ignored && !s.reservations.empty()) {
     const uint64_t stamp = ++s.stamp;
     auto consider = [&](std::string_view key) {
@@ -214,6 +217,7 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
         if (r->stamp == stamp) continue;
         r->stamp = stamp;
         if (r->node < 0 || !s.nodes[r->node].present) continue;
+        if (required) indexed.push_back(r);
         if (!CanAllocate(pod, r->view, s.HasOwner(*r), s.nodes[r->node].view.labels)) continue;
         candidates.push_back({r->node, r, s.Remainder(*r), ReservationOrder(r->view.labels)});
       }
@@ -304,7 +308,8 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
   // addAffinityDiagnosis: for a pod with reservation affinity that fits nowhere, the Reservation
   // plugin's PreFilter rejection (no node it may use has a matching reservation) and its
   // PostFilter reasons, counted over the Available reservations it owns on nodes its node
-  // affinity allows.
+  // affinity allows (only those the owner index returned: any reservation owning the pod is
+  // filed under one of the pod's keys).
   auto add_affinity_diagnosis = [&](const std::vector<int>& candidate_nodes, FitError& err) {
     bool any = false;
     for (int i : candidate_nodes) {
@@ -312,8 +317,7 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
     }
     if (!any) err.pre_filter_message = std::string(kReasonReservationAffinity);
     AffinityDiagnosis diagnosis;
-    for (const auto& [uid, r] : s.reservations) {
-      if (r->node < 0 || !s.nodes[r->node].present) continue;
+    for (const ReservationEntry* r : indexed) {
       const ReservationView& v = r->view;
       const NodeView& node = s.nodes[r->node].view;
       if (v.phase != Phase::kAvailable || v.node_name.empty()) continue;

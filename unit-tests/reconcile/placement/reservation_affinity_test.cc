@@ -284,6 +284,27 @@ TEST(ScheduleWithAffinity, NoMatchingReservationMakesThePodUnschedulableWithKoor
   EXPECT_TRUE(snap.SchedulePod(Pod("p", kCore)).has_value());
 }
 
+TEST(ScheduleWithAffinity, TheDiagnosisCountsEveryReservationOwningThePodWhateverTheOwnerKind) {
+  ClusterSnapshot snap;
+  snap.UpsertNode(Node("n1", 8));
+  snap.UpsertReservation(Reservation("by-label", "n1", 1, {{"pool", "a"}}));
+  ReservationView by_name = Reservation("by-name", "n1", 1, {{"pool", "a"}});
+  ReservationOwner object;
+  object.object = ObjectOwner{};
+  object.object->namespace_name = "default";
+  object.object->name = "p";
+  by_name.owners = {object};
+  snap.UpsertReservation(by_name);
+  ReservationView stranger = Reservation("for-others", "n1", 1, {{"pool", "a"}});
+  stranger.owners[0].label_selector = *shim::LabelSelector::Parse("app=other");
+  snap.UpsertReservation(stranger);
+  PodDecision d = snap.SchedulePod(Pod("p", kCore, R"({"reservationSelector": {"pool": "c"}})"));
+  ASSERT_FALSE(d.has_value());
+  EXPECT_EQ(d.error().Message(),
+            "0/1 nodes are available: node(s) no reservations match reservation affinity. "
+            "2 Reservation(s) didn't match affinity rules, 2 Reservation(s) matched owner total.");
+}
+
 TEST(ScheduleWithAffinity, NodesWithoutAMatchingReservationFailOnAffinity) {
   ClusterSnapshot snap;
   snap.UpsertNode(Node("n1", 8));
