@@ -223,6 +223,13 @@ std::vector<placement::PreAllocatablePod> SchedulerController::PreAllocatablePod
   for (const shim::ObjectPtr& pod : pods_->store().List()) {
     auto node = pod->FindString({"spec", "nodeName"});
     if (!node || node->empty()) continue;
+    // Cheap pre-filters on the packed form, so that only possible candidates are converted:
+    // IsPreAllocatable refuses finished, deleting and reservation-consuming pods anyway (a pod
+    // carrying any reservation-allocated annotation, even a malformed one, is left out here).
+    auto phase = pod->FindString({"status", "phase"});
+    if (phase == "Succeeded" || phase == "Failed") continue;
+    if (pod->FindString({"metadata", "deletionTimestamp"})) continue;
+    if (pod->FindString({"metadata", "annotations", kReservationAllocatedAnnotation})) continue;
     if (policy.mode == placement::PreAllocationMode::kCluster &&
         pod->FindString({"metadata", "labels", options.cluster_label_key}) != "true") {
       continue;  // cheap pre-filter: only labelled pods are converted
