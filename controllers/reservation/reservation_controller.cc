@@ -76,7 +76,7 @@ bool OwnerFieldsChanged(const shim::CachedObject& old_pod, const shim::CachedObj
 }  // namespace
 
 ReservationController::ReservationController(shim::RestClientPtr rest, ReservationControllerOptions options)
-    : options_(options), client_(std::move(rest)) {}
+    : options_(options), client_(std::move(rest)), owner_sync_(options.owner_sync_interval) {}
 
 ReservationController::~ReservationController() {
   if (recorder_) recorder_->Stop();
@@ -143,6 +143,7 @@ Result<std::unique_ptr<ReservationController>> ReservationController::Setup(
       },
       [self](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& new_obj) {
         self->CountPhase(old_obj, new_obj);
+        if (self->IsOwnWrite(*new_obj)) return;
         self->Enqueue(std::string(new_obj->Name()));
       },
       [self](const shim::DeletedObject& deleted) {
@@ -151,6 +152,11 @@ Result<std::unique_ptr<ReservationController>> ReservationController::Setup(
         {
           std::lock_guard lock(self->terminal_mu_);
           self->terminal_since_.erase(std::string(deleted.object->Uid()));
+        }
+        self->owner_sync_.Forget(std::string(deleted.object->Uid()));
+        {
+          std::lock_guard lock(self->own_writes_mu_);
+          self->own_writes_.erase(std::string(deleted.object->Name()));
         }
         self->Enqueue(std::string(kCleanupPrefix) + std::string(deleted.object->Uid()));
       }});
@@ -186,6 +192,15 @@ Result<std::unique_ptr<ReservationController>> ReservationController::Setup(
         for (const auto& r : *on_node) self->Enqueue(std::string(r->Name()));
       }});
   return c;
+}
+
+bool ReservationController::IsOwnWrite(const shim::CachedObject& obj) {
+  std::lock_guard lock(own_writes_mu_);
+  auto it = own_writes_.find(std::string(obj.Name()));
+  if (it == own_writes_.end()) return false;
+  bool own = !it->second.empty() && it->second == obj.ResourceVersion();
+  own_writes_.erase(it);  // any later version is someone else's news
+  return own;
 }
 
 void ReservationController::Enqueue(const std::string& key) {
@@ -241,6 +256,16 @@ shim::ReconcileResult ReservationController::ReconcileReservation(const std::str
     log::Info(kLogger, "garbage-collected reservation", {{"reservation", name}});
     return shim::ReconcileResult::Done();
   }
+  const bool owners_only = decision.status && !decision.transition && decision.events.empty() &&
+                           OnlyOwnersChanged(snapshot.status, *decision.status);
+  if (owners_only) {
+    if (auto hold = owner_sync_.Hold(snapshot.uid, OwnerSyncLimiter::Clock::now())) {
+      // Coalesce: this write goes out with the next ones once the interval has passed; an
+      // earlier deadline (expiry) still wins.
+      auto after = decision.requeue_after ? std::min(*hold, *decision.requeue_after) : *hold;
+      return shim::ReconcileResult::RequeueAfter(std::max<std::chrono::nanoseconds>(after, std::chrono::milliseconds(1)));
+    }
+  }
   if (decision.status) {
     Value& status = json::EnsureObject(*doc, "status", doc->GetAllocator());
     status = StatusJson(*decision.status, doc->GetAllocator());
@@ -253,6 +278,11 @@ shim::ReconcileResult ReservationController::ReconcileReservation(const std::str
       return shim::ReconcileResult::Error("status update of reservation " + name + ": " + written.error().message);
     }
     auto written_at = std::chrono::system_clock::now();
+    if (owners_only) owner_sync_.Wrote(snapshot.uid, OwnerSyncLimiter::Clock::now());
+    if (std::string_view rv = json::GetString(*written, {"metadata", "resourceVersion"}); !rv.empty()) {
+      std::lock_guard lock(own_writes_mu_);
+      own_writes_[name] = std::string(rv);
+    }
     if (decision.transition) {
       const auto& t = *decision.transition;
       if (reconcile::IsTerminal(t.to)) {

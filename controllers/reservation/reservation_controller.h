@@ -18,6 +18,7 @@
 #include "clientgo-shim/client/object_client.h"
 #include "clientgo-shim/events/event_recorder.h"
 #include "clientgo-shim/manager/manager.h"
+#include "controllers/reservation/owner_sync.h"
 #include "reconcile/reservation/lifecycle.h"
 
 namespace berth::controllers {
@@ -28,6 +29,11 @@ struct ReservationControllerOptions {
   // Default: 24h (koordinator's GCDurationSeconds).
   std::chrono::nanoseconds gc_duration = std::chrono::hours(24);
   int workers = 4;  // Default: 4.
+  // At most one owner-only status write (currentOwners/allocated) per reservation per interval;
+  // the first goes out at once, later ones wait for the interval and carry every bind since.
+  // Phase transitions, conditions and Events are never held. 0 writes every change at once.
+  // Default: 1s (the EndpointSlice controller's batch period is of the same order).
+  std::chrono::nanoseconds owner_sync_interval = std::chrono::seconds(1);
 };
 
 class ReservationController {
@@ -65,6 +71,14 @@ class ReservationController {
   // uid → when this process wrote the reservation's terminal transition (sub-second, for exact GC).
   std::mutex terminal_mu_;
   std::unordered_map<std::string, reconcile::Time> terminal_since_;
+  OwnerSyncLimiter owner_sync_;
+  // name → resourceVersion of our last status write. The watch event carrying exactly that
+  // version holds nothing this controller did not just decide, so it is not reconciled again
+  // (changes since, of pods, nodes or time, queue the key through their own handlers).
+  std::mutex own_writes_mu_;
+  std::unordered_map<std::string, std::string> own_writes_;
+  // IsOwnWrite: `obj` is the version our last status write produced (consumes the record).
+  bool IsOwnWrite(const shim::CachedObject& obj);
 };
 
 }  // namespace berth::controllers
