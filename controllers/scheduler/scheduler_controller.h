@@ -13,7 +13,10 @@
 //     annotation berth.dev/pre-allocated-pods, and turns Available once they are gone.
 //   - "pod-scheduler" binds unscheduled pods of those scheduler names through pods/binding,
 //     putting the reservation-allocated annotation on the Binding when a reservation is used.
+//     The pod's reservation-affinity annotation and reservation-ignored label, and the
+//     reservations' reservation-order label, steer which reservation (reservation_affinity.h).
 //     Unschedulable pods get PodScheduled=False/Unschedulable and a `FailedScheduling` Event.
+// The reservation half lives in reservation_placer.cc, the rest in scheduler_controller.cc.
 // Every decision is assumed in the cache before the write (see scheduler_cache.h). Unschedulable
 // keys are parked and re-queued only when the cluster changes (node added or changed, a counted
 // pod deleted or finished, a reservation changed or deleted), never on a poll.
