@@ -3,6 +3,7 @@
 #include "clientgo-shim/base/json.h"
 #include "clientgo-shim/base/log.h"
 #include "controllers/reservation/reservation_codec.h"
+#include "reconcile/common/annotation_json.h"
 
 namespace berth::controllers {
 namespace {
@@ -40,7 +41,7 @@ std::string PhaseOf(const shim::ObjectPtr& obj) {
 std::optional<std::string> AllocatedUid(const shim::CachedObject& pod) {
   auto text = pod.FindString({"metadata", "annotations", kReservationAllocatedAnnotation});
   if (!text) return std::nullopt;
-  auto doc = json::Parse(*text);
+  auto doc = reconcile::ParseAnnotationJson(*text);  // an annotation: nesting is unbounded
   if (!doc || !doc->IsObject()) return std::nullopt;
   std::string uid(json::GetString(*doc, {"uid"}));
   if (uid.empty()) return std::nullopt;
@@ -50,7 +51,7 @@ std::optional<std::string> AllocatedUid(const shim::CachedObject& pod) {
 std::optional<std::string> AllocatedName(const shim::CachedObject& pod) {
   auto text = pod.FindString({"metadata", "annotations", kReservationAllocatedAnnotation});
   if (!text) return std::nullopt;
-  auto doc = json::Parse(*text);
+  auto doc = reconcile::ParseAnnotationJson(*text);  // an annotation: nesting is unbounded
   if (!doc || !doc->IsObject()) return std::nullopt;
   std::string name(json::GetString(*doc, {"name"}));
   if (name.empty()) return std::nullopt;
