@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets everything up, builds, and runs the demo on an embedded kubesim: a 3-node cluster, the
 # CRDs from crds/, berth-manager, the koordinator user guide's quick start (the reservation is
-# placed on a node and its owner pod scheduled into it), and a short-lived reservation expiring on
+# placed on a node and its owner pod scheduled into it), its multiple-owners example with a
+# Deployment, and a short-lived reservation expiring on
 # time (Failed/Expired, with an Event) and then garbage-collected.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -52,6 +53,20 @@ wait_for "pod-demo-0 to run" 10 bash -c '[ "$(kubectl get pod pod-demo-0 -o json
 step kubectl get pod pod-demo-0 -o wide
 wait_for "reservation-demo to count its owner" 10 bash -c '[ -n "$(kubectl get reservation reservation-demo -o jsonpath={.status.currentOwners})" ]'
 step kubectl get reservation reservation-demo -o jsonpath='{"phase: "}{.status.phase}{"\nnode: "}{.status.nodeName}{"\nallocatable: "}{.status.allocatable}{"\nallocated: "}{.status.allocated}{"\ncurrentOwners: "}{.status.currentOwners}{"\n"}'
+
+# The guide's "Reserve on Specified Node, with Multiple Owners": kubesim's Deployment controller makes
+# the app-demo pods, berth binds both into reservation-demo-big on node-1 without double counting.
+step kubectl create -f "$root/e2e/testdata/reservation-demo-big.yaml"
+wait_for "reservation-demo-big to be Available" 10 bash -c '[ "$(kubectl get reservation reservation-demo-big -o jsonpath={.status.phase})" = Available ]'
+step kubectl create -f "$root/e2e/testdata/app-demo.yaml"
+step kubectl rollout status deployment/app-demo --timeout=30s
+step kubectl get pods -l app=app-demo -o wide
+wait_for "reservation-demo-big to count both owners" 10 bash -c '[ "$(kubectl get reservation reservation-demo-big -o jsonpath={.status.allocated.cpu})" = 4 ]'
+step kubectl get reservation reservation-demo-big -o jsonpath='{"allocatable: "}{.status.allocatable}{"\nallocated: "}{.status.allocated}{"\n"}'
+printf '\n\033[1m$ kubectl describe node node-1 | grep -A 8 "Allocated resources"\033[0m\n'
+kubectl describe node node-1 | grep -A 8 "Allocated resources"
+step kubectl delete deployment app-demo
+step kubectl delete reservation reservation-demo-big
 
 cat >"$work/short.yaml" <<'YAML'
 apiVersion: scheduling.koordinator.sh/v1alpha1
