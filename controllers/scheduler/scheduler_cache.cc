@@ -79,11 +79,8 @@ void SchedulerCache::ForgetPod(std::string_view uid) {
   snapshot_.ForgetPod(uid);
 }
 
-placement::ReservationDecision SchedulerCache::PlaceAndAssumeReservation(
-    const placement::PodSpecView& template_pod, const placement::ReservationView& reservation,
-    bool pre_allocation) {
-  std::lock_guard lock(mu_);
-  placement::ReservationDecision decision = snapshot_.PlaceReservation(template_pod, pre_allocation);
+placement::ReservationDecision SchedulerCache::AssumeLocked(const placement::ReservationView& reservation,
+                                                            placement::ReservationDecision decision) {
   if (!decision) return decision;
   if (auto assumed = snapshot_.AssumeReservation(reservation, *decision); !assumed) {
     placement::FitError error;
@@ -93,6 +90,14 @@ placement::ReservationDecision SchedulerCache::PlaceAndAssumeReservation(
   }
   assumed_reservations_.insert(reservation.uid);
   return decision;
+}
+
+placement::ReservationDecision SchedulerCache::PlaceAndAssumeReservation(
+    const placement::PodSpecView& template_pod, const placement::ReservationView& reservation,
+    bool pre_allocation) {
+  std::lock_guard lock(mu_);
+  placement::ReservationDecision decision = snapshot_.PlaceReservation(template_pod, pre_allocation);
+  return AssumeLocked(reservation, std::move(decision));
 }
 
 placement::ReservationDecision SchedulerCache::PlacePreAllocationAndAssume(
@@ -113,15 +118,7 @@ placement::ReservationDecision SchedulerCache::PlacePreAllocationAndAssume(
     }
   }
   if (!decided) decision = snapshot_.PlaceReservation(template_pod, /*pre_allocation=*/true);
-  if (!decision) return decision;
-  if (auto assumed = snapshot_.AssumeReservation(reservation, *decision); !assumed) {
-    placement::FitError error;
-    error.num_all_nodes = snapshot_.NodeCount();
-    error.reasons[assumed.error().message] = 1;
-    return std::unexpected(std::move(error));
-  }
-  assumed_reservations_.insert(reservation.uid);
-  return decision;
+  return AssumeLocked(reservation, std::move(decision));
 }
 
 void SchedulerCache::ForgetReservation(std::string_view uid) {

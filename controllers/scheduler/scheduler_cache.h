@@ -76,6 +76,11 @@ class SchedulerCache {
   int NodeCount() const;
 
  private:
+  // AssumeLocked assumes a successful `decision` for `reservation`; a refused assume becomes a
+  // FitError naming the reason. Callers hold mu_.
+  reconcile::placement::ReservationDecision AssumeLocked(const reconcile::placement::ReservationView& reservation,
+                                                         reconcile::placement::ReservationDecision decision);
+
   mutable std::mutex mu_;
   reconcile::placement::ClusterSnapshot snapshot_;
   // Nodes as last seen, to tell real changes from status heartbeats.
