@@ -211,6 +211,28 @@ class Kubesim:
         r.raise_for_status()
         return r.json()
 
+    def install_crds(self):
+        """Applies berth's CRDs (crds/) with kubectl and waits until the Reservation CRD is established."""
+        self.kubectl("apply", "-f", os.path.join(ROOT, "crds"))
+        self.kubectl("wait", "--for=condition=established", "crd/reservations.scheduling.koordinator.sh",
+                     "--timeout=10s")
+
+
+def start_cluster(nodes=3, sim_flags=None, **manager_kwargs):
+    """Starts a Kubesim with berth's CRDs and a BerthManager(sim, **manager_kwargs) on it; returns (sim, mgr).
+    Whatever started is stopped again if a step fails."""
+    sim = Kubesim(nodes=nodes, **(sim_flags or {}))
+    mgr = None
+    try:
+        sim.install_crds()
+        mgr = BerthManager(sim, **manager_kwargs)
+        return sim, mgr
+    except BaseException:
+        if mgr:
+            mgr.kill()
+        sim.stop()
+        raise
+
 
 def free_port():
     """Returns a TCP port on 127.0.0.1 that was free a moment ago (the OS picks it)."""

@@ -98,9 +98,7 @@ class KubectlApply(unittest.TestCase):
                       'than', r.stderr)
 
     def test_apply_twice_on_a_reservation_uses_merge_patch(self):
-        self.sim.kubectl("apply", "-f", os.path.join(ROOT, "crds"))
-        self.sim.kubectl("wait", "--for=condition=established", "crd/reservations.scheduling.koordinator.sh",
-                         "--timeout=10s")
+        self.sim.install_crds()
         path = os.path.join(ROOT, "e2e", "testdata", "reservation-demo.yaml")
         self.assertEqual(self.sim.kubectl("apply", "-f", path).strip(),
                          "reservation.scheduling.koordinator.sh/reservation-demo created")

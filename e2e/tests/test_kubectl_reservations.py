@@ -40,9 +40,7 @@ class ReservationUserGuide(unittest.TestCase):
     def setUpClass(cls):
         cls.sim = Kubesim(nodes=3)
         try:
-            cls.sim.kubectl("apply", "-f", os.path.join(ROOT, "crds"))
-            cls.sim.kubectl("wait", "--for=condition=established",
-                            "crd/reservations.scheduling.koordinator.sh", "--timeout=10s")
+            cls.sim.install_crds()
         except Exception:
             cls.sim.stop()
             raise

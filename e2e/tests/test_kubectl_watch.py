@@ -89,9 +89,7 @@ class KubectlWatch(unittest.TestCase):
     def test_watch_of_reservations_prints_printer_columns(self):
         import os
         from kubesim_fixture import ROOT
-        self.sim.kubectl("apply", "-f", os.path.join(ROOT, "crds"))
-        self.sim.kubectl("wait", "--for=condition=established", "crd/reservations.scheduling.koordinator.sh",
-                         "--timeout=10s")
+        self.sim.install_crds()
         with open(os.path.join(ROOT, "e2e", "testdata", "reservation-demo.yaml")) as f:
             demo = f.read()
         self.sim.apply_text(demo.replace("name: reservation-demo", "name: sentinel"))

@@ -1,6 +1,5 @@
 """Debian's python3-kubernetes client (an independent client, not Go) against kubesim: kubeconfig loading, list,
 create, label-selected list, watch with timeout_seconds (ADDED/MODIFIED/DELETED), and custom objects."""
-import os
 import queue
 import threading
 import unittest
@@ -8,7 +7,7 @@ import unittest
 from kubernetes import client, config, watch
 from kubernetes.client.rest import ApiException
 
-from kubesim_fixture import ROOT, Kubesim, wait_until
+from kubesim_fixture import Kubesim, wait_until
 
 GROUP, VERSION, PLURAL = "scheduling.koordinator.sh", "v1alpha1", "reservations"
 
@@ -26,9 +25,7 @@ class PythonClient(unittest.TestCase):
     def setUpClass(cls):
         cls.sim = Kubesim(nodes=3)
         try:
-            cls.sim.kubectl("apply", "-f", os.path.join(ROOT, "crds"))
-            cls.sim.kubectl("wait", "--for=condition=established", "crd/reservations.scheduling.koordinator.sh",
-                            "--timeout=10s")
+            cls.sim.install_crds()
             cls.api_client = config.new_client_from_config(config_file=cls.sim.kubeconfig)
         except Exception:
             cls.sim.stop()

@@ -11,7 +11,6 @@ Timing is measured with a raw HTTP watch (arrival wall-clock of each event) beca
 """
 import datetime
 import json
-import os
 import sys
 import threading
 import time
@@ -19,7 +18,7 @@ import unittest
 
 import requests
 
-from kubesim_fixture import ROOT, BerthManager, Kubesim, wait_until
+from kubesim_fixture import start_cluster, wait_until
 
 GROUP_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
 ANNOTATION = "scheduling.koordinator.sh/reservation-allocated"
@@ -145,17 +144,11 @@ class ManagerSuite(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.sim = Kubesim(nodes=3)
-        cls.mgr = None
+        cls.sim, cls.mgr = start_cluster(nodes=3, gc_duration=cls.gc_duration, extra_args=cls.manager_args)
         try:
-            cls.sim.kubectl("apply", "-f", os.path.join(ROOT, "crds"))
-            cls.sim.kubectl("wait", "--for=condition=established",
-                            "crd/reservations.scheduling.koordinator.sh", "--timeout=10s")
-            cls.mgr = BerthManager(cls.sim, gc_duration=cls.gc_duration, extra_args=cls.manager_args)
             cls.watch = Watch(cls.sim)
         except Exception:
-            if cls.mgr:
-                cls.mgr.kill()
+            cls.mgr.kill()
             cls.sim.stop()
             raise
 

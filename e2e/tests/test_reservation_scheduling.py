@@ -15,7 +15,7 @@ import unittest
 
 import yaml
 
-from kubesim_fixture import ROOT, BerthManager, Kubesim, wait_until
+from kubesim_fixture import ROOT, start_cluster, wait_until
 
 RES_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
 ANNOTATION = "scheduling.koordinator.sh/reservation-allocated"
@@ -53,23 +53,11 @@ class SchedulingSuite(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.sim = Kubesim(nodes=cls.nodes, **cls.sim_flags)
-        cls.mgr = None
-        try:
-            cls.sim.kubectl("apply", "-f", os.path.join(ROOT, "crds"))
-            cls.sim.kubectl("wait", "--for=condition=established",
-                            "crd/reservations.scheduling.koordinator.sh", "--timeout=10s")
-            cls.mgr = BerthManager(cls.sim, extra_args=cls.manager_args)
-        except Exception:
-            if cls.mgr:
-                cls.mgr.kill()
-            cls.sim.stop()
-            raise
+        cls.sim, cls.mgr = start_cluster(nodes=cls.nodes, sim_flags=cls.sim_flags, extra_args=cls.manager_args)
 
     @classmethod
     def tearDownClass(cls):
-        if cls.mgr:
-            cls.mgr.stop()
+        cls.mgr.stop()
         cls.sim.stop()
 
     # ---- helpers ----

@@ -7,7 +7,7 @@ node-1, and the reservation's allocated is the two pods' requests (cpu 4, memory
 import os
 import unittest
 
-from kubesim_fixture import ROOT, BerthManager, Kubesim, wait_until
+from kubesim_fixture import ROOT, start_cluster, wait_until
 
 TESTDATA = os.path.join(ROOT, "e2e", "testdata")
 RES_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
@@ -16,23 +16,11 @@ RES_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
 class UserGuideDeploymentTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.sim = Kubesim(nodes=3)
-        cls.mgr = None
-        try:
-            cls.sim.kubectl("apply", "-f", os.path.join(ROOT, "crds"))
-            cls.sim.kubectl("wait", "--for=condition=established", "crd/reservations.scheduling.koordinator.sh",
-                            "--timeout=10s")
-            cls.mgr = BerthManager(cls.sim)
-        except Exception:
-            if cls.mgr:
-                cls.mgr.kill()
-            cls.sim.stop()
-            raise
+        cls.sim, cls.mgr = start_cluster(nodes=3)
 
     @classmethod
     def tearDownClass(cls):
-        if cls.mgr:
-            cls.mgr.stop()
+        cls.mgr.stop()
         cls.sim.stop()
 
     def reservation(self):
