@@ -27,6 +27,10 @@ constexpr char kUsage[] =
     "  --reservation-gc-duration duration   How long Failed/Succeeded reservations are kept before\n"
     "                                       deletion; 0 disables GC (default 24h)\n"
     "  --reservation-workers int            Concurrent Reservation reconciles (default 4)\n"
+    "  --reservation-owner-sync-interval duration\n"
+    "                                       At most one currentOwners/allocated write per reservation\n"
+    "                                       per interval during bind bursts; 0 writes every change\n"
+    "                                       (default 1s)\n"
     "  --scheduler-names strings            Comma-separated schedulerName values whose pods and\n"
     "                                       Reservations berth schedules (default koord-scheduler)\n"
     "  --scoring-strategy string            LeastAllocated or MostAllocated (default LeastAllocated)\n"
@@ -47,6 +51,7 @@ constexpr char kUsage[] =
 struct Flags {
   std::string kubeconfig, context;
   std::chrono::nanoseconds gc_duration = std::chrono::hours(24);
+  std::chrono::nanoseconds owner_sync_interval = std::chrono::seconds(1);
   int reservation_workers = 4;
   std::vector<std::string> scheduler_names = {"koord-scheduler"};
   reconcile::placement::ScoringStrategy scoring = reconcile::placement::ScoringStrategy::kLeastAllocated;
@@ -109,6 +114,14 @@ int main(int argc, char** argv) {
         return 2;
       }
       flags.gc_duration = *d;
+    } else if (TakeValue(*rest_args, i, "--reservation-owner-sync-interval", value)) {
+      auto d = shim::ParseDuration(value);
+      if (!d || d->count() < 0) {
+        std::cerr << "berth-manager: invalid --reservation-owner-sync-interval \"" << value << "\": "
+                  << (d ? "must not be negative" : d.error().message) << "\n";
+        return 2;
+      }
+      flags.owner_sync_interval = *d;
     } else if (TakeValue(*rest_args, i, "--reservation-workers", value)) {
       try {
         flags.reservation_workers = std::stoi(value);
@@ -196,6 +209,7 @@ int main(int argc, char** argv) {
   }
   controllers::ReservationControllerOptions reservation_options;
   reservation_options.gc_duration = flags.gc_duration;
+  reservation_options.owner_sync_interval = flags.owner_sync_interval;
   reservation_options.workers = flags.reservation_workers;
   auto reservations = controllers::ReservationController::Setup(**manager, *rest, reservation_options);
   if (!reservations) {

@@ -485,7 +485,8 @@ class FlagsTest(SchedulingSuite):
         from kubesim_fixture import BIN
         for args in (["--scoring-strategy", "Balanced"], ["--scheduler-names", " , "],
                      ["--pre-allocation-cluster-mode", "yes"], ["--pre-allocation-prefer-no-pre-allocated-pods=1"],
-                     ["--pre-allocation-cluster-label-key="]):
+                     ["--pre-allocation-cluster-label-key="], ["--reservation-owner-sync-interval=-1s"],
+                     ["--reservation-owner-sync-interval", "soon"]):
             r = subprocess.run([os.path.join(BIN, "berth-manager"), "--kubeconfig", self.sim.kubeconfig] + args,
                                capture_output=True, text=True, timeout=20)
             self.assertEqual(r.returncode, 2, r.stderr)
@@ -494,6 +495,7 @@ class FlagsTest(SchedulingSuite):
         self.assertIn("--scoring-strategy", out)
         self.assertIn("--pre-allocation-cluster-mode", out)
         self.assertIn("--pre-allocation-prefer-no-pre-allocated-pods", out)
+        self.assertIn("--reservation-owner-sync-interval", out)
 
 
 class BurstTest(SchedulingSuite):
