@@ -38,7 +38,8 @@ void WorkQueue::AddLocked(const std::string& key) {
   queue_.push_back(key);
   added_at_[key] = clock_.Now();
   if (options_.metrics) options_.metrics->SetDepth(queue_.size());
-  get_cv_.notify_one();
+  // A busy worker takes the key on its next Get without waiting: wake only a parked one.
+  if (get_waiters_ > 0) get_cv_.notify_one();
 }
 
 void WorkQueue::Add(const std::string& key) {
@@ -59,8 +60,10 @@ void WorkQueue::AddAfter(const std::string& key, std::chrono::nanoseconds delay)
   auto it = waiting_.find(key);
   if (it != waiting_.end() && it->second <= ready_at) return;  // earlier deadline wins
   waiting_[key] = ready_at;
+  // The timer sleeps until the heap's earliest deadline (or sooner): a later one needs no wake.
+  const bool earliest = heap_.empty() || ready_at < heap_.top().ready_at;
   heap_.push(Waiting{ready_at, seq_++, key});
-  timer_cv_.notify_all();
+  if (earliest) timer_cv_.notify_all();
 }
 
 void WorkQueue::AddRateLimited(const std::string& key) {
@@ -75,7 +78,11 @@ int WorkQueue::NumRequeues(const std::string& key) {
 
 std::optional<std::string> WorkQueue::Get() {
   std::unique_lock<std::mutex> l(mu_);
-  while (queue_.empty() && !shutting_down_) clock_.Wait(get_cv_, l);
+  while (queue_.empty() && !shutting_down_) {
+    ++get_waiters_;
+    clock_.Wait(get_cv_, l);
+    --get_waiters_;
+  }
   if (queue_.empty()) return std::nullopt;
   std::string key = std::move(queue_.front());
   queue_.pop_front();
@@ -101,7 +108,7 @@ void WorkQueue::Done(const std::string& key) {
     queue_.push_back(key);
     added_at_[key] = clock_.Now();
     if (options_.metrics) options_.metrics->SetDepth(queue_.size());
-    get_cv_.notify_one();
+    if (get_waiters_ > 0) get_cv_.notify_one();
   }
   if (processing_.empty()) drain_cv_.notify_all();
 }

@@ -124,6 +124,7 @@ class WorkQueue {
   std::priority_queue<Waiting, std::vector<Waiting>, std::greater<>> heap_;
   std::unordered_map<std::string, SteadyTime> waiting_;     // key → earliest deadline
   uint64_t seq_ = 0;
+  int get_waiters_ = 0;  // threads blocked in Get: Add and Done notify only when some wait
   bool shutting_down_ = false;
   bool timer_stop_ = false;
   SteadyTime next_metrics_update_;

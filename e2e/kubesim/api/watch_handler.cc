@@ -17,6 +17,13 @@
 #include "e2e/kubesim/server/faults.h"
 
 namespace berth::kubesim {
+namespace {
+
+// Bounds of one batched chunk: a burst still reaches the client in pieces, never held back.
+constexpr int kMaxWatchBatchEvents = 256;
+constexpr size_t kMaxWatchBatchBytes = 256 * 1024;
+
+}  // namespace
 
 void ApiServer::HandleWatch(const HttpRequest& request, const ResourceType& type,
                             const ParsedPath& path, ResponseSink& sink) {
@@ -103,10 +110,18 @@ void ApiServer::HandleWatch(const HttpRequest& request, const ResourceType& type
   }
 
   bool first_table = true;
+  // Events already queued when the loop wakes go out as one chunk (one write, one wake-up of
+  // the client's reader) instead of one chunk each; `batching` is off for the initial list.
+  bool batching = false;
+  std::string batch;
   auto send = [&](std::string_view type_name, const StoredObject& obj) {
-    bool ok = sink.WriteChunk(WatchEventLine(request, type, type_name, obj, as_table, first_table));
+    std::string line = WatchEventLine(request, type, type_name, obj, as_table, first_table);
     first_table = false;
-    return ok;
+    if (batching) {
+      batch += line;
+      return true;
+    }
+    return sink.WriteChunk(line);
   };
   bool alive = true;
   for (const auto& obj : initial) {
@@ -140,28 +155,37 @@ void ApiServer::HandleWatch(const HttpRequest& request, const ResourceType& type
       }
       continue;
     }
-    last_rv = event->resource_version;
-    const StoredObject* now_obj = event->object.get();
-    const StoredObject* old_obj = event->previous.get();
-    bool matches_new = now_obj && (!filter.filter || filter.filter(*now_obj));
-    bool matches_old = old_obj && (!filter.filter || filter.filter(*old_obj));
-    switch (event->type) {
-      case WatchEventType::kAdded:
-        if (matches_new) alive = send("ADDED", *now_obj);
-        break;
-      case WatchEventType::kModified:
-        if (matches_new && matches_old) {
-          alive = send("MODIFIED", *now_obj);
-        } else if (matches_new) {
-          alive = send("ADDED", *now_obj);
-        } else if (matches_old) {
-          alive = send("DELETED", *now_obj);
-        }
-        break;
-      case WatchEventType::kDeleted:
-        if (matches_old || matches_new) alive = send("DELETED", *now_obj);
-        break;
+    // Drain what is already queued (without waiting) into one chunk, within bounds.
+    batching = true;
+    for (int batched = 1; event && alive; ++batched) {
+      last_rv = event->resource_version;
+      const StoredObject* now_obj = event->object.get();
+      const StoredObject* old_obj = event->previous.get();
+      bool matches_new = now_obj && (!filter.filter || filter.filter(*now_obj));
+      bool matches_old = old_obj && (!filter.filter || filter.filter(*old_obj));
+      switch (event->type) {
+        case WatchEventType::kAdded:
+          if (matches_new) alive = send("ADDED", *now_obj);
+          break;
+        case WatchEventType::kModified:
+          if (matches_new && matches_old) {
+            alive = send("MODIFIED", *now_obj);
+          } else if (matches_new) {
+            alive = send("ADDED", *now_obj);
+          } else if (matches_old) {
+            alive = send("DELETED", *now_obj);
+          }
+          break;
+        case WatchEventType::kDeleted:
+          if (matches_old || matches_new) alive = send("DELETED", *now_obj);
+          break;
+      }
+      if (batched >= kMaxWatchBatchEvents || batch.size() >= kMaxWatchBatchBytes) break;
+      event = watcher->Next(std::chrono::steady_clock::time_point{});  // a past deadline: no wait
     }
+    batching = false;
+    if (alive && !batch.empty()) alive = sink.WriteChunk(batch);
+    batch.clear();
   }
   store_.StopWatch(watcher);
   if (alive) sink.EndStream();

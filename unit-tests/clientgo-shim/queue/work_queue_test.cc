@@ -263,6 +263,51 @@ TEST(WorkQueueTest, ShutDownWakesABlockedGet) {
   EXPECT_EQ(got.get(), std::nullopt);
 }
 
+TEST(WorkQueueTest, EveryBlockedGetIsWokenByItsOwnAddOnTheRealClock) {
+  // Add notifies only when a Get is parked: with two parked, two Adds must wake both.
+  WorkQueue q;
+  auto first = std::async(std::launch::async, [&] { return q.Get(); });
+  auto second = std::async(std::launch::async, [&] { return q.Get(); });
+  ASSERT_TRUE(WaitFor([&] { return first.wait_for(0ms) != std::future_status::ready &&
+                                   second.wait_for(0ms) != std::future_status::ready; }));
+  std::this_thread::yield();
+  q.Add("a");
+  q.Add("b");
+  ASSERT_EQ(first.wait_for(5s), std::future_status::ready);
+  ASSERT_EQ(second.wait_for(5s), std::future_status::ready);
+  std::set<std::string> got{*first.get(), *second.get()};
+  EXPECT_EQ(got, (std::set<std::string>{"a", "b"}));
+  q.ShutDown();
+}
+
+TEST(WorkQueueTest, KeyReAddedDuringProcessingWakesAParkedGetWhenDone) {
+  WorkQueue q;
+  q.Add("a");
+  ASSERT_EQ(q.Get(), "a");
+  q.Add("a");  // dirty while processing: queued by Done
+  auto next = std::async(std::launch::async, [&] { return q.Get(); });
+  ASSERT_TRUE(WaitFor([&] { return next.wait_for(0ms) != std::future_status::ready; }));
+  q.Done("a");
+  ASSERT_EQ(next.wait_for(5s), std::future_status::ready);
+  EXPECT_EQ(next.get(), "a");
+  q.ShutDown();
+}
+
+TEST(WorkQueueTest, LaterAddAfterDoesNotDelayAnEarlierOneAndEarlierOneWakesTheTimer) {
+  // Real clock: a later deadline skips the timer wake, an earlier one must cut its sleep short.
+  WorkQueue q;
+  const auto start = std::chrono::steady_clock::now();
+  q.AddAfter("late", 3s);
+  q.AddAfter("later", 4s);   // later than the earliest: no wake needed
+  q.AddAfter("early", 20ms);  // earlier: the timer must re-arm
+  auto got = std::async(std::launch::async, [&] { return q.Get(); });
+  ASSERT_EQ(got.wait_for(2s), std::future_status::ready);
+  EXPECT_EQ(got.get(), "early");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 1500ms);
+  EXPECT_EQ(q.WaitingLen(), 2u);
+  q.ShutDown();
+}
+
 TEST(WorkQueueTest, ShutDownWithDrainWaitsForInFlightKeys) {
   WorkQueue q;
   q.Add("a");
