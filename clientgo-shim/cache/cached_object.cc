@@ -122,6 +122,18 @@ std::optional<std::string> CachedObject::FindString(
   return FindPackedString(Packed(), *pool_, path);
 }
 
+std::optional<rapidjson::Document> CachedObject::FindJson(
+    std::initializer_list<std::string_view> path) const {
+  rapidjson::Document doc;
+  if (!FindPackedValue(Packed(), *pool_, path, doc, doc.GetAllocator())) return std::nullopt;
+  return doc;
+}
+
+bool CachedObject::FindValue(std::initializer_list<std::string_view> path, rapidjson::Value& out,
+                             rapidjson::Document::AllocatorType& alloc) const {
+  return FindPackedValue(Packed(), *pool_, path, out, alloc);
+}
+
 size_t CachedObject::FootprintBytes() const {
   // make_shared puts the control block (two counts and a vtable pointer) next to the object.
   const size_t buf = Key().size() + uid_len_ + rv_len_ + packed_len_;

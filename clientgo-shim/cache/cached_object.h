@@ -57,6 +57,14 @@ class CachedObject {
   // FindString reads one string field by object keys ({"spec","nodeName"}); nullopt when absent
   // or not a string. metadata.name/namespace/uid/resourceVersion are answered directly.
   std::optional<std::string> FindString(std::initializer_list<std::string_view> path) const;
+  // FindJson decodes one value by object keys ({"status", "allocatable"}) without decoding the
+  // rest; nullopt when absent. Reads the packed body only: metadata.name/namespace/uid/
+  // resourceVersion are not in it (use the accessors), and FindJson({"metadata"}) lacks them.
+  std::optional<rapidjson::Document> FindJson(std::initializer_list<std::string_view> path) const;
+  // FindValue is FindJson into `out` with `alloc` (to build a larger document without copies).
+  // Returns false and leaves `out` null when absent.
+  bool FindValue(std::initializer_list<std::string_view> path, rapidjson::Value& out,
+                 rapidjson::Document::AllocatorType& alloc) const;
 
   // FootprintBytes is this object's own heap use: the object, its buffer, the shared_ptr
   // control block and allocator headers. Interned strings are counted by the pool.

@@ -296,44 +296,68 @@ void CollectInternedIds(std::string_view packed, std::vector<uint32_t>& ids) {
   r.Skip(&ids);
 }
 
-std::optional<std::string> FindPackedString(std::string_view packed, const InternPool& pool,
-                                            std::initializer_list<std::string_view> path) {
-  InternPool::ReadLock lock(pool);
-  Reader r{packed};
-  // NextTag reads a value's tag, following shared-subtree references into the pool.
-  auto next_tag = [&](uint8_t& tag) {
-    for (int hops = 0; hops < 64; ++hops) {
-      if (!r.Byte(tag)) return false;
-      if (tag != kSub) return true;
-      uint64_t id;
-      if (!r.Varint(id)) return false;
-      r = Reader{lock.Lookup(static_cast<uint32_t>(id))};
-    }
-    return false;
-  };
+namespace {
+
+// NextTag reads a value's tag, following shared-subtree references into the pool.
+bool NextTag(Reader& r, const InternPool::ReadLock& lock, uint8_t& tag) {
+  for (int hops = 0; hops < 64; ++hops) {
+    if (!r.Byte(tag)) return false;
+    if (tag != kSub) return true;
+    uint64_t id;
+    if (!r.Varint(id)) return false;
+    r = Reader{lock.Lookup(static_cast<uint32_t>(id))};
+  }
+  return false;
+}
+
+// SeekPath leaves `r` at the start of the value under `path` (object keys from the root);
+// false when a step is missing or not an object.
+bool SeekPath(Reader& r, const InternPool::ReadLock& lock, std::initializer_list<std::string_view> path) {
   for (std::string_view step : path) {
     uint8_t tag;
     uint64_t n;
-    if (!next_tag(tag) || tag != kObject || !r.Varint(n)) return std::nullopt;
+    if (!NextTag(r, lock, tag) || tag != kObject || !r.Varint(n)) return false;
     bool found = false;
     for (uint64_t i = 0; i < n; ++i) {
       uint64_t key;
-      if (!r.Varint(key)) return std::nullopt;
+      if (!r.Varint(key)) return false;
       if (lock.Lookup(static_cast<uint32_t>(key)) == step) {
         found = true;
         break;
       }
-      if (!r.Skip(nullptr)) return std::nullopt;
+      if (!r.Skip(nullptr)) return false;
     }
-    if (!found) return std::nullopt;
+    if (!found) return false;
   }
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::string> FindPackedString(std::string_view packed, const InternPool& pool,
+                                            std::initializer_list<std::string_view> path) {
+  InternPool::ReadLock lock(pool);
+  Reader r{packed};
+  if (!SeekPath(r, lock, path)) return std::nullopt;
   uint8_t tag;
   uint64_t n;
   std::string_view s;
-  if (!next_tag(tag)) return std::nullopt;
+  if (!NextTag(r, lock, tag)) return std::nullopt;
   if (tag == kStr && r.Varint(n) && r.Bytes(n, s)) return std::string(s);
   if (tag == kRef && r.Varint(n)) return std::string(lock.Lookup(static_cast<uint32_t>(n)));
   return std::nullopt;
+}
+
+bool FindPackedValue(std::string_view packed, const InternPool& pool,
+                     std::initializer_list<std::string_view> path, rapidjson::Value& out,
+                     rapidjson::Document::AllocatorType& alloc) {
+  InternPool::ReadLock lock(pool);
+  Reader r{packed};
+  if (!SeekPath(r, lock, path) || !Unpack(r, lock, out, alloc, 0)) {
+    out.SetNull();
+    return false;
+  }
+  return true;
 }
 
 }  // namespace berth::shim

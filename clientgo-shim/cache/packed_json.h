@@ -54,4 +54,10 @@ void CollectInternedIds(std::string_view packed, std::vector<uint32_t>& ids);
 std::optional<std::string> FindPackedString(std::string_view packed, const InternPool& pool,
                                             std::initializer_list<std::string_view> path);
 
+// FindPackedValue decodes only the value under `path` (any type) into `out`, using `alloc`.
+// Returns false (and leaves `out` null) when a step is missing or the bytes are malformed.
+bool FindPackedValue(std::string_view packed, const InternPool& pool,
+                     std::initializer_list<std::string_view> path, rapidjson::Value& out,
+                     rapidjson::Document::AllocatorType& alloc);
+
 }  // namespace berth::shim

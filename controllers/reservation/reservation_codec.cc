@@ -181,6 +181,26 @@ reconcile::ConsumerPod ReadConsumerPod(const Value& pod) {
   return c;
 }
 
+reconcile::ConsumerPod ReadConsumerPod(const shim::CachedObject& pod) {
+  reconcile::ConsumerPod c;
+  c.namespace_name = pod.Namespace();
+  c.name = pod.Name();
+  c.uid = pod.Uid();
+  auto phase = pod.FindString({"status", "phase"});
+  c.terminal = phase && (*phase == "Succeeded" || *phase == "Failed");
+  c.deleting = pod.FindJson({"metadata", "deletionTimestamp"}).has_value();
+  // Only what PodResourcesOf reads: a spec with the three members (absent ones stay absent).
+  rapidjson::Document spec(rapidjson::kObjectType);
+  for (const char* key : {"containers", "initContainers", "overhead"}) {
+    Value v;
+    if (pod.FindValue({"spec", key}, v, spec.GetAllocator())) {
+      spec.AddMember(rapidjson::StringRef(key), v, spec.GetAllocator());
+    }
+  }
+  c.requests = reconcile::EffectiveRequests(PodResourcesOf(spec));
+  return c;
+}
+
 Value StatusJson(const reconcile::ReservationStatus& status, rapidjson::Document::AllocatorType& a) {
   Value out(rapidjson::kObjectType);
   json::SetString(out, "phase", reconcile::PhaseName(status.phase), a);
@@ -213,6 +233,37 @@ Value StatusJson(const reconcile::ReservationStatus& status, rapidjson::Document
   if (!status.allocatable.empty()) out.AddMember("allocatable", WriteAmounts(status.allocatable, a), a);
   if (!status.allocated.empty()) out.AddMember("allocated", WriteAmounts(status.allocated, a), a);
   return out;
+}
+
+reconcile::ReservationSnapshot ReadReservation(const shim::CachedObject& object) {
+  // Only what ReadReservation(Value) reads: metadata name/uid/creation/deletion, spec, status.
+  rapidjson::Document doc(rapidjson::kObjectType);
+  auto& a = doc.GetAllocator();
+  Value& meta = json::EnsureObject(doc, "metadata", a);
+  json::SetString(meta, "name", object.Name(), a);
+  json::SetString(meta, "uid", object.Uid(), a);
+  for (const char* key : {"creationTimestamp", "deletionTimestamp"}) {
+    Value v;
+    if (object.FindValue({"metadata", key}, v, a)) meta.AddMember(rapidjson::StringRef(key), v, a);
+  }
+  for (const char* key : {"spec", "status"}) {
+    Value v;
+    if (object.FindValue({key}, v, a)) doc.AddMember(rapidjson::StringRef(key), v, a);
+  }
+  return ReadReservation(doc);
+}
+
+rapidjson::Document StatusUpdateBody(const shim::CachedObject& cached, const reconcile::ReservationStatus& status) {
+  rapidjson::Document body(rapidjson::kObjectType);
+  auto& a = body.GetAllocator();
+  json::SetString(body, "apiVersion", "scheduling.koordinator.sh/v1alpha1", a);
+  json::SetString(body, "kind", "Reservation", a);
+  Value& meta = json::EnsureObject(body, "metadata", a);
+  json::SetString(meta, "name", cached.Name(), a);
+  if (!cached.Uid().empty()) json::SetString(meta, "uid", cached.Uid(), a);
+  if (!cached.ResourceVersion().empty()) json::SetString(meta, "resourceVersion", cached.ResourceVersion(), a);
+  json::SetMember(body, "status", StatusJson(status, a), a);
+  return body;
 }
 
 }  // namespace berth::controllers

@@ -11,6 +11,7 @@
 
 #include <rapidjson/document.h>
 
+#include "clientgo-shim/cache/cached_object.h"
 #include "reconcile/reservation/types.h"
 
 namespace berth::controllers {
@@ -20,6 +21,8 @@ inline constexpr char kReservationAllocatedAnnotation[] = "scheduling.koordinato
 
 // ReadReservation fills everything but `consumers` and `node_exists`.
 reconcile::ReservationSnapshot ReadReservation(const rapidjson::Value& object);
+// ReadReservation from the informer cache: the same snapshot, decoding only the fields it reads.
+reconcile::ReservationSnapshot ReadReservation(const shim::CachedObject& object);
 
 // AllocatedReservation reads the annotation: {name, uid}; nullopt when absent or malformed.
 struct AllocatedRef {
@@ -30,6 +33,9 @@ std::optional<AllocatedRef> AllocatedReservation(const rapidjson::Value& pod);
 
 // ReadConsumerPod: namespace/name/uid, terminal/deleting, and effective requests.
 reconcile::ConsumerPod ReadConsumerPod(const rapidjson::Value& pod);
+// ReadConsumerPod from the informer cache: the same result, decoding only the fields it reads
+// (the lifecycle controller reads every consumer of a reservation on each reconcile).
+reconcile::ConsumerPod ReadConsumerPod(const shim::CachedObject& pod);
 
 // PodResourcesOf reads container requests (quantities → milli-units; unparsable ones skipped).
 reconcile::PodResources PodResourcesOf(const rapidjson::Value& pod_spec);
@@ -42,5 +48,11 @@ rapidjson::Value WriteAmounts(const reconcile::ResourceAmounts& amounts,
 // StatusJson renders the status object (for a status-subresource update).
 rapidjson::Value StatusJson(const reconcile::ReservationStatus& status,
                             rapidjson::Document::AllocatorType& alloc);
+
+// StatusUpdateBody is the body of a status-subresource PUT for `cached`: apiVersion, kind,
+// metadata name/uid/resourceVersion (the preconditions) and `status`. The apiserver takes
+// everything else from the stored object (spec from the old object, ResetObjectMetaForStatus),
+// so the rest of the object is not sent.
+rapidjson::Document StatusUpdateBody(const shim::CachedObject& cached, const reconcile::ReservationStatus& status);
 
 }  // namespace berth::controllers

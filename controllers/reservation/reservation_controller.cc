@@ -25,13 +25,6 @@ shim::ResourceRef ReservationRef(const std::string& name) {
   return shim::ResourceRef{kGroup, kVersion, "reservations", "", name};
 }
 
-std::optional<Document> ToJson(const shim::ObjectPtr& obj) {
-  if (!obj) return std::nullopt;
-  auto doc = obj->ToJson();
-  if (!doc) return std::nullopt;
-  return std::move(*doc);
-}
-
 std::string PhaseOf(const shim::ObjectPtr& obj) {
   if (!obj) return "";
   auto phase = obj->FindString({"status", "phase"});
@@ -227,15 +220,14 @@ shim::ReconcileResult ReservationController::Reconcile(const std::string& key) {
 
 shim::ReconcileResult ReservationController::ReconcileReservation(const std::string& name) {
   shim::ObjectPtr cached = reservations_->store().Get(name);
-  auto doc = ToJson(cached);
-  if (!doc) return shim::ReconcileResult::Done();  // gone: the delete handler queued cleanup
-  reconcile::ReservationSnapshot snapshot = ReadReservation(*doc);
+  if (!cached) return shim::ReconcileResult::Done();  // gone: the delete handler queued cleanup
+  reconcile::ReservationSnapshot snapshot = ReadReservation(*cached);
   if (!snapshot.status.node_name.empty()) {
     snapshot.node_exists = nodes_->store().Get(snapshot.status.node_name) != nullptr;
   }
   if (auto pods = pods_->store().ByIndex(kReservationUidIndex, snapshot.uid)) {
     for (const auto& pod : *pods) {
-      if (auto pd = ToJson(pod)) snapshot.consumers.push_back(ReadConsumerPod(*pd));
+      if (pod) snapshot.consumers.push_back(ReadConsumerPod(*pod));
     }
   }
   {
@@ -268,11 +260,7 @@ shim::ReconcileResult ReservationController::ReconcileReservation(const std::str
     }
   }
   if (decision.status) {
-    Value& status = json::EnsureObject(*doc, "status", doc->GetAllocator());
-    status = StatusJson(*decision.status, doc->GetAllocator());
-    json::SetString(*doc, "apiVersion", std::string(kGroup) + "/" + kVersion, doc->GetAllocator());
-    json::SetString(*doc, "kind", "Reservation", doc->GetAllocator());
-    auto written = client_.UpdateStatus(ReservationRef(name), *doc);
+    auto written = client_.UpdateStatus(ReservationRef(name), StatusUpdateBody(*cached, *decision.status));
     if (!written) {
       if (written.error().code == ErrorCode::kNotFound) return shim::ReconcileResult::Done();
       // A conflict means our cache was stale: the informer delivers the newer version soon.

@@ -10,6 +10,7 @@
 #include "clientgo-shim/base/log.h"
 #include "controllers/reservation/reservation_codec.h"
 #include "controllers/scheduler/pre_allocation_codec.h"
+#include "controllers/scheduler/reservation_change.h"
 #include "controllers/scheduler/scheduler_codec.h"
 #include "controllers/scheduler/scheduler_support.h"
 
@@ -131,40 +132,13 @@ Result<std::unique_ptr<SchedulerController>> SchedulerController::Setup(
       },
       [self](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& obj) {
         // Only changes that move capacity or eligibility wake parked work (phase, node, spec,
-        // allocatable, first/last owner); our own condition writes and owner syncs do not.
-        auto before = ToJson(old_obj);
+        // allocatable, first/last owner); our own condition writes and owner syncs do not, and
+        // are told apart on the cached form without converting either object.
+        ReservationChange change = DiffReservation(old_obj.get(), *obj);
+        if (!change.any()) return;  // an owner/allocated sync or a condition refresh
         auto after = ToJson(obj);
         if (!after) return;
-        bool changed = !before;
-        if (!changed) {
-          auto number = [](const Document& d, std::initializer_list<std::string_view> path) {
-            const Value* v = json::Find(d, path);
-            return v && v->IsInt64() ? v->GetInt64() : int64_t{-1};
-          };
-          auto has_owners = [](const Document& d) {
-            const Value* v = json::Find(d, {"status", "currentOwners"});
-            return v && v->IsArray() && !v->Empty();
-          };
-          // Labels decide reservation affinity and reservation-order.
-          auto labels = [](const Document& d) {
-            const Value* v = json::Find(d, {"metadata", "labels"});
-            return v ? json::Serialize(*v) : std::string();
-          };
-          changed = json::GetString(*before, {"status", "phase"}) != json::GetString(*after, {"status", "phase"}) ||
-                    json::GetString(*before, {"status", "nodeName"}) != json::GetString(*after, {"status", "nodeName"}) ||
-                    number(*before, {"metadata", "generation"}) != number(*after, {"metadata", "generation"}) ||
-                    has_owners(*before) != has_owners(*after) || labels(*before) != labels(*after) ||
-                    !reconcile::EqualAmounts(ReadAmounts(json::Find(*before, {"status", "allocatable"})),
-                                             ReadAmounts(json::Find(*after, {"status", "allocatable"})));
-        }
-        if (!changed &&
-            json::GetString(*before, {"metadata", "annotations", kReservationRestrictedOptionsAnnotation}) ==
-                json::GetString(*after, {"metadata", "annotations", kReservationRestrictedOptionsAnnotation}) &&
-            json::GetString(*before, {"metadata", "annotations", kPreAllocatedPodsAnnotation}) ==
-                json::GetString(*after, {"metadata", "annotations", kPreAllocatedPodsAnnotation})) {
-          return;  // an owner/allocated sync or a condition refresh: nothing the cache reads changed
-        }
-        self->OnReservation(*after, std::string(obj->Name()), changed);
+        self->OnReservation(*after, std::string(obj->Name()), change.capacity);
       },
       [self](const shim::DeletedObject& deleted) {
         if (!deleted.object) return;

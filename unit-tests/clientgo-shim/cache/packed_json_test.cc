@@ -147,3 +147,55 @@ TEST(PackedJsonTest, SubtreesWithUniqueLookingStringsAreNeverShared) {
 
 }  // namespace
 }  // namespace berth::shim
+
+namespace berth::shim {
+namespace {
+
+std::string FoundValue(std::string_view packed, const InternPool& pool,
+                       std::initializer_list<std::string_view> path) {
+  rapidjson::Document out;
+  if (!FindPackedValue(packed, pool, path, out, out.GetAllocator())) {
+    return out.IsNull() ? "<absent>" : "<absent but not null>";
+  }
+  return json::Serialize(out);
+}
+
+TEST(PackedJsonTest, FindPackedValueDecodesOnlyTheValueUnderThePathOfAnyType) {
+  InternPool pool;
+  std::string packed;
+  RoundTrip(R"({"metadata":{"generation":7,"labels":{"app":"a","tier":"web"}},)"
+            R"("status":{"allocatable":{"cpu":"2","memory":"4Gi"},"currentOwners":[],"ok":true}})",
+            pool, &packed);
+  EXPECT_EQ(FoundValue(packed, pool, {"metadata", "generation"}), "7");
+  EXPECT_EQ(FoundValue(packed, pool, {"metadata", "labels"}), R"({"app":"a","tier":"web"})");
+  EXPECT_EQ(FoundValue(packed, pool, {"status", "allocatable"}), R"({"cpu":"2","memory":"4Gi"})");
+  EXPECT_EQ(FoundValue(packed, pool, {"status", "currentOwners"}), "[]");
+  EXPECT_EQ(FoundValue(packed, pool, {"status", "ok"}), "true");
+  EXPECT_EQ(FoundValue(packed, pool, {"status", "missing"}), "<absent>");
+  EXPECT_EQ(FoundValue(packed, pool, {"status", "ok", "deeper"}), "<absent>");
+}
+
+TEST(PackedJsonTest, FindPackedValueFollowsSharedSubtreesAtAndAboveThePath) {
+  InternPool pool;
+  const std::string text = R"({"spec":{"template":{"containers":[{"name":"c","image":"busybox"}]}}})";
+  std::string packed;
+  RoundTrip(text, pool);
+  RoundTrip(text, pool, &packed);  // second sighting: subtrees are pool references now
+  EXPECT_EQ(FoundValue(packed, pool, {"spec", "template", "containers"}), R"([{"name":"c","image":"busybox"}])");
+  EXPECT_EQ(FoundValue(packed, pool, {"spec", "template"}), R"({"containers":[{"name":"c","image":"busybox"}]})");
+  EXPECT_EQ(FoundValue(packed, pool, {}), text);
+}
+
+TEST(PackedJsonTest, FindPackedValueOnTruncatedOrGarbageBytesIsAbsentNotACrash) {
+  InternPool pool;
+  std::string packed;
+  RoundTrip(R"({"status":{"allocatable":{"cpu":"2","memory":"4Gi"}}})", pool, &packed);
+  for (size_t len = 0; len < packed.size(); ++len) {
+    EXPECT_EQ(FoundValue(packed.substr(0, len), pool, {"status", "allocatable"}), "<absent>") << len;
+  }
+  EXPECT_EQ(FoundValue("\xff\xff\xff", pool, {"status"}), "<absent>");
+  EXPECT_EQ(FoundValue(std::string(1, '\x08') + "\x01\x7f", pool, {"status"}), "<absent>");
+}
+
+}  // namespace
+}  // namespace berth::shim

@@ -31,6 +31,53 @@ TEST(ReadReservationTest, ReadsSpecAndStatusFromTheUserGuideShape) {
   EXPECT_TRUE(r.status.conditions[0].last_transition_time.has_value());
 }
 
+TEST(ReadReservationTest, TheCachedObjectReaderAgreesWithTheJsonReaderOnEveryShape) {
+  const char* reservations[] = {
+      R"({"metadata":{"name":"reservation-demo","uid":"u1","creationTimestamp":"2026-01-01T00:00:00Z","labels":{"a":"b"}},
+        "spec":{"ttl":"1h","allocateOnce":false,"owners":[{"object":{"name":"pod-demo-0","namespace":"default"}}],
+          "template":{"spec":{"containers":[{"name":"stress","resources":{"requests":{"cpu":"500m","memory":"800Mi"}}}]}}},
+        "status":{"phase":"Available","nodeName":"node-0","allocatable":{"cpu":"500m","memory":"800Mi"},"allocated":{"cpu":"200m"},
+          "currentOwners":[{"name":"p","namespace":"default","uid":"pu"}],
+          "conditions":[{"type":"Ready","status":"True","reason":"Available","message":"m","lastTransitionTime":"2026-01-01T00:00:01Z",
+                         "lastProbeTime":"2026-01-01T00:00:02Z"}]}})",
+      R"({"metadata":{"name":"gone","uid":"u2","creationTimestamp":"2026-01-01T00:00:00Z","deletionTimestamp":"2026-01-02T00:00:00Z"},
+        "spec":{"expires":"2026-01-03T00:00:00Z","owners":[{"labelSelector":{"matchLabels":{"app":"x"}}}]}})",
+      R"({"metadata":{"name":"bad","creationTimestamp":"not a time","deletionTimestamp":5},
+        "spec":{"ttl":"-1h","expires":7,"owners":[{}],"template":{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"lots"}}}]}}},
+        "status":{"phase":"Bogus","allocatable":[],"currentOwners":{},"conditions":[1,{"type":7}]}})",
+      R"({"metadata":{"name":"nospec"}})",
+  };
+  for (const char* text : reservations) {
+    auto doc = Doc(text);
+    auto cached = shim::CachedObject::FromJson(doc);
+    ASSERT_TRUE(cached.has_value()) << text;
+    reconcile::ReservationSnapshot a = ReadReservation(doc);
+    reconcile::ReservationSnapshot b = ReadReservation(**cached);
+    EXPECT_EQ(b.name, a.name) << text;
+    EXPECT_EQ(b.uid, a.uid) << text;
+    EXPECT_EQ(b.creation_time, a.creation_time) << text;
+    EXPECT_EQ(b.deleting, a.deleting) << text;
+    EXPECT_EQ(b.ttl, a.ttl) << text;
+    EXPECT_EQ(b.ttl_text, a.ttl_text) << text;
+    EXPECT_EQ(b.expires, a.expires) << text;
+    EXPECT_EQ(b.allocate_once, a.allocate_once) << text;
+    EXPECT_EQ(b.spec_errors, a.spec_errors) << text;
+    EXPECT_EQ(b.status, a.status) << text;
+  }
+  // The first shape's values, so agreement is not agreement on empty snapshots.
+  auto demo = shim::CachedObject::FromJson(Doc(reservations[0]));
+  ASSERT_TRUE(demo.has_value());
+  auto r = ReadReservation(**demo);
+  EXPECT_EQ(r.uid, "u1");
+  EXPECT_EQ(r.status.node_name, "node-0");
+  ASSERT_EQ(r.status.current_owners.size(), 1u);
+  EXPECT_EQ(r.status.allocated.at("cpu"), 200);
+  auto gone = shim::CachedObject::FromJson(Doc(reservations[1]));
+  ASSERT_TRUE(gone.has_value());
+  EXPECT_TRUE(ReadReservation(**gone).deleting);
+  EXPECT_TRUE(ReadReservation(**gone).expires.has_value());
+}
+
 TEST(ReadReservationTest, BadSpecsBecomeSpecErrorsNotFailures) {
   auto doc = Doc(R"({"metadata":{"name":"r"},"spec":{"ttl":"-5m","expires":"tomorrow","owners":[{}],
     "template":{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"lots"}}}]}}}})");
@@ -75,6 +122,59 @@ TEST(ReadConsumerPodTest, EffectiveRequestsAndTerminalPhase) {
   auto c = ReadConsumerPod(pod);
   EXPECT_TRUE(c.terminal);
   EXPECT_EQ(c.requests.at("cpu"), 1200);
+}
+
+TEST(ReadConsumerPodTest, TheCachedObjectReaderAgreesWithTheJsonReaderOnEveryShape) {
+  const char* pods[] = {
+      R"({"metadata":{"name":"p","namespace":"default","uid":"pu"},"status":{"phase":"Succeeded"},
+        "spec":{"containers":[{"name":"a","resources":{"requests":{"cpu":"200m","memory":"400Mi"}}},{"name":"b","resources":{"requests":{"cpu":1}}}]}})",
+      R"({"metadata":{"name":"q","namespace":"ns","uid":"qu","deletionTimestamp":"2026-11-26T00:00:00Z"},"status":{"phase":"Running"},
+        "spec":{"nodeName":"n1","containers":[{"name":"a","resources":{"requests":{"cpu":"1"}}}],
+        "initContainers":[{"name":"i","resources":{"requests":{"cpu":"3","memory":"1Gi"}}},{"name":"s","restartPolicy":"Always","resources":{"requests":{"cpu":"500m"}}}],
+        "overhead":{"cpu":"100m"}}})",
+      R"({"metadata":{"name":"nospec","namespace":"ns","uid":"u3"},"status":{"phase":"Failed"}})",
+      R"({"metadata":{"name":"odd","namespace":"ns","uid":"u4","deletionTimestamp":7},"status":{"phase":3},
+        "spec":{"containers":{"not":"an array"},"overhead":"x","initContainers":[1,{"resources":[]}]}})",
+      R"({"metadata":{"name":"bad-q","namespace":"ns"},"spec":{"containers":[{"resources":{"requests":{"cpu":"lots","memory":"1Gi"}}}]}})",
+  };
+  for (const char* text : pods) {
+    auto doc = Doc(text);
+    auto cached = shim::CachedObject::FromJson(doc);
+    ASSERT_TRUE(cached.has_value()) << text;
+    reconcile::ConsumerPod from_json = ReadConsumerPod(doc);
+    reconcile::ConsumerPod from_cache = ReadConsumerPod(**cached);
+    EXPECT_EQ(from_cache.namespace_name, from_json.namespace_name) << text;
+    EXPECT_EQ(from_cache.name, from_json.name) << text;
+    EXPECT_EQ(from_cache.uid, from_json.uid) << text;
+    EXPECT_EQ(from_cache.terminal, from_json.terminal) << text;
+    EXPECT_EQ(from_cache.deleting, from_json.deleting) << text;
+    EXPECT_EQ(from_cache.requests, from_json.requests) << text;
+  }
+  // And the values themselves, for the init-container/sidecar/overhead pod.
+  auto q = shim::CachedObject::FromJson(Doc(pods[1]));
+  ASSERT_TRUE(q.has_value());
+  reconcile::ConsumerPod c = ReadConsumerPod(**q);
+  EXPECT_TRUE(c.deleting);
+  EXPECT_FALSE(c.terminal);
+  EXPECT_EQ(c.requests.at("cpu"), 3100);  // init peak 3 beats app 1 + sidecar 0.5; + overhead 0.1
+}
+
+TEST(StatusUpdateBodyTest, CarriesTheStatusAndTheCachedPreconditionsOnly) {
+  auto cached = shim::CachedObject::FromJson(Doc(R"({"apiVersion":"scheduling.koordinator.sh/v1alpha1","kind":"Reservation",
+    "metadata":{"name":"r1","uid":"ru","resourceVersion":"42","labels":{"a":"b"}},
+    "spec":{"ttl":"1h","owners":[{"object":{"name":"p"}}]},"status":{"phase":"Pending"}})"));
+  ASSERT_TRUE(cached.has_value());
+  reconcile::ReservationStatus status;
+  status.phase = reconcile::Phase::kAvailable;
+  status.node_name = "n1";
+  status.allocatable = {{"cpu", 2000}};
+  status.current_owners.push_back({"default", "p", "pu"});
+  auto body = StatusUpdateBody(**cached, status);
+  EXPECT_EQ(json::Serialize(body),
+            R"({"apiVersion":"scheduling.koordinator.sh/v1alpha1","kind":"Reservation",)"
+            R"("metadata":{"name":"r1","uid":"ru","resourceVersion":"42"},)"
+            R"("status":{"phase":"Available","currentOwners":[{"name":"p","namespace":"default","uid":"pu"}],)"
+            R"("nodeName":"n1","allocatable":{"cpu":"2"}}})");
 }
 
 TEST(StatusJsonTest, WritesCanonicalQuantitiesAndOwners) {
