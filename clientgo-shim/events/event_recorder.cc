@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cstdio>
 
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
 namespace berth::shim {
 namespace {
 
@@ -117,40 +120,56 @@ Status EventRecorder::CreateEvent(const Pending& p, const std::string& key) {
   const std::string ns = p.object.ns.empty() ? "default" : p.object.ns;
   const std::string name =
       p.object.name + "." + Hex(static_cast<uint64_t>(p.at.time_since_epoch().count()));
-  json::Document d;
-  d.SetObject();
-  auto& a = d.GetAllocator();
-  json::SetString(d, "apiVersion", "v1", a);
-  json::SetString(d, "kind", "Event", a);
-  auto& meta = json::EnsureObject(d, "metadata", a);
-  json::SetString(meta, "name", name, a);
-  json::SetString(meta, "namespace", ns, a);
-  json::Value involved(rapidjson::kObjectType);
-  auto put = [&](json::Value& obj, std::string_view k, const std::string& v) {
-    if (!v.empty()) json::SetString(obj, k, v, a);
+  // One Event per scheduled pod: the body is written straight out (no DOM), and the created
+  // object in the response is not parsed (only success matters).
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  auto put = [&](std::string_view k, std::string_view v) {
+    w.Key(k.data(), static_cast<rapidjson::SizeType>(k.size()));
+    w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
   };
-  put(involved, "kind", p.object.kind);
-  put(involved, "namespace", p.object.ns);
-  put(involved, "name", p.object.name);
-  put(involved, "uid", p.object.uid);
-  put(involved, "apiVersion", p.object.api_version);
-  put(involved, "resourceVersion", p.object.resource_version);
-  put(involved, "fieldPath", p.object.field_path);
-  json::SetMember(d, "involvedObject", std::move(involved), a);
-  json::SetString(d, "reason", p.reason, a);
-  json::SetString(d, "message", p.message, a);
-  json::Value source(rapidjson::kObjectType);
-  put(source, "component", options_.component);
-  put(source, "host", options_.host);
-  json::SetMember(d, "source", std::move(source), a);
+  auto put_nonempty = [&](std::string_view k, const std::string& v) {
+    if (!v.empty()) put(k, v);
+  };
   const std::string ts = FormatTimestamp(p.at);
-  json::SetString(d, "firstTimestamp", ts, a);
-  json::SetString(d, "lastTimestamp", ts, a);
-  json::SetMember(d, "count", json::Value(1), a);
-  json::SetString(d, "type", EventTypeName(p.type), a);
-  json::SetString(d, "reportingComponent", options_.component, a);
-  json::SetString(d, "reportingInstance", options_.host, a);
-  auto created = client_.Create(ResourceRef{"", "v1", "events", ns, ""}, d);
+  w.StartObject();
+  put("apiVersion", "v1");
+  put("kind", "Event");
+  w.Key("metadata");
+  w.StartObject();
+  put("name", name);
+  put("namespace", ns);
+  w.EndObject();
+  w.Key("involvedObject");
+  w.StartObject();
+  put_nonempty("kind", p.object.kind);
+  put_nonempty("namespace", p.object.ns);
+  put_nonempty("name", p.object.name);
+  put_nonempty("uid", p.object.uid);
+  put_nonempty("apiVersion", p.object.api_version);
+  put_nonempty("resourceVersion", p.object.resource_version);
+  put_nonempty("fieldPath", p.object.field_path);
+  w.EndObject();
+  put("reason", p.reason);
+  put("message", p.message);
+  w.Key("source");
+  w.StartObject();
+  put_nonempty("component", options_.component);
+  put_nonempty("host", options_.host);
+  w.EndObject();
+  put("firstTimestamp", ts);
+  put("lastTimestamp", ts);
+  w.Key("count");
+  w.Int(1);
+  put("type", EventTypeName(p.type));
+  put("reportingComponent", options_.component);
+  put("reportingInstance", options_.host);
+  w.EndObject();
+  RestRequest request;
+  request.method = "POST";
+  request.path = ResourcePath(ResourceRef{"", "v1", "events", ns, ""});
+  request.body.assign(buf.GetString(), buf.GetSize());
+  auto created = options_.rest->Do(request);
   if (!created) return std::unexpected(created.error());
   lru_.push_front(key);
   cache_[key] = {Aggregate{name, ns, 1, p.at}, lru_.begin()};

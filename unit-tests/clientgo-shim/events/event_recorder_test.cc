@@ -1,6 +1,7 @@
 // Tests for clientgo-shim/events/event_recorder.h with a scripted RestClient.
 #include "clientgo-shim/events/event_recorder.h"
 
+#include <atomic>
 #include <future>
 
 #include <gtest/gtest.h>
@@ -54,6 +55,47 @@ TEST(EventRecorderTest, FirstEventIsCreatedWithEveryCoreV1Field) {
   EXPECT_EQ(json::GetString(*body, {"firstTimestamp"}), json::GetString(*body, {"lastTimestamp"}));
   EXPECT_TRUE(ParseTimestamp(json::GetString(*body, {"firstTimestamp"})));
   EXPECT_EQ(rec.Stats().created, 1u);
+}
+
+TEST(EventRecorderTest, TheCreatedBodyIsExactlyTheEventInFieldOrderWithStringsEscaped) {
+  auto fake = std::make_shared<FakeRestClient>([](const RestRequest& r) { return Ok(r.body, 201); });
+  EventRecorder rec(Options(fake));
+  ObjectReference ref = Pod("web");
+  ref.field_path = "spec.containers{a}";
+  rec.Event(ref, EventType::kNormal, "Scheduled", "quote \" backslash \\ newline \n tab \t é \x01 end");
+  ASSERT_TRUE(rec.Flush(5s));
+  auto reqs = fake->requests();
+  ASSERT_EQ(reqs.size(), 1u);
+  auto body = json::Parse(reqs[0].body);
+  ASSERT_TRUE(body) << reqs[0].body;
+  EXPECT_EQ(json::GetString(*body, {"message"}), "quote \" backslash \\ newline \n tab \t é \x01 end");
+  const std::string name(json::GetString(*body, {"metadata", "name"}));
+  const std::string ts(json::GetString(*body, {"firstTimestamp"}));
+  EXPECT_EQ(reqs[0].body,
+            R"({"apiVersion":"v1","kind":"Event","metadata":{"name":")" + name + R"(","namespace":"default"},)"
+            R"("involvedObject":{"kind":"Pod","namespace":"default","name":"web","uid":"u-web","apiVersion":"v1",)"
+            R"("fieldPath":"spec.containers{a}"},"reason":"Scheduled",)"
+            R"("message":"quote \" backslash \\ newline \n tab \t é \u0001 end",)"
+            R"("source":{"component":"berth-controller","host":"node-a"},"firstTimestamp":")" + ts +
+            R"(","lastTimestamp":")" + ts + R"(","count":1,"type":"Normal","reportingComponent":"berth-controller",)"
+            R"("reportingInstance":"node-a"})");
+  EXPECT_EQ(rec.Stats().created, 1u);
+}
+
+TEST(EventRecorderTest, ARefusedCreateIsCountedAsFailedAndNotAggregated) {
+  std::atomic<int> posts{0};
+  auto fake = std::make_shared<FakeRestClient>([&](const RestRequest& r) {
+    if (r.method == "POST") ++posts;
+    return Fail(ErrorCode::kInvalid, 422, "Event is invalid");
+  });
+  EventRecorder rec(Options(fake));
+  rec.Event(Pod("web"), EventType::kNormal, "Scheduled", "m");
+  ASSERT_TRUE(rec.Flush(5s));
+  rec.Event(Pod("web"), EventType::kNormal, "Scheduled", "m");
+  ASSERT_TRUE(rec.Flush(5s));
+  EXPECT_EQ(posts.load(), 2);  // not aggregated into a PATCH of an Event that was never created
+  EXPECT_EQ(rec.Stats().failed, 2u);
+  EXPECT_EQ(rec.Stats().created, 0u);
 }
 
 TEST(EventRecorderTest, RepeatsOfTheSameEventPatchTheCountInsteadOfCreating) {
