@@ -24,8 +24,16 @@ Condition DeploymentCondition(std::string status, std::string reason, std::strin
   return c;
 }
 
+// The tests write Deployment status themselves, so kubesim's Deployment controller stays off:
+// its own status writes would race with theirs.
+KubesimOptions WithoutWorkloadControllers() {
+  KubesimOptions options;
+  options.cluster.workload_controllers = false;
+  return options;
+}
+
 struct Sim {
-  KubesimInstance sim{KubesimOptions{}};
+  KubesimInstance sim{WithoutWorkloadControllers()};
   std::shared_ptr<HttpsRestClient> rest;
   Sim() {
     auto port = sim.Start();
