@@ -311,7 +311,10 @@ class UserGuideTest(SchedulingSuite):
         # Reading right after /readyz would pass even if the new process promoted it a moment
         # later, so first let the reservation queue (FIFO: the initial list comes first) place a
         # probe created after the restart; by then reservation-cluster-mode has been decided.
-        self.mgr.stop()
+        # SIGTERM is a clean stop (exit 0), as a pod's termination in Kubernetes is.
+        code = self.mgr.stop()
+        with open(self.mgr.log_path) as log:
+            self.assertEqual(code, 0, "berth-manager did not stop cleanly on SIGTERM:\n" + log.read()[-2000:])
         self.mgr.start()
         self.cleanup(("reservation", "restart-probe"))
         self.create_reservation("restart-probe", "100m", "64Mi", [{"object": {"name": "nobody"}}], node="node-1")
