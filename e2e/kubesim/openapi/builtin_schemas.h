@@ -19,7 +19,8 @@ inline constexpr std::string_view kV3RefPrefix = "#/components/schemas/";
 // use. Returns an empty object if the embedded data were ever unparsable (a generator bug).
 const rapidjson::Value& BuiltinSchemas();
 
-// BuiltinSchema returns the schema named `name`, or nullptr.
+// BuiltinSchema returns the schema named `name`, or nullptr (a hash lookup; `name` need not be
+// NUL-terminated).
 const rapidjson::Value* BuiltinSchema(std::string_view name);
 
 // BuiltinDefinitionName returns the definition whose x-kubernetes-group-version-kind lists

@@ -89,6 +89,32 @@ TEST(BuiltinSchemasTest, KindsAreFoundByGroupVersionKind) {
   EXPECT_EQ(BuiltinDefinitionName("", "v2", "Pod"), std::nullopt);
 }
 
+TEST(BuiltinSchemasTest, EveryDefinitionIsFoundByNameAndUnknownOrPartialNamesAreNot) {
+  int definitions = 0;
+  for (const auto& def : BuiltinSchemas().GetObject()) {
+    EXPECT_EQ(BuiltinSchema(std::string_view(def.name.GetString(), def.name.GetStringLength())), &def.value)
+        << def.name.GetString();
+    ++definitions;
+  }
+  EXPECT_GT(definitions, 100);
+  EXPECT_EQ(BuiltinSchema("io.k8s.api.core.v1.Nope"), nullptr);
+  EXPECT_EQ(BuiltinSchema("io.k8s.api.core.v1.Po"), nullptr);
+  EXPECT_EQ(BuiltinSchema(""), nullptr);
+  // A view that is not NUL-terminated is looked up by its own length.
+  std::string_view longer = "io.k8s.api.core.v1.PodSpecXYZ";
+  EXPECT_EQ(BuiltinSchema(longer.substr(0, longer.size() - 3)), BuiltinSchema("io.k8s.api.core.v1.PodSpec"));
+}
+
+TEST(BuiltinSchemasTest, GroupVersionKindLookupMatchesWholeComponentsOnly) {
+  // The same kind in another group (Status is listed under several groups) and shifted
+  // component boundaries must not match.
+  EXPECT_EQ(BuiltinDefinitionName("policy", "v1", "Status"), "io.k8s.apimachinery.pkg.apis.meta.v1.Status");
+  EXPECT_EQ(BuiltinDefinitionName("", "v1Pod", ""), std::nullopt);
+  EXPECT_EQ(BuiltinDefinitionName("v1", "Pod", ""), std::nullopt);
+  EXPECT_EQ(BuiltinDefinitionName("", "", "v1Pod"), std::nullopt);
+  EXPECT_EQ(BuiltinDefinitionName("", "v1", "pod"), std::nullopt);
+}
+
 TEST(BuiltinSchemasTest, RefTargetAcceptsBothDocumentVersionsOnly) {
   EXPECT_EQ(RefTarget("#/components/schemas/a.B"), "a.B");
   EXPECT_EQ(RefTarget("#/definitions/a.B"), "a.B");

@@ -87,6 +87,34 @@ TEST(UnknownFieldsTest, CustomResourcesFollowStructuralPruningRules) {
   EXPECT_THAT(UnknownFieldsInCustomResource(nullptr, cr), IsEmpty());
 }
 
+TEST(UnknownFieldsTest, CustomResourceRootAlwaysAllowsApiVersionKindAndMetadata) {
+  // No root properties: only the three implicit fields are known; they are strings (apiVersion,
+  // kind) or ObjectMeta, so an object given for apiVersion has undeclared members.
+  auto bare = P(R"({"type":"object"})");
+  auto cr = P(R"({"apiVersion":{"x":1},"kind":"W","metadata":{"name":"w","nam":1},"spec":{}})");
+  EXPECT_THAT(UnknownFieldsInCustomResource(&bare, cr), ElementsAre("apiVersion.x", "metadata.nam", "spec"));
+  // Non-object "properties" declares nothing beyond the implicit fields; other fields go to
+  // additionalProperties (an empty object against a string schema has no undeclared member).
+  auto odd = P(R"({"type":"object","properties":[1],"additionalProperties":{"type":"string"}})");
+  auto cr2 = P(R"({"apiVersion":"v","metadata":{"name":"w"},"spec":{"a":1},"more":{}})");
+  EXPECT_THAT(UnknownFieldsInCustomResource(&odd, cr2), ElementsAre("spec.a"));
+  // A schema's own declaration of apiVersion wins over the implicit string.
+  auto own = P(R"({"type":"object","properties":{"apiVersion":{"type":"object","properties":{"x":{}}}}})");
+  EXPECT_THAT(UnknownFieldsInCustomResource(&own, cr), ElementsAre("metadata.nam", "spec"));
+  // The implicit fields apply at the root only.
+  auto nested = P(R"({"type":"object","properties":{"spec":{"type":"object","properties":{"a":{}}}}})");
+  auto inner = P(R"({"spec":{"a":1,"kind":"K","apiVersion":"v"}})");
+  EXPECT_THAT(UnknownFieldsInCustomResource(&nested, inner), ElementsAre("spec.kind", "spec.apiVersion"));
+  // The schema itself is not modified by the check.
+  EXPECT_EQ(json::Serialize(bare), R"({"type":"object"})");
+}
+
+TEST(UnknownFieldsTest, CustomResourceRootReferenceIsFollowedToTheBuiltinDefinition) {
+  auto schema = P(R"({"$ref":"#/components/schemas/io.k8s.api.core.v1.ConfigMap"})");
+  auto cm = P(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"k":"v"},"extra":1})");
+  EXPECT_THAT(UnknownFieldsInCustomResource(&schema, cm), ElementsAre("extra"));
+}
+
 TEST(UnknownFieldsTest, StrictDecodingErrorUsesApiserverWording) {
   EXPECT_EQ(StrictDecodingError("Pod", "v1", {"spec.containers[0].imagee", "foo"}),
             "Pod in version \"v1\" cannot be handled as a Pod: strict decoding error: "
