@@ -16,9 +16,11 @@ Usage in a suite:
             with self.sim.background(KUBECTL, "get", "pods", "-w") as bg:   # a long-running kubectl
                 bg.wait_for_line(lambda l: "x" in l, timeout=10)
 """
+import glob
 import json
 import os
 import queue
+import re
 import threading
 import shutil
 import signal
@@ -40,6 +42,25 @@ class CommandError(AssertionError):
     def __init__(self, args, result):
         super().__init__(f"{' '.join(args)} exited {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}")
         self.result = result
+
+
+# The first line of an AddressSanitizer/LeakSanitizer or UndefinedBehaviorSanitizer report (BERTH_SANITIZE=ON).
+SANITIZER_REPORT = re.compile(r"^==\d+==ERROR: (AddressSanitizer|LeakSanitizer)|^\S+:\d+:\d+: runtime error: ", re.M)
+
+
+def sanitizer_reports(paths):
+    """Returns the sanitizer reports found in these log files (from each report's first line on), or ""."""
+    found = []
+    for path in paths:
+        try:
+            with open(path, errors="replace") as f:
+                text = f.read()
+        except OSError:
+            continue
+        m = SANITIZER_REPORT.search(text)
+        if m:
+            found.append(f"--- {os.path.basename(path)}:\n{text[m.start():m.start() + 6000]}")
+    return "\n".join(found)
 
 
 def wait_until(predicate, timeout=10.0, interval=0.05, message="condition"):
@@ -173,7 +194,12 @@ class Kubesim:
                 self.proc.kill()
                 self.proc.wait()
         self.log.close()
+        # A sanitized build reports leaks and shutdown-time errors only at exit, where no request fails: look
+        # in kubesim's log and in the logs of every berth-manager run on it (they live in this dir).
+        reports = sanitizer_reports([self.log_path] + sorted(glob.glob(os.path.join(self.dir, "berth-manager.*.log"))))
         shutil.rmtree(self.dir, ignore_errors=True)
+        if reports:
+            raise AssertionError("sanitizer report in a process log:\n" + reports)
 
     def env(self):
         """The environment for client commands: kubectl's discovery cache lives in this kubesim's own dir, so a stale
