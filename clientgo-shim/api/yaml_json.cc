@@ -12,6 +12,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "clientgo-shim/api/yaml_scalar.h"
+#include "clientgo-shim/base/json.h"
 
 namespace berth::shim {
 namespace {
@@ -153,7 +154,7 @@ class Converter {
   }
 
   void Set(Value& object, const std::string& name, Value& v) {
-    auto existing = object.FindMember(rapidjson::StringRef(name.data(), name.size()));
+    auto existing = object.FindMember(json::KeyOf(name));
     if (existing != object.MemberEnd()) {
       existing->value = v;
       return;

@@ -26,7 +26,7 @@ std::string Serialize(const Value& value) {
 
 const Value* Member(const Value& root, std::string_view key) {
   if (!root.IsObject()) return nullptr;
-  auto it = root.FindMember(StringRefOf(key));
+  auto it = root.FindMember(KeyOf(key));
   return it == root.MemberEnd() ? nullptr : &it->value;
 }
 
@@ -51,7 +51,7 @@ std::string_view GetString(const Value& root, std::initializer_list<std::string_
 }
 
 Value& EnsureObject(Value& root, std::string_view key, Document::AllocatorType& alloc) {
-  auto it = root.FindMember(StringRefOf(key));
+  auto it = root.FindMember(KeyOf(key));
   if (it == root.MemberEnd()) {
     root.AddMember(Value(key.data(), static_cast<rapidjson::SizeType>(key.size()), alloc),
                    Value(rapidjson::kObjectType), alloc);
@@ -62,7 +62,7 @@ Value& EnsureObject(Value& root, std::string_view key, Document::AllocatorType& 
 }
 
 void SetMember(Value& root, std::string_view key, Value&& value, Document::AllocatorType& alloc) {
-  auto it = root.FindMember(StringRefOf(key));
+  auto it = root.FindMember(KeyOf(key));
   if (it != root.MemberEnd()) {
     it->value = std::move(value);
     return;
@@ -79,7 +79,7 @@ void SetString(Value& root, std::string_view key, std::string_view value,
 
 bool RemoveMember(Value& root, std::string_view key) {
   if (!root.IsObject()) return false;
-  auto it = root.FindMember(StringRefOf(key));
+  auto it = root.FindMember(KeyOf(key));
   if (it == root.MemberEnd()) return false;
   root.EraseMember(it);
   return true;

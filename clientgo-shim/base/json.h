@@ -50,9 +50,15 @@ void SetMember(Value& root, std::string_view key, Value&& value, Document::Alloc
 // RemoveMember removes root[key] if present. Returns whether it was there.
 bool RemoveMember(Value& root, std::string_view key);
 
-// StringRefOf views a std::string_view as a RapidJSON string reference (no copy).
+// StringRefOf views a std::string_view as a RapidJSON string reference (no copy). Do not pass it
+// to FindMember/HasMember: it decays to const char* there and the lookup runs strlen past the
+// view. Use KeyOf for lookups.
 inline rapidjson::GenericStringRef<char> StringRefOf(std::string_view s) {
   return rapidjson::StringRef(s.data(), s.size());
 }
+
+// KeyOf makes a member-lookup key from a std::string_view without copying; FindMember(KeyOf(k))
+// compares by length, so views that are not NUL-terminated (substrings) look up correctly.
+inline Value KeyOf(std::string_view s) { return Value(StringRefOf(s)); }
 
 }  // namespace berth::json

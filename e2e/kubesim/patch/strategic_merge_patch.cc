@@ -167,7 +167,7 @@ class Merger {
       for (const Value& e : m.value.GetArray()) {
         if (e.IsObject() || e.IsArray()) return Fail(kBadPrimitiveList);
       }
-      auto it = orig.FindMember(json::StringRefOf(field));
+      auto it = orig.FindMember(json::KeyOf(field));
       if (it == orig.MemberEnd() || !it->value.IsArray()) continue;
       Value& list = it->value;
       for (auto e = list.Begin(); e != list.End();) {
@@ -419,7 +419,7 @@ class Merger {
                     "\n doesn't match $setElementOrder list:\n" + Describe(order) + "\n");
       }
     }
-    auto it = orig.FindMember(json::StringRefOf(r.field));
+    auto it = orig.FindMember(json::KeyOf(r.field));
     if (it == orig.MemberEnd() || !it->value.IsArray()) return {};
     std::vector<const Value*> server;
     if (r.before.IsArray()) {

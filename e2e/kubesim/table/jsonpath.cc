@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "clientgo-shim/base/json.h"
+
 namespace berth::kubesim::table {
 
 // Literal is a constant operand of a filter: "text", 'text', 12, 1.5, true, false.
@@ -500,7 +502,7 @@ Result<Values> Evaluate(const Steps& steps, Values current) {
       case JsonPathStep::Kind::kField:
         for (const rapidjson::Value* v : current) {
           if (!v->IsObject()) continue;  // missing keys are allowed
-          auto it = v->FindMember(rapidjson::StringRef(step.name.data(), step.name.size()));
+          auto it = v->FindMember(json::KeyOf(step.name));
           if (it != v->MemberEnd()) next.push_back(&it->value);
         }
         break;

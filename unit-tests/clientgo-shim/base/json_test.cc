@@ -40,3 +40,18 @@ TEST(JsonEditTest, SetAndRemoveMembersRoundTrip) {
 
 }  // namespace
 }  // namespace berth::json
+
+TEST(JsonFindTest, KeysThatAreNotNulTerminatedViewsMatchByLength) {
+  auto doc = berth::json::Parse(R"({"meta":1,"metadata":{"name":"x"}})");
+  ASSERT_TRUE(doc);
+  const std::string buffer = "metadataXYZ";
+  const std::string_view metadata(buffer.data(), 8);  // "metadata", followed by more bytes
+  const berth::json::Value* found = berth::json::Member(*doc, metadata);
+  ASSERT_NE(found, nullptr);
+  EXPECT_TRUE(found->IsObject());
+  const std::string_view meta(buffer.data(), 4);
+  ASSERT_NE(berth::json::Member(*doc, meta), nullptr);
+  EXPECT_EQ(berth::json::Member(*doc, meta)->GetInt(), 1);
+  EXPECT_EQ(berth::json::GetString(*doc, {metadata, std::string_view(buffer.data(), 4)}), "");
+  EXPECT_EQ(berth::json::GetString(*doc, {metadata, std::string_view("nameless", 4)}), "x");
+}
