@@ -157,6 +157,9 @@ class CountingClient : public shim::RestClient {
   KubesimOptions options;
   options.nodes = nodes;
   options.history_window = 1000;  // the benchmark measures LIST + cache, not watch resume
+  // The pods belong to replicas:0 ReplicaSets only so they look like real workloads; kubesim's
+  // ReplicaSet controller would delete them all.
+  options.cluster.workload_controllers = false;
   KubesimInstance sim(options);
   auto port = sim.Start();
   if (!port) {
