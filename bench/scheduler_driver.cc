@@ -12,34 +12,27 @@
 // Prints:   one JSON line: {"nodes":…, "reservations":…, "pods":…, "reservations_per_s":…,
 //           "pods_per_s":…, "pod_latency_ms_p50":…, "p99":…, "pods_in_reservations":…, …}
 // Target:   ≥ 2,000 pods/s (kube-scheduler ≈ 300 pods/s, Gödel ≈ 1,000 pods/s end to end).
-// Measured: 2026-11-26, second pass (4b61989, 8c69bca, afdb192 and this file's progress
-//           wake-ups), 2 shared cores, RelWithDebInfo, other helpers building and testing;
-//           3 interleaved rounds of before / mid / now (same session, 1-minute load average
-//           5.8-12.0 rising through the rounds), full size, lifecycle on:
-//             start of day (before):  2,100 / 1,926 / 1,722 pods/s   CPU 26.3 / 29.1 / 28.2 s
-//             previous pass (mid):    2,122 / 1,679 / 1,780 pods/s   CPU 24.1 / 27.6 / 23.0 s
-//             now:                    2,489 / 2,140 / 1,894 pods/s   CPU 22.7 / 22.3 / 23.6 s
-//             now, --lifecycle 0:     4,120 / 2,907 / 2,880 pods/s   CPU 16.7 / 16.2 / 15.7 s
-//           (loads 7.3 / 8.9 / 11.7 for "now"). Reservations placed: 2,429 / 1,817 / 1,825 per s.
-//           Every run: all pods in reservations, no node above 4 of its 8 cpu, 11,900-13,200 owner
-//           status writes for 20,000 binds. perf stat, one run each at load 6-8: 645k context
-//           switches (mid) -> 563k (now); task-clock 25.0 s vs 24.8 s in that pair (one run's
-//           spread hides the CPU saving; the interleaved figures above show it). Part of "now" is
-//           the bench itself: its progress handlers no longer wake the main thread per event (~4% of the
-//           switches). The 2,000 pods/s goal holds at load <= 9 here, not yet robustly above it.
-//           Third pass, 2026-11-26 (0d0da7d: kubesim's strict-field check looks built-in
-//           definitions up in a hash index and no longer copies the CRD schema per request):
-//           9 interleaved pairs before / after, full size, lifecycle on, load 1.0-9.9 rising:
-//             before: median 2,032 pods/s (1,868-2,376), CPU mean 23.7 s (21.0-25.7)
-//             after:  median 2,117 pods/s (1,756-3,012), CPU mean 22.1 s (19.1-24.5), less CPU
-//                     in 8 of 9 pairs; reservations placed median 2,136 -> 2,288 per s.
-//           perf, --nodes 1000 --reservations 2000 --pods 4000: ValidateAndDefault 10.0% -> 5.9%
-//           of samples (UnknownFields 4.7% -> 2.0%). Still 2 of 9 "after" runs below 2,000 pods/s
-//           (loads 7.5 and 9.9): the goal is not yet robust on this shared machine.
-//           Reproduce: for b in before mid now; do build/bin/scheduler_driver; done, interleaved
-//           (copies of the binaries; /usr/bin/time for CPU; cut -d' ' -f1 /proc/loadavg for load).
-//           Flags: --owner-sync-ms N overrides the lifecycle controller's owner-sync interval;
-//           the JSON adds "reservation_writes_during_pods" (reservation update events seen).
+// Measured: 2026-11-26 (b7c8419 + this file), 2 cores, RelWithDebInfo, no other work running
+//           (the 1-minute load average, 2.9-5.8, is the driver's own threads), full size,
+//           lifecycle controller on (berth-manager's default owner-sync interval, 1s):
+//             3 runs:  2,799 / 2,735 / 2,563 pods/s; 3,071 / 2,981 / 2,961 reservations placed/s
+//             interleaved with the start-of-day binary (3c60d17), same session:
+//               start of day  1,854 / 1,953 pods/s   1,967 / 2,141 reservations/s
+//               now           2,499 / 2,809 pods/s   2,688 / 2,939 reservations/s  (1.35x / 1.44x)
+//           Every run: all 20,000 pods in reservations, no node above 4 of its 8 cpu, about
+//           11,300-11,800 owner status writes for 20,000 binds. What got it there, each change
+//           measured against the previous binary in interleaved runs: the CRD pattern regexes
+//           compiled once (reservations placed/s 1,340-1,500 -> 2,000-2,100), owner-only status
+//           writes coalesced per reservation and our own write's echo not reconciled, fewer
+//           thread wake-ups (work queue, kubesim watch chunks; context switches 645k -> 563k),
+//           controllers reading cached fields instead of rebuilding JSON, Events written without
+//           a DOM, and kubesim's strict-field check indexed (ValidateAndDefault 10.0% -> 5.9% of
+//           samples). With other builds loading the machine (load 7.5-12) runs drop to
+//           1,750-2,100 pods/s: the process is CPU-bound (about 22 CPU-s per full run).
+//           Reproduce: build/bin/scheduler_driver (three times; interleave with an older binary
+//           for the ratio; cut -d' ' -f1 /proc/loadavg before each run).
+//           --owner-sync-ms N overrides the owner-sync interval; the JSON's
+//           "reservation_writes_during_pods" counts reservation update events seen.
 // Shape:    nodes 8 cpu / 32Gi / 110 pods. Reservation j reserves 2 cpu / 4Gi for owners with label
 //           app=app-(j % apps), allocateOnce false (4 pods each). Pod i requests 500m / 1Gi with
 //           label app=app-(i % apps): every pod has reservations/apps candidate reservations.
