@@ -137,7 +137,7 @@ Result<std::unique_ptr<ReservationController>> ReservationController::Setup(
       },
       [self](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& new_obj) {
         self->CountPhase(old_obj, new_obj);
-        if (self->IsOwnWrite(*new_obj)) return;
+        if (self->own_writes_.IsEcho(std::string(new_obj->Name()), new_obj->ResourceVersion())) return;
         self->Enqueue(std::string(new_obj->Name()));
       },
       [self](const shim::DeletedObject& deleted) {
@@ -148,10 +148,7 @@ Result<std::unique_ptr<ReservationController>> ReservationController::Setup(
           self->terminal_since_.erase(std::string(deleted.object->Uid()));
         }
         self->owner_sync_.Forget(std::string(deleted.object->Uid()));
-        {
-          std::lock_guard lock(self->own_writes_mu_);
-          self->own_writes_.erase(std::string(deleted.object->Name()));
-        }
+        self->own_writes_.Forget(std::string(deleted.object->Name()));
         self->Enqueue(std::string(kCleanupPrefix) + std::string(deleted.object->Uid()));
       }});
   // A consuming pod changes its reservation's owners. Pods are matched by uid only (the name in the
@@ -188,15 +185,6 @@ Result<std::unique_ptr<ReservationController>> ReservationController::Setup(
   return c;
 }
 
-bool ReservationController::IsOwnWrite(const shim::CachedObject& obj) {
-  std::lock_guard lock(own_writes_mu_);
-  auto it = own_writes_.find(std::string(obj.Name()));
-  if (it == own_writes_.end()) return false;
-  bool own = !it->second.empty() && it->second == obj.ResourceVersion();
-  own_writes_.erase(it);  // any later version is someone else's news
-  return own;
-}
-
 void ReservationController::Enqueue(const std::string& key) {
   if (controller_) controller_->queue().Add(key);
 }
@@ -219,7 +207,7 @@ shim::ReconcileResult ReservationController::Reconcile(const std::string& key) {
 }
 
 shim::ReconcileResult ReservationController::ReconcileReservation(const std::string& name) {
-  shim::ObjectPtr cached = reservations_->store().Get(name);
+  shim::ObjectPtr cached = own_writes_.Read(name, [&] { return reservations_->store().Get(name); });
   if (!cached) return shim::ReconcileResult::Done();  // gone: the delete handler queued cleanup
   reconcile::ReservationSnapshot snapshot = ReadReservation(*cached);
   if (!snapshot.status.node_name.empty()) {
@@ -268,10 +256,7 @@ shim::ReconcileResult ReservationController::ReconcileReservation(const std::str
     }
     auto written_at = std::chrono::system_clock::now();
     if (owners_only) owner_sync_.Wrote(snapshot.uid, OwnerSyncLimiter::Clock::now());
-    if (std::string_view rv = json::GetString(*written, {"metadata", "resourceVersion"}); !rv.empty()) {
-      std::lock_guard lock(own_writes_mu_);
-      own_writes_[name] = std::string(rv);
-    }
+    own_writes_.Wrote(name, json::GetString(*written, {"metadata", "resourceVersion"}));
     if (decision.transition) {
       const auto& t = *decision.transition;
       if (reconcile::IsTerminal(t.to)) {

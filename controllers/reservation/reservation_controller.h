@@ -18,6 +18,7 @@
 #include "clientgo-shim/client/object_client.h"
 #include "clientgo-shim/events/event_recorder.h"
 #include "clientgo-shim/manager/manager.h"
+#include "controllers/reservation/own_writes.h"
 #include "controllers/reservation/owner_sync.h"
 #include "reconcile/reservation/lifecycle.h"
 
@@ -72,13 +73,9 @@ class ReservationController {
   std::mutex terminal_mu_;
   std::unordered_map<std::string, reconcile::Time> terminal_since_;
   OwnerSyncLimiter owner_sync_;
-  // name → resourceVersion of our last status write. The watch event carrying exactly that
-  // version holds nothing this controller did not just decide, so it is not reconciled again
-  // (changes since, of pods, nodes or time, queue the key through their own handlers).
-  std::mutex own_writes_mu_;
-  std::unordered_map<std::string, std::string> own_writes_;
-  // IsOwnWrite: `obj` is the version our last status write produced (consumes the record).
-  bool IsOwnWrite(const shim::CachedObject& obj);
+  // Our last status write per reservation: its watch echo is not reconciled again (see
+  // own_writes.h for when it still is).
+  OwnWrites own_writes_;
 };
 
 }  // namespace berth::controllers
