@@ -22,7 +22,14 @@ shim::ObjectPtr OwnWrites::Read(const std::string& name, const std::function<shi
   std::lock_guard lock(mu_);
   // Lock order: mu_ before the store's own lock. The store calls handlers (IsEcho) only after
   // releasing its lock, so this cannot deadlock.
-  return read();
+  shim::ObjectPtr obj = read();
+  auto it = last_write_.find(name);
+  if (it != last_write_.end() && (!obj || obj->ResourceVersion() != it->second)) {
+    // The cache is behind our write (or the object is gone): this pass decides on the status
+    // before our write, so the echo must be reconciled, not skipped.
+    last_write_.erase(it);
+  }
+  return obj;
 }
 
 void OwnWrites::Forget(const std::string& name) {

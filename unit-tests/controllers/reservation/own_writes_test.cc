@@ -55,6 +55,26 @@ TEST(OwnWritesTest, AReadThatAlreadySeesOurWriteKeepsTheEchoSkippable) {
   EXPECT_TRUE(w.IsEcho("r1", "11"));
 }
 
+// The lost update: a reconcile that runs while our write is in flight reads the version before
+// it, compares the pods against the old status and may find nothing to write (a consumer pod
+// went away meanwhile). The written status then disagrees with the pods, and only the echo's
+// reconcile would notice: it must not be skipped.
+TEST(OwnWritesTest, AReadOfAVersionOlderThanOurWriteMakesTheEchoBeReconciled) {
+  OwnWrites w;
+  w.Wrote("r1", "11");
+  auto obj = w.Read("r1", [] { return Reservation("10"); });
+  ASSERT_NE(obj, nullptr);
+  EXPECT_EQ(obj->ResourceVersion(), "10");
+  EXPECT_FALSE(w.IsEcho("r1", "11"));
+}
+
+TEST(OwnWritesTest, AReadThatFindsTheReservationGoneDropsTheRecord) {
+  OwnWrites w;
+  w.Wrote("r1", "11");
+  EXPECT_EQ(w.Read("r1", [] { return shim::ObjectPtr(); }), nullptr);
+  EXPECT_EQ(w.Size(), 0u);
+}
+
 TEST(OwnWritesTest, AReadOfAnotherReservationLeavesTheRecordAlone) {
   OwnWrites w;
   w.Wrote("r1", "11");
