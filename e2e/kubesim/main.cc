@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
       ("fault-codes", po::value<std::string>(&fault_codes)->default_value("500,429,409"), "status codes used for injected faults")
       ("watch-drop-every", po::value<std::string>(&watch_drop_every)->default_value("0s"), "close every watch stream after this long (0 = never)")
       ("latency", po::value<std::string>(&latency)->default_value("0s"), "added latency per request")
+      ("audit-log", po::value<std::string>(&options.audit_log), "append one JSON line per API request (verb, apiGroup, resource, subresource, namespace, name, userAgent, code) to this file")
       ("fault-seed", po::value<uint64_t>(&options.faults.seed)->default_value(1), "seed of the fault injector");
   po::variables_map vm;
   try {

@@ -2,6 +2,8 @@
 
 #include <ctime>
 
+#include "e2e/kubesim/api/audit_log.h"
+
 #include "clientgo-shim/base/json.h"
 #include "e2e/kubesim/api/discovery.h"
 #include "e2e/kubesim/api/list_filter.h"
@@ -27,6 +29,35 @@ std::vector<std::string_view> SplitPath(std::string_view path) {
   }
   return parts;
 }
+
+// AuditingSink forwards to the real sink and writes the audit line once the status is known
+// (the whole response, or the start of a watch stream).
+class AuditingSink : public ResponseSink {
+ public:
+  AuditingSink(ResponseSink& inner, AuditLog& log, const HttpRequest& request)
+      : inner_(inner), log_(log), request_(request) {}
+  void Send(HttpResponse response) override {
+    Record(response.status);
+    inner_.Send(std::move(response));
+  }
+  bool BeginStream(int status, std::string_view content_type) override {
+    Record(status);
+    return inner_.BeginStream(status, content_type);
+  }
+  bool WriteChunk(std::string_view data) override { return inner_.WriteChunk(data); }
+  void EndStream() override { inner_.EndStream(); }
+
+ private:
+  void Record(int status) {
+    if (recorded_) return;
+    recorded_ = true;
+    log_.Write(DescribeRequest(request_), request_.Header("user-agent"), status);
+  }
+  ResponseSink& inner_;
+  AuditLog& log_;
+  const HttpRequest& request_;
+  bool recorded_ = false;
+};
 
 HttpResponse JsonResponse(int status, std::string body) {
   HttpResponse r;
@@ -163,7 +194,10 @@ ResourceTypePtr ApiServer::TypeOf(std::string_view group, std::string_view plura
   return nullptr;
 }
 
-void ApiServer::Handle(const HttpRequest& request, ResponseSink& sink) {
+void ApiServer::Handle(const HttpRequest& request, ResponseSink& real_sink) {
+  std::optional<AuditingSink> audited;
+  if (options_.audit_log) audited.emplace(real_sink, *options_.audit_log, request);
+  ResponseSink& sink = audited ? static_cast<ResponseSink&>(*audited) : real_sink;
   if (shutting_down_) {
     sink.Send(StatusError(503, "ServiceUnavailable", "apiserver is shutting down"));
     return;

@@ -27,6 +27,7 @@
 namespace berth::kubesim {
 
 class FaultInjector;
+class AuditLog;
 
 // ApiServerOptions: behaviour switches. Each field says its default.
 struct ApiServerOptions {
@@ -40,6 +41,8 @@ struct ApiServerOptions {
   // Pods bound to a node are deleted gracefully (deletionTimestamp first; the simulated kubelet
   // completes the delete). Default: true; kubesim --no-kubelet turns it off.
   bool graceful_pod_deletion = true;
+  // Audit log (kubesim --audit-log): one line per request once its status is known; may be null.
+  AuditLog* audit_log = nullptr;
 };
 
 // ParsedPath: a resource request path split into its parts.

@@ -39,6 +39,15 @@ KubesimInstance::KubesimInstance(KubesimOptions options) : options_(std::move(op
   api_options.bookmark_interval = options_.bookmark_interval;
   api_options.faults = faults_.get();
   api_options.graceful_pod_deletion = options_.cluster.kubelet;
+  if (!options_.audit_log.empty()) {
+    // The constructor cannot fail; an unopenable log is reported by Start.
+    if (auto log = AuditLog::Open(options_.audit_log)) {
+      audit_log_ = std::move(*log);
+      api_options.audit_log = audit_log_.get();
+    } else {
+      audit_error_ = log.error().message;
+    }
+  }
   api_ = std::make_unique<ApiServer>(api_options, *store_, *registry_);
   sim_ = std::make_unique<ClusterSim>(options_.cluster, *api_);
 }
@@ -107,6 +116,7 @@ Status KubesimInstance::LoadObjects(std::string_view text) {
 }
 
 Result<uint16_t> KubesimInstance::Start() {
+  if (!audit_error_.empty()) return MakeError(ErrorCode::kInvalidArgument, audit_error_);
   auto tls = GenerateTlsMaterial();
   if (!tls) return std::unexpected(tls.error());
   tls_ = std::move(*tls);

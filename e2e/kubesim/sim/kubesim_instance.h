@@ -11,6 +11,7 @@
 
 #include "clientgo-shim/base/result.h"
 #include "e2e/kubesim/api/api_server.h"
+#include "e2e/kubesim/api/audit_log.h"
 #include "e2e/kubesim/server/faults.h"
 #include "e2e/kubesim/server/https_server.h"
 #include "e2e/kubesim/sim/cluster_sim.h"
@@ -33,6 +34,7 @@ struct KubesimOptions {
   size_t history_window = 50000;     // events kept for watch resume
   std::chrono::milliseconds bookmark_interval{60000};
   FaultConfig faults;
+  std::string audit_log;             // --audit-log: append one JSON line per request; "" = off
 };
 
 class KubesimInstance {
@@ -63,6 +65,8 @@ class KubesimInstance {
   std::unique_ptr<ObjectStore> store_;
   std::unique_ptr<Registry> registry_;
   std::unique_ptr<FaultInjector> faults_;
+  std::unique_ptr<AuditLog> audit_log_;
+  std::string audit_error_;  // why --audit-log could not be opened; Start reports it
   std::unique_ptr<ApiServer> api_;
   std::unique_ptr<ClusterSim> sim_;
   std::unique_ptr<HttpsServer> server_;

@@ -1,0 +1,219 @@
+"""The Helm chart's RBAC grants every API request berth-manager makes.
+
+kubesim stores RBAC objects but does not enforce them, so a verb missing from charts/berth/templates/rbac.yaml
+would pass every other e2e suite and fail only in a real cluster. Here kubesim writes an audit log (--audit-log:
+one JSON line per request with the verb, apiGroup, resource, subresource, namespace and name as kube-apiserver's
+RequestInfo derives them), berth-manager runs with leader election through the flows that make it call the API
+(placement, owner binding, PodScheduled condition, expiry, garbage collection, owner-annotation cleanup,
+preAllocation), and every request from berth-manager's user agent must be allowed by a rule of the rendered
+ClusterRole, or of the leader-election Role in that Role's namespace.
+"""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+import yaml
+
+from kubesim_fixture import HELM, ROOT, BerthManager, Kubesim, wait_until
+
+CHART = os.path.join(ROOT, "charts", "berth")
+TESTDATA = os.path.join(ROOT, "e2e", "testdata")
+RES_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
+ANNOTATION = "scheduling.koordinator.sh/reservation-allocated"
+RELEASE_NAMESPACE = "berth-system"
+MANAGER_AGENT_PREFIX = "berth/"  # clientgo-shim's RestConfig default user agent, "berth/0.1"
+# Non-resource URLs every authenticated user may GET (the system:discovery and system:public-info-viewer roles).
+DISCOVERY_URLS = ("/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/readyz", "/version", "/version/",
+                  "/openapi", "/openapi/*")
+
+
+def render_rbac():
+    """Returns (cluster_rules, [(namespace, rules)]) from the chart rendered with its defaults."""
+    out = subprocess.run([HELM, "template", "r1", CHART, "--namespace", RELEASE_NAMESPACE],
+                         capture_output=True, text=True, timeout=60)
+    if out.returncode != 0:
+        raise AssertionError(f"helm template failed:\n{out.stderr}")
+    docs = [d for d in yaml.safe_load_all(out.stdout) if d]
+    cluster_rules = [r for d in docs if d["kind"] == "ClusterRole" for r in d["rules"]]
+    roles = [(d["metadata"]["namespace"], d["rules"]) for d in docs if d["kind"] == "Role"]
+    return cluster_rules, roles
+
+
+def rule_allows(rule, line):
+    """RBAC's RuleAllows for a resource request: apiGroups, resources ("res/sub", "*", "*/sub", "res/*"),
+    verbs and resourceNames, with "*" wildcards."""
+    groups, verbs = rule.get("apiGroups", []), rule.get("verbs", [])
+    if "*" not in groups and line["apiGroup"] not in groups:
+        return False
+    if "*" not in verbs and line["verb"] not in verbs:
+        return False
+    resource, sub = line["resource"], line["subresource"]
+    combined = f"{resource}/{sub}" if sub else resource
+    ok = False
+    for r in rule.get("resources", []):
+        if r == "*" or r == combined or (sub and (r == f"*/{sub}" or r == f"{resource}/*")):
+            ok = True
+    if not ok:
+        return False
+    names = rule.get("resourceNames") or []
+    return not names or line["name"] in names
+
+
+def nonresource_allowed(path):
+    return any(path == u or (u.endswith("*") and path.startswith(u[:-1])) for u in DISCOVERY_URLS)
+
+
+def allowed(line, cluster_rules, roles):
+    if "nonResourceURL" in line:
+        return line["verb"] == "get" and nonresource_allowed(line["nonResourceURL"])
+    if any(rule_allows(r, line) for r in cluster_rules):
+        return True
+    return any(ns == line["namespace"] and any(rule_allows(r, line) for r in rules) for ns, rules in roles)
+
+
+class RuleMatcherTest(unittest.TestCase):
+    """The matcher itself, so a pass below means what it says."""
+
+    def line(self, verb, group, resource, sub="", ns="", name=""):
+        return {"verb": verb, "apiGroup": group, "resource": resource, "subresource": sub, "namespace": ns,
+                "name": name}
+
+    def test_a_subresource_needs_its_own_resource_entry(self):
+        rule = {"apiGroups": [""], "resources": ["pods"], "verbs": ["create", "patch"]}
+        self.assertTrue(rule_allows(rule, self.line("patch", "", "pods")))
+        self.assertFalse(rule_allows(rule, self.line("create", "", "pods", "binding")))
+        self.assertTrue(rule_allows({"apiGroups": [""], "resources": ["pods/*"], "verbs": ["create"]},
+                                    self.line("create", "", "pods", "binding")))
+
+    def test_group_verb_and_resource_names_must_all_match(self):
+        rule = {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["get"],
+                "resourceNames": ["a"]}
+        self.assertTrue(rule_allows(rule, self.line("get", "coordination.k8s.io", "leases", name="a")))
+        self.assertFalse(rule_allows(rule, self.line("get", "coordination.k8s.io", "leases", name="b")))
+        self.assertFalse(rule_allows(rule, self.line("get", "", "leases", name="a")))
+        self.assertFalse(rule_allows(rule, self.line("update", "coordination.k8s.io", "leases", name="a")))
+        self.assertTrue(rule_allows({"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]},
+                                    self.line("deletecollection", "x", "y", "z")))
+
+    def test_a_role_grants_only_in_its_namespace(self):
+        roles = [("berth-system", [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get"]}])]
+        self.assertTrue(allowed(self.line("get", "", "configmaps", ns="berth-system"), [], roles))
+        self.assertFalse(allowed(self.line("get", "", "configmaps", ns="default"), [], roles))
+
+
+class RbacCoverageTest(unittest.TestCase):
+    def test_every_berth_manager_request_is_granted_by_the_chart_rbac(self):
+        cluster_rules, roles = render_rbac()
+        self.assertTrue(cluster_rules)
+        self.assertEqual([ns for ns, _ in roles], [RELEASE_NAMESPACE])
+        audit_dir = tempfile.mkdtemp(prefix="berth-audit-")
+        self.addCleanup(shutil.rmtree, audit_dir, True)
+        audit_path = os.path.join(audit_dir, "audit.log")
+        sim = Kubesim(nodes=3, audit_log=audit_path)
+        mgr = None
+        try:
+            sim.install_crds()
+            sim.kubectl("create", "namespace", RELEASE_NAMESPACE)
+            mgr = BerthManager(sim, gc_duration="1s",
+                               extra_args=["--leader-elect", "--leader-election-namespace", RELEASE_NAMESPACE])
+            self.drive_flows(sim, mgr)
+            mgr.stop()
+            mgr = None
+            with open(audit_path) as f:
+                lines = [json.loads(l) for l in f if l.strip()]
+        finally:
+            if mgr:
+                mgr.stop()
+            sim.stop()
+        ours = [l for l in lines if l["userAgent"].startswith(MANAGER_AGENT_PREFIX)]
+        # The flows really reached the API: otherwise an empty log would pass.
+        seen = {(l["verb"], l["resource"], l["subresource"]) for l in ours}
+        for need in [("watch", "reservations", ""), ("create", "pods", "binding"), ("create", "leases", ""),
+                     ("update", "leases", ""), ("delete", "reservations", "")]:
+            self.assertIn(need, seen, f"berth-manager made no {need} request; seen: {sorted(seen)}")
+        self.assertTrue(any(l["resource"] == "reservations" and l["subresource"] == "status" for l in ours))
+        self.assertTrue(any(l["resource"] == "pods" and l["subresource"] == "status" for l in ours))
+        self.assertTrue(any(l["resource"] == "pods" and not l["subresource"] and l["verb"] in ("patch", "update")
+                            for l in ours))
+        unmatched = {}
+        for l in ours:
+            if not allowed(l, cluster_rules, roles):
+                key = json.dumps({k: l.get(k, "") for k in ("verb", "apiGroup", "resource", "subresource",
+                                                           "namespace", "nonResourceURL")}, sort_keys=True)
+                unmatched[key] = unmatched.get(key, 0) + 1
+        self.assertEqual(unmatched, {}, "requests berth-manager made that the chart's RBAC does not grant "
+                         "(request: count):\n" + "\n".join(f"{k}: {n}" for k, n in sorted(unmatched.items())))
+
+    def drive_flows(self, sim, mgr):
+        def get(path):
+            r = sim.http("GET", path)
+            return r.json() if r.status_code == 200 else None
+
+        def wait(predicate, message, timeout=20):
+            try:
+                return wait_until(predicate, timeout=timeout, message=message)
+            except AssertionError as e:
+                raise AssertionError(f"{e}\nberth-manager log (tail):\n{mgr.log_text()[-3000:]}") from None
+
+        def phase(name):
+            r = get(f"{RES_PATH}/{name}")
+            return r and r.get("status", {}).get("phase")
+
+        def pod(name):
+            return get(f"/api/v1/namespaces/default/pods/{name}")
+
+        def create(obj):
+            sim.apply_text(json.dumps(obj))
+
+        # Placement, then an owner pod bound through it (pods/binding, owner annotation, reservation status).
+        # allocateOnce: false keeps it Available with its owner (allocate-once would make it Succeeded, and
+        # --reservation-gc-duration 1s would delete it before the test deletes it below).
+        with open(os.path.join(TESTDATA, "reservation-demo.yaml")) as f:
+            demo = yaml.safe_load(f)
+        demo["spec"]["allocateOnce"] = False
+        create(demo)
+        wait(lambda: phase("reservation-demo") == "Available", "reservation-demo Available")
+        sim.kubectl("create", "-f", os.path.join(TESTDATA, "pod-demo-0.yaml"))
+        wait(lambda: (pod("pod-demo-0") or {}).get("metadata", {}).get("annotations", {}).get(ANNOTATION),
+             "pod-demo-0 bound through reservation-demo")
+        # An unschedulable pod: the PodScheduled=False condition and a FailedScheduling event.
+        create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "too-big", "namespace": "default"},
+                "spec": {"schedulerName": "koord-scheduler", "containers": [
+                    {"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "100"}}}]}})
+        wait(lambda: any(c.get("type") == "PodScheduled" and c.get("status") == "False"
+                         for c in ((pod("too-big") or {}).get("status", {}).get("conditions") or [])),
+             "too-big PodScheduled=False")
+        # Expiry after 2s, then garbage collection after --reservation-gc-duration 1s.
+        create({"apiVersion": "scheduling.koordinator.sh/v1alpha1", "kind": "Reservation",
+                "metadata": {"name": "short-lived"},
+                "spec": {"ttl": "2s", "owners": [{"object": {"name": "nobody", "namespace": "default"}}],
+                         "template": {"metadata": {"namespace": "default"}, "spec": {
+                             "schedulerName": "koord-scheduler",
+                             "containers": [{"name": "c", "resources": {"requests": {"cpu": "100m"}}}]}}}})
+        wait(lambda: get(f"{RES_PATH}/short-lived") is not None, "short-lived created")
+        wait(lambda: get(f"{RES_PATH}/short-lived") is None, "short-lived expired and garbage-collected", 30)
+        # Deleting a reservation with an owner: berth-manager removes the owner's annotation.
+        sim.kubectl("delete", "reservation", "reservation-demo")
+        wait(lambda: ANNOTATION not in ((pod("pod-demo-0") or {}).get("metadata", {}).get("annotations") or {}),
+             "pod-demo-0's reservation annotation removed")
+        # preAllocation: a running app: my-app pod (bound by the test, as kube-scheduler would).
+        create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "my-app-0", "namespace": "default",
+                                                                "labels": {"app": "my-app"}},
+                "spec": {"schedulerName": "default-scheduler", "containers": [
+                    {"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}]}})
+        body = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "my-app-0", "namespace": "default"},
+                "target": {"apiVersion": "v1", "kind": "Node", "name": "node-2"}}
+        r = sim.http("POST", "/api/v1/namespaces/default/pods/my-app-0/binding", json=body)
+        self.assertEqual(r.status_code, 201, r.text)
+        wait(lambda: (pod("my-app-0") or {}).get("status", {}).get("phase") == "Running", "my-app-0 Running")
+        sim.kubectl("create", "-f", os.path.join(TESTDATA, "reservation-prealloc.yaml"))
+        wait(lambda: phase("reservation-prealloc") == "Waiting", "reservation-prealloc Waiting")
+        sim.kubectl("delete", "pod", "my-app-0")
+        wait(lambda: phase("reservation-prealloc") == "Available", "reservation-prealloc Available")
+
+
+if __name__ == "__main__":
+    unittest.main()
