@@ -28,9 +28,12 @@ std::vector<Rs> ReplicaSets(SimHarness& h) {
   auto page = h.api().store().List("apps/replicasets", "default", nullptr, 0, 0, "");
   for (const auto& o : page->items) {
     auto d = h.Get("apps/replicasets", "default", o->name);
+    // The controller may delete a ReplicaSet between the List and this Get (history cleanup).
+    const rapidjson::Value* replicas = json::Find(d, {"spec", "replicas"});
+    if (replicas == nullptr || !replicas->IsInt64()) continue;
     out.push_back({o->name, std::string(json::GetString(d, {"metadata", "labels", "pod-template-hash"})),
                    std::string(json::GetString(d, {"metadata", "annotations", "deployment.kubernetes.io/revision"})),
-                   d["spec"]["replicas"].GetInt64()});
+                   replicas->GetInt64()});
   }
   return out;
 }
