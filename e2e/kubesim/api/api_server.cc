@@ -2,12 +2,12 @@
 
 #include <ctime>
 
-#include "e2e/kubesim/api/audit_log.h"
-
 #include "clientgo-shim/base/json.h"
+#include "e2e/kubesim/api/audit_log.h"
 #include "e2e/kubesim/api/discovery.h"
 #include "e2e/kubesim/api/list_filter.h"
 #include "e2e/kubesim/api/openapi_handler.h"
+#include "e2e/kubesim/api/path_segments.h"
 #include "e2e/kubesim/api/response_format.h"
 #include "e2e/kubesim/api/status_errors.h"
 
@@ -16,19 +16,6 @@ namespace {
 
 using rapidjson::Document;
 using rapidjson::Value;
-
-std::vector<std::string_view> SplitPath(std::string_view path) {
-  std::vector<std::string_view> parts;
-  size_t i = 0;
-  while (i < path.size()) {
-    while (i < path.size() && path[i] == '/') ++i;
-    size_t j = path.find('/', i);
-    if (j == std::string_view::npos) j = path.size();
-    if (j > i) parts.push_back(path.substr(i, j - i));
-    i = j;
-  }
-  return parts;
-}
 
 // AuditingSink forwards to the real sink and writes the audit line once the status is known
 // (the whole response, or the start of a watch stream).

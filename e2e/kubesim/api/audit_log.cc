@@ -9,23 +9,11 @@
 
 #include "clientgo-shim/base/json.h"
 #include "e2e/kubesim/api/api_server.h"
+#include "e2e/kubesim/api/path_segments.h"
 #include "e2e/kubesim/api/request_body.h"
 
 namespace berth::kubesim {
 namespace {
-
-std::vector<std::string_view> Segments(std::string_view path) {
-  std::vector<std::string_view> parts;
-  size_t i = 0;
-  while (i < path.size()) {
-    while (i < path.size() && path[i] == '/') ++i;
-    size_t j = path.find('/', i);
-    if (j == std::string_view::npos) j = path.size();
-    if (j > i) parts.push_back(path.substr(i, j - i));
-    i = j;
-  }
-  return parts;
-}
 
 // MethodVerb: RequestInfo's verb for a method before the collection/watch adjustments.
 std::string MethodVerb(std::string_view method) {
@@ -65,7 +53,7 @@ RequestInfo DescribeRequest(const HttpRequest& request) {
   RequestInfo info;
   info.path = request.path;
   info.verb = MethodVerb(request.method);
-  auto parts = Segments(request.path);
+  auto parts = SplitPath(request.path);
   // /api/{version}[/watch]/... or /apis/{group}/{version}[/watch]/...
   size_t prefix = 0;
   if (parts.size() >= 3 && parts[0] == "api") {
