@@ -53,6 +53,16 @@ inline Result<std::shared_ptr<shim::HttpsRestClient>> ClientFor(kubesim::Kubesim
   return shim::HttpsRestClient::Create(options);
 }
 
+// MakeManager creates a Manager on `rest` with its metrics and probe servers off, as every
+// driver runs it (the figures measure controllers, not HTTP endpoints).
+inline auto MakeManager(shim::RestClientPtr rest) {
+  shim::ManagerOptions options;
+  options.rest = std::move(rest);
+  options.metrics_bind_address = "0";
+  options.health_probe_bind_address = "0";
+  return shim::Manager::Create(options);
+}
+
 // StartManager starts `manager` and waits (polling, at startup only) until its controllers run.
 inline Status StartManager(shim::Manager& manager, std::chrono::minutes timeout = std::chrono::minutes(5)) {
   if (auto s = manager.Start(); !s) return s;

@@ -315,11 +315,7 @@ int main(int argc, char** argv) {
   }
 
   // ---- The controller, wired as berth-manager wires it (GC off: only expiry writes). ----
-  shim::ManagerOptions mo;
-  mo.rest = rest;
-  mo.metrics_bind_address = "0";
-  mo.health_probe_bind_address = "0";
-  auto manager = shim::Manager::Create(mo);
+  auto manager = berth::bench::MakeManager(rest);
   if (!manager) {
     std::fprintf(stderr, "manager: %s\n", manager.error().message.c_str());
     return 1;

@@ -168,11 +168,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   shim::RestClientPtr rest = *https;
-  shim::ManagerOptions mo;
-  mo.rest = rest;
-  mo.metrics_bind_address = "0";
-  mo.health_probe_bind_address = "0";
-  auto manager = shim::Manager::Create(mo);
+  auto manager = berth::bench::MakeManager(rest);
   if (!manager) {
     std::fprintf(stderr, "manager: %s\n", manager.error().message.c_str());
     return 1;
