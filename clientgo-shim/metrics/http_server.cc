@@ -1,22 +1,41 @@
 // clientgo-shim/metrics/http_server.cc — see http_server.h.
+//
+// Everything runs on the one I/O thread: the accept loop, every connection's state machine
+// (read header → read body → handler → write → idle wait) and the connection table, so the table
+// needs no lock. Beast's tcp_stream carries each deadline (expires_after); when it fires, the
+// stream closes the socket and the pending operation completes with beast::error::timeout.
 #include "clientgo-shim/metrics/http_server.h"
 
-#include <sys/socket.h>
-
+#include <cerrno>
 #include <charconv>
+#include <exception>
+#include <iterator>
 #include <list>
+#include <optional>
+#include <system_error>
+#include <thread>
 
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+
+#include "clientgo-shim/base/log.h"
 
 namespace berth::shim {
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
+using boost::system::error_code;
 
 namespace {
+
+constexpr std::string_view kLogger = "http-server";
+// After an accept failure other than a client abort (EMFILE, ENFILE, ENOBUFS): a pause, so a full
+// descriptor table is not a busy loop.
+constexpr auto kAcceptRetryPause = std::chrono::milliseconds(50);
+constexpr auto kWarningInterval = std::chrono::seconds(10);
+constexpr size_t kReadChunk = 1024;
 
 std::string PercentDecode(std::string_view s) {
   std::string out;
@@ -56,6 +75,11 @@ HttpServerRequest ParseTarget(std::string method, std::string_view target) {
   return r;
 }
 
+
+bool IsHttpParseError(const error_code& ec) {
+  return ec.category() == http::make_error_code(http::error::bad_method).category();
+}
+
 }  // namespace
 
 Result<BindAddress> ParseBindAddress(std::string_view text) {
@@ -85,20 +109,265 @@ Result<BindAddress> ParseBindAddress(std::string_view text) {
 }
 
 struct HttpServer::Impl {
-  asio::io_context io;
-  std::optional<tcp::acceptor> acceptor;
-  std::thread accept_thread;
-  std::mutex mu;
-  bool stopping = false;
-  struct Conn {
-    std::shared_ptr<tcp::socket> socket;
-    std::shared_ptr<std::atomic<bool>> done;
-    std::thread thread;
-  };
-  std::list<Conn> conns;
+  Impl(HttpServer& s, const HttpServerOptions& o) : server(s), options(o) {}
+
+  void Accept();
+  void OnAccept(const error_code& ec, tcp::socket socket);
+  // EvictOldest closes the connection that has been waiting longest. Returns whether one was.
+  bool EvictOldest();
+  void CloseAll();
+  // WarnLimited logs at most once per kWarningInterval: an attack must not flood the log.
+  void WarnLimited(std::string_view message, log::Fields fields);
+
+  HttpServer& server;
+  const HttpServerOptions options;
+  // Open connections, the one waiting longest (for request bytes, or idle) first. Declared before
+  // `io`: connections leave it in their destructors, which run while `io` is destroyed.
+  std::list<Connection*> waiting;
+  asio::io_context io{1};
+  tcp::acceptor acceptor{io};
+  asio::steady_timer accept_pause{io};
+  std::thread thread;
+  bool stopping = false;                                 // I/O thread only
+  std::chrono::steady_clock::time_point last_warning{};  // I/O thread only
+  std::atomic<size_t> open{0};
+  std::atomic<uint64_t> accepted{0};
+  std::atomic<uint64_t> evicted{0};
+  std::atomic<uint64_t> timed_out{0};
+  std::atomic<uint64_t> accept_errors{0};
 };
 
-HttpServer::HttpServer(std::string bind_address) : bind_address_(std::move(bind_address)) {}
+// Connection: one client socket's request/response loop. Owned by its pending operation's
+// handler (shared_from_this); listed in Impl::waiting while open.
+class HttpServer::Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(Impl& impl, tcp::socket socket) : impl_(impl), stream_(std::move(socket)) {
+    impl_.waiting.push_back(this);
+    position_ = std::prev(impl_.waiting.end());
+    impl_.open.store(impl_.waiting.size());
+  }
+  ~Connection() { Close(); }
+
+  // Start reads the first request; its deadline runs from accept, so a silent client is closed.
+  void Start() {
+    stream_.expires_after(impl_.options.request_timeout);
+    ReadHeader();
+  }
+
+  // Close closes the socket (pending operations complete with operation_aborted) and leaves the
+  // table. Idempotent.
+  void Close() {
+    if (closed_) return;
+    closed_ = true;
+    impl_.waiting.erase(position_);
+    impl_.open.store(impl_.waiting.size());
+    stream_.close();
+  }
+
+ private:
+  void MarkWaiting() { impl_.waiting.splice(impl_.waiting.end(), impl_.waiting, position_); }
+
+  void ReadHeader() {
+    parser_.emplace();
+    parser_->header_limit(impl_.options.header_limit);
+    parser_->body_limit(impl_.options.body_limit);
+    http::async_read_header(stream_, buffer_, *parser_,
+                            [self = shared_from_this()](const error_code& ec, size_t) {
+                              self->OnHeader(ec);
+                            });
+  }
+
+  void OnHeader(const error_code& ec) {
+    if (closed_) return;
+    if (ec) return OnReadError(ec);
+    const http::verb verb = parser_->get().method();
+    if (verb != http::verb::get && verb != http::verb::head) {
+      // Answered before any body is read; the connection closes after the reply.
+      return Reply(ErrorReply(405, "405 method not allowed\n", {{"Allow", "GET, HEAD"}}),
+                   parser_->get().version(), false, false);
+    }
+    if (parser_->is_done()) return Respond();
+    http::async_read(stream_, buffer_, *parser_,
+                     [self = shared_from_this()](const error_code& read_ec, size_t) {
+                       if (self->closed_) return;
+                       if (read_ec) return self->OnReadError(read_ec);
+                       self->Respond();
+                     });
+  }
+
+  void OnReadError(const error_code& ec) {
+    if (ec == beast::error::timeout) {
+      ++impl_.timed_out;
+      return Close();
+    }
+    if (ec == http::error::header_limit) {
+      return Reply(ErrorReply(431, "431 request header fields too large\n"), 11, false, false);
+    }
+    if (ec == http::error::body_limit) {
+      return Reply(ErrorReply(413, "413 request entity too large\n"), 11, false, false);
+    }
+    // end_of_stream / partial_message: the client went away; nobody to answer.
+    if (ec == http::error::end_of_stream || ec == http::error::partial_message ||
+        !IsHttpParseError(ec)) {
+      return Close();
+    }
+    Reply(ErrorReply(400, "400 bad request: " + ec.message() + "\n"), 11, false, false);
+  }
+
+  static HttpServerReply ErrorReply(int status, std::string body,
+                                    std::vector<std::pair<std::string, std::string>> headers = {}) {
+    HttpServerReply r;
+    r.status = status;
+    r.body = std::move(body);
+    r.headers = std::move(headers);
+    return r;
+  }
+
+  void Respond() {
+    const auto& req = parser_->get();
+    const bool head = req.method() == http::verb::head;
+    HttpServerReply reply;
+    try {
+      reply = impl_.server.Dispatch(ParseTarget(std::string(req.method_string()),
+                                                std::string_view(req.target())));
+    } catch (const std::exception& e) {
+      impl_.WarnLimited("handler threw", {{"path", std::string(req.target())}, {"error", e.what()}});
+      reply = ErrorReply(500, "500 internal server error\n");
+    }
+    Reply(std::move(reply), req.version(), head, req.keep_alive());
+  }
+
+  void Reply(HttpServerReply reply, unsigned version, bool head, bool keep_alive) {
+    keep_alive_ = keep_alive;
+    response_.emplace();
+    auto& res = *response_;
+    res.version(version == 10 ? 10 : 11);
+    res.result(reply.status >= 100 && reply.status <= 999 ? static_cast<unsigned>(reply.status)
+                                                          : 500u);
+    res.set(http::field::content_type, reply.content_type);
+    for (const auto& [k, v] : reply.headers) res.set(k, v);
+    res.keep_alive(keep_alive);
+    if (head) {
+      res.content_length(reply.body.size());  // what GET would send; no body follows
+    } else {
+      res.body() = std::move(reply.body);
+      res.prepare_payload();
+    }
+    http::async_write(stream_, res, [self = shared_from_this()](const error_code& ec, size_t) {
+      self->OnWritten(ec);
+    });
+  }
+
+  void OnWritten(const error_code& ec) {
+    if (closed_) return;
+    response_.reset();
+    if (ec) {
+      if (ec == beast::error::timeout) ++impl_.timed_out;
+      return Close();
+    }
+    if (!keep_alive_) {
+      error_code ignored;
+      stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+      return Close();
+    }
+    MarkWaiting();
+    if (buffer_.size() > 0) {  // a pipelined request is already here
+      stream_.expires_after(impl_.options.request_timeout);
+      return ReadHeader();
+    }
+    stream_.expires_after(impl_.options.idle_timeout);
+    stream_.async_read_some(buffer_.prepare(kReadChunk),
+                            [self = shared_from_this()](const error_code& read_ec, size_t n) {
+                              self->OnNextRequestBytes(read_ec, n);
+                            });
+  }
+
+  // OnNextRequestBytes: the idle wait ended with the first bytes of a request, whose own
+  // deadline starts now.
+  void OnNextRequestBytes(const error_code& ec, size_t n) {
+    if (closed_) return;
+    if (ec) {
+      if (ec == beast::error::timeout) ++impl_.timed_out;
+      return Close();
+    }
+    buffer_.commit(n);
+    MarkWaiting();
+    stream_.expires_after(impl_.options.request_timeout);
+    ReadHeader();
+  }
+
+  Impl& impl_;
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  std::optional<http::response<http::string_body>> response_;
+  std::list<Connection*>::iterator position_;
+  bool keep_alive_ = false;
+  bool closed_ = false;
+};
+
+void HttpServer::Impl::Accept() {
+  acceptor.async_accept([this](const error_code& ec, tcp::socket socket) {
+    OnAccept(ec, std::move(socket));
+  });
+}
+
+void HttpServer::Impl::OnAccept(const error_code& ec, tcp::socket socket) {
+  if (stopping || ec == asio::error::operation_aborted) return;
+  if (ec) {
+    ++accept_errors;
+    if (ec == asio::error::connection_aborted) return Accept();  // the client gave up; next one
+    // Out of descriptors or buffers: free one (the oldest waiting connection) and retry soon.
+    WarnLimited("accept failed; closing the oldest connection and retrying",
+                {{"error", ec.message()}});
+    EvictOldest();
+    accept_pause.expires_after(kAcceptRetryPause);
+    accept_pause.async_wait([this](const error_code& wait_ec) {
+      if (!wait_ec && !stopping) Accept();
+    });
+    return;
+  }
+  ++accepted;
+  try {
+    if (waiting.size() >= options.max_connections) {
+      EvictOldest();
+      WarnLimited("connection limit reached; closing the connection waiting longest",
+                  {{"max_connections", std::to_string(options.max_connections)},
+                   {"evicted_total", std::to_string(evicted.load())}});
+    }
+    std::make_shared<Connection>(*this, std::move(socket))->Start();
+  } catch (const std::exception& e) {
+    // Only allocation can throw here; the new socket is dropped (closed), the loop goes on.
+    WarnLimited("cannot serve a new connection", {{"error", e.what()}});
+  }
+  Accept();
+}
+
+bool HttpServer::Impl::EvictOldest() {
+  if (waiting.empty()) return false;
+  ++evicted;
+  waiting.front()->Close();
+  return true;
+}
+
+void HttpServer::Impl::CloseAll() {
+  const std::list<Connection*> all = waiting;  // Close() edits `waiting`
+  for (Connection* c : all) c->Close();
+}
+
+void HttpServer::Impl::WarnLimited(std::string_view message, log::Fields fields) {
+  const auto now = std::chrono::steady_clock::now();
+  if (last_warning != std::chrono::steady_clock::time_point{} &&
+      now - last_warning < kWarningInterval) {
+    return;
+  }
+  last_warning = now;
+  fields.insert(fields.begin(), {"address", server.bind_address_});
+  log::Warn(kLogger, message, fields);
+}
+
+HttpServer::HttpServer(std::string bind_address, HttpServerOptions options)
+    : bind_address_(std::move(bind_address)), options_(options) {}
 
 HttpServer::~HttpServer() { Stop(); }
 
@@ -125,93 +394,80 @@ Result<uint16_t> HttpServer::Start() {
   auto bind = ParseBindAddress(bind_address_);
   if (!bind) return std::unexpected(bind.error());
   if (!bind->enabled) return uint16_t{0};
-  impl_ = std::make_unique<Impl>();
-  boost::system::error_code ec;
+  if (options_.max_connections == 0 || options_.request_timeout.count() <= 0 ||
+      options_.idle_timeout.count() <= 0) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "http server " + bind_address_ +
+                         ": max_connections, request_timeout and idle_timeout must be positive");
+  }
+  impl_ = std::make_unique<Impl>(*this, options_);
+  error_code ec;
   auto addr = asio::ip::make_address(bind->host.empty() ? "0.0.0.0" : bind->host, ec);
   if (ec) {
+    impl_.reset();
     return MakeError(ErrorCode::kInvalidArgument,
                      "invalid bind address \"" + bind_address_ + "\": " + ec.message());
   }
   tcp::endpoint ep(addr, bind->port);
-  impl_->acceptor.emplace(impl_->io);
-  impl_->acceptor->open(ep.protocol(), ec);
-  if (!ec) impl_->acceptor->set_option(asio::socket_base::reuse_address(true), ec);
-  if (!ec) impl_->acceptor->bind(ep, ec);
-  if (!ec) impl_->acceptor->listen(asio::socket_base::max_listen_connections, ec);
+  impl_->acceptor.open(ep.protocol(), ec);
+  if (!ec) impl_->acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) impl_->acceptor.bind(ep, ec);
+  if (!ec) impl_->acceptor.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) {
     impl_.reset();
-    return MakeError(ErrorCode::kTransport,
-                     "listen on " + bind_address_ + ": " + ec.message());
+    return MakeError(ErrorCode::kTransport, "listen on " + bind_address_ + ": " + ec.message());
   }
-  port_ = impl_->acceptor->local_endpoint(ec).port();
+  port_ = impl_->acceptor.local_endpoint(ec).port();
   Impl* impl = impl_.get();
-  impl_->accept_thread = std::thread([this, impl] {
-    for (;;) {
-      auto socket = std::make_shared<tcp::socket>(impl->io);
-      boost::system::error_code aec;
-      impl->acceptor->accept(*socket, aec);
-      std::lock_guard<std::mutex> l(impl->mu);
-      if (impl->stopping) return;
-      if (aec) continue;
-      // Reads time out so an idle keep-alive client cannot pin a thread forever.
-      timeval tv{30, 0};
-      ::setsockopt(socket->native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-      // Reap finished connections.
-      for (auto it = impl->conns.begin(); it != impl->conns.end();) {
-        if (it->done->load()) {
-          if (it->thread.joinable()) it->thread.join();
-          it = impl->conns.erase(it);
-        } else {
-          ++it;
+  impl->Accept();
+  try {
+    impl->thread = std::thread([impl] {
+      // A handler that throws unwinds out of run(); the other connections keep being served.
+      for (;;) {
+        try {
+          impl->io.run();
+          return;
+        } catch (const std::exception& e) {
+          log::Error(kLogger, "I/O thread caught an exception; continuing",
+                     {{"address", impl->server.bind_address_}, {"error", e.what()}});
         }
       }
-      auto done = std::make_shared<std::atomic<bool>>(false);
-      impl->conns.push_back({socket, done, {}});
-      impl->conns.back().thread = std::thread([this, socket, done] {
-        beast::flat_buffer buffer;
-        for (;;) {
-          http::request<http::string_body> req;
-          boost::system::error_code rec;
-          http::read(*socket, buffer, req, rec);
-          if (rec) break;
-          HttpServerReply reply = Dispatch(ParseTarget(std::string(req.method_string()),
-                                                       std::string_view(req.target())));
-          http::response<http::string_body> res{static_cast<http::status>(reply.status),
-                                                req.version()};
-          res.set(http::field::content_type, reply.content_type);
-          for (const auto& [k, v] : reply.headers) res.set(k, v);
-          res.keep_alive(req.keep_alive());
-          if (req.method() != http::verb::head) res.body() = std::move(reply.body);
-          res.prepare_payload();
-          http::write(*socket, res, rec);
-          if (rec || !req.keep_alive()) break;
-        }
-        // Only shut down here; the socket is closed when the accept thread or Stop() reaps it,
-        // so Stop() never races a close.
-        ::shutdown(socket->native_handle(), SHUT_RDWR);
-        done->store(true);
-      });
-    }
-  });
+    });
+  } catch (const std::system_error& e) {
+    impl_.reset();
+    port_ = 0;
+    return MakeError(ErrorCode::kInternal,
+                     "http server " + bind_address_ + ": cannot start its thread: " + e.what());
+  }
   return port_.load();
 }
 
 void HttpServer::Stop() {
   if (!impl_) return;
-  {
-    std::lock_guard<std::mutex> l(impl_->mu);
-    impl_->stopping = true;
-    // shutdown(2) wakes the blocked accept() and reads; it is safe from another thread.
-    ::shutdown(impl_->acceptor->native_handle(), SHUT_RDWR);
-    for (auto& c : impl_->conns) ::shutdown(c.socket->native_handle(), SHUT_RDWR);
+  Impl* impl = impl_.get();
+  if (impl->thread.joinable()) {
+    asio::post(impl->io, [impl] {
+      impl->stopping = true;
+      error_code ignored;
+      impl->acceptor.close(ignored);
+      impl->accept_pause.cancel();
+      impl->CloseAll();
+      impl->io.stop();  // handlers still queued are destroyed with io, releasing their connections
+    });
+    impl->thread.join();
   }
-  if (impl_->accept_thread.joinable()) impl_->accept_thread.join();
-  for (auto& c : impl_->conns) {
-    if (c.thread.joinable()) c.thread.join();
-  }
-  boost::system::error_code ignored;
-  impl_->acceptor->close(ignored);
   impl_.reset();
+}
+
+HttpServerStats HttpServer::stats() const {
+  HttpServerStats s;
+  if (!impl_) return s;
+  s.open_connections = impl_->open.load();
+  s.accepted = impl_->accepted.load();
+  s.evicted = impl_->evicted.load();
+  s.timed_out = impl_->timed_out.load();
+  s.accept_errors = impl_->accept_errors.load();
+  return s;
 }
 
 }  // namespace berth::shim

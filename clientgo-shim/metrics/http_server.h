@@ -1,12 +1,27 @@
 // clientgo-shim/metrics/http_server.h
 //
-// A tiny plain-HTTP/1.1 server (Boost.Beast, synchronous, one thread per connection) for the
-// manager's /metrics, /healthz and /readyz endpoints. Handlers are matched by exact path, then by
-// the longest registered prefix ending in '/'. Bind addresses follow controller-runtime:
+// A small plain-HTTP/1.1 server (Boost.Beast, asynchronous, one I/O thread) for the manager's
+// /metrics, /healthz and /readyz endpoints. It is reachable from the network, so it is built to
+// stay up under hostile clients:
+//   - no thread per connection: every connection is a state machine on the one I/O thread;
+//   - at most `max_connections` open connections; when a new one arrives at the limit, the
+//     connection that has been waiting longest (for request bytes, or idle between keep-alive
+//     requests) is closed, so a flood of slow clients cannot lock out a probe, which completes
+//     in milliseconds;
+//   - a deadline on the whole request (first byte to last response byte), not per read, so a
+//     client trickling one byte a second is cut off; an idle timeout between keep-alive requests;
+//   - headers over `header_limit` bytes → 431, a body over `body_limit` → 413, malformed → 400;
+//   - only GET and HEAD: any other method → 405 with "Allow: GET, HEAD"; HEAD sends no body;
+//   - running out of file descriptors is survived (the oldest connection is closed, accept is
+//     retried after a pause), never a crash.
+// Handlers are matched by exact path, then by the longest registered prefix ending in '/'.
+// Handlers run on the I/O thread, so they must be quick (the manager runs metrics and probes on
+// two servers, so rendering /metrics never delays a probe). A handler that throws yields 500.
+// Bind addresses follow controller-runtime:
 //   ":8080"         all interfaces, port 8080
 //   "127.0.0.1:0"   loopback, a free port (Start() returns it)
 //   "0" or ""       disabled: Start() succeeds and serves nothing
-// Thread-safety: Handle() before Start(); handlers run on connection threads concurrently.
+// Thread-safety: Handle() before Start(); stats() from any thread.
 // Example:
 //   HttpServer server(":8081");
 //   ServeProbes(server, healthz, readyz);
@@ -14,14 +29,13 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
-#include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "clientgo-shim/base/result.h"
@@ -43,6 +57,24 @@ struct HttpServerReply {
 
 using HttpHandler = std::function<HttpServerReply(const HttpServerRequest&)>;
 
+// HttpServerOptions: the limits; each field says its default.
+struct HttpServerOptions {
+  size_t max_connections = 256;                       // open at once (≥ 1). Default: 256.
+  std::chrono::milliseconds request_timeout{10'000};  // first request byte → response sent. 10s.
+  std::chrono::milliseconds idle_timeout{30'000};     // keep-alive wait for the next request. 30s.
+  uint32_t header_limit = 8 * 1024;                   // request line + headers, bytes. 8 KiB.
+  uint64_t body_limit = 4 * 1024;                     // GET/HEAD carry none. 4 KiB.
+};
+
+// HttpServerStats: counters since Start().
+struct HttpServerStats {
+  size_t open_connections = 0;
+  uint64_t accepted = 0;
+  uint64_t evicted = 0;        // closed to admit a newer connection (at max_connections or no fds)
+  uint64_t timed_out = 0;      // closed at the request deadline or the idle timeout
+  uint64_t accept_errors = 0;  // accept(2) failures (EMFILE, ENFILE, ...)
+};
+
 // BindAddress: a parsed bind address. `enabled` false for "0" / "".
 struct BindAddress {
   bool enabled = false;
@@ -55,7 +87,7 @@ Result<BindAddress> ParseBindAddress(std::string_view text);
 
 class HttpServer {
  public:
-  explicit HttpServer(std::string bind_address);
+  explicit HttpServer(std::string bind_address, HttpServerOptions options = {});
   ~HttpServer();  // Stop()
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
@@ -64,17 +96,21 @@ class HttpServer {
   // in '/'.
   void Handle(std::string path, HttpHandler handler);
   // Start binds and serves on a background thread. Returns the bound port, or 0 when disabled.
-  // Errors: kInvalidArgument for a bad bind address; kTransport when the bind fails.
+  // Errors: kInvalidArgument for a bad bind address or options; kTransport when the bind fails;
+  // kInternal when the thread cannot be created.
   Result<uint16_t> Start();
-  // Stop closes the listener and every open connection, and joins all threads. Idempotent.
+  // Stop closes the listener and every open connection, and joins the thread. Idempotent.
   void Stop();
   uint16_t port() const { return port_.load(); }
+  HttpServerStats stats() const;
 
  private:
   struct Impl;
+  class Connection;
   HttpServerReply Dispatch(const HttpServerRequest& request) const;
 
   std::string bind_address_;
+  HttpServerOptions options_;
   std::map<std::string, HttpHandler> handlers_;
   std::atomic<uint16_t> port_{0};
   std::unique_ptr<Impl> impl_;
