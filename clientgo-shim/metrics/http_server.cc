@@ -167,14 +167,41 @@ class HttpServer::Connection : public std::enable_shared_from_this<Connection> {
  private:
   void MarkWaiting() { impl_.waiting.splice(impl_.waiting.end(), impl_.waiting, position_); }
 
+  // ReadHeader parses the next request's header. Beast's parser applies header_limit to each
+  // parse window only, so a header arriving in many small pieces could grow without bound; the
+  // total is counted here.
   void ReadHeader() {
     parser_.emplace();
     parser_->header_limit(impl_.options.header_limit);
     parser_->body_limit(impl_.options.body_limit);
-    http::async_read_header(stream_, buffer_, *parser_,
-                            [self = shared_from_this()](const error_code& ec, size_t) {
-                              self->OnHeader(ec);
+    header_bytes_ = 0;
+    if (buffer_.size() > 0) return ParseHeader();  // pipelined, or read during the idle wait
+    ReadHeaderBytes();
+  }
+
+  void ReadHeaderBytes() {
+    stream_.async_read_some(buffer_.prepare(kReadChunk),
+                            [self = shared_from_this()](const error_code& ec, size_t n) {
+                              if (self->closed_) return;
+                              if (ec) return self->OnReadError(ec);
+                              self->buffer_.commit(n);
+                              self->ParseHeader();
                             });
+  }
+
+  void ParseHeader() {
+    error_code ec;
+    const size_t used = parser_->put(buffer_.data(), ec);
+    buffer_.consume(used);
+    header_bytes_ += used;
+    if (ec == http::error::need_more || (!ec && !parser_->is_header_done())) {
+      if (header_bytes_ + buffer_.size() > impl_.options.header_limit) {
+        return OnReadError(http::error::header_limit);
+      }
+      return ReadHeaderBytes();
+    }
+    if (!ec && header_bytes_ > impl_.options.header_limit) ec = http::error::header_limit;
+    OnHeader(ec);
   }
 
   void OnHeader(const error_code& ec) {
@@ -207,8 +234,8 @@ class HttpServer::Connection : public std::enable_shared_from_this<Connection> {
       return Reply(ErrorReply(413, "413 request entity too large\n"), 11, false, false);
     }
     // end_of_stream / partial_message: the client went away; nobody to answer.
-    if (ec == http::error::end_of_stream || ec == http::error::partial_message ||
-        !IsHttpParseError(ec)) {
+    if (ec == asio::error::eof || ec == http::error::end_of_stream ||
+        ec == http::error::partial_message || !IsHttpParseError(ec)) {
       return Close();
     }
     Reply(ErrorReply(400, "400 bad request: " + ec.message() + "\n"), 11, false, false);
@@ -302,6 +329,7 @@ class HttpServer::Connection : public std::enable_shared_from_this<Connection> {
   std::optional<http::request_parser<http::string_body>> parser_;
   std::optional<http::response<http::string_body>> response_;
   std::list<Connection*>::iterator position_;
+  size_t header_bytes_ = 0;  // of the current request, parsed so far
   bool keep_alive_ = false;
   bool closed_ = false;
 };
