@@ -18,6 +18,7 @@
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -294,6 +295,51 @@ class SlowClientSwarm {
   std::atomic<uint64_t> closed_by_server_{0};
   std::atomic<uint64_t> connect_failures_{0};
 };
+
+// ProbeFigures: what ProbeLoop measured.
+struct ProbeFigures {
+  std::vector<double> latencies_ms;  // of probes answered 200, ascending
+  int probes = 0;
+  int failures = 0;                   // no answer within the timeout, or not 200
+};
+
+// ProbeLoop sends one probe (a fresh connection, as kubelet does) every `period` for `duration`,
+// cycling through `targets`, each with `timeout`. `after_each` runs after every probe (sampling).
+template <typename AfterEach>
+ProbeFigures ProbeLoop(uint16_t port, const std::vector<std::string>& targets,
+                       Clock::duration duration, Clock::duration period, Clock::duration timeout,
+                       AfterEach after_each) {
+  ProbeFigures f;
+  const Clock::time_point end = Clock::now() + duration;
+  for (Clock::time_point next = Clock::now(); next < end; next += period) {
+    std::this_thread::sleep_until(next);
+    const auto start = Clock::now();
+    const RawResponse r = Exchange(port, GetRequest(targets[f.probes % targets.size()]), timeout);
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    ++f.probes;
+    if (r.status == 200) {
+      f.latencies_ms.push_back(ms);
+    } else {
+      ++f.failures;
+    }
+    after_each();
+  }
+  std::sort(f.latencies_ms.begin(), f.latencies_ms.end());
+  return f;
+}
+
+// ThreadCount is the number of threads of this process (/proc/self/status), or -1.
+inline int ThreadCount() {
+  FILE* f = std::fopen("/proc/self/status", "r");
+  if (f == nullptr) return -1;
+  char line[256];
+  int n = -1;
+  while (std::fgets(line, sizeof(line), f) != nullptr) {
+    if (std::sscanf(line, "Threads: %d", &n) == 1) break;
+  }
+  std::fclose(f);
+  return n;
+}
 
 // Percentile of `sorted` (ascending), p in [0, 1].
 inline double Percentile(const std::vector<double>& sorted, double p) {
