@@ -114,10 +114,12 @@ Status Manager::Start() {
     if (started_) return {};
     started_ = true;
   }
-  metrics_server_ = std::make_unique<HttpServer>(options_.metrics_bind_address);
+  metrics_server_ = std::make_unique<HttpServer>(options_.metrics_bind_address,
+                                                 options_.http_server_options);
   ServeMetrics(*metrics_server_, registry_);
   if (auto p = metrics_server_->Start(); !p) return std::unexpected(p.error());
-  probe_server_ = std::make_unique<HttpServer>(options_.health_probe_bind_address);
+  probe_server_ = std::make_unique<HttpServer>(options_.health_probe_bind_address,
+                                               options_.http_server_options);
   ServeProbes(*probe_server_, healthz_, readyz_);
   if (auto p = probe_server_->Start(); !p) return std::unexpected(p.error());
   informers_->Start();

@@ -57,6 +57,8 @@ struct ManagerOptions {
   bool leader_election_release_on_cancel = true;     // Default: true.
   std::chrono::milliseconds cache_sync_timeout{120000};  // Default: 2 min (controller-runtime).
   SharedInformerFactoryOptions informer_options;     // Default: DefaultTransform, 500/page.
+  // Limits of the metrics and probe servers (connections, deadlines, header size).
+  HttpServerOptions http_server_options;             // Default: HttpServerOptions{} (256 conns).
 };
 
 class Manager {
