@@ -39,9 +39,10 @@ class Quantity {
   Quantity() = default;
 
   // Parse reads a quantity string (no surrounding whitespace).
-  // Errors: kInvalidArgument with one of apimachinery's three messages: "quantities must match
-  // the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'", "unable to parse
-  // quantity's suffix" or "unable to parse numeric part of quantity".
+  // Errors: kInvalidArgument with apimachinery's messages: "quantities must match the regular
+  // expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'" or "unable to parse quantity's
+  // suffix". Every string of the grammar parses, whatever its magnitude or length (upstream's
+  // third message, "unable to parse numeric part of quantity", cannot occur here).
   // Note (upstream behaviour): a bare suffix parses as zero ("Mi" == 0), and so do "-", "+", ".".
   static Result<Quantity> Parse(std::string_view text);
 

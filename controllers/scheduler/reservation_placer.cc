@@ -78,14 +78,14 @@ shim::ReconcileResult SchedulerController::ReconcileReservation(const std::strin
 shim::ReconcileResult SchedulerController::PlaceReservation(Document& doc, const std::string& name, uint64_t seen) {
   std::string uid(json::GetString(doc, {"metadata", "uid"}));
   if (uid.empty() || cache_.IsReservationAssumed(uid)) return shim::ReconcileResult::Done();
-  reconcile::ReservationSnapshot read = ReadReservation(doc);
-  if (!read.spec_errors.empty()) {
+  reconcile::ReservationSnapshot snapshot = ReadReservation(doc);
+  if (!snapshot.spec_errors.empty()) {
     // The lifecycle controller reports it (Ready=False, InvalidSpec, naming the fields). Placing
     // it anyway would hold capacity for amounts (an unparsable quantity) or a lifetime berth
     // cannot read. Fixing the spec is an update, which brings it back here.
     attempts_->WithLabelValues({"reservation", "unschedulable"}).Inc();
     log::Info(kLogger, "reservation not placed: invalid spec",
-              {{"reservation", name}, {"error", read.spec_errors.front()}});
+              {{"reservation", name}, {"error", snapshot.spec_errors.front()}});
     return shim::ReconcileResult::Done();
   }
   placement::PodSpecView template_pod = ReadTemplateView(doc);
@@ -100,7 +100,7 @@ shim::ReconcileResult SchedulerController::PlaceReservation(Document& doc, const
   } else {
     decision = cache_.PlaceAndAssumeReservation(template_pod, view, false);
   }
-  reconcile::ReservationStatus status = std::move(read.status);
+  reconcile::ReservationStatus status = std::move(snapshot.status);
   auto now = std::chrono::system_clock::now();
   auto write = [&]() -> Result<Document> {
     Value& out = json::EnsureObject(doc, "status", doc.GetAllocator());
@@ -186,7 +186,7 @@ shim::ReconcileResult SchedulerController::PlaceReservation(Document& doc, const
 shim::ReconcileResult SchedulerController::PromoteWaiting(Document& doc, const std::string& name, uint64_t seen) {
   std::string uid(json::GetString(doc, {"metadata", "uid"}));
   placement::WaitingDecision decision = cache_.DecideWaiting(uid);
-  reconcile::ReservationStatus status = std::move(read.status);
+  reconcile::ReservationStatus status = ReadReservation(doc).status;
   auto now = std::chrono::system_clock::now();
   if (decision.state != placement::WaitingState::kAvailable) {
     // Keep the message naming what it still waits for (pods leave one by one).
