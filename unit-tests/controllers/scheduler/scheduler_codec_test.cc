@@ -1,4 +1,5 @@
-// scheduler_codec: API JSON → placement views; malformed fields are skipped, never fatal.
+// scheduler_codec: API JSON → placement views; malformed fields are never fatal, and a quantity
+// that does not parse is an error naming the field, never zero.
 #include "controllers/scheduler/scheduler_codec.h"
 
 #include <gtest/gtest.h>
@@ -128,7 +129,10 @@ TEST(SchedulerCodecTest, MalformedFieldsAreSkippedAndAnUnparsableSelectorMatches
   ASSERT_TRUE(r.owners[0].label_selector.has_value());
   EXPECT_FALSE(r.owners[0].label_selector->Matches(placement::LabelMap{{"a", "b"}}));
   placement::PodSpecView t = ReadTemplateView(doc);
-  EXPECT_FALSE(t.requests.contains("cpu"));
+  // "lots" is never read as zero: an error naming the field, and unbounded meanwhile.
+  EXPECT_EQ(t.requests.at("cpu"), reconcile::kUnboundedAmount);
+  EXPECT_EQ(t.request_errors, (std::vector<std::string>{
+                                  "spec.template.spec.containers[0].resources.requests.cpu: invalid quantity \"lots\""}));
   EXPECT_EQ(t.requests.at("memory"), 12000);
   EXPECT_TRUE(t.tolerations.empty());
   EXPECT_TRUE(t.labels.empty());

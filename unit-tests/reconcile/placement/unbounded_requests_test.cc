@@ -149,10 +149,6 @@ TEST(UnboundedRequests, UnboundedReservationsAndOwnersNeverOverflow) {
   ClusterSnapshot snap;
   snap.UpsertNode(Node("n1", 8));
   snap.UpsertReservation(Reservation("huge", "n1", {{"cpu", kUnboundedAmount}}));
-  snap.UpsertReservation(Reservation("huge2", "n1", {{"cpu", kUnboundedAmount}}));
-  NodeUsage u = *snap.Usage("n1");
-  EXPECT_EQ(u.held.at("cpu"), kUnboundedAmount);
-  EXPECT_EQ(u.free.at("cpu"), -kUnboundedAmount);
   // An owner pod with an unbounded request does not fit through an unbounded reservation.
   PodDecision d = snap.SchedulePod(Pod("owner", kUnboundedAmount));
   ASSERT_FALSE(d.has_value());
@@ -160,8 +156,16 @@ TEST(UnboundedRequests, UnboundedReservationsAndOwnersNeverOverflow) {
   PodDecision small = snap.SchedulePod(Pod("owner-small", kCore));
   ASSERT_TRUE(small.has_value());
   ASSERT_TRUE(small->reservation.has_value());
-  snap.RemoveReservation("huge-uid");
+  EXPECT_EQ(small->reservation->name, "huge");
+  // A second one overcommits the node beyond int64: the sums stay exact and nothing fits.
+  snap.UpsertReservation(Reservation("huge2", "n1", {{"cpu", kUnboundedAmount}}));
+  NodeUsage u = *snap.Usage("n1");
+  EXPECT_EQ(u.held.at("cpu"), kUnboundedAmount);
+  EXPECT_EQ(u.free.at("cpu"), -kUnboundedAmount);
+  EXPECT_FALSE(snap.SchedulePod(Pod("owner-small", kCore)).has_value());
   snap.RemoveReservation("huge2-uid");
+  EXPECT_TRUE(snap.SchedulePod(Pod("owner-small", kCore)).has_value());
+  snap.RemoveReservation("huge-uid");
   EXPECT_EQ(snap.Usage("n1")->free.at("cpu"), 8 * kCore);
 }
 
