@@ -49,7 +49,7 @@ class QuantityLimitsTest(scheduling.SchedulingSuite):
         self.assertEqual(condition(pod, "PodScheduled")["message"],
                          'spec.containers[0].resources.requests.cpu: invalid quantity "abc"')
         self.assertFalse(pod["spec"].get("nodeName"))
-        out = self.sim.kubectl("describe", "pod", "garbled").stdout
+        out = self.sim.kubectl("describe", "pod", "garbled")
         self.assertIn('invalid quantity "abc"', out)
         self.sim.kubectl("delete", "pod", "garbled", "--wait=false")
 
@@ -60,9 +60,13 @@ class QuantityLimitsTest(scheduling.SchedulingSuite):
         self.assertEqual(condition(r, "Ready")["status"], "False")
         self.assertIn('spec.template.spec.containers[0].resources.requests.cpu: invalid quantity "abc"',
                       condition(r, "Ready")["message"])
+        # An ordinary reservation created after it is placed; the garbled one still is not.
+        self.create_reservation("ordinary", "100m", "100Mi", [{"object": {"name": "x", "namespace": "default"}}])
+        self.wait_phase("ordinary", "Available")
+        r = self.reservation("garbled")
         self.assertFalse(r["status"].get("nodeName"))
         self.assertEqual(r["status"].get("phase", "Pending"), "Pending")
-        self.sim.kubectl("delete", "reservation", "garbled", "--wait=false")
+        self.sim.kubectl("delete", "reservation", "garbled", "ordinary", "--wait=false")
 
     def test_a_reservation_of_1e30_cpu_is_unschedulable_on_every_node(self):
         self.create_reservation("huge", "1e30", "1Gi", [{"object": {"name": "x", "namespace": "default"}}],
