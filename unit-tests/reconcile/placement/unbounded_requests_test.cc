@@ -89,6 +89,11 @@ TEST(UnboundedRequests, RequestErrorsMakeThePodUnschedulableNamingTheField) {
   ReservationDecision r = snap.PlaceReservation(pod, /*pre_allocation=*/true);
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().Message(), d.error().Message());
+  // Without nodes the field is still what the message names.
+  ClusterSnapshot empty;
+  d = empty.SchedulePod(pod);
+  ASSERT_FALSE(d.has_value());
+  EXPECT_EQ(d.error().Message(), r.error().Message());
 }
 
 TEST(UnboundedRequests, AnUnboundedReservationIsNotPlacedNotEvenAsWaiting) {
