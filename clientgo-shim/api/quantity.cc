@@ -14,7 +14,6 @@ using UInt128 = unsigned __int128;
 constexpr std::string_view kErrFormatWrong =
     "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 constexpr std::string_view kErrSuffix = "unable to parse quantity's suffix";
-constexpr std::string_view kErrNumeric = "unable to parse numeric part of quantity";
 
 constexpr Int128 kNanosPerUnit = 1'000'000'000;
 constexpr Int128 kInt128Max = static_cast<Int128>(~static_cast<UInt128>(0) >> 1);
@@ -196,23 +195,74 @@ class BigUint {
   std::vector<uint32_t> limbs_;
 };
 
-// BinaryNanos computes min(cap, ceil(digits × 2^exp × 10^(9 - denom_len))).
-bool BinaryNanos(std::string_view digits, int32_t exp, int64_t denom_len, Int128& out) {
-  if (digits.size() > 400) return false;  // far beyond any meaningful precision
+// BinaryNanos computes min(cap, ceil(digits × 2^exp × 10^(9 - denom_len))), exactly, for any
+// length of input.
+void BinaryNanos(std::string_view digits, int32_t exp, int64_t denom_len, Int128& out) {
+  // An integer part of more than 20 digits is at least 10^20 > 2^63-1 units: capped.
+  if (static_cast<int64_t>(digits.size()) - denom_len > 20) {
+    out = kBinaryCapNanos;
+    return;
+  }
+  // Fraction digits past place 9 + 61 cannot change ceil(nanos) beyond the sticky bit: together
+  // they are worth less than 2^exp × 10^-61 nanos, which is below one nano and below the distance
+  // from any non-integer value of the kept digits to the next integer (exp <= 60). Dropping
+  // them bounds the work whatever the input length.
+  constexpr int64_t kFractionDigits = 70;
+  bool sticky = false;
+  if (denom_len > kFractionDigits) {
+    const size_t drop = static_cast<size_t>(denom_len - kFractionDigits);
+    if (drop >= digits.size()) {
+      sticky = !digits.empty();
+      digits = {};
+    } else {
+      sticky = digits.substr(digits.size() - drop).find_first_not_of('0') != std::string_view::npos;
+      digits.remove_suffix(drop);
+    }
+    denom_len = kFractionDigits;
+  }
   BigUint n;
   for (char c : digits) n.MulAdd(10, static_cast<uint32_t>(c - '0'));
   for (int32_t i = 0; i < exp; i += 10) n.MulAdd(1024, 0);
   for (int64_t i = denom_len; i < 9; ++i) n.MulAdd(10, 0);
-  bool sticky = false;
   for (int64_t i = 9; i < denom_len; ++i) sticky |= n.Div(10) != 0;
   UInt128 q;
   if (!n.ToUInt128(q) || q > static_cast<UInt128>(kBinaryCapNanos)) {
     out = kBinaryCapNanos;
-    return true;
+    return;
   }
   if (sticky) ++q;
   out = std::min(static_cast<Int128>(q), kBinaryCapNanos);
-  return true;
+}
+
+// IncrementDecimal adds one to a string of decimal digits ("199" → "200", "99" → "100").
+void IncrementDecimal(std::string& digits) {
+  for (size_t i = digits.size(); i-- > 0;) {
+    if (digits[i] != '9') {
+      ++digits[i];
+      return;
+    }
+    digits[i] = '0';
+  }
+  digits.insert(digits.begin(), '1');
+}
+
+// AppendExponentSuffix appends the suffix of mantissa × 10^exponent (exponent a multiple of 3)
+// as upstream's suffixer does: DecimalSI by name up to "E", otherwise and for DecimalExponent
+// "e<exponent>" ("" for 10^0).
+void AppendExponentSuffix(std::string& out, int64_t exponent, Quantity::Format format) {
+  if (format == Quantity::Format::kDecimalSI) {
+    static constexpr std::string_view kDecimalSuffix[] = {"n", "u", "m", "",  "k",
+                                                          "M", "G", "T", "P", "E"};
+    if (exponent >= -9 && exponent <= 18) {
+      out.append(kDecimalSuffix[(exponent + 9) / 3]);
+      return;
+    }
+    // DecimalSI has no suffix past "E": upstream falls back to exponent notation.
+  } else if (exponent == 0) {
+    return;
+  }
+  out.push_back('e');
+  out.append(std::to_string(exponent));
 }
 
 void AppendInt128(std::string& out, Int128 v) {
@@ -282,13 +332,15 @@ Result<Quantity> Quantity::Parse(std::string_view text) {
       int64_t result;
       if (!__builtin_mul_overflow(value, mantissa, &result)) {
         Int128 factor;
-        Int128 nanos;
-        if (result == 0) {
-          nanos = 0;
-        } else if (!Pow10(scale + 9, factor) || MulOverflow(result, factor, nanos)) {
-          return Fail(kErrFormatWrong);  // beyond this implementation's 128-bit range
+        Int128 nanos = 0;
+        if (result != 0 && (!Pow10(scale + 9, factor) || MulOverflow(result, factor, nanos))) {
+          // "1e30": valid, beyond 128-bit nanos. Only decimal values get here (binary ones
+          // on this path are below 2^63 units).
+          q = BeyondNanoRange(sc.positive, std::to_string(result), scale);
+          q.format_ = suf.format;
+        } else {
+          q.nanos_ = sc.positive ? nanos : -nanos;
         }
-        q.nanos_ = sc.positive ? nanos : -nanos;
         bool reuse;
         if (suf.base == 2) {
           reuse = suf.exponent % 10 == 0 && (value & 0x07) != 0;
@@ -313,10 +365,12 @@ Result<Quantity> Quantity::Parse(std::string_view text) {
   const int64_t denom_len = static_cast<int64_t>(sc.denom.size());
   if (suf.base == 10) {
     if (!DecimalNanos(sig, int64_t{suf.exponent} + 9 - denom_len, nanos)) {
-      return Fail(kErrFormatWrong);
+      Quantity big = BeyondNanoRange(sc.positive, std::string(sig), int64_t{suf.exponent} - denom_len);
+      big.format_ = suf.format;
+      return big;
     }
   } else {
-    if (!BinaryNanos(sig, suf.exponent, denom_len, nanos)) return Fail(kErrNumeric);
+    BinaryNanos(sig, suf.exponent, denom_len, nanos);
     if (nanos > 0 && nanos < kNanosPerUnit) q.format_ = Format::kDecimalSI;
   }
   q.nanos_ = sc.positive ? nanos : -nanos;
@@ -342,6 +396,18 @@ std::string Quantity::String() const {
   if (nanos_ == 0) return "0";
   std::string out;
   out.reserve(24);
+  if (!big_digits_.empty()) {
+    // Same canonical form as below, on the exact digits: exponent a multiple of 3.
+    if (nanos_ < 0) out.push_back('-');
+    out.append(big_digits_);
+    int64_t exponent = big_exponent_;
+    while (((exponent % 3) + 3) % 3 != 0) {
+      out.push_back('0');
+      --exponent;
+    }
+    AppendExponentSuffix(out, exponent, format_ == Format::kBinarySI ? Format::kDecimalSI : format_);
+    return out;
+  }
   Format format = format_;
   if (format == Format::kBinarySI &&
       (Abs(nanos_) < 1024 * kNanosPerUnit || nanos_ % kNanosPerUnit != 0)) {
@@ -378,20 +444,57 @@ std::string Quantity::String() const {
       break;
   }
   AppendInt128(out, mantissa);
-  if (format == Format::kDecimalSI) {
-    static constexpr std::string_view kDecimalSuffix[] = {"n", "u", "m", "",  "k",
-                                                          "M", "G", "T", "P", "E"};
-    if (exponent >= -9 && exponent <= 18) {
-      out.append(kDecimalSuffix[(exponent + 9) / 3]);
-      return out;
-    }
-    // DecimalSI has no suffix past "E": upstream falls back to exponent notation.
-  } else if (exponent == 0) {
-    return out;
-  }
-  out.push_back('e');
-  out.append(std::to_string(exponent));
+  AppendExponentSuffix(out, exponent, format);
   return out;
+}
+
+Quantity Quantity::BeyondNanoRange(bool positive, std::string digits, int64_t exponent) {
+  Quantity q;
+  q.nanos_ = positive ? kInt128Max : -kInt128Max;
+  if (exponent < -9) {
+    // Round up to nano precision, as upstream does for every parsed value. The caller only
+    // passes magnitudes above 10^29, so the digits extend well past the nano place.
+    const size_t drop = static_cast<size_t>(-9 - exponent);
+    if (drop >= digits.size()) return q;  // not reached; the saturated bound is still safe
+    bool sticky = std::string_view(digits).substr(digits.size() - drop).find_first_not_of('0') !=
+                  std::string_view::npos;
+    digits.resize(digits.size() - drop);
+    if (sticky) IncrementDecimal(digits);
+    exponent = -9;
+  }
+  while (!digits.empty() && digits.back() == '0') {
+    digits.pop_back();
+    ++exponent;
+  }
+  q.big_digits_ = std::move(digits);
+  q.big_exponent_ = exponent;
+  return q;
+}
+
+bool Quantity::IsBeyondNanoRange() const {
+  return !big_digits_.empty() || nanos_ == kInt128Max || nanos_ == -kInt128Max;
+}
+
+std::strong_ordering Quantity::Compare(const Quantity& a, const Quantity& b) {
+  if (a.nanos_ != b.nanos_) return a.nanos_ <=> b.nanos_;
+  const bool a_big = !a.big_digits_.empty();
+  const bool b_big = !b.big_digits_.empty();
+  if (!a_big && !b_big) return std::strong_ordering::equal;
+  // Same sign, both at the saturated bound: compare magnitudes. A parsed value ranks above
+  // the bare bound that saturated arithmetic leaves.
+  std::strong_ordering magnitude = std::strong_ordering::equal;
+  if (a_big != b_big) {
+    magnitude = a_big ? std::strong_ordering::greater : std::strong_ordering::less;
+  } else {
+    const int64_t a_order = static_cast<int64_t>(a.big_digits_.size()) + a.big_exponent_;
+    const int64_t b_order = static_cast<int64_t>(b.big_digits_.size()) + b.big_exponent_;
+    // Without trailing zeros, equal orders compare digit by digit as strings.
+    magnitude = a_order != b_order ? a_order <=> b_order : a.big_digits_.compare(b.big_digits_) <=> 0;
+  }
+  if (a.nanos_ > 0) return magnitude;
+  return magnitude == std::strong_ordering::less      ? std::strong_ordering::greater
+         : magnitude == std::strong_ordering::greater ? std::strong_ordering::less
+                                                      : std::strong_ordering::equal;
 }
 
 int64_t Quantity::Value() const { return CeilAwayToInt64(nanos_, kNanosPerUnit); }
@@ -400,19 +503,35 @@ int64_t Quantity::MilliValue() const { return CeilAwayToInt64(nanos_, 1'000'000)
 
 void Quantity::Add(const Quantity& y) {
   given_.clear();
-  if (nanos_ == 0) format_ = y.format_;
+  if (nanos_ == 0) {
+    *this = y;  // takes y's format (upstream) and its exact digits when beyond the range
+    given_.clear();
+    return;
+  }
+  if (y.IsZero()) return;
+  if (IsBeyondNanoRange() || y.IsBeyondNanoRange()) {
+    // Not exact out there: the result is the bound on the side of the larger magnitude, so a
+    // sum of huge values of opposite sign never collapses to zero unless they are equal.
+    Quantity minus_y = y;
+    minus_y.Neg();
+    const std::strong_ordering order = Compare(*this, minus_y);
+    big_digits_.clear();
+    big_exponent_ = 0;
+    nanos_ = order == 0 ? 0 : (order > 0 ? kInt128Max : -kInt128Max);
+    return;
+  }
   nanos_ = SaturatingAdd(nanos_, y.nanos_);
 }
 
 void Quantity::Sub(const Quantity& y) {
-  given_.clear();
-  if (nanos_ == 0) format_ = y.format_;
-  nanos_ = SaturatingAdd(nanos_, -y.nanos_);
+  Quantity minus_y = y;
+  minus_y.Neg();
+  Add(minus_y);
 }
 
 void Quantity::Neg() {
   given_.clear();
-  nanos_ = -nanos_;
+  nanos_ = -nanos_;  // the bounds are symmetric; big digits hold the magnitude
 }
 
 Result<ResourceList> ParseResourceList(const rapidjson::Value& object) {

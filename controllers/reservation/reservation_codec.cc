@@ -1,5 +1,7 @@
 #include "controllers/reservation/reservation_codec.h"
 
+#include <algorithm>
+
 #include "clientgo-shim/api/duration.h"
 #include "clientgo-shim/api/quantity.h"
 #include "clientgo-shim/api/timestamp.h"
@@ -34,22 +36,71 @@ shim::Quantity::Format FormatFor(std::string_view name) {
 
 }  // namespace
 
-reconcile::ResourceAmounts ReadAmounts(const Value* list) {
+namespace {
+
+// QuantityText: a ResourceList value as quantity text (numbers as JSON prints them); nullopt
+// for other JSON types.
+std::optional<std::string> QuantityText(const Value& v) {
+  if (v.IsString()) return std::string(v.GetString(), v.GetStringLength());
+  if (v.IsNumber()) return json::Serialize(v);
+  return std::nullopt;
+}
+
+std::string FieldPath(std::string_view path, std::string_view name) {
+  std::string out(path);
+  if (!out.empty()) out.push_back('.');
+  out.append(name);
+  return out;
+}
+
+std::string InvalidQuantity(std::string_view field, std::string_view text) {
+  return std::string(field) + ": invalid quantity \"" + std::string(text) + "\"";
+}
+
+// ReadList reads one ResourceList. An entry that does not parse gets `invalid_amount` (or is
+// left out when nullopt) and, like a negative entry when `require_non_negative`, an error.
+reconcile::ResourceAmounts ReadList(const Value* list, std::string_view path, std::vector<std::string>* errors,
+                                    std::optional<int64_t> invalid_amount, bool require_non_negative) {
   reconcile::ResourceAmounts out;
-  if (!list || !list->IsObject()) return out;
+  if (!list || list->IsNull()) return out;
+  if (!list->IsObject()) {
+    if (errors) errors->push_back(std::string(path) + ": must be an object of quantities");
+    return out;
+  }
   for (const auto& m : list->GetObject()) {
-    std::string text;
-    if (m.value.IsString()) {
-      text = m.value.GetString();
-    } else if (m.value.IsNumber()) {
-      text = json::Serialize(m.value);
-    } else {
+    std::string name(m.name.GetString(), m.name.GetStringLength());
+    if (m.value.IsNull()) continue;  // Go's decoder skips null map values
+    std::optional<std::string> text = QuantityText(m.value);
+    auto q = text ? shim::Quantity::Parse(*text) : Result<shim::Quantity>(MakeError(ErrorCode::kInvalidArgument, ""));
+    if (!q) {
+      if (errors) errors->push_back(InvalidQuantity(FieldPath(path, name), text ? *text : json::Serialize(m.value)));
+      if (invalid_amount) out[name] = *invalid_amount;
       continue;
     }
-    auto q = shim::Quantity::Parse(text);
-    if (q) out[m.name.GetString()] = q->MilliValue();
+    if (require_non_negative && q->Sign() < 0) {
+      if (errors) errors->push_back(FieldPath(path, name) + ": must be greater than or equal to 0, got \"" + *text + "\"");
+      continue;
+    }
+    // MilliValue saturates: "1e30" reads as kUnboundedAmount, never as 0 or a wrapped value.
+    out[name] = std::max(q->MilliValue(), -reconcile::kUnboundedAmount);
   }
   return out;
+}
+
+// ReadRequests reads one container's resources: requests (unparsable ones unbounded) and, only
+// for the errors, limits.
+reconcile::ResourceAmounts ReadRequests(const Value& container, std::string_view path,
+                                        std::vector<std::string>* errors) {
+  const std::string resources = FieldPath(path, "resources");
+  if (errors) ReadList(json::Find(container, {"resources", "limits"}), resources + ".limits", errors, std::nullopt, true);
+  return ReadList(json::Find(container, {"resources", "requests"}), resources + ".requests", errors,
+                  reconcile::kUnboundedAmount, true);
+}
+
+}  // namespace
+
+reconcile::ResourceAmounts ReadAmounts(const Value* list, std::vector<std::string>* errors, std::string_view path) {
+  return ReadList(list, path, errors, std::nullopt, false);
 }
 
 Value WriteAmounts(const reconcile::ResourceAmounts& amounts, rapidjson::Document::AllocatorType& a) {
@@ -61,18 +112,25 @@ Value WriteAmounts(const reconcile::ResourceAmounts& amounts, rapidjson::Documen
   return out;
 }
 
-reconcile::PodResources PodResourcesOf(const Value& spec) {
+reconcile::PodResources PodResourcesOf(const Value& spec, std::vector<std::string>* errors, std::string_view path) {
   reconcile::PodResources pod;
+  auto container_path = [&](std::string_view list, rapidjson::SizeType i) {
+    return FieldPath(path, list) + "[" + std::to_string(i) + "]";
+  };
   if (const Value* cs = json::Member(spec, "containers"); cs && cs->IsArray()) {
-    for (const auto& c : cs->GetArray()) pod.containers.push_back(ReadAmounts(json::Find(c, {"resources", "requests"})));
+    for (rapidjson::SizeType i = 0; i < cs->Size(); ++i) {
+      pod.containers.push_back(ReadRequests((*cs)[i], container_path("containers", i), errors));
+    }
   }
   if (const Value* cs = json::Member(spec, "initContainers"); cs && cs->IsArray()) {
-    for (const auto& c : cs->GetArray()) {
-      pod.init_containers.push_back({ReadAmounts(json::Find(c, {"resources", "requests"})),
+    for (rapidjson::SizeType i = 0; i < cs->Size(); ++i) {
+      const Value& c = (*cs)[i];
+      pod.init_containers.push_back({ReadRequests(c, container_path("initContainers", i), errors),
                                      json::GetString(c, {"restartPolicy"}) == "Always"});
     }
   }
-  pod.overhead = ReadAmounts(json::Member(spec, "overhead"));
+  pod.overhead = ReadList(json::Member(spec, "overhead"), FieldPath(path, "overhead"), errors,
+                          reconcile::kUnboundedAmount, true);
   return pod;
 }
 
@@ -123,18 +181,8 @@ reconcile::ReservationSnapshot ReadReservation(const Value& object) {
     r.spec_errors.push_back("spec.owners: Required value");
   }
   // Unparsable template quantities would make the reservation reserve the wrong amount.
-  if (const Value* containers = json::Find(*spec, {"template", "spec", "containers"}); containers && containers->IsArray()) {
-    for (const auto& c : containers->GetArray()) {
-      const Value* requests = json::Find(c, {"resources", "requests"});
-      if (!requests || !requests->IsObject()) continue;
-      for (const auto& m : requests->GetObject()) {
-        std::string text = m.value.IsString() ? m.value.GetString() : json::Serialize(m.value);
-        if (auto q = shim::Quantity::Parse(text); !q) {
-          r.spec_errors.push_back("spec.template.spec.containers[" + std::string(json::GetString(c, {"name"})) +
-                                  "].resources.requests." + m.name.GetString() + ": " + q.error().message);
-        }
-      }
-    }
+  if (const Value* template_spec = json::Find(*spec, {"template", "spec"}); template_spec && template_spec->IsObject()) {
+    PodResourcesOf(*template_spec, &r.spec_errors, "spec.template.spec");
   }
   if (const Value* status = json::Member(object, "status"); status && status->IsObject()) {
     r.status.phase = reconcile::ParsePhase(json::GetString(*status, {"phase"})).value_or(reconcile::Phase::kPending);

@@ -8,6 +8,8 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <rapidjson/document.h>
 
@@ -37,11 +39,24 @@ reconcile::ConsumerPod ReadConsumerPod(const rapidjson::Value& pod);
 // (the lifecycle controller reads every consumer of a reservation on each reconcile).
 reconcile::ConsumerPod ReadConsumerPod(const shim::CachedObject& pod);
 
-// PodResourcesOf reads container requests (quantities → milli-units; unparsable ones skipped).
-reconcile::PodResources PodResourcesOf(const rapidjson::Value& pod_spec);
+// PodResourcesOf reads container requests and overhead (quantities → milli-units). A request
+// that does not parse counts as reconcile::kUnboundedAmount (never 0: a bound pod with one makes
+// its node full, not empty). When `errors` is given, every request, limit or overhead entry that
+// does not parse or is negative is reported there with its field path under `path` (the pod
+// spec's own path, e.g. "spec" or "spec.template.spec"):
+// `spec.containers[0].resources.requests.cpu: invalid quantity "abc"`.
+reconcile::PodResources PodResourcesOf(const rapidjson::Value& pod_spec,
+                                       std::vector<std::string>* errors = nullptr,
+                                       std::string_view path = "spec");
 
-// ReadAmounts/WriteAmounts convert a ResourceList object.
-reconcile::ResourceAmounts ReadAmounts(const rapidjson::Value* list);
+// ReadAmounts converts a ResourceList object of capacities (node or reservation allocatable) to
+// milli-units. A value at or beyond the int64 milli bound reads as kUnboundedAmount; one that
+// does not parse is left out (no capacity: nothing that needs it fits) and reported in `errors`
+// as `<path>.<name>: invalid quantity "<text>"` when `errors` is given.
+reconcile::ResourceAmounts ReadAmounts(const rapidjson::Value* list,
+                                       std::vector<std::string>* errors = nullptr,
+                                       std::string_view path = {});
+// WriteAmounts renders milli-units as a ResourceList (canonical quantity strings).
 rapidjson::Value WriteAmounts(const reconcile::ResourceAmounts& amounts,
                               rapidjson::Document::AllocatorType& alloc);
 

@@ -78,6 +78,16 @@ shim::ReconcileResult SchedulerController::ReconcileReservation(const std::strin
 shim::ReconcileResult SchedulerController::PlaceReservation(Document& doc, const std::string& name, uint64_t seen) {
   std::string uid(json::GetString(doc, {"metadata", "uid"}));
   if (uid.empty() || cache_.IsReservationAssumed(uid)) return shim::ReconcileResult::Done();
+  reconcile::ReservationSnapshot snapshot = ReadReservation(doc);
+  if (!snapshot.spec_errors.empty()) {
+    // The lifecycle controller reports it (Ready=False, InvalidSpec, naming the fields). Placing
+    // it anyway would hold capacity for amounts (an unparsable quantity) or a lifetime berth
+    // cannot read. Fixing the spec is an update, which brings it back here.
+    attempts_->WithLabelValues({"reservation", "unschedulable"}).Inc();
+    log::Info(kLogger, "reservation not placed: invalid spec",
+              {{"reservation", name}, {"error", snapshot.spec_errors.front()}});
+    return shim::ReconcileResult::Done();
+  }
   placement::PodSpecView template_pod = ReadTemplateView(doc);
   placement::ReservationView view = ReadReservationView(doc);
   view.pre_allocated.clear();  // a Pending reservation is decided afresh
@@ -90,7 +100,7 @@ shim::ReconcileResult SchedulerController::PlaceReservation(Document& doc, const
   } else {
     decision = cache_.PlaceAndAssumeReservation(template_pod, view, false);
   }
-  reconcile::ReservationStatus status = ReadReservation(doc).status;
+  reconcile::ReservationStatus status = std::move(snapshot.status);
   auto now = std::chrono::system_clock::now();
   auto write = [&]() -> Result<Document> {
     Value& out = json::EnsureObject(doc, "status", doc.GetAllocator());

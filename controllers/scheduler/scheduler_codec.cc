@@ -69,8 +69,9 @@ std::vector<placement::NodeSelectorRequirement> ReadRequirements(const Value* li
   return out;
 }
 
-// FillSpec reads the pod-spec part shared by pods and reservation templates.
-void FillSpec(const Value* spec, placement::PodSpecView& view) {
+// FillSpec reads the pod-spec part shared by pods and reservation templates; `path` is the
+// spec's field path, for the messages of quantities that do not parse.
+void FillSpec(const Value* spec, std::string_view path, placement::PodSpecView& view) {
   if (!spec || !spec->IsObject()) return;
   view.node_name = Str(*spec, {"nodeName"});
   view.node_selector = ReadStringMap(json::Member(*spec, "nodeSelector"));
@@ -87,7 +88,7 @@ void FillSpec(const Value* spec, placement::PodSpecView& view) {
     view.required_node_affinity = std::move(out);
   }
   view.tolerations = ReadTolerations(json::Member(*spec, "tolerations"));
-  view.requests = reconcile::EffectiveRequests(PodResourcesOf(*spec));
+  view.requests = reconcile::EffectiveRequests(PodResourcesOf(*spec, &view.request_errors, path));
   view.requests.erase(std::string(placement::kResourcePods));
 }
 
@@ -118,7 +119,7 @@ placement::PodSpecView ReadPodView(const Value& pod) {
                                        Str(r, {"uid"}), ReadBool(r, {"controller"}, false)});
     }
   }
-  FillSpec(json::Member(pod, "spec"), view);
+  FillSpec(json::Member(pod, "spec"), "spec", view);
   if (auto ref = AllocatedReservation(pod)) view.reservation_uid = ref->uid;
   auto ignored = view.labels.find(kReservationIgnoredLabel);
   view.reservation_ignored = ignored != view.labels.end() && ignored->second == "true";
@@ -143,7 +144,7 @@ placement::PodSpecView ReadTemplateView(const Value& reservation) {
   view.namespace_name = Str(reservation, {"spec", "template", "metadata", "namespace"});
   if (view.namespace_name.empty()) view.namespace_name = "default";
   view.labels = ReadStringMap(json::Find(reservation, {"spec", "template", "metadata", "labels"}));
-  FillSpec(json::Find(reservation, {"spec", "template", "spec"}), view);
+  FillSpec(json::Find(reservation, {"spec", "template", "spec"}), "spec.template.spec", view);
   return view;
 }
 

@@ -2,8 +2,10 @@
 //
 // The edge between API objects (JSON from the informer caches) and reconcile/placement's plain
 // views: nodes, pods (bound or to schedule), Reservations and their pod templates. Malformed
-// fields are skipped (a bad quantity counts as absent), never an error: the scheduler must keep
-// going on whatever the API server holds.
+// fields never stop the scheduler, and a quantity is never read as zero: a request, limit or
+// overhead that does not parse is kept in PodSpecView::request_errors (the pod or reservation is
+// unschedulable, the message naming the field) and counts as unbounded for a pod already bound;
+// an allocatable that does not parse gives no capacity of that resource.
 #pragma once
 
 #include <optional>

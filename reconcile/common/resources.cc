@@ -4,8 +4,22 @@
 
 namespace berth::reconcile {
 
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t sum;
+  if (__builtin_add_overflow(a, b, &sum)) return b > 0 ? kUnboundedAmount : -kUnboundedAmount;
+  return std::max(sum, -kUnboundedAmount);
+}
+
+bool HasUnbounded(const ResourceAmounts& amounts) {
+  return std::any_of(amounts.begin(), amounts.end(),
+                     [](const auto& entry) { return entry.second == kUnboundedAmount; });
+}
+
 void AddInto(ResourceAmounts& a, const ResourceAmounts& b) {
-  for (const auto& [name, value] : b) a[name] += value;
+  for (const auto& [name, value] : b) {
+    int64_t& slot = a[name];
+    slot = SaturatingAdd(slot, value);
+  }
 }
 
 ResourceAmounts EffectiveRequests(const PodResources& pod) {

@@ -2,7 +2,8 @@
 //
 // Resource amounts as reconcile/ sees them: exact integers in milli-units per resource name
 // ("cpu": 500 is 500m, "memory": 1073741824000 is 1Gi). The controllers convert to and from
-// resource.Quantity at the edge, so the decision logic stays free of parsing and I/O.
+// resource.Quantity at the edge, so the decision logic stays free of parsing and I/O. A quantity
+// at or beyond the int64 milli bound (cpu "1e30") is kUnboundedAmount, never 0.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,15 @@
 namespace berth::reconcile {
 
 using ResourceAmounts = std::map<std::string, int64_t>;
+
+// kUnboundedAmount: "larger than any node". No request of it fits anywhere, and sums that reach
+// it stay there (SaturatingAdd).
+inline constexpr int64_t kUnboundedAmount = INT64_MAX;
+
+// SaturatingAdd adds without wrapping: clamps to [-kUnboundedAmount, kUnboundedAmount].
+int64_t SaturatingAdd(int64_t a, int64_t b);
+// HasUnbounded: some amount is kUnboundedAmount.
+bool HasUnbounded(const ResourceAmounts& amounts);
 
 // PodResources: the requests of one pod's containers, as the API object lists them.
 struct PodResources {
@@ -32,7 +42,7 @@ struct PodResources {
 // per resource, plus the pod overhead.
 ResourceAmounts EffectiveRequests(const PodResources& pod);
 
-// Add adds b into a.
+// AddInto adds b into a (saturating).
 void AddInto(ResourceAmounts& a, const ResourceAmounts& b);
 // MaskTo keeps only the resource names present in `names`.
 ResourceAmounts MaskTo(const ResourceAmounts& amounts, const ResourceAmounts& names);

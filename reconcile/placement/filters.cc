@@ -159,8 +159,9 @@ std::vector<std::string> NonResourceFilterReasons(const PodSpecView& pod, const 
 }
 
 std::string FitError::Message() const {
-  if (num_all_nodes == 0) return "no nodes available to schedule pods";
+  // The pod's own error (a field that does not parse) holds whatever the cluster looks like.
   if (!error.empty()) return error;
+  if (num_all_nodes == 0) return "no nodes available to schedule pods";
   std::vector<std::string> parts;
   parts.reserve(reasons.size());
   for (const auto& [reason, count] : reasons) {

@@ -67,8 +67,8 @@ struct FitError {
   std::string pre_filter_message;
   // PostFilter reasons (koordinator's Reservation plugin), appended as one more sentence.
   std::vector<std::string> post_filter_reasons;
-  // A scheduling error rather than a fit failure (e.g. an annotation that does not parse): the
-  // message is this text alone.
+  // A scheduling error rather than a fit failure (e.g. an annotation or a quantity that does not
+  // parse): the message is this text alone, with or without nodes.
   std::string error;
 
   // Message is FitError.Error() without a preemption part (berth does not preempt):

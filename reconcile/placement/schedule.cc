@@ -4,6 +4,7 @@
 // case (no taints, no affinity), and a second pass that collects the per-node reasons only when
 // nothing fits.
 #include <algorithm>
+#include <optional>
 
 #include "reconcile/placement/owners.h"
 #include "reconcile/placement/reservation_affinity.h"
@@ -58,15 +59,33 @@ bool PassesNonResource(const PodSpecView& pod, const CompiledPod& c, const NodeE
 // Available: what a pod may take from the node outside reservations. A reservation-ignored pod
 // also takes what reservations hold unallocated (koordinator: "the pod can allocate ... the
 // reserved resources unallocated of all reservations on the node").
-int64_t Available(const NodeEntry& n, int index, bool ignore_reservations) {
+__int128 Available(const NodeEntry& n, int index, bool ignore_reservations) {
   return At(n.free, index) + (ignore_reservations ? At(n.held, index) : 0);
 }
 
+// Unbounded: a request at the int64 milli bound (cpu "1e30") fits no node, even one whose
+// allocatable is just as unbounded.
+bool Unbounded(const internal::Request& r) { return r.amount >= kUnboundedAmount; }
+
 bool FitsFree(const CompiledPod& c, const NodeEntry& n, bool ignore_reservations = false) {
   for (const internal::Request& r : c.requests) {
-    if (r.index < 0 || r.amount > Available(n, r.index, ignore_reservations)) return false;
+    if (r.index < 0 || Unbounded(r) || r.amount > Available(n, r.index, ignore_reservations)) return false;
   }
   return true;
+}
+
+bool AnyUnbounded(const CompiledPod& c) { return std::any_of(c.requests.begin(), c.requests.end(), Unbounded); }
+
+// RequestErrors: requests or limits that do not parse make the pod unschedulable, naming the
+// fields, rather than counting as zero.
+std::optional<FitError> RequestErrors(const PodSpecView& pod, int present_nodes) {
+  if (pod.request_errors.empty()) return std::nullopt;
+  FitError err;
+  err.num_all_nodes = present_nodes;
+  for (size_t i = 0; i < pod.request_errors.size(); ++i) {
+    err.error += (i == 0 ? "" : "; ") + pod.request_errors[i];
+  }
+  return err;
 }
 
 bool IsRestricted(const ReservationEntry& r, int index) {
@@ -80,8 +99,8 @@ bool IsRestricted(const ReservationEntry& r, int index) {
 bool FitsWithReservation(const CompiledPod& c, const NodeEntry& n, const ReservationEntry& r,
                          const Dense& rem) {
   for (const internal::Request& q : c.requests) {
-    if (q.index < 0) return false;
-    int64_t from_res = At(rem, q.index);
+    if (q.index < 0 || Unbounded(q)) return false;
+    const __int128 from_res = At(rem, q.index);
     if (IsRestricted(r, q.index)) {
       if (q.amount > from_res + std::min<int64_t>(0, At(n.free, q.index))) return false;
     } else if (q.amount > from_res + At(n.free, q.index)) {
@@ -118,9 +137,10 @@ bool UsesRemainder(const CompiledPod& c, const Dense& rem) {
 }
 
 int64_t Score(ScoringStrategy strategy, const CompiledPod& c, const NodeEntry& n) {
-  return NodeScore(strategy, n.nonzero_cpu + At(n.held, internal::kCpu) + c.nonzero_cpu,
+  return NodeScore(strategy,
+                   internal::ClampAmount(n.nonzero_cpu + At(n.held, internal::kCpu) + c.nonzero_cpu),
                    At(n.allocatable, internal::kCpu),
-                   n.nonzero_memory + At(n.held, internal::kMemory) + c.nonzero_memory,
+                   internal::ClampAmount(n.nonzero_memory + At(n.held, internal::kMemory) + c.nonzero_memory),
                    At(n.allocatable, internal::kMemory));
 }
 
@@ -150,7 +170,7 @@ bool Better(const Pick& a, const Pick& b, const std::vector<NodeEntry>& nodes) {
 void AddResourceReasons(const CompiledPod& c, const NodeEntry& n, bool ignore_reservations,
                         FitError& err) {
   for (const internal::Request& r : c.requests) {
-    if (r.index < 0 || r.amount > Available(n, r.index, ignore_reservations)) {
+    if (r.index < 0 || Unbounded(r) || r.amount > Available(n, r.index, ignore_reservations)) {
       err.reasons[InsufficientReason(r.name)]++;
     }
   }
@@ -186,6 +206,7 @@ FitError CollectReasons(const std::vector<NodeEntry>& nodes, int present, const 
 
 PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
   const State& s = *state_;
+  if (auto err = RequestErrors(pod, s.present_nodes)) return std::unexpected(std::move(*err));
   CompiledPod c = Compile(s.resources, pod, /*count_pods=*/true);
   if (!pod.reservation_affinity_error.empty()) {
     FitError err;
@@ -359,8 +380,13 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
 ReservationDecision ClusterSnapshot::PlaceReservation(const PodSpecView& template_pod,
                                                       bool pre_allocation) const {
   const State& s = *state_;
+  if (auto err = RequestErrors(template_pod, s.present_nodes)) return std::unexpected(std::move(*err));
   // A reservation takes no pod slot: its owners count as pods when they bind.
   CompiledPod c = Compile(s.resources, template_pod, /*count_pods=*/false);
+  // Never placed, not even as Waiting for pre-allocated pods to leave: no node can hold it.
+  if (AnyUnbounded(c)) {
+    return std::unexpected(CollectReasons(s.nodes, s.present_nodes, template_pod, c, true));
+  }
   Pick best;
   const int first = template_pod.node_name.empty() ? 0 : s.NodeForConst(template_pod.node_name);
   const int last = template_pod.node_name.empty() ? static_cast<int>(s.nodes.size()) - 1 : first;

@@ -8,16 +8,19 @@ ScoringStrategy ParseScoringStrategy(std::string_view text) {
                                  : ScoringStrategy::kLeastAllocated;
 }
 
+// The products are taken in 128 bits: capacities reach kUnboundedAmount (a node advertising
+// "1e30"), where × kMaxNodeScore would wrap.
 int64_t LeastRequestedScore(int64_t requested, int64_t capacity) {
   if (capacity <= 0 || requested > capacity) return 0;
-  return (capacity - requested) * kMaxNodeScore / capacity;
+  return static_cast<int64_t>((__int128{capacity} - requested) * kMaxNodeScore / capacity);
 }
 
 int64_t MostRequestedScore(int64_t requested, int64_t capacity) {
   if (capacity <= 0) return 0;
   // Pods without requests are scored with defaults, so requested may exceed capacity.
   if (requested > capacity) requested = capacity;
-  return requested * kMaxNodeScore / capacity;
+  if (requested < 0) requested = 0;
+  return static_cast<int64_t>(__int128{requested} * kMaxNodeScore / capacity);
 }
 
 int64_t NodeScore(ScoringStrategy strategy, int64_t cpu_requested, int64_t cpu_capacity,

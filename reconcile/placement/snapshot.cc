@@ -53,6 +53,14 @@ ResourceAmounts ResourceTable::ToAmounts(const Dense& dense) const {
   return out;
 }
 
+ResourceAmounts ResourceTable::ToAmounts(const Wide& wide) const {
+  ResourceAmounts out;
+  for (size_t i = 0; i < wide.size(); ++i) {
+    if (wide[i] != 0) out[names[i]] = ClampAmount(wide[i]);
+  }
+  return out;
+}
+
 }  // namespace internal
 
 int ClusterSnapshot::State::NodeFor(std::string_view name, bool create) {
@@ -76,7 +84,7 @@ void ClusterSnapshot::State::RecomputeFree(NodeEntry& node) {
   node.free.assign(n, 0);
   for (size_t i = 0; i < n; ++i) {
     int k = static_cast<int>(i);
-    node.free[i] = At(node.allocatable, k) - At(node.requested, k) - At(node.held, k);
+    node.free[i] = internal::ClampAmount(At(node.allocatable, k) - At(node.requested, k) - At(node.held, k));
   }
 }
 
@@ -107,8 +115,8 @@ Dense ClusterSnapshot::State::Remainder(const ReservationEntry& r) const {
   Dense rem(r.allocatable.size(), 0);
   auto it = usage.find(r.view.uid);
   for (size_t i = 0; i < r.allocatable.size(); ++i) {
-    int64_t used = it == usage.end() ? 0 : At(it->second.sum, static_cast<int>(i));
-    rem[i] = std::max<int64_t>(0, r.allocatable[i] - used);
+    __int128 used = it == usage.end() ? 0 : At(it->second.sum, static_cast<int>(i));
+    rem[i] = internal::ClampAmount(std::max<__int128>(0, r.allocatable[i] - used));
   }
   return rem;
 }
@@ -140,7 +148,8 @@ void ClusterSnapshot::State::RefreshHold(ReservationEntry& r) {
       auto pod = pods.find(p.uid);
       if (pod == pods.end() || pod->second.node != r.node) continue;
       for (size_t i = 0; i < r.held.size(); ++i) {
-        r.held[i] = std::max<int64_t>(0, r.held[i] - At(pod->second.requests, static_cast<int>(i)));
+        r.held[i] = internal::ClampAmount(
+            std::max<__int128>(0, __int128{r.held[i]} - At(pod->second.requests, static_cast<int>(i))));
       }
     }
   }

@@ -12,6 +12,8 @@ std::optional<ReservationPlacement> ClusterSnapshot::PlacePreAllocation(
     const std::vector<PreAllocatablePod>& pods, const PreAllocationPolicy& policy,
     const PreAllocationOptions& options) const {
   const State& s = *state_;
+  // A template with unparsable or unbounded requests is placed nowhere (PlaceReservation says why).
+  if (!template_pod.request_errors.empty() || HasUnbounded(template_pod.requests)) return std::nullopt;
   // Pods a Waiting reservation (other than this one) already pre-allocates.
   std::set<std::string, std::less<>> taken;
   for (const auto& [pod_uid, holders] : s.pre_allocators) {

@@ -23,11 +23,23 @@ inline constexpr int kPods = 3;
 inline constexpr int64_t kOnePod = 1000;
 
 using Dense = std::vector<int64_t>;
+// Wide: exact sums over many pods or reservations. Each amount fits int64 (kUnboundedAmount at
+// most), so 128 bits never wrap, and removing a pod restores the exact previous sum, which a
+// saturating int64 sum could not.
+using Wide = std::vector<__int128>;
 
 inline int64_t At(const Dense& v, int i) { return i < static_cast<int>(v.size()) ? v[i] : 0; }
-inline int64_t& Slot(Dense& v, int i) {
+inline __int128 At(const Wide& v, int i) { return i < static_cast<int>(v.size()) ? v[i] : 0; }
+template <class Vector>
+typename Vector::value_type& Slot(Vector& v, int i) {
   if (i >= static_cast<int>(v.size())) v.resize(i + 1, 0);
   return v[i];
+}
+// ClampAmount brings a wide value back into [-kUnboundedAmount, kUnboundedAmount].
+inline int64_t ClampAmount(__int128 v) {
+  if (v > kUnboundedAmount) return kUnboundedAmount;
+  if (v < -kUnboundedAmount) return -kUnboundedAmount;
+  return static_cast<int64_t>(v);
 }
 
 struct StringHash {
@@ -46,6 +58,7 @@ struct ResourceTable {
   int Find(std::string_view name) const;  // -1 when unknown
   Dense ToDense(const ResourceAmounts& amounts);
   ResourceAmounts ToAmounts(const Dense& dense) const;  // zero entries dropped
+  ResourceAmounts ToAmounts(const Wide& wide) const;    // clamped, zero entries dropped
 };
 
 // Request: one non-zero resource a pod asks for (index -1: a name no node has).
@@ -59,11 +72,11 @@ struct NodeEntry {
   NodeView view;
   bool present = false;
   Dense allocatable;
-  Dense requested;
-  Dense held;
-  Dense free;  // allocatable - requested - held, kept current
-  int64_t nonzero_cpu = 0;     // scoring: requested cpu with the 100m default per pod
-  int64_t nonzero_memory = 0;  // scoring: requested memory with the 200Mi default per pod
+  Wide requested;
+  Wide held;
+  Dense free;  // allocatable - requested - held (clamped), kept current
+  __int128 nonzero_cpu = 0;     // scoring: requested cpu with the 100m default per pod
+  __int128 nonzero_memory = 0;  // scoring: requested memory with the 200Mi default per pod
   int holding_reservations = 0;
 };
 
@@ -78,7 +91,7 @@ struct PodEntry {
 
 // Usage: what the pods naming one reservation uid add up to (exists before the reservation).
 struct Usage {
-  Dense sum;
+  Wide sum;
   int pods = 0;
 };
 

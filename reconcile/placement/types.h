@@ -107,6 +107,10 @@ struct PodSpecView {
   std::optional<std::vector<NodeSelectorTerm>> required_node_affinity;
   std::vector<Toleration> tolerations;
   ResourceAmounts requests;  // EffectiveRequests(...) of the pod; without "pods"
+  // Requests or limits that do not parse (or are negative), each naming its field
+  // ("spec.containers[0].resources.requests.cpu: invalid quantity \"abc\""): the pod or
+  // reservation is then unschedulable with these as the message.
+  std::vector<std::string> request_errors;
   // The uid in the annotation scheduling.koordinator.sh/reservation-allocated ("" when absent):
   // the Reservation this pod consumes.
   std::string reservation_uid;

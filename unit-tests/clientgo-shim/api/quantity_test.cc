@@ -153,14 +153,93 @@ TEST(QuantityTest, RejectsMalformedStringsWithTheApiserverMessages) {
   }
 }
 
-TEST(QuantityTest, RejectsValuesBeyondTheRepresentableRange) {
-  for (const char* bad : {"1e30", "100000000000000000000000000000000000000000", "999999999999999999E"}) {
-    auto q = Quantity::Parse(bad);
-    ASSERT_FALSE(q.has_value()) << bad;
-    EXPECT_EQ(q.error().message, kRegexMessage);
-  }
-  EXPECT_TRUE(Quantity::Parse("0e30").has_value());
+TEST(QuantityTest, ParsesValuesBeyondTheNanoRangeExactlyAndSaturatesTheirIntegers) {
+  // Valid for the apiserver; upstream's MilliValue() returns 0 for "1e30", berth saturates.
+  Quantity q = P("1e30");
+  EXPECT_TRUE(q.IsBeyondNanoRange());
+  EXPECT_EQ(q.String(), "1e30");
+  EXPECT_EQ(q.format(), F::kDecimalExponent);
+  EXPECT_EQ(q.MilliValue(), INT64_MAX);
+  EXPECT_EQ(q.Value(), INT64_MAX);
+  EXPECT_EQ(q.Sign(), 1);
+  EXPECT_FALSE(q.IsZero());
+  Quantity neg = P("-1e30");
+  EXPECT_EQ(neg.MilliValue(), INT64_MIN);
+  EXPECT_EQ(neg.Value(), INT64_MIN);
+  EXPECT_EQ(neg.String(), "-1e30");
+  EXPECT_EQ(Canon("100000000000000000000000000000000000000000"), "100e39");
+  EXPECT_EQ(Canon("999999999999999999E"), "999999999999999999E");  // reused as given
+  EXPECT_EQ(Canon("1000e30"), "1e33");
+  EXPECT_EQ(Canon("200000000000000000000000000000"), "200e27");  // 2e29: just past 128-bit nanos
+  EXPECT_EQ(Canon("1e2147483647"), "10e2147483646");
+  EXPECT_EQ(P("1e2147483647").MilliValue(), INT64_MAX);
+  // Digits finer than a nano round up (away from zero), as for every parsed value.
+  EXPECT_EQ(Canon("1000000000000000000000000000000.0000000001"), "1000000000000000000000000000000000000001n");
+  EXPECT_EQ(Canon("-1000000000000000000000000000000.9999999999"), "-1000000000000000000000000000001");
   EXPECT_EQ(Canon("0e30"), "0");
+  EXPECT_TRUE(P("0e30").IsZero());
+}
+
+TEST(QuantityTest, ComparesValuesBeyondTheNanoRangeExactly) {
+  EXPECT_EQ(P("1e30"), P("1000e27"));
+  EXPECT_EQ(P("1e30"), P("1000000000000000000000000000000"));
+  EXPECT_LT(P("1e30"), P("1.000000000000000000000000000000000000000001e30"));
+  EXPECT_LT(P("1e30"), P("2e30"));
+  EXPECT_LT(P("9e30"), P("1e31"));
+  EXPECT_GT(P("1e30"), P("100000000000E"));  // 1e29: in range
+  EXPECT_GT(P("1e30"), P("9Ei"));
+  EXPECT_LT(P("-1e31"), P("-1e30"));
+  EXPECT_LT(P("-1e30"), P("-100000000000E"));
+  EXPECT_LT(P("-1e30"), P("1e30"));
+}
+
+TEST(QuantityTest, ArithmeticBeyondTheNanoRangeNeverCollapsesToZero) {
+  Quantity a = P("1e31");
+  a.Sub(P("1e30"));  // inexact out there: saturated on the side of the larger magnitude
+  EXPECT_EQ(a.Sign(), 1);
+  EXPECT_EQ(a.MilliValue(), INT64_MAX);
+  Quantity b = P("1e30");
+  b.Sub(P("1e31"));
+  EXPECT_EQ(b.Sign(), -1);
+  Quantity c = P("1e30");
+  c.Sub(P("1000e27"));
+  EXPECT_TRUE(c.IsZero());  // exactly equal values do cancel
+  Quantity d = P("0");
+  d.Add(P("1e30"));
+  EXPECT_EQ(d, P("1e30"));
+  EXPECT_EQ(d.String(), "1e30");
+  Quantity e = P("1e30");
+  e.Add(P("1"));
+  EXPECT_TRUE(e.IsBeyondNanoRange());
+  EXPECT_EQ(e.Value(), INT64_MAX);
+}
+
+TEST(QuantityTest, MilliValueAtTheInt64Bound) {
+  EXPECT_EQ(P("9223372036854775.806").MilliValue(), INT64_MAX - 1);
+  EXPECT_EQ(P("9223372036854775.807").MilliValue(), INT64_MAX);
+  EXPECT_EQ(P("9223372036854775807m").MilliValue(), INT64_MAX);
+  EXPECT_EQ(P("9223372036854775.8061").MilliValue(), INT64_MAX);  // ceil
+  EXPECT_EQ(P("9223372036854775808m").MilliValue(), INT64_MAX);   // saturates, never wraps
+  EXPECT_EQ(P("9223372036854776").MilliValue(), INT64_MAX);
+  EXPECT_EQ(P("8Ei").MilliValue(), INT64_MAX);
+  EXPECT_EQ(P("-9223372036854775.807").MilliValue(), -INT64_MAX);
+  EXPECT_EQ(P("-9223372036854775.808").MilliValue(), INT64_MIN);
+  EXPECT_EQ(P("-9223372036854775.809").MilliValue(), INT64_MIN);
+  EXPECT_EQ(P("9223372036854775807").Value(), INT64_MAX);
+  EXPECT_EQ(P("9223372036854775808").Value(), INT64_MAX);
+}
+
+TEST(QuantityTest, BinaryValuesOfAnyLengthAreExact) {
+  // A long fraction only matters through rounding up.
+  EXPECT_EQ(N("0." + std::string(100, '0') + "1Ki"), 1);
+  EXPECT_EQ(N("0." + std::string(100, '9') + "Ki"), int64_t{1024} * 1'000'000'000);
+  EXPECT_EQ(Canon("0." + std::string(100, '9') + "Ki"), "1Ki");
+  EXPECT_EQ(N("1." + std::string(200, '0') + "1Ki"), int64_t{1024} * 1'000'000'000 + 1);
+  EXPECT_EQ(P("1." + std::string(5000, '0') + "Ei").Value(), int64_t{1} << 60);
+  // A long integer part is capped like any other large binary value.
+  EXPECT_EQ(P("1" + std::string(30, '0') + "Ki").Value(), INT64_MAX);
+  EXPECT_EQ(P("1" + std::string(3000, '0') + ".5Mi").Value(), INT64_MAX);
+  EXPECT_EQ(P("000000000000000000000000000000001Ki").Value(), 1024);
 }
 
 TEST(QuantityTest, AcceptsBareSuffixesAsZeroLikeUpstream) {

@@ -91,6 +91,32 @@ TEST(ReadReservationTest, BadSpecsBecomeSpecErrorsNotFailures) {
   EXPECT_FALSE(r.expires.has_value());
 }
 
+TEST(ReadReservationTest, TemplateQuantitiesThatDoNotParseOrAreNegativeAreSpecErrors) {
+  auto doc = Doc(R"({"metadata":{"name":"r"},"spec":{"owners":[{"object":{"name":"p"}}],
+    "template":{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"abc","memory":"-1Gi"},
+                                                              "limits":{"cpu":"1e"}}}],
+                        "initContainers":[{"name":"i","resources":{"requests":{"cpu":"1e30"}}}]}}}})");
+  auto r = ReadReservation(doc);
+  EXPECT_EQ(r.spec_errors, (std::vector<std::string>{
+                               "spec.template.spec.containers[0].resources.limits.cpu: invalid quantity \"1e\"",
+                               "spec.template.spec.containers[0].resources.requests.cpu: invalid quantity \"abc\"",
+                               "spec.template.spec.containers[0].resources.requests.memory: must be greater than or "
+                               "equal to 0, got \"-1Gi\"",
+                           }));
+  // "1e30" is a valid quantity: not a spec error; the scheduler finds no node for it.
+  auto ok = ReadReservation(Doc(R"({"metadata":{"name":"r"},"spec":{"owners":[{"object":{"name":"p"}}],
+    "template":{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"1e30"}}}]}}}})"));
+  EXPECT_TRUE(ok.spec_errors.empty());
+}
+
+TEST(ReadConsumerPodTest, AnUnparsableRequestCountsAsUnboundedNotZero) {
+  auto pod = Doc(R"({"metadata":{"name":"p","namespace":"d","uid":"u"},
+    "spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"abc","memory":"1Gi"}}}]}})");
+  reconcile::ConsumerPod c = ReadConsumerPod(pod);
+  EXPECT_EQ(c.requests.at("cpu"), reconcile::kUnboundedAmount);
+  EXPECT_EQ(c.requests.at("memory"), (int64_t{1} << 30) * 1000);
+}
+
 TEST(ReadReservationTest, MissingSpecIsReportedAndNothingCrashes) {
   auto r = ReadReservation(Doc(R"({"metadata":{"name":"r"},"spec":"nope","status":7})"));
   EXPECT_EQ(r.spec_errors.size(), 1u);

@@ -1,4 +1,5 @@
-// scheduler_codec: API JSON → placement views; malformed fields are skipped, never fatal.
+// scheduler_codec: API JSON → placement views; malformed fields are never fatal, and a quantity
+// that does not parse is an error naming the field, never zero.
 #include "controllers/scheduler/scheduler_codec.h"
 
 #include <gtest/gtest.h>
@@ -128,7 +129,10 @@ TEST(SchedulerCodecTest, MalformedFieldsAreSkippedAndAnUnparsableSelectorMatches
   ASSERT_TRUE(r.owners[0].label_selector.has_value());
   EXPECT_FALSE(r.owners[0].label_selector->Matches(placement::LabelMap{{"a", "b"}}));
   placement::PodSpecView t = ReadTemplateView(doc);
-  EXPECT_FALSE(t.requests.contains("cpu"));
+  // "lots" is never read as zero: an error naming the field, and unbounded meanwhile.
+  EXPECT_EQ(t.requests.at("cpu"), reconcile::kUnboundedAmount);
+  EXPECT_EQ(t.request_errors, (std::vector<std::string>{
+                                  "spec.template.spec.containers[0].resources.requests.cpu: invalid quantity \"lots\""}));
   EXPECT_EQ(t.requests.at("memory"), 12000);
   EXPECT_TRUE(t.tolerations.empty());
   EXPECT_TRUE(t.labels.empty());
@@ -197,6 +201,50 @@ TEST(SchedulerCodecTest, OnlySucceededAndFailedPodsAreTerminal) {
   EXPECT_TRUE(PodIsTerminal(Parse(R"({"status":{"phase":"Failed"}})")));
   EXPECT_FALSE(PodIsTerminal(Parse(R"({"status":{"phase":"Running"}})")));
   EXPECT_FALSE(PodIsTerminal(Parse(R"({"status":"Failed"})")));
+}
+
+TEST(SchedulerCodecTest, QuantitiesThatDoNotParseAreErrorsNamingTheFieldNeverZero) {
+  auto doc = Parse(R"({"metadata":{"name":"p","uid":"u"},"spec":{
+      "containers":[{"name":"a","resources":{"requests":{"cpu":"abc","memory":"1Gi"}}},
+                    {"name":"b","resources":{"limits":{"memory":"1Gb"},"requests":{"nvidia.com/gpu":true}}}],
+      "initContainers":[{"name":"i","resources":{"requests":{"cpu":"-1"}}}],
+      "overhead":{"memory":"1 Mi"}}})");
+  placement::PodSpecView p = ReadPodView(doc);
+  EXPECT_EQ(p.request_errors, (std::vector<std::string>{
+                                  "spec.containers[0].resources.requests.cpu: invalid quantity \"abc\"",
+                                  "spec.containers[1].resources.limits.memory: invalid quantity \"1Gb\"",
+                                  "spec.containers[1].resources.requests.nvidia.com/gpu: invalid quantity \"true\"",
+                                  "spec.initContainers[0].resources.requests.cpu: must be greater than or equal to 0, got \"-1\"",
+                                  "spec.overhead.memory: invalid quantity \"1 Mi\"",
+                              }));
+  // Counted as unbounded, not as zero (a pod bound by someone else fills its node).
+  EXPECT_EQ(p.requests.at("cpu"), reconcile::kUnboundedAmount);
+  EXPECT_EQ(p.requests.at("memory"), reconcile::kUnboundedAmount);
+  EXPECT_EQ(p.requests.at("nvidia.com/gpu"), reconcile::kUnboundedAmount);
+}
+
+TEST(SchedulerCodecTest, QuantitiesBeyondInt64MilliAreUnboundedNotZero) {
+  auto doc = Parse(R"({"metadata":{"name":"p"},"spec":{"containers":[
+      {"name":"a","resources":{"requests":{"cpu":"1e30","memory":"100Ei"}}},
+      {"name":"b","resources":{"requests":{"cpu":"1","ephemeral-storage":"9223372036854775807m"}}}]}})");
+  placement::PodSpecView p = ReadPodView(doc);
+  EXPECT_TRUE(p.request_errors.empty());
+  EXPECT_EQ(p.requests.at("cpu"), reconcile::kUnboundedAmount);  // saturated, 1 cpu more stays there
+  EXPECT_EQ(p.requests.at("memory"), reconcile::kUnboundedAmount);
+  EXPECT_EQ(p.requests.at("ephemeral-storage"), reconcile::kUnboundedAmount);
+  auto node = Parse(R"({"metadata":{"name":"n"},"status":{"allocatable":{"cpu":"1e30","memory":"abc","pods":"110"}}})");
+  placement::NodeView n = ReadNodeView(node);
+  EXPECT_EQ(n.allocatable.at("cpu"), reconcile::kUnboundedAmount);
+  EXPECT_EQ(n.allocatable.count("memory"), 0u);  // no capacity: nothing needing memory fits
+  EXPECT_EQ(n.allocatable.at("pods"), 110000);
+}
+
+TEST(SchedulerCodecTest, ATemplateNamesItsFieldsUnderSpecTemplateSpec) {
+  auto doc = Parse(R"({"metadata":{"name":"r","uid":"ru"},"spec":{"template":{"spec":{"containers":[
+      {"name":"a","resources":{"requests":{"cpu":"abc"}}}]}}}})");
+  placement::PodSpecView t = ReadTemplateView(doc);
+  EXPECT_EQ(t.request_errors, (std::vector<std::string>{
+                                  "spec.template.spec.containers[0].resources.requests.cpu: invalid quantity \"abc\""}));
 }
 
 }  // namespace

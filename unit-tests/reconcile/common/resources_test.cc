@@ -34,5 +34,30 @@ TEST(ResourceAmountsTest, MaskKeepsOnlyNamedResourcesAndEqualTreatsMissingAsZero
   EXPECT_FALSE(EqualAmounts({{"cpu", 1}}, {}));
 }
 
+TEST(SaturatingAddTest, ClampsAtTheUnboundedAmountInsteadOfWrapping) {
+  EXPECT_EQ(SaturatingAdd(1, 2), 3);
+  EXPECT_EQ(SaturatingAdd(kUnboundedAmount, 1), kUnboundedAmount);
+  EXPECT_EQ(SaturatingAdd(kUnboundedAmount, kUnboundedAmount), kUnboundedAmount);
+  EXPECT_EQ(SaturatingAdd(kUnboundedAmount - 5, 10), kUnboundedAmount);
+  EXPECT_EQ(SaturatingAdd(-kUnboundedAmount, -1), -kUnboundedAmount);
+  EXPECT_EQ(SaturatingAdd(INT64_MIN, 0), -kUnboundedAmount);
+  EXPECT_EQ(SaturatingAdd(kUnboundedAmount, -1), kUnboundedAmount - 1);
+}
+
+TEST(EffectiveRequestsTest, AnUnboundedRequestStaysUnboundedThroughSumsAndPeaks) {
+  PodResources pod;
+  pod.containers = {{{"cpu", kUnboundedAmount}}, {{"cpu", 300}}};
+  pod.init_containers = {{{{"memory", kUnboundedAmount}}, true}, {{{"memory", 5}}, false}};
+  pod.overhead = {{"cpu", 10}, {"memory", 10}};
+  ResourceAmounts want{{"cpu", kUnboundedAmount}, {"memory", kUnboundedAmount}};
+  EXPECT_EQ(EffectiveRequests(pod), want);
+  EXPECT_TRUE(HasUnbounded(want));
+  EXPECT_FALSE(HasUnbounded({{"cpu", kUnboundedAmount - 1}}));
+  // Finite amounts whose sum passes the bound become unbounded too.
+  PodResources big;
+  big.containers = {{{"cpu", kUnboundedAmount / 2 + 1}}, {{"cpu", kUnboundedAmount / 2 + 1}}};
+  EXPECT_EQ(EffectiveRequests(big).at("cpu"), kUnboundedAmount);
+}
+
 }  // namespace
 }  // namespace berth::reconcile
