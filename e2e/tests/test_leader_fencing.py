@@ -27,7 +27,7 @@ MUTATING_VERBS = {"create", "update", "patch", "delete", "deletecollection"}
 # Short leases keep the test quick; renewDeadline < leaseDuration leaves the standby a 2 s margin.
 LEASE_FLAGS = ["--leader-elect-lease-duration", "6s", "--leader-elect-renew-deadline", "4s",
                "--leader-elect-retry-period", "1s"]
-NODE_CPU, NODE_MEMORY = "4", "16Gi"
+NODE_CPU, NODE_MEMORY = "8", "32Gi"
 UNITS = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12,
          "m": 0.001}
 
@@ -60,18 +60,19 @@ def reservation(i):
 
 
 def owner_pod(n, group):
-    # 300m: three fit a 1-cpu reservation, a fourth would over-allocate it.
+    # 200m: five fit a 1-cpu reservation, a sixth would over-allocate it. Pods outnumber the slots of their group;
+    # the extra ones run beside the reservations (the nodes have room for all of them).
     return {"apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": f"fence-pod-{n}", "namespace": "default", "labels": {"group": f"g{group}"}},
             "spec": {"schedulerName": "koord-scheduler", "containers": [
                 {"name": "main", "image": "busybox",
-                 "resources": {"requests": {"cpu": "300m", "memory": "256Mi"}}}]}}
+                 "resources": {"requests": {"cpu": "200m", "memory": "256Mi"}}}]}}
 
 
 class Workload:
     """Creates Restricted reservations and owner pods from a thread until stopped, bounded in count and time."""
 
-    def __init__(self, sim, first_reservations, max_reservations=8, max_pods=150, interval=0.2, limit_s=150):
+    def __init__(self, sim, first_reservations, max_reservations=8, max_pods=100, interval=0.3, limit_s=150):
         self.sim = sim
         self.reservations = first_reservations
         self.max_reservations = max_reservations
@@ -117,6 +118,11 @@ def read_audit(path):
         return [json.loads(line) for line in f if line.endswith("\n") and line.strip()]
 
 
+def leads(mgr):
+    """leader_election_master_status{name=LEASE} is 1 (metric() cannot take a label called "name")."""
+    return mgr.metrics().get(("leader_election_master_status", (("name", LEASE),)), 0.0) == 1.0
+
+
 def identity_of(mgr):
     """The leader-election identity from berth-manager's "starting berth-manager" log line."""
     for line in mgr.log_text().splitlines():
@@ -143,16 +149,18 @@ class LeaderFencingTest(unittest.TestCase):
             sim.kubectl("create", "namespace", NAMESPACE)
             args = ["--leader-elect", "--leader-election-namespace", NAMESPACE, "--leader-election-id", LEASE,
                     "--reservation-owner-sync-interval", "0"] + LEASE_FLAGS
-            for _ in range(2):
-                managers.append(BerthManager(sim, extra_args=args))
+            for n in range(2):
+                m = BerthManager(sim, extra_args=args, start=False)
+                m.runs = 100 * n  # its own log file: the fixture names them by run count only
+                managers.append(m)
+                m.start()
             ids = [wait_until(lambda m=m: identity_of(m), timeout=10, message="the identity log line")
                    for m in managers]
             self.assertNotEqual(ids[0], ids[1])
             agents = {f"berth/0.1 ({i})": n for n, i in enumerate(ids)}
 
             def leader_index():
-                leading = [n for n, m in enumerate(managers)
-                           if m.metric("leader_election_master_status", name=LEASE) == 1.0]
+                leading = [n for n, m in enumerate(managers) if leads(m)]
                 return leading[0] if len(leading) == 1 else None
 
             def writes_by(index, after=0, lease=False):
@@ -173,8 +181,7 @@ class LeaderFencingTest(unittest.TestCase):
             managers[old].proc.send_signal(signal.SIGSTOP)
             paused = managers[old]
             stopped_at = time.monotonic()
-            wait_until(lambda: managers[standby].metric("leader_election_master_status", name=LEASE) == 1.0,
-                       timeout=60, message="the standby to take the Lease")
+            wait_until(lambda: leads(managers[standby]), timeout=60, message="the standby to take the Lease")
             audit_len = len(read_audit(audit_path))
             # Hold the pause until the new leader has changed the cluster the old one last saw.
             wait_until(lambda: len(writes_by(standby, after=audit_len)) >= 5, timeout=60,
@@ -244,7 +251,7 @@ class LeaderFencingTest(unittest.TestCase):
             reservations, pods = snapshot()
             by_reservation = consumers(reservations, pods)
             if len(reservations) != reservation_count or any(r.get("status", {}).get("phase") != "Available"
-                                              for r in reservations.values()):
+                                                              for r in reservations.values()):
                 return False
             return all(len(r["status"].get("currentOwners") or []) == len(by_reservation.get(uid, []))
                        for uid, r in reservations.items())
