@@ -140,7 +140,8 @@ class LeaderFencingTest(unittest.TestCase):
         audit_dir = tempfile.mkdtemp(prefix="berth-fence-")
         self.addCleanup(shutil.rmtree, audit_dir, True)
         audit_path = os.path.join(audit_dir, "audit.log")
-        sim = Kubesim(nodes=3, audit_log=audit_path, node_cpu=NODE_CPU, node_memory=NODE_MEMORY)
+        # Latency keeps requests in flight when the leader is stopped, so it resumes mid-reconcile with writes to make.
+        sim = Kubesim(nodes=3, audit_log=audit_path, node_cpu=NODE_CPU, node_memory=NODE_MEMORY, latency="50ms")
         managers = []
         workload = None
         paused = None
