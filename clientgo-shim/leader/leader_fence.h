@@ -17,7 +17,9 @@
 // transport, before every attempt). A write already on the wire, or one that passed the check
 // and was then paused before its bytes left the process, can still land after a standby took
 // over; Kubernetes offers no server-side fencing token that would close that gap. The window is
-// the few microseconds between the check and the socket write, plus network latency.
+// the few microseconds between the check and the socket write, plus network latency. The clock
+// is steady_clock (CLOCK_MONOTONIC): a stopped process or a stalled thread counts, but a whole
+// machine suspended in a way that stops CLOCK_MONOTONIC does not.
 // Thread-safety: MayWrite/CheckWrite/ClosesAt from any thread (lock-free); Renewed/Lose from the
 // elector thread only.
 #pragma once

@@ -1,6 +1,9 @@
 // Tests for clientgo-shim/manager: flags and a Manager over a fake RestClient.
 #include "clientgo-shim/manager/manager.h"
 
+#include <condition_variable>
+#include <mutex>
+#include <optional>
 #include <thread>
 
 #include <boost/asio.hpp>
@@ -137,6 +140,67 @@ TEST(ManagerTest, WithLeaderElectionControllersWriteThroughTheLeaderFence) {
   auto after = (*m)->rest()->Do(bind);
   ASSERT_FALSE(after);
   EXPECT_EQ(after.error().code, ErrorCode::kFenced) << "nothing after the Lease is released";
+}
+
+TEST(ManagerTest, LosingTheLeaseFailsWaitAndFencesTheInFlightReconcilesWrite) {
+  std::atomic<bool> stolen{false};
+  auto fake = std::make_shared<testing::FakeRestClient>([&](const RestRequest& r) -> Result<RestResponse> {
+    if (r.path.find("/leases") != std::string::npos && r.method == "GET") {
+      if (!stolen) return testing::Fail(ErrorCode::kNotFound, 404, "not found");
+      return testing::Ok(R"({"metadata":{"name":"berth","namespace":"sys","resourceVersion":"9"},)"
+                         R"("spec":{"holderIdentity":"other","leaseDurationSeconds":15}})");
+    }
+    return testing::Ok(r.body.empty() ? "{}" : r.body);
+  });
+  ManagerOptions o;
+  o.rest = fake;
+  o.metrics_bind_address = "0";
+  o.health_probe_bind_address = "0";
+  o.leader_election = true;
+  o.leader_election_id = "berth";
+  o.leader_election_namespace = "sys";
+  o.lease_duration = 1500ms;
+  o.renew_deadline = 1000ms;
+  o.retry_period = 100ms;
+  auto m = Manager::Create(o);
+  ASSERT_TRUE(m);
+  std::mutex mu;
+  std::condition_variable cv;
+  bool entered = false, release = false;
+  std::optional<Status> write;
+  auto c = (*m)->AddController({.name = "things"}, [&](const std::string&) {
+    std::unique_lock<std::mutex> l(mu);
+    entered = true;
+    cv.notify_all();
+    cv.wait(l, [&] { return release; });
+    auto r = (*m)->rest()->Do({.method = "PUT", .path = "/api/v1/namespaces/a/pods/p", .body = "{}"});
+    write = r ? Status{} : Status{std::unexpected(r.error())};
+    return ReconcileResult::Done();
+  });
+  ASSERT_TRUE(c);
+  (*c)->queue().Add("a/p");
+  ASSERT_TRUE((*m)->Start());
+  {
+    std::unique_lock<std::mutex> l(mu);
+    ASSERT_TRUE(cv.wait_for(l, 5s, [&] { return entered; })) << "the leader reconciles";
+  }
+  stolen = true;  // the next renewal reads another holder
+  Status waited = (*m)->Wait();
+  ASSERT_FALSE(waited);
+  EXPECT_EQ(waited.error().message, "leader election lost");
+  EXPECT_FALSE((*m)->IsLeader());
+  {
+    std::lock_guard<std::mutex> l(mu);
+    release = true;
+  }
+  cv.notify_all();
+  (*m)->Stop();  // drains the in-flight reconcile
+  ASSERT_TRUE(write.has_value());
+  ASSERT_FALSE(*write);
+  EXPECT_EQ(write->error().code, ErrorCode::kFenced);
+  for (const auto& r : fake->requests()) {
+    EXPECT_NE(r.path, "/api/v1/namespaces/a/pods/p") << "the fenced PUT never reached the client";
+  }
 }
 
 TEST(ManagerTest, WithoutLeaderElectionTheClientIsNotFenced) {
