@@ -253,6 +253,11 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  // The identity is fixed before the client exists so it can travel in the User-Agent: audit
+  // logs then tell two replicas apart (the leader-fencing e2e relies on it).
+  if (manager_options.leader_election_identity.empty()) {
+    manager_options.leader_election_identity = shim::DefaultLeaderIdentity();
+  }
   shim::LoaderOptions loader;
   loader.kubeconfig_flag = flags.kubeconfig;
   loader.context = flags.context;
@@ -267,6 +272,7 @@ int main(int argc, char** argv) {
   config->on_request = [request_observer](std::string_view method, int code, std::chrono::duration<double> latency) {
     if (*request_observer) (*request_observer)(method, code, latency);
   };
+  config->user_agent += " (" + manager_options.leader_election_identity + ")";
   auto rest = shim::MakeRestClient(*config);
   if (!rest) {
     log::Error("setup", "cannot build the API client", {{"error", rest.error().message}});
@@ -286,7 +292,9 @@ int main(int argc, char** argv) {
   } else {
     log::Warn("setup", "rest client metrics disabled", {{"error", observer.error().message}});
   }
-  rest_ref = *rest;
+  // Controllers write through manager->rest() (fenced with --leader-elect); `rest` itself stays
+  // with the manager for the elector's Lease writes and the informers' reads.
+  rest_ref = manager->rest();
   if (auto started = controllers::StartControllers(controller_table, *enabled_controllers); !started) {
     log::Error("setup", "cannot start the controllers", {{"error", started.error().message}});
     return 1;
@@ -296,7 +304,8 @@ int main(int argc, char** argv) {
              {"probes", manager_options.health_probe_bind_address},
              {"leader_elect", manager_options.leader_election ? "true" : "false"},
              {"controllers", JoinComma(*enabled_controllers)},
-             {"provisioning_classes", JoinComma(flags.provisioning_classes)}});
+             {"provisioning_classes", JoinComma(flags.provisioning_classes)},
+             {"identity", manager->identity()}});
   shim::SignalWatcher signals([&] {
     log::Info("setup", "signal received, stopping");
     manager->RequestStop();

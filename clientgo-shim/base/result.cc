@@ -18,6 +18,7 @@ const char* ErrorCodeName(ErrorCode code) {
     case ErrorCode::kBadRequest: return "BadRequest";
     case ErrorCode::kDecode: return "Decode";
     case ErrorCode::kInternal: return "Internal";
+    case ErrorCode::kFenced: return "Fenced";
   }
   return "Unknown";
 }

@@ -31,6 +31,7 @@ enum class ErrorCode {
   kBadRequest,
   kDecode,           // a response body that could not be decoded
   kInternal,
+  kFenced,           // a write refused before sending: this process no longer leads (not retried)
 };
 
 // Error: one failure, with a message that names the step ("LIST pods page 3: ...").

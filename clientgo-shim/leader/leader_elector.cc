@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <random>
 
+#include "clientgo-shim/base/log.h"
 #include "clientgo-shim/metrics/standard_metrics.h"
 
 namespace berth::shim {
@@ -71,7 +72,8 @@ LeaderElector::LeaderElector(LeaderElectionConfig config)
       clock_(config_.clock != nullptr ? *config_.clock : DefaultWaitClock()),
       lock_(ObjectClient(config_.rest, std::max(std::chrono::milliseconds(1000),
                                                 config_.renew_deadline / 2)),
-            config_.lease_namespace, config_.lease_name) {
+            config_.lease_namespace, config_.lease_name),
+      fence_(std::make_shared<LeaderFence>(config_.renew_deadline, clock_)) {
   if (config_.metrics != nullptr) {
     auto m = RegisterLeaderElectionMetrics(*config_.metrics);
     if (m) {
@@ -121,7 +123,8 @@ std::chrono::nanoseconds LeaderElector::Jittered(std::chrono::milliseconds d) {
       static_cast<int64_t>(std::chrono::nanoseconds(d).count() * (1.0 + extra(rng))));
 }
 
-bool LeaderElector::TryAcquireOrRenew() {
+LeaderElector::Attempt LeaderElector::TryAcquireOrRenew(SteadyTime* start) {
+  *start = clock_.Now();
   const TimePoint wall = WallNow();
   const int duration_s = static_cast<int>(
       std::max<int64_t>(1, (config_.lease_duration.count() + 999) / 1000));
@@ -129,13 +132,13 @@ bool LeaderElector::TryAcquireOrRenew() {
 
   auto current = lock_.Get();
   if (!current) {
-    if (current.error().code != ErrorCode::kNotFound) return false;
-    if (!lock_.Create(desired)) return false;
+    if (current.error().code != ErrorCode::kNotFound) return Attempt::kFailed;
+    if (!lock_.Create(desired)) return Attempt::kFailed;
     std::lock_guard<std::mutex> l(mu_);
     observed_ = desired;
     observed_time_ = clock_.Now();
     have_observed_ = true;
-    return true;
+    return Attempt::kHeld;
   }
   std::string new_leader;
   bool held_by_other = false;
@@ -157,18 +160,18 @@ bool LeaderElector::TryAcquireOrRenew() {
   if (!new_leader.empty() && config_.callbacks.on_new_leader) {
     config_.callbacks.on_new_leader(new_leader);
   }
-  if (held_by_other) return false;
+  if (held_by_other) return Attempt::kHeldByOther;
   if (current->holder_identity == config_.identity) {
     desired.acquire_time = current->acquire_time;
     desired.lease_transitions = current->lease_transitions;
   } else {
     desired.lease_transitions = current->lease_transitions + 1;
   }
-  if (!lock_.Update(desired)) return false;
+  if (!lock_.Update(desired)) return Attempt::kFailed;
   std::lock_guard<std::mutex> l(mu_);
   observed_ = desired;
   observed_time_ = clock_.Now();
-  return true;
+  return Attempt::kHeld;
 }
 
 void LeaderElector::Release() {
@@ -190,10 +193,21 @@ void LeaderElector::Release() {
   }
 }
 
+void LeaderElector::LoseLeadership(const std::string& reason) {
+  // Close the gate first: from here on nothing but this thread could still try to write.
+  fence_->Lose(reason);
+  SetLeading(false);
+  lost_.store(true);
+  log::Error("leader-election", "leader election lost",
+             {{"lease", lock_.Describe()}, {"identity", config_.identity}, {"reason", reason}});
+  if (config_.callbacks.on_stopped_leading) config_.callbacks.on_stopped_leading();
+}
+
 void LeaderElector::Run() {
   // Acquire.
+  SteadyTime start;
   for (;;) {
-    if (TryAcquireOrRenew()) break;
+    if (TryAcquireOrRenew(&start) == Attempt::kHeld) break;
     if (!Sleep(clock_.Now() + Jittered(config_.retry_period))) return;  // stopped as standby
   }
   bool stopped;
@@ -203,41 +217,56 @@ void LeaderElector::Run() {
   }
   if (stopped) {
     // Stopped while the acquiring write was in flight: hand the lease straight back.
-    if (config_.release_on_cancel) Release();
+    fence_->Renewed(start);
+    StopLeading(/*notify=*/false);
     return;
   }
+  fence_->Renewed(start);
   SetLeading(true);
+  log::Info("leader-election", "successfully acquired lease",
+            {{"lease", lock_.Describe()}, {"identity", config_.identity}});
   if (config_.callbacks.on_started_leading) config_.callbacks.on_started_leading();
 
-  // Renew.
-  for (;;) {
-    const SteadyTime deadline = clock_.Now() + config_.renew_deadline;
-    bool renewed = false;
-    bool stopping = false;
-    for (;;) {
-      if (TryAcquireOrRenew() && clock_.Now() < deadline) {
-        renewed = true;
-        break;
-      }
-      if (clock_.Now() >= deadline) break;
-      if (!Sleep(std::min(deadline, clock_.Now() + config_.retry_period))) {
-        stopping = true;
-        break;
-      }
-    }
-    if (stopping) break;
-    if (!renewed) {
-      // Lost: stop leading before anything else can be written.
-      SetLeading(false);
-      lost_.store(true);
-      if (config_.callbacks.on_stopped_leading) config_.callbacks.on_stopped_leading();
-      return;
-    }
-    if (!Sleep(clock_.Now() + config_.retry_period)) break;
-  }
-  if (config_.release_on_cancel) Release();
+  if (RenewUntilLostOrStopped()) StopLeading(/*notify=*/true);
+}
+
+void LeaderElector::StopLeading(bool notify) {
+  // Only a leader whose fence is still open may write the Lease: after a lapse a standby may
+  // already hold it. Other writes are fenced before the release, so none lands after it.
+  const bool may_release = config_.release_on_cancel && fence_->MayWrite();
+  fence_->Lose("leader election stopped");
+  if (may_release) Release();
   SetLeading(false);
-  if (config_.callbacks.on_stopped_leading) config_.callbacks.on_stopped_leading();
+  if (notify && config_.callbacks.on_stopped_leading) config_.callbacks.on_stopped_leading();
+}
+
+bool LeaderElector::RenewUntilLostOrStopped() {
+  // Every wait also ends when the fence would close, so a deadline that passes (or passed
+  // during a pause) is noticed before any further Lease write.
+  auto sleep_until_retry = [this] {
+    return Sleep(std::min(fence_->ClosesAt(), clock_.Now() + config_.retry_period));
+  };
+  for (;;) {
+    if (!sleep_until_retry()) return true;
+    for (;;) {
+      if (!fence_->MayWrite()) {
+        LoseLeadership("failed to renew lease " + lock_.Describe() + " within renewDeadline " +
+                       std::to_string(config_.renew_deadline.count()) + "ms");
+        return false;
+      }
+      SteadyTime start;
+      const Attempt attempt = TryAcquireOrRenew(&start);
+      if (attempt == Attempt::kHeld) {
+        fence_->Renewed(start);
+        break;
+      }
+      if (attempt == Attempt::kHeldByOther) {
+        LoseLeadership("lease " + lock_.Describe() + " is held by " + GetLeader());
+        return false;
+      }
+      if (!sleep_until_retry()) return true;
+    }
+  }
 }
 
 }  // namespace berth::shim

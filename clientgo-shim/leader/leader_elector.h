@@ -5,11 +5,15 @@
 //     the Lease is free — no holder, or not renewed for leaseDurationSeconds as observed on the
 //     LOCAL clock since the record last changed (clock skew between machines does not matter).
 //   - A new holder increments leaseTransitions; a renewal keeps acquireTime.
-//   - Renew: every RetryPeriod; each renewal may retry until RenewDeadline. If it fails, the
-//     elector stops leading at once: IsLeader() turns false and OnStoppedLeading runs before the
-//     elector makes any further write; the elector then ends (as client-go's Run returns; the
-//     controller-runtime manager exits).
-//   - Stop() while leading with release_on_cancel writes holderIdentity "" and
+//   - Renew: every RetryPeriod, retried every RetryPeriod after a failure. Leadership is lost
+//     the moment the last successful Lease write is older than RenewDeadline, measured from the
+//     start of that write on the monotonic clock (so a pause counts: a process resuming from
+//     SIGSTOP does not start a fresh deadline), or the moment another holder is observed. The
+//     fence() (leader_fence.h) closes then, without waiting for this thread to run; on noticing,
+//     the elector makes no further write, IsLeader() is false, OnStoppedLeading runs and the
+//     elector ends (as client-go's Run returns; the controller-runtime manager exits).
+//     Unlike client-go, RenewDeadline is not restarted per renewal round.
+//   - Stop() while leading (fence open) with release_on_cancel writes holderIdentity "" and
 //     leaseDurationSeconds 1 (client-go ReleaseOnCancel), then OnStoppedLeading.
 //   - leader_election_master_status{name} is 1 while leading, 0 otherwise.
 // Defaults are client-go's / controller-runtime's: 15 s / 10 s / 2 s; the lease request timeout
@@ -28,6 +32,7 @@
 #include <thread>
 
 #include "clientgo-shim/base/result.h"
+#include "clientgo-shim/leader/leader_fence.h"
 #include "clientgo-shim/leader/lease_lock.h"
 #include "clientgo-shim/metrics/registry.h"
 #include "clientgo-shim/queue/clock.h"
@@ -71,8 +76,11 @@ class LeaderElector {
   // Stop ends the election: releases the Lease if leading and release_on_cancel, runs
   // OnStoppedLeading if leading, and joins the thread. Idempotent.
   void Stop();
-  // IsLeader: this process currently holds the Lease (as far as its last renewal knows).
-  bool IsLeader() const { return leading_.load(); }
+  // IsLeader: this process holds the Lease and its fence is open (renewed within RenewDeadline).
+  bool IsLeader() const { return leading_.load() && fence_->MayWrite(); }
+  // fence: the write gate for everything this process writes besides the Lease (see
+  // FencedRestClient). Closed before the first acquisition and for good once leadership is lost.
+  std::shared_ptr<const LeaderFence> fence() const { return fence_; }
   // Lost: leadership was held and then lost (renewal failed); the elector has ended.
   bool Lost() const { return lost_.load(); }
   // GetLeader is the holder identity last observed ("" if none).
@@ -82,7 +90,16 @@ class LeaderElector {
  private:
   explicit LeaderElector(LeaderElectionConfig config);
   void Run();
-  bool TryAcquireOrRenew();
+  enum class Attempt { kHeld, kFailed, kHeldByOther };
+  // TryAcquireOrRenew reads the Lease and writes it if free or ours; `*start` is when the
+  // attempt began (the fence counts from there: the write may land any time after it).
+  Attempt TryAcquireOrRenew(SteadyTime* start);
+  // RenewUntilLostOrStopped: false when leadership was lost (LoseLeadership ran), true on Stop().
+  bool RenewUntilLostOrStopped();
+  void LoseLeadership(const std::string& reason);
+  // StopLeading: on Stop(), release the Lease (if still valid and release_on_cancel), close the
+  // fence, and run OnStoppedLeading when `notify`.
+  void StopLeading(bool notify);
   void Release();
   void SetLeading(bool leading);
   // Sleep waits until `deadline` or Stop(). Returns false when stopping.
@@ -93,6 +110,7 @@ class LeaderElector {
   WaitClock& clock_;
   LeaseLock lock_;
   Gauge* master_status_ = nullptr;
+  std::shared_ptr<LeaderFence> fence_;
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "clientgo-shim/manager/signals.h"
+#include "clientgo-shim/transport/fenced_rest_client.h"
 
 namespace berth::shim {
 
@@ -55,6 +56,9 @@ Result<std::unique_ptr<Manager>> Manager::Create(ManagerOptions options) {
     auto e = LeaderElector::Create(std::move(c));
     if (!e) return std::unexpected(e.error());
     m->elector_ = std::move(*e);
+    m->rest_ = std::make_shared<FencedRestClient>(m->options_.rest, m->elector_->fence());
+  } else {
+    m->rest_ = m->options_.rest;
   }
   return m;
 }

@@ -12,6 +12,12 @@
 // lost-lease callback (no key is handed out after it) and Wait() returns
 // "leader election lost". Stop() (or SIGTERM via Run) drains the controllers first, then
 // releases the Lease, then stops informers and servers.
+// Fencing: with leader election, rest() is a FencedRestClient over the elector's fence, so every
+// POST/PUT/PATCH/DELETE a controller sends through it fails with kFenced (not retried) unless
+// this replica renewed the Lease within renewDeadline on the monotonic clock — also while the
+// elector thread has not yet noticed a loss (a resumed SIGSTOP). Controllers must write through
+// rest(), never through options.rest, which stays unfenced for the elector and the informers.
+// See leader/leader_fence.h for the guarantee and its limit.
 // Thread-safety: AddController/AddCacheSyncWaiter before Start; Stop/Wait from any thread.
 // Example:
 //   auto mgr = Manager::Create(options);
@@ -76,6 +82,8 @@ class Manager {
   // until synced or the deadline and returns whether it synced. Also a /readyz check.
   void AddCacheSyncWaiter(std::string name, std::function<bool(SteadyTime deadline)> wait);
 
+  // rest: the client controllers write through: fenced with leader election, else options.rest.
+  const RestClientPtr& rest() const { return rest_; }
   SharedInformerFactory& informers() { return *informers_; }
   Registry& registry() { return registry_; }
   HealthChecks& healthz() { return healthz_; }
@@ -117,6 +125,7 @@ class Manager {
   std::unique_ptr<HttpServer> metrics_server_;
   std::unique_ptr<HttpServer> probe_server_;
   std::unique_ptr<LeaderElector> elector_;
+  RestClientPtr rest_;  // fenced with leader election
   std::vector<std::unique_ptr<Controller>> controllers_;
   std::vector<std::pair<std::string, std::function<bool(SteadyTime)>>> waiters_;
   std::atomic<bool> controllers_started_{false};

@@ -1,6 +1,8 @@
 // clientgo-shim/manager/manager_flags.cc — see manager_flags.h.
 #include "clientgo-shim/manager/manager_flags.h"
 
+#include "clientgo-shim/api/duration.h"
+
 namespace berth::shim {
 
 Result<std::vector<std::string>> ApplyManagerFlags(const std::vector<std::string>& args,
@@ -30,6 +32,28 @@ Result<std::vector<std::string>> ApplyManagerFlags(const std::vector<std::string
       *target = value;
       continue;
     }
+    std::chrono::milliseconds* duration = nullptr;
+    if (name == "--leader-elect-lease-duration") duration = &options.lease_duration;
+    else if (name == "--leader-elect-renew-deadline") duration = &options.renew_deadline;
+    else if (name == "--leader-elect-retry-period") duration = &options.retry_period;
+    if (duration != nullptr) {
+      if (!has_value) {
+        if (i + 1 >= args.size()) {
+          return MakeError(ErrorCode::kInvalidArgument, "flag needs an argument: " + name);
+        }
+        value = args[++i];
+      }
+      auto d = ParseDuration(value);
+      if (!d || d->count() <= 0) {
+        return MakeError(ErrorCode::kInvalidArgument,
+                         "invalid duration \"" + value + "\" for " + name + ": " +
+                             (d ? std::string("must be positive") : d.error().message));
+      }
+      // Below a millisecond the elector's arithmetic has no meaning; round up, never to zero.
+      *duration = std::max(std::chrono::milliseconds(1),
+                           std::chrono::ceil<std::chrono::milliseconds>(*d));
+      continue;
+    }
     if (name == "--leader-elect") {
       if (!has_value || value == "true" || value == "1") {
         options.leader_election = true;
@@ -55,7 +79,15 @@ std::string ManagerFlagsUsage() {
          "(default false)\n"
          "  --leader-election-namespace string   Namespace of the leader election Lease "
          "(default: the service-account namespace, else \"default\")\n"
-         "  --leader-election-id string          Name of the leader election Lease\n";
+         "  --leader-election-id string          Name of the leader election Lease\n"
+         "  --leader-elect-lease-duration duration\n"
+         "                                       How long a standby waits after the last observed\n"
+         "                                       renewal before taking the Lease (default 15s)\n"
+         "  --leader-elect-renew-deadline duration\n"
+         "                                       How long the leader may write after its last\n"
+         "                                       successful renewal (default 10s)\n"
+         "  --leader-elect-retry-period duration\n"
+         "                                       Interval between Lease attempts (default 2s)\n";
 }
 
 }  // namespace berth::shim

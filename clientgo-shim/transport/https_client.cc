@@ -174,6 +174,14 @@ struct HttpsRestClient::Impl {
         }
         opened.fetch_add(1);
       }
+      // The fence is checked as late as possible: after connecting (which can take a TLS
+      // handshake), right before the first byte of a write is sent.
+      if (r.fence && IsMutatingMethod(r.method)) {
+        if (Status open = r.fence->CheckWrite(); !open) {
+          GiveBack(std::move(ex.conn));
+          return std::unexpected(open.error());
+        }
+      }
       Connection::Outcome o = ex.conn->RunUntil(
           [&](auto handler) { http::async_write(ex.conn->stream(), req, handler); }, deadline,
           cancel);

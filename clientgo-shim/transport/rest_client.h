@@ -5,6 +5,9 @@
 // line by line (watch). Implementations: HttpsRestClient (transport/, Beast + OpenSSL) and fakes
 // in unit tests. Non-2xx answers come back as berth::Error decoded from the metav1.Status body
 // (code, http_status, reason, message, retry_after).
+// A request may carry a WriteFence (set by FencedRestClient for a leader-elected manager): the
+// transport checks it right before each attempt of a mutating request is written, so a retry
+// after a Retry-After wait is fenced too.
 // Thread-safety: Do and Stream may be called from any number of threads at once.
 #pragma once
 
@@ -20,6 +23,21 @@
 
 namespace berth::shim {
 
+// WriteFence: whether a mutating request may be sent now. Implementations: LeaderFence
+// (leader/leader_fence.h) and fakes. Thread-safety: CheckWrite from any thread, cheap.
+class WriteFence {
+ public:
+  virtual ~WriteFence() = default;
+  // CheckWrite: success when a write may go out now; otherwise an ErrorCode::kFenced error
+  // saying why.
+  virtual Status CheckWrite() const = 0;
+};
+
+// IsMutatingMethod: POST, PUT, PATCH and DELETE change state; everything else only reads.
+inline bool IsMutatingMethod(std::string_view method) {
+  return method == "POST" || method == "PUT" || method == "PATCH" || method == "DELETE";
+}
+
 // RestRequest: one API call. `path` is absolute ("/api/v1/namespaces/default/pods").
 struct RestRequest {
   std::string method = "GET";
@@ -31,6 +49,9 @@ struct RestRequest {
   // Whole-request timeout for Do; for Stream it bounds only connect + headers, never the body.
   // Zero means the client's default.
   std::chrono::milliseconds timeout{0};
+  // Checked before every attempt of a mutating request; a closed fence fails the request with
+  // kFenced before anything is written. Default: none.
+  std::shared_ptr<const WriteFence> fence;
 };
 
 // RestResponse: a 2xx answer.

@@ -213,6 +213,60 @@ TEST_F(TransportIntegrationTest, RetriesStopAfterMaxRetries) {
   EXPECT_EQ(attempts, 4);
 }
 
+// ScriptedFence: open for the first `open_checks` checks, closed after.
+class ScriptedFence final : public WriteFence {
+ public:
+  explicit ScriptedFence(int open_checks) : open_checks_(open_checks) {}
+  Status CheckWrite() const override {
+    if (checks.fetch_add(1) < open_checks_) return {};
+    return MakeError(ErrorCode::kFenced, "leader fence closed: scripted");
+  }
+  mutable std::atomic<int> checks{0};
+
+ private:
+  const int open_checks_;
+};
+
+TEST_F(TransportIntegrationTest, AClosedFenceStopsAWriteBeforeAnythingIsSent) {
+  auto client = Client(Options());
+  ASSERT_NE(client, nullptr);
+  auto fence = std::make_shared<ScriptedFence>(0);
+  auto r = client->Do({.method = "POST", .path = "/api/v1/namespaces/default/pods",
+                       .body = PodJson("fenced"), .fence = fence});
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::kFenced);
+  EXPECT_EQ(r.error().http_status, 0);
+  EXPECT_EQ(fence->checks.load(), 1);
+  auto get = client->Do({.path = "/api/v1/namespaces/default/pods/fenced"});
+  ASSERT_FALSE(get.has_value());
+  EXPECT_EQ(get.error().code, ErrorCode::kNotFound) << "the pod was never created";
+  // A GET carrying the same fence is not affected: only writes are fenced.
+  EXPECT_TRUE(client->Do({.path = "/api/v1/namespaces/default/pods", .fence = fence}).has_value());
+  EXPECT_EQ(fence->checks.load(), 1);
+}
+
+TEST_F(TransportIntegrationTest, AFenceClosingDuringARetryAfterWaitStopsTheRetry) {
+  auto options = Options();
+  options.max_retry_delay = std::chrono::milliseconds(1);
+  int attempts_with_response = 0;
+  options.on_request = [&](std::string_view, int code, std::chrono::duration<double>) {
+    attempts_with_response += code != 0;
+  };
+  auto client = Client(options);
+  ASSERT_NE(client, nullptr);
+  kubesim::FaultConfig faults;
+  faults.fault_rate = 1.0;
+  faults.fault_codes = {429};  // with Retry-After, so even a POST is retried
+  sim_->server().Faults().SetConfig(faults);
+  auto fence = std::make_shared<ScriptedFence>(1);  // open for the first attempt only
+  auto r = client->Do({.method = "POST", .path = "/api/v1/namespaces/default/pods",
+                       .body = PodJson("retried"), .fence = fence});
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::kFenced) << r.error().message;
+  EXPECT_EQ(fence->checks.load(), 2) << "checked before each attempt, and not retried once fenced";
+  EXPECT_EQ(attempts_with_response, 1);
+}
+
 TEST_F(TransportIntegrationTest, MissingPodDecodesToNotFoundWithStatusMessage) {
   auto client = Client(Options());
   ASSERT_NE(client, nullptr);

@@ -33,8 +33,10 @@ struct LeaseServer {
   int rv = 0;
   std::atomic<bool> fail_writes{false};
   std::atomic<int> puts{0};
+  std::atomic<int> requests{0};
 
   Result<RestResponse> Handle(const RestRequest& r) {
+    ++requests;
     std::lock_guard<std::mutex> l(mu);
     if (r.method == "GET") {
       if (!lease) return Fail(ErrorCode::kNotFound, 404, "leases \"l\" not found");
@@ -185,6 +187,88 @@ TEST(LeaderElectorTest, FailingToRenewWithinTheDeadlineStopsLeadingBeforeAnyFurt
             std::string::npos);
 }
 
+TEST(LeaderElectorTest, APauseLongerThanRenewDeadlineClosesTheFenceBeforeAnyRenewAttempt) {
+  Fixture f;
+  auto e = *LeaderElector::Create(f.Config("me"));
+  auto fence = e->fence();
+  EXPECT_FALSE(fence->MayWrite()) << "closed before the Lease is acquired";
+  e->Start();
+  ASSERT_TRUE(WaitFor([&] { return e->IsLeader(); }));
+  EXPECT_TRUE(fence->MayWrite());
+  const int requests = f.server.requests.load();
+  // The whole process was stopped for 11 s (> renewDeadline 10 s, < leaseDuration 15 s): the
+  // elector thread has not run since, yet the gate is already shut.
+  f.clock.Advance(11s);
+  EXPECT_FALSE(fence->MayWrite());
+  EXPECT_FALSE(e->IsLeader());
+  Status s = fence->CheckWrite();
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code, ErrorCode::kFenced);
+  ASSERT_TRUE(WaitFor([&] { return f.stopped.load() == 1; }));
+  EXPECT_TRUE(e->Lost());
+  EXPECT_EQ(f.server.requests.load(), requests)
+      << "no Lease request after the pause: leadership was over before any renew attempt";
+  EXPECT_NE(fence->CheckWrite().error().message.find("within renewDeadline 10000ms"),
+            std::string::npos);
+  e->Stop();
+  EXPECT_EQ(f.server.requests.load(), requests) << "no release either";
+  EXPECT_EQ(f.server.Record().holder_identity, "me");
+}
+
+TEST(LeaderElectorTest, AnotherHolderObservedLosesLeadershipAtOnce) {
+  Fixture f;
+  auto e = *LeaderElector::Create(f.Config("me"));
+  e->Start();
+  ASSERT_TRUE(WaitFor([&] { return e->IsLeader(); }));
+  const int puts = f.server.puts.load();
+  // A standby took the Lease (say after a network partition our renewals did not cross).
+  f.server.Put(R"({"metadata":{"name":"berth","namespace":"kube-system"},"spec":{)"
+               R"("holderIdentity":"other","leaseDurationSeconds":15,"leaseTransitions":1}})");
+  f.clock.Advance(2s);  // one retryPeriod: the next renewal reads the Lease; far from 10 s
+  ASSERT_TRUE(WaitFor([&] { return f.stopped.load() == 1; }));
+  EXPECT_TRUE(e->Lost());
+  EXPECT_FALSE(e->fence()->MayWrite());
+  EXPECT_EQ(e->fence()->CheckWrite().error().message,
+            "leader fence closed: leadership lost: lease kube-system/berth is held by other");
+  EXPECT_EQ(f.server.puts.load(), puts) << "the other holder's Lease is not overwritten";
+  EXPECT_EQ(f.server.Record().holder_identity, "other");
+}
+
+TEST(LeaderElectorTest, SuccessfulRenewalsKeepTheFenceOpenPastManyRenewDeadlines) {
+  Fixture f;
+  auto e = *LeaderElector::Create(f.Config("me"));
+  e->Start();
+  ASSERT_TRUE(WaitFor([&] { return e->IsLeader(); }));
+  for (int i = 0; i < 15; ++i) {  // 30 s of fake time, three renewDeadlines
+    const int puts = f.server.puts.load();
+    f.clock.Advance(2s);
+    ASSERT_TRUE(WaitFor([&] { return f.server.puts.load() > puts; })) << "renewal " << i;
+    EXPECT_TRUE(e->fence()->MayWrite()) << "after renewal " << i;
+  }
+  EXPECT_TRUE(e->IsLeader());
+  EXPECT_EQ(f.stopped.load(), 0);
+}
+
+TEST(LeaderElectorTest, FailedRenewalsCloseTheFenceRenewDeadlineAfterTheLastSuccess) {
+  Fixture f;
+  auto e = *LeaderElector::Create(f.Config("me"));
+  e->Start();
+  ASSERT_TRUE(WaitFor([&] { return e->IsLeader(); }));
+  const SteadyTime acquired_by = f.clock.Now();
+  f.server.fail_writes = true;
+  for (int i = 0; i < 4; ++i) {  // 8 s of failing renewals (GET, then a failing PUT)
+    const int requests = f.server.requests.load();
+    f.clock.Advance(2s);
+    ASSERT_TRUE(WaitFor([&] { return f.server.requests.load() >= requests + 2; }));
+  }
+  EXPECT_TRUE(e->fence()->MayWrite());
+  EXPECT_EQ(e->fence()->ClosesAt(), acquired_by + 10s)
+      << "failed rounds do not start a fresh deadline";
+  f.clock.Advance(2s);
+  EXPECT_FALSE(e->fence()->MayWrite());
+  ASSERT_TRUE(WaitFor([&] { return f.stopped.load() == 1; }));
+}
+
 TEST(LeaderElectorTest, StopWhileLeadingReleasesTheLease) {
   Fixture f;
   auto e = *LeaderElector::Create(f.Config("me"));
@@ -197,6 +281,7 @@ TEST(LeaderElectorTest, StopWhileLeadingReleasesTheLease) {
   EXPECT_EQ(rec.lease_transitions, 0);
   EXPECT_EQ(f.stopped.load(), 1);
   EXPECT_FALSE(e->IsLeader());
+  EXPECT_FALSE(e->fence()->MayWrite()) << "a released leader writes nothing more";
 }
 
 TEST(LeaderElectorTest, AReleasedLeaseIsTakenAtOnce) {

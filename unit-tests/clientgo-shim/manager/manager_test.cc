@@ -1,6 +1,9 @@
 // Tests for clientgo-shim/manager: flags and a Manager over a fake RestClient.
 #include "clientgo-shim/manager/manager.h"
 
+#include <condition_variable>
+#include <mutex>
+#include <optional>
 #include <thread>
 
 #include <boost/asio.hpp>
@@ -79,6 +82,137 @@ TEST(ManagerFlagsTest, RejectsMissingValuesAndBadBooleans) {
   auto b = ApplyManagerFlags({"--leader-elect=maybe"}, o);
   ASSERT_FALSE(b);
   EXPECT_EQ(b.error().message, "invalid boolean value \"maybe\" for --leader-elect");
+}
+
+TEST(ManagerFlagsTest, ParsesTheLeaseDurationsAndRejectsBadOnes) {
+  ManagerOptions o;
+  auto rest = ApplyManagerFlags({"--leader-elect-lease-duration=6s", "--leader-elect-renew-deadline",
+                                 "4s", "--leader-elect-retry-period=500ms", "--x"},
+                                o);
+  ASSERT_TRUE(rest);
+  EXPECT_EQ(*rest, (std::vector<std::string>{"--x"}));
+  EXPECT_EQ(o.lease_duration, 6s);
+  EXPECT_EQ(o.renew_deadline, 4s);
+  EXPECT_EQ(o.retry_period, 500ms);
+  auto bad = ApplyManagerFlags({"--leader-elect-renew-deadline=soon"}, o);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message.rfind("invalid duration \"soon\" for --leader-elect-renew-deadline: ", 0),
+            0u)
+      << bad.error().message;
+  auto zero = ApplyManagerFlags({"--leader-elect-retry-period", "0s"}, o);
+  ASSERT_FALSE(zero);
+  EXPECT_EQ(zero.error().message,
+            "invalid duration \"0s\" for --leader-elect-retry-period: must be positive");
+  EXPECT_FALSE(ApplyManagerFlags({"--leader-elect-lease-duration"}, o));
+  EXPECT_EQ(o.retry_period, 500ms) << "a rejected value leaves the option alone";
+  EXPECT_NE(ManagerFlagsUsage().find("--leader-elect-renew-deadline"), std::string::npos);
+}
+
+TEST(ManagerTest, WithLeaderElectionControllersWriteThroughTheLeaderFence) {
+  // A Lease that does not exist yet; every other request succeeds.
+  auto fake = std::make_shared<testing::FakeRestClient>([](const RestRequest& r) -> Result<RestResponse> {
+    const bool lease = r.path.find("/leases") != std::string::npos;
+    if (lease && r.method == "GET") return testing::Fail(ErrorCode::kNotFound, 404, "not found");
+    return testing::Ok(r.body.empty() ? "{}" : r.body);
+  });
+  ManagerOptions o;
+  o.rest = fake;
+  o.metrics_bind_address = "0";
+  o.health_probe_bind_address = "0";
+  o.leader_election = true;
+  o.leader_election_id = "berth";
+  o.leader_election_namespace = "sys";
+  auto m = Manager::Create(o);
+  ASSERT_TRUE(m);
+  ASSERT_NE((*m)->rest(), o.rest) << "controllers get the fenced client";
+  const RestRequest bind{.method = "POST", .path = "/api/v1/namespaces/a/pods/p/binding", .body = "{}"};
+  auto before = (*m)->rest()->Do(bind);
+  ASSERT_FALSE(before);
+  EXPECT_EQ(before.error().code, ErrorCode::kFenced) << "a standby writes nothing";
+  EXPECT_TRUE((*m)->rest()->Do({.method = "GET", .path = "/api/v1/pods"})) << "but reads";
+  ASSERT_TRUE((*m)->Start());
+  ASSERT_TRUE(WaitFor([&] { return (*m)->IsLeader(); }));
+  EXPECT_TRUE((*m)->rest()->Do(bind));
+  int binds = 0;
+  for (const auto& r : fake->requests()) binds += r.path == bind.path;
+  EXPECT_EQ(binds, 1) << "the refused write never reached the client";
+  (*m)->Stop();
+  auto after = (*m)->rest()->Do(bind);
+  ASSERT_FALSE(after);
+  EXPECT_EQ(after.error().code, ErrorCode::kFenced) << "nothing after the Lease is released";
+}
+
+TEST(ManagerTest, LosingTheLeaseFailsWaitAndFencesTheInFlightReconcilesWrite) {
+  std::atomic<bool> stolen{false};
+  auto fake = std::make_shared<testing::FakeRestClient>([&](const RestRequest& r) -> Result<RestResponse> {
+    if (r.path.find("/leases") != std::string::npos && r.method == "GET") {
+      if (!stolen) return testing::Fail(ErrorCode::kNotFound, 404, "not found");
+      return testing::Ok(R"({"metadata":{"name":"berth","namespace":"sys","resourceVersion":"9"},)"
+                         R"("spec":{"holderIdentity":"other","leaseDurationSeconds":15}})");
+    }
+    return testing::Ok(r.body.empty() ? "{}" : r.body);
+  });
+  ManagerOptions o;
+  o.rest = fake;
+  o.metrics_bind_address = "0";
+  o.health_probe_bind_address = "0";
+  o.leader_election = true;
+  o.leader_election_id = "berth";
+  o.leader_election_namespace = "sys";
+  o.lease_duration = 1500ms;
+  o.renew_deadline = 1000ms;
+  o.retry_period = 100ms;
+  auto m = Manager::Create(o);
+  ASSERT_TRUE(m);
+  std::mutex mu;
+  std::condition_variable cv;
+  bool entered = false, release = false;
+  std::optional<Status> write;
+  auto c = (*m)->AddController({.name = "things"}, [&](const std::string&) {
+    std::unique_lock<std::mutex> l(mu);
+    entered = true;
+    cv.notify_all();
+    cv.wait(l, [&] { return release; });
+    auto r = (*m)->rest()->Do({.method = "PUT", .path = "/api/v1/namespaces/a/pods/p", .body = "{}"});
+    write = r ? Status{} : Status{std::unexpected(r.error())};
+    return ReconcileResult::Done();
+  });
+  ASSERT_TRUE(c);
+  (*c)->queue().Add("a/p");
+  ASSERT_TRUE((*m)->Start());
+  {
+    std::unique_lock<std::mutex> l(mu);
+    ASSERT_TRUE(cv.wait_for(l, 5s, [&] { return entered; })) << "the leader reconciles";
+  }
+  stolen = true;  // the next renewal reads another holder
+  Status waited = (*m)->Wait();
+  ASSERT_FALSE(waited);
+  EXPECT_EQ(waited.error().message, "leader election lost");
+  EXPECT_FALSE((*m)->IsLeader());
+  {
+    std::lock_guard<std::mutex> l(mu);
+    release = true;
+  }
+  cv.notify_all();
+  (*m)->Stop();  // drains the in-flight reconcile
+  ASSERT_TRUE(write.has_value());
+  ASSERT_FALSE(*write);
+  EXPECT_EQ(write->error().code, ErrorCode::kFenced);
+  for (const auto& r : fake->requests()) {
+    EXPECT_NE(r.path, "/api/v1/namespaces/a/pods/p") << "the fenced PUT never reached the client";
+  }
+}
+
+TEST(ManagerTest, WithoutLeaderElectionTheClientIsNotFenced) {
+  ManagerOptions o;
+  o.rest = std::make_shared<testing::FakeRestClient>([](const RestRequest&) {
+    return testing::Ok("{}");
+  });
+  o.metrics_bind_address = "0";
+  o.health_probe_bind_address = "0";
+  auto m = Manager::Create(o);
+  ASSERT_TRUE(m);
+  EXPECT_EQ((*m)->rest(), o.rest);
 }
 
 TEST(ManagerTest, CreateValidatesOptions) {
