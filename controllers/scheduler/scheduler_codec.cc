@@ -5,6 +5,7 @@
 #include "reconcile/common/annotation_json.h"
 #include "controllers/scheduler/pre_allocation_codec.h"
 #include "reconcile/placement/reservation_affinity.h"
+#include "reconcile/reservation/lifecycle.h"
 
 namespace berth::controllers {
 namespace {
@@ -200,6 +201,8 @@ placement::ReservationView ReadReservationView(const Value& reservation) {
   const Value* owners = json::Find(reservation, {"status", "currentOwners"});
   view.has_current_owners = owners && owners->IsArray() && !owners->Empty();
   view.pre_allocated = ReadPreAllocatedPods(reservation);
+  // The lifecycle controller's rule (expires wins over creation + ttl), read the same way.
+  view.expiry_deadline = reconcile::ExpiryDeadline(ReadReservation(reservation));
   return view;
 }
 
