@@ -9,7 +9,6 @@
 #include "clientgo-shim/base/log.h"
 #include "controllers/common/write_errors.h"
 #include "controllers/reservation/reservation_codec.h"
-#include "reconcile/reservation/lifecycle.h"
 #include "controllers/scheduler/pre_allocation_codec.h"
 #include "controllers/scheduler/scheduler_codec.h"
 #include "controllers/scheduler/scheduler_controller.h"
@@ -72,7 +71,7 @@ shim::ReconcileResult SchedulerController::ReconcileReservation(const std::strin
   if (!phase || reconcile::IsTerminal(*phase)) return shim::ReconcileResult::Done();
   // Past its deadline a reservation is neither placed nor promoted: the lifecycle controller
   // fails it (and the cache already treats it as gone). Before it, look again at the deadline.
-  std::optional<reconcile::Time> deadline = reconcile::ExpiryDeadline(ReadReservation(*doc));
+  std::optional<reconcile::Time> deadline = ReadExpiryDeadline(*doc);
   auto now = std::chrono::system_clock::now();
   if (deadline && *deadline <= now) return shim::ReconcileResult::Done();
   shim::ReconcileResult result = shim::ReconcileResult::Done();

@@ -202,8 +202,12 @@ placement::ReservationView ReadReservationView(const Value& reservation) {
   view.has_current_owners = owners && owners->IsArray() && !owners->Empty();
   view.pre_allocated = ReadPreAllocatedPods(reservation);
   // The lifecycle controller's rule (expires wins over creation + ttl), read the same way.
-  view.expiry_deadline = reconcile::ExpiryDeadline(ReadReservation(reservation));
+  view.expiry_deadline = ReadExpiryDeadline(reservation);
   return view;
+}
+
+std::optional<reconcile::Time> ReadExpiryDeadline(const Value& reservation) {
+  return reconcile::ExpiryDeadline(ReadReservation(reservation));
 }
 
 bool PodIsTerminal(const Value& pod) {

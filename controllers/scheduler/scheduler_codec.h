@@ -35,6 +35,10 @@ reconcile::placement::PodSpecView ReadTemplateView(const rapidjson::Value& reser
 // deadline (reconcile::ExpiryDeadline of ReadReservation).
 reconcile::placement::ReservationView ReadReservationView(const rapidjson::Value& reservation);
 
+// ReadExpiryDeadline: reconcile::ExpiryDeadline (the lifecycle controller's rule: expires wins
+// over creation + ttl) of a Reservation object; nullopt when it never expires.
+std::optional<reconcile::Time> ReadExpiryDeadline(const rapidjson::Value& reservation);
+
 // PodIsTerminal: status.phase is Succeeded or Failed.
 bool PodIsTerminal(const rapidjson::Value& pod);
 

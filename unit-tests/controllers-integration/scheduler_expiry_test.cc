@@ -52,7 +52,7 @@ TEST(SchedulerExpiryTest, AtTheDeadlineParkedPodsGetTheHeldCapacityAndOwnersNoLo
   Cluster cluster(o);
   cluster.Start();
   cluster.StartManager(/*lifecycle=*/false);
-  auto deadline = std::chrono::system_clock::now() + 3s;
+  auto deadline = std::chrono::system_clock::now() + 6s;
   cluster.CreateReservation(ReservationJson("soon", "3", "owner", R"("ttl":"24h","expires":")" + Rfc3339(deadline) + R"(",)"));
   // FormatTimestamp keeps whole seconds: the real deadline is the truncated one.
   deadline = std::chrono::time_point_cast<std::chrono::seconds>(deadline);

@@ -47,7 +47,7 @@ struct FaultConfig {
   uint64_t seed = 1;
   // Only requests matching one of these may fail (and only they draw from the generator); empty
   // = every request that is not exempt. Latency and watch drops are not targeted.
-  std::vector<FaultTarget> targets;
+  std::vector<FaultTarget> targets = {};
 };
 
 // FaultInjector: thread-safe; one per server.
