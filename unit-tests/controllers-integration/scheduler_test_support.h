@@ -145,6 +145,11 @@ class Cluster {
 
   std::optional<rapidjson::Document> Reservation(const std::string& name) { return Get(*reservations_, "", name); }
 
+  void DeleteReservation(const std::string& name) {
+    auto r = sim_.api().DoDelete(*reservations_, "", name, {});
+    ASSERT_TRUE(r.ok()) << name;
+  }
+
   std::map<std::string, ServerPod> Pods() {
     std::map<std::string, ServerPod> out;
     auto list = sim_.store().List("/pods", "", [](const kubesim::StoredObject&) { return true; }, 0, 0, "");
@@ -177,6 +182,8 @@ class Cluster {
 
   // PostAnswers: how many POST attempts (transport retries included) the server answered `code`.
   int PostAnswers(int code) const { return post_codes_[code].load(); }
+  // OtherAnswers: the same for every other method.
+  int OtherAnswers(int code) const { return other_codes_[code].load(); }
 
   kubesim::KubesimInstance& sim() { return sim_; }
   kubesim::ResourceTypePtr reservations_type() { return reservations_; }
