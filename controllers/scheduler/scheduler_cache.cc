@@ -20,11 +20,6 @@ void SchedulerCache::AdvanceLocked() {
   for (std::string& uid : snapshot_.AdvanceClock(now_())) expired_.push_back(std::move(uid));
 }
 
-void SchedulerCache::AdvanceClock() {
-  std::lock_guard lock(mu_);
-  AdvanceLocked();
-}
-
 std::vector<std::string> SchedulerCache::TakeExpired() {
   std::lock_guard lock(mu_);
   AdvanceLocked();

@@ -73,12 +73,11 @@ class SchedulerCache {
   void ForgetReservation(std::string_view uid);
 
   // --- Expiry ---------------------------------------------------------------------------
-  // AdvanceClock moves the snapshot to now(); reservations that expire are kept for TakeExpired.
-  void AdvanceClock();
-  // TakeExpired returns (and clears) the uids of reservations that expired since the last call
-  // while they held capacity.
+  // TakeExpired moves the snapshot's clock to now() (as every decision does) and returns (and
+  // clears) the uids of the reservations that expired since the last call while they held
+  // capacity.
   std::vector<std::string> TakeExpired();
-  // IsReservationExpired: known to the cache and past its deadline (after AdvanceClock).
+  // IsReservationExpired: known to the cache and past its deadline now.
   bool IsReservationExpired(std::string_view uid);
   std::optional<reconcile::Time> NextExpiry() const;
 
@@ -99,7 +98,7 @@ class SchedulerCache {
   reconcile::placement::ReservationDecision AssumeLocked(const reconcile::placement::ReservationView& reservation,
                                                          reconcile::placement::ReservationDecision decision);
 
-  // AdvanceLocked: AdvanceClock with mu_ held.
+  // AdvanceLocked moves the snapshot's clock to now_(), keeping what expired. Callers hold mu_.
   void AdvanceLocked();
 
   mutable std::mutex mu_;

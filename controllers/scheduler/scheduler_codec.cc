@@ -5,7 +5,6 @@
 #include "reconcile/common/annotation_json.h"
 #include "controllers/scheduler/pre_allocation_codec.h"
 #include "reconcile/placement/reservation_affinity.h"
-#include "reconcile/reservation/lifecycle.h"
 
 namespace berth::controllers {
 namespace {
@@ -204,10 +203,6 @@ placement::ReservationView ReadReservationView(const Value& reservation) {
   // The lifecycle controller's rule (expires wins over creation + ttl), read the same way.
   view.expiry_deadline = ReadExpiryDeadline(reservation);
   return view;
-}
-
-std::optional<reconcile::Time> ReadExpiryDeadline(const Value& reservation) {
-  return reconcile::ExpiryDeadline(ReadReservation(reservation));
 }
 
 bool PodIsTerminal(const Value& pod) {

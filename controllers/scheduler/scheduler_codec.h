@@ -32,12 +32,8 @@ reconcile::placement::PodSpecView ReadPodView(const rapidjson::Value& pod);
 reconcile::placement::PodSpecView ReadTemplateView(const rapidjson::Value& reservation);
 
 // ReadReservationView: the Reservation as the scheduler cache needs it, with its expiry
-// deadline (reconcile::ExpiryDeadline of ReadReservation).
+// deadline (ReadExpiryDeadline of reservation_codec.h).
 reconcile::placement::ReservationView ReadReservationView(const rapidjson::Value& reservation);
-
-// ReadExpiryDeadline: reconcile::ExpiryDeadline (the lifecycle controller's rule: expires wins
-// over creation + ttl) of a Reservation object; nullopt when it never expires.
-std::optional<reconcile::Time> ReadExpiryDeadline(const rapidjson::Value& reservation);
 
 // PodIsTerminal: status.phase is Succeeded or Failed.
 bool PodIsTerminal(const rapidjson::Value& pod);
