@@ -99,7 +99,8 @@ bool ValidResourceName(std::string_view name) {
   return true;
 }
 
-// RequestResource: resource and subresource of a REST path, as RequestInfo derives them.
+// RequestResource: resource and subresource of a REST path, as RequestInfo derives them (the
+// full derivation is api/audit_log's DescribeRequest; server/ sits below api/ and cannot use it).
 std::pair<std::string_view, std::string_view> RequestResource(std::string_view path) {
   auto segs = Segments(path);
   size_t start;
