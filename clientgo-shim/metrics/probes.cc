@@ -85,7 +85,7 @@ HttpServerReply HealthChecks::Serve(const HttpServerRequest& request,
   bool failed = false;
   for (const auto& [name, check] : checks) {
     if (excluded.erase(name) > 0) {
-      parts.push_back({name, true, true});
+      parts.push_back({name, true, true, {}});
       continue;
     }
     Status s = check();

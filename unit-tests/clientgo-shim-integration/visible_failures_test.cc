@@ -173,7 +173,7 @@ TEST_F(VisibleFailuresTest, AnInformerThatCannotListIsLoggedAndNamedByReadyz) {
   mo.informer_options.backoff.cap = 50ms;
   auto mgr = Manager::Create(std::move(mo));
   ASSERT_TRUE(mgr.has_value()) << mgr.error().message;
-  auto pods = (*mgr)->informers().InformerFor({"/api/v1/pods"});
+  auto pods = (*mgr)->informers().InformerFor({"/api/v1/pods", "", ""});
   (*mgr)->informers().Start();
 
   const LogLine line = capture.WaitFor(

@@ -88,4 +88,13 @@ class LogCapture {
   std::vector<LogLine> lines_;
 };
 
+// ScopedLogLevel sets the process log level and puts back kInfo (the default) when it ends.
+class ScopedLogLevel {
+ public:
+  explicit ScopedLogLevel(log::Level level) { log::SetLevel(level); }
+  ~ScopedLogLevel() { log::SetLevel(log::Level::kInfo); }
+  ScopedLogLevel(const ScopedLogLevel&) = delete;
+  ScopedLogLevel& operator=(const ScopedLogLevel&) = delete;
+};
+
 }  // namespace berth::testing

@@ -33,11 +33,12 @@ TEST(InformersSyncedCheckTest, NamesTheInformersThatHaveNotSyncedWithTheirLastEr
   fo.backoff.initial = 5ms;
   fo.backoff.cap = 20ms;
   SharedInformerFactory factory(rest, fo);
-  auto nodes = factory.InformerFor({"/api/v1/nodes"});
+  auto nodes = factory.InformerFor({"/api/v1/nodes", "", ""});
   auto pods = factory.InformerFor({"/api/v1/pods", "app=web", ""});
   EXPECT_FALSE(InformersSyncedCheck(factory)) << "nothing has synced before Start";
   factory.Start();
-  auto late = factory.InformerFor({"/api/v1/configmaps"});  // created after Start: never started
+  // Created after Start: never started.
+  auto late = factory.InformerFor({"/api/v1/configmaps", "", ""});
   ASSERT_TRUE(WaitFor([&] { return nodes->HasSynced() && pods->Stats().errors >= 2; }));
 
   Status s = InformersSyncedCheck(factory);
@@ -62,7 +63,7 @@ TEST(InformersSyncedCheckTest, PassesOnceEveryInformerSynced) {
     return testing::Ok(R"({"kind":"List","metadata":{"resourceVersion":"5"},"items":[]})");
   });
   SharedInformerFactory factory(rest);
-  auto nodes = factory.InformerFor({"/api/v1/nodes"});
+  auto nodes = factory.InformerFor({"/api/v1/nodes", "", ""});
   factory.Start();
   ASSERT_TRUE(factory.WaitForCacheSync(std::chrono::steady_clock::now() + 5s));
   EXPECT_TRUE(InformersSyncedCheck(factory));

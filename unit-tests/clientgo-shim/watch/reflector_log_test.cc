@@ -61,7 +61,7 @@ TEST_F(ReflectorLogTest, ListErrorsAreLoggedAtErrorOncePerCodeWithinTheInterval)
   EXPECT_EQ(r.Stats().last_error, "boom");
 }
 
-TEST_F(ReflectorLogTest, WithAZeroIntervalEveryErrorIsLoggedAndThenTheSuppressedCountIsShown) {
+TEST_F(ReflectorLogTest, WithAZeroIntervalEveryErrorIsLogged) {
   for (int i = 0; i < 3; ++i) {
     client_->QueueList(std::unexpected(HttpError(ErrorCode::kTransport, 0, "", "connect: refused")));
   }
@@ -87,12 +87,11 @@ TEST_F(ReflectorLogTest, AWatchErrorIsAWarningAndAnExpiredResourceVersionIsDebug
   client_->PushWatch({{}, std::unexpected(HttpError(ErrorCode::kGone, 410, "Expired",
                                                     "too old resource version: 10 (15)"))});
   client_->PushWatch({{}, {}, /*hold_open=*/true});
-  log::SetLevel(log::Level::kDebug);
+  berth::testing::ScopedLogLevel debug(log::Level::kDebug);
   Reflector r(client_, store_, Options());
   r.Start();
   ASSERT_TRUE(Eventually([&] { return client_->WatchRequests().size() >= 3; }));
   r.Stop();
-  log::SetLevel(log::Level::kInfo);
   auto lines = capture_.Matching("watch ended with an error");
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0].Get("level"), "warn");
