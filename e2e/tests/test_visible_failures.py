@@ -92,7 +92,8 @@ class VisibleFailuresTest(unittest.TestCase):
         self.assertIn("[-]informer-sync failed: informer /api", body)
         self.assertIn("has not synced: last list error:", body)
         self.assertIn("unable to get local issuer certificate", body)
-        self.assertIn("[+]", body)  # the other checks are listed too
+        self.assertIn("informer /api/v1/pods has not synced", body)
+        self.assertTrue(body.endswith("healthz check failed\n"), body)
         terse = mgr.http.get(f"http://127.0.0.1:{mgr.probe_port}/readyz", timeout=5)
         self.assertIn("[-]informer-sync failed: reason withheld", terse.text)
 
