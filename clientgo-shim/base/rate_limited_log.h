@@ -10,7 +10,8 @@
 // Example:
 //   RateLimitedLog failures(std::chrono::seconds(30));
 //   failures.Write(log::Level::kError, "transport", server + "|tls|" + why,
-//                  "TLS handshake with the API server failed", {{"server", server}, {"reason", why}});
+//                  "TLS handshake with the API server failed",
+//                  {{"server", server}, {"reason", why}});
 #pragma once
 
 #include <chrono>

@@ -251,12 +251,15 @@ EventRecorder::Outcome EventRecorder::TrySend(const Pending& p, const std::strin
       failure_log_.Write(log::Level::kWarn, kLogger,
                          std::string("retry\x1f") + ErrorCodeName(e.code),
                          "unable to write event (may retry after sleeping)",
-                         {{"object", Describe(p.object)}, {"reason", p.reason}, {"error", e.message}});
+                         {{"object", Describe(p.object)},
+                          {"reason", p.reason},
+                          {"error", e.message}});
       return Outcome::kRetry;
     }
     // AlreadyExists: the same Event is there (client-go logs it at V(5)); not worth a warning.
-    failure_log_.Write(e.code == ErrorCode::kAlreadyExists ? log::Level::kDebug : log::Level::kError,
-                       kLogger, std::string("rejected\x1f") + ErrorCodeName(e.code),
+    const log::Level level =
+        e.code == ErrorCode::kAlreadyExists ? log::Level::kDebug : log::Level::kError;
+    failure_log_.Write(level, kLogger, std::string("rejected\x1f") + ErrorCodeName(e.code),
                        "server rejected event (will not retry)",
                        {{"object", Describe(p.object)},
                         {"reason", p.reason},

@@ -97,7 +97,10 @@ HttpResponse OtherFault(int code, const HttpRequest& request) {
   switch (code) {
     case 400: reason = "BadRequest"; message = "injected fault"; break;
     case 401: reason = "Unauthorized"; message = "Unauthorized"; break;
-    case 403: reason = "Forbidden"; message = ResourceText(t) + " is forbidden: injected fault"; break;
+    case 403:
+      reason = "Forbidden";
+      message = ResourceText(t) + " is forbidden: injected fault";
+      break;
     case 404:
       reason = "NotFound";
       message = t.name.empty() ? "the server could not find the requested resource"
@@ -118,7 +121,10 @@ HttpResponse OtherFault(int code, const HttpRequest& request) {
                     ? "The resourceVersion for the provided watch is too old."
                     : "The resourceVersion for the provided list is too old.";
       break;
-    case 413: reason = "RequestEntityTooLarge"; message = "Request entity too large: injected fault"; break;
+    case 413:
+      reason = "RequestEntityTooLarge";
+      message = "Request entity too large: injected fault";
+      break;
     case 415:
       reason = "UnsupportedMediaType";
       message = "the body of the request was in an unknown format";
@@ -170,8 +176,8 @@ Result<std::vector<int>> ParseFaultCodes(std::string_view text) {
   size_t start = 0;
   for (;;) {
     const size_t comma = text.find(',', start);
-    std::string_view item = text.substr(start, comma == std::string_view::npos ? std::string_view::npos
-                                                                                : comma - start);
+    std::string_view item =
+        text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
     while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
     while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
     int code = 0;
