@@ -29,6 +29,8 @@ class FencedRestClient final : public RestClient {
   Status Stream(const RestRequest& request,
                 const std::function<bool(std::string_view line)>& on_line,
                 const std::atomic<bool>* cancel = nullptr) override;
+  // Server names the inner client's server, so failure logs through this wrapper still say where.
+  std::string Server() const override { return inner_->Server(); }
 
   const RestClientPtr& inner() const { return inner_; }
 
