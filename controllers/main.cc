@@ -10,6 +10,8 @@
 #include "clientgo-shim/manager/manager_flags.h"
 #include "clientgo-shim/manager/signals.h"
 #include "clientgo-shim/metrics/standard_metrics.h"
+#include "controllers/manager/controller_registry.h"
+#include "controllers/manager/provisioning_classes.h"
 #include "controllers/reservation/reservation_controller.h"
 #include "controllers/scheduler/scheduler_controller.h"
 
@@ -21,6 +23,13 @@ constexpr char kUsage[] =
     "berth-manager: capacity reservations for Kubernetes (Reservation, ProvisioningRequest,\n"
     "ResourcePolicy, PDB-aware eviction).\n\n"
     "Usage: berth-manager [flags]\n\n"
+    "  --controllers strings                Controllers to run: \"*\" (every default-on one), \"name\"\n"
+    "                                       enables, \"-name\" disables, comma-separated; the first\n"
+    "                                       entry naming a controller wins (default \"*\"). Known:\n"
+    "                                       %CONTROLLERS%\n"
+    "  --provisioning-classes strings       ProvisioningRequest classes berth handles; others are\n"
+    "                                       never touched (default check-capacity.autoscaling.x-k8s.io,\n"
+    "                                       best-effort-atomic-scale-up.autoscaling.x-k8s.io)\n"
     "  --kubeconfig string                  Path to a kubeconfig. Default: $KUBECONFIG, then in-cluster,\n"
     "                                       then ~/.kube/config\n"
     "  --context string                     The kubeconfig context to use (default: current-context)\n"
@@ -50,6 +59,8 @@ constexpr char kUsage[] =
 
 struct Flags {
   std::string kubeconfig, context;
+  std::string controllers{controllers::kDefaultControllers};
+  std::vector<std::string> provisioning_classes = controllers::DefaultProvisioningClasses();
   std::chrono::nanoseconds gc_duration = std::chrono::hours(24);
   std::chrono::nanoseconds owner_sync_interval = std::chrono::seconds(1);
   int reservation_workers = 4;
@@ -84,6 +95,19 @@ bool TakeValue(const std::vector<std::string>& args, size_t& i, std::string_view
   return false;
 }
 
+std::string JoinComma(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ",") + item;
+  return out;
+}
+
+// Usage fills the known controller names into kUsage.
+std::string Usage(const std::vector<controllers::ControllerRegistration>& table) {
+  std::string usage = kUsage;
+  usage.replace(usage.find("%CONTROLLERS%"), 13, controllers::ControllerNamesUsage(table));
+  return usage + shim::ManagerFlagsUsage();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -96,12 +120,55 @@ int main(int argc, char** argv) {
     return 2;
   }
   Flags flags;
+  // The controller table. Start functions run once the manager and client exist (below), so they
+  // reach them through these; each keeps its controller alive in its own slot, declared after the
+  // manager so controllers are destroyed before it.
+  std::unique_ptr<shim::Manager> manager;
+  shim::RestClientPtr rest_ref;
+  std::unique_ptr<controllers::ReservationController> reservation_controller;
+  std::unique_ptr<controllers::SchedulerController> scheduler_controller;
+  const std::vector<controllers::ControllerRegistration> controller_table = {
+      {"reservation", true,
+       [&]() -> Status {
+         controllers::ReservationControllerOptions options;
+         options.gc_duration = flags.gc_duration;
+         options.owner_sync_interval = flags.owner_sync_interval;
+         options.workers = flags.reservation_workers;
+         auto c = controllers::ReservationController::Setup(*manager, rest_ref, options);
+         if (!c) return std::unexpected(c.error());
+         reservation_controller = std::move(*c);
+         return {};
+       }},
+      {"scheduler", true,
+       [&]() -> Status {
+         controllers::SchedulerControllerOptions options;
+         options.scheduler_names = flags.scheduler_names;
+         options.scoring = flags.scoring;
+         options.pre_allocation = flags.pre_allocation;
+         auto c = controllers::SchedulerController::Setup(*manager, rest_ref, options);
+         if (!c) return std::unexpected(c.error());
+         scheduler_controller = std::move(*c);
+         return {};
+       }},
+      // The ProvisioningRequest controller (branch provreq-core) plugs its Setup in here, with
+      // flags.provisioning_classes; until then the name is accepted and the controller skipped.
+      {"provisioningrequest", true, nullptr},
+  };
   for (size_t i = 0; i < rest_args->size(); ++i) {
     const std::string& a = (*rest_args)[i];
     std::string value;
     if (a == "--help" || a == "-h") {
-      std::cout << kUsage << shim::ManagerFlagsUsage();
+      std::cout << Usage(controller_table);
       return 0;
+    } else if (TakeValue(*rest_args, i, "--controllers", value)) {
+      flags.controllers = value;
+    } else if (TakeValue(*rest_args, i, "--provisioning-classes", value)) {
+      auto classes = controllers::ParseProvisioningClasses(value);
+      if (!classes) {
+        std::cerr << "berth-manager: " << classes.error().message << "\n";
+        return 2;
+      }
+      flags.provisioning_classes = std::move(*classes);
     } else if (TakeValue(*rest_args, i, "--kubeconfig", value)) {
       flags.kubeconfig = value;
     } else if (TakeValue(*rest_args, i, "--context", value)) {
@@ -170,9 +237,15 @@ int main(int argc, char** argv) {
       }
       log::SetLevel(level);
     } else {
-      std::cerr << "berth-manager: unknown flag " << a << "\n" << kUsage << shim::ManagerFlagsUsage();
+      std::cerr << "berth-manager: unknown flag " << a << "\n" << Usage(controller_table);
       return 2;
     }
+  }
+  // Validated before connecting, so a typo exits 2 at once.
+  auto enabled_controllers = controllers::SelectControllers(flags.controllers, controller_table);
+  if (!enabled_controllers) {
+    std::cerr << "berth-manager: " << enabled_controllers.error().message << "\n";
+    return 2;
   }
 
   shim::LoaderOptions loader;
@@ -195,45 +268,35 @@ int main(int argc, char** argv) {
     return 1;
   }
   manager_options.rest = *rest;
-  auto manager = shim::Manager::Create(manager_options);
-  if (!manager) {
-    log::Error("setup", "cannot create the manager", {{"error", manager.error().message}});
+  auto created_manager = shim::Manager::Create(manager_options);
+  if (!created_manager) {
+    log::Error("setup", "cannot create the manager", {{"error", created_manager.error().message}});
     return 1;
   }
+  manager = std::move(*created_manager);
   std::string host = config->server;
   if (auto scheme = host.find("://"); scheme != std::string::npos) host = host.substr(scheme + 3);
-  if (auto observer = shim::MakeRestClientObserver((*manager)->registry(), host)) {
+  if (auto observer = shim::MakeRestClientObserver(manager->registry(), host)) {
     *request_observer = std::move(*observer);
   } else {
     log::Warn("setup", "rest client metrics disabled", {{"error", observer.error().message}});
   }
-  controllers::ReservationControllerOptions reservation_options;
-  reservation_options.gc_duration = flags.gc_duration;
-  reservation_options.owner_sync_interval = flags.owner_sync_interval;
-  reservation_options.workers = flags.reservation_workers;
-  auto reservations = controllers::ReservationController::Setup(**manager, *rest, reservation_options);
-  if (!reservations) {
-    log::Error("setup", "cannot set up the reservation controller", {{"error", reservations.error().message}});
-    return 1;
-  }
-  controllers::SchedulerControllerOptions scheduler_options;
-  scheduler_options.scheduler_names = flags.scheduler_names;
-  scheduler_options.scoring = flags.scoring;
-  scheduler_options.pre_allocation = flags.pre_allocation;
-  auto scheduler = controllers::SchedulerController::Setup(**manager, *rest, scheduler_options);
-  if (!scheduler) {
-    log::Error("setup", "cannot set up the scheduler", {{"error", scheduler.error().message}});
+  rest_ref = *rest;
+  if (auto started = controllers::StartControllers(controller_table, *enabled_controllers); !started) {
+    log::Error("setup", "cannot start the controllers", {{"error", started.error().message}});
     return 1;
   }
   log::Info("setup", "starting berth-manager",
             {{"config", config->source}, {"metrics", manager_options.metrics_bind_address},
              {"probes", manager_options.health_probe_bind_address},
-             {"leader_elect", manager_options.leader_election ? "true" : "false"}});
+             {"leader_elect", manager_options.leader_election ? "true" : "false"},
+             {"controllers", JoinComma(*enabled_controllers)},
+             {"provisioning_classes", JoinComma(flags.provisioning_classes)}});
   shim::SignalWatcher signals([&] {
     log::Info("setup", "signal received, stopping");
-    (*manager)->RequestStop();
+    manager->RequestStop();
   });
-  auto status = (*manager)->Run();
+  auto status = manager->Run();
   if (!status) {
     log::Error("setup", "manager stopped with an error", {{"error", status.error().message}});
     return 1;

@@ -16,6 +16,7 @@ import yaml
 from kubesim_fixture import BIN, HELM, ROOT, BerthManager, Kubesim, wait_until
 
 CHART = os.path.join(ROOT, "charts", "berth")
+PROVREQ_CRD = "autoscaling.x-k8s.io_provisioningrequests.yaml"
 
 
 def helm(*args):
@@ -45,9 +46,12 @@ class HelmChartTest(unittest.TestCase):
     def test_default_render_has_the_manager_rbac_and_metrics_service(self):
         docs = render()
         kinds = sorted(d["kind"] for d in docs)
-        self.assertEqual(kinds, ["ClusterRole", "ClusterRoleBinding", "Deployment", "Role", "RoleBinding",
-                                 "Service", "ServiceAccount"])
+        self.assertEqual(kinds, ["ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "Deployment",
+                                 "Role", "RoleBinding", "Service", "ServiceAccount"])
         container = manager_container(docs)
+        self.assertIn("--controllers=*,provisioningrequest,reservation,scheduler", container["args"])
+        self.assertIn("--provisioning-classes=check-capacity.autoscaling.x-k8s.io,"
+                      "best-effort-atomic-scale-up.autoscaling.x-k8s.io", container["args"])
         self.assertIn("--leader-elect", container["args"])
         self.assertIn("--leader-election-namespace=berth-system", container["args"])
         self.assertIn("--reservation-gc-duration=24h", container["args"])
@@ -76,9 +80,57 @@ class HelmChartTest(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
 
     def test_chart_crds_are_the_repository_crds(self):
-        for name in os.listdir(os.path.join(ROOT, "crds")):
-            self.assertTrue(filecmp.cmp(os.path.join(ROOT, "crds", name), os.path.join(CHART, "crds", name),
-                                        shallow=False), f"charts/berth/crds/{name} differs from crds/{name}")
+        names = sorted(os.listdir(os.path.join(ROOT, "crds")))
+        self.assertIn(PROVREQ_CRD, names)
+        for name in names:
+            # The ProvisioningRequest CRD is a switchable template fed from files/crds/; the others
+            # are in crds/, which Helm always installs.
+            folder = "files/crds" if name == PROVREQ_CRD else "crds"
+            self.assertTrue(filecmp.cmp(os.path.join(ROOT, "crds", name), os.path.join(CHART, folder, name),
+                                        shallow=False), f"charts/berth/{folder}/{name} differs from crds/{name}")
+        self.assertNotIn(PROVREQ_CRD, os.listdir(os.path.join(CHART, "crds")))
+
+    def test_provisioning_request_crd_renders_as_the_repository_crd_and_is_kept_on_uninstall(self):
+        crd = next(d for d in render() if d["kind"] == "CustomResourceDefinition")
+        with open(os.path.join(ROOT, "crds", PROVREQ_CRD)) as f:
+            source = yaml.safe_load(f)
+        self.assertEqual(crd["spec"], source["spec"])
+        self.assertEqual(crd["metadata"]["name"], "provisioningrequests.autoscaling.x-k8s.io")
+        self.assertEqual(crd["metadata"]["annotations"], {"helm.sh/resource-policy": "keep"})
+        self.assertEqual(crd["metadata"]["labels"]["app.kubernetes.io/part-of"], "berth")
+
+    def test_provisioning_request_crd_can_be_left_to_cluster_autoscaler(self):
+        docs = render("provisioningRequest.installCRD=false")
+        self.assertNotIn("CustomResourceDefinition", [d["kind"] for d in docs])
+        # The controller still runs against the CRD someone else installed.
+        self.assertIn("--controllers=*,provisioningrequest,reservation,scheduler", manager_container(docs)["args"])
+
+    def test_controller_switches_render_into_controllers_flag_and_rbac(self):
+        docs = render("controllers.scheduler.enabled=false", "controllers.provisioningrequest.enabled=false",
+                      "provisioningRequest.classes={check-capacity.autoscaling.x-k8s.io}")
+        args = manager_container(docs)["args"]
+        self.assertIn("--controllers=*,-provisioningrequest,reservation,-scheduler", args)
+        self.assertIn("--provisioning-classes=check-capacity.autoscaling.x-k8s.io", args)
+        role = next(d for d in docs if d["kind"] == "ClusterRole")
+        groups = {g for rule in role["rules"] for g in rule["apiGroups"]}
+        self.assertNotIn("autoscaling.x-k8s.io", groups)
+        default_role = next(d for d in render() if d["kind"] == "ClusterRole")
+        granted = {(g, r) for rule in default_role["rules"] for g in rule["apiGroups"] for r in rule["resources"]}
+        self.assertIn(("autoscaling.x-k8s.io", "provisioningrequests/status"), granted)
+        self.assertIn(("", "podtemplates"), granted)
+
+    def test_a_controller_switch_that_is_not_a_boolean_fails_the_render(self):
+        result = subprocess.run([HELM, "template", "r1", CHART, "--set", "controllers.scheduler.enabled=yes"],
+                                capture_output=True, text=True, timeout=60)
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("controllers.scheduler.enabled must be true or false, got yes", result.stderr)
+
+    def test_rendered_controller_switches_are_accepted_by_berth_manager(self):
+        args = manager_container(render("controllers.scheduler.enabled=false",
+                                        "controllers.reservation.enabled=false"))["args"]
+        result = subprocess.run([os.path.join(BIN, "berth-manager"), *args, "--help"],
+                                capture_output=True, text=True, timeout=30)
+        self.assertEqual(result.returncode, 0, result.stderr)
 
 
 class DashboardTest(unittest.TestCase):

@@ -34,3 +34,19 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{ .Values.image.repository }}:{{ default .Chart.AppVersion .Values.image.tag }}
 {{- end -}}
 {{- end -}}
+
+{{/*
+berth.controllers renders --controllers: "*" (every default-on controller, so one that a newer
+berth-manager adds stays on) followed by "name" or "-name" per .Values.controllers entry, in key
+order. A non-boolean `enabled` fails the render rather than being read as false.
+*/}}
+{{- define "berth.controllers" -}}
+{{- $items := list "*" -}}
+{{- range $name, $controller := .Values.controllers -}}
+{{- if not (kindIs "bool" $controller.enabled) -}}
+{{- fail (printf "controllers.%s.enabled must be true or false, got %v" $name $controller.enabled) -}}
+{{- end -}}
+{{- $items = append $items (ternary $name (printf "-%s" $name) $controller.enabled) -}}
+{{- end -}}
+{{- join "," $items -}}
+{{- end -}}
