@@ -1,9 +1,12 @@
 // ApiServer::SyncCrd: what apiextensions-apiserver does when a CustomResourceDefinition changes:
-// serve its resource at once (every served version, with the storage version's schema, printer
-// columns and subresources), mark it NamesAccepted and Established, and on deletion remove the
-// custom resources and stop serving them.
+// serve its resource at once (every served version with its own schema, printer columns,
+// subresources and deprecation; see crd_versions.h), mark it NamesAccepted and Established, and
+// on deletion remove the custom resources and stop serving them.
 #include "clientgo-shim/base/json.h"
+#include <algorithm>
+
 #include "e2e/kubesim/api/api_server.h"
+#include "e2e/kubesim/api/crd_versions.h"
 
 namespace berth::kubesim {
 namespace {
@@ -62,12 +65,17 @@ void ApiServer::SyncCrd(const Value& crd, bool deleted) {
   }
   std::vector<ResourceType> types;
   std::string storage_version;
+  std::vector<CrdVersionInfo> version_infos;
   const Value* versions = json::Member(*spec, "versions");
   if (versions && versions->IsArray()) {
     for (const auto& v : versions->GetArray()) {
       if (const Value* s = json::Member(v, "storage"); s && s->IsBool() && s->GetBool()) {
         storage_version = json::GetString(v, {"name"});
       }
+      const Value* served = json::Member(v, "served");
+      const Value* deprecated = json::Member(v, "deprecated");
+      version_infos.push_back({std::string(json::GetString(v, {"name"})), !served || !served->IsBool() || served->GetBool(),
+                               deprecated && deprecated->IsBool() && deprecated->GetBool()});
     }
     for (const auto& v : versions->GetArray()) {
       const Value* served = json::Member(v, "served");
@@ -92,6 +100,13 @@ void ApiServer::SyncCrd(const Value& crd, bool deleted) {
       t.has_generation = true;
       t.is_crd = true;
       t.storage_version = storage_version.empty() ? t.version : storage_version;
+      if (const Value* d = json::Member(v, "deprecated"); d && d->IsBool() && d->GetBool()) {
+        t.deprecated = true;
+        const Value* text = json::Member(v, "deprecationWarning");
+        t.deprecation_warning = text && text->IsString()
+                                    ? std::string(text->GetString(), text->GetStringLength())
+                                    : DefaultDeprecationWarning(group, t.version, t.kind, version_infos);
+      }
       t.schema = CopyOf(json::Find(v, {"schema", "openAPIV3Schema"}));
       t.printer_columns = CopyOf(json::Member(v, "additionalPrinterColumns"));
       if (const Value* sf = json::Member(v, "selectableFields"); sf && sf->IsArray()) {
@@ -103,6 +118,11 @@ void ApiServer::SyncCrd(const Value& crd, bool deleted) {
       types.push_back(std::move(t));
     }
   }
+  // Discovery lists versions in kube-aware order, the first being preferred, as the apiserver does.
+  std::stable_sort(types.begin(), types.end(), [](const ResourceType& a, const ResourceType& b) {
+    return CompareKubeAwareVersions(a.version, b.version) > 0;
+  });
+  for (auto& t : types) t.multi_version = types.size() > 1;
   registry_.SetCrdTypes(crd_name, std::move(types));
 
   if (ConditionTrue(crd, "Established") && ConditionTrue(crd, "NamesAccepted")) return;

@@ -33,6 +33,9 @@ struct ResourceType {
   bool has_generation = false;  // metadata.generation moves on spec changes
   bool is_crd = false;
   std::string storage_version;  // the version objects are stored in (CRDs: storage: true)
+  bool multi_version = false;   // CRDs serving several versions: reads rewrite apiVersion
+  bool deprecated = false;      // CRD version marked deprecated: every request gets a warning
+  std::string deprecation_warning;  // its deprecationWarning, or the apiserver's default text
   // CRDs: the structural schema, printer columns and scale paths of this version (null if none).
   std::shared_ptr<const rapidjson::Document> schema;
   std::shared_ptr<const rapidjson::Document> printer_columns;

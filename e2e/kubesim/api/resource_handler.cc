@@ -26,15 +26,39 @@ std::string WarningHeader(std::string_view text) {
   return out;
 }
 
+// DeprecationWarningSink adds a deprecated CRD version's warning to every response, as the
+// apiserver's CR handler does for any verb, errors included. Watch streams are not decorated:
+// ResponseSink::BeginStream takes no headers (kubectl shows the warning on the initial list).
+class DeprecationWarningSink : public ResponseSink {
+ public:
+  DeprecationWarningSink(ResponseSink& inner, std::string warning) : inner_(inner), header_(WarningHeader(warning)) {}
+  void Send(HttpResponse response) override {
+    response.headers.emplace_back("Warning", header_);
+    inner_.Send(std::move(response));
+  }
+  bool BeginStream(int status, std::string_view content_type) override {
+    return inner_.BeginStream(status, content_type);
+  }
+  bool WriteChunk(std::string_view data) override { return inner_.WriteChunk(data); }
+  void EndStream() override { inner_.EndStream(); }
+
+ private:
+  ResponseSink& inner_;
+  std::string header_;
+};
+
 }  // namespace
 
 void ApiServer::HandleResource(const HttpRequest& request, const ParsedPath& path,
-                               ResponseSink& sink) {
+                               ResponseSink& outer_sink) {
   ResourceTypePtr type = registry_.Find(path.group, path.version, path.resource);
   if (!type || (!type->namespaced && !path.ns.empty())) {
-    sink.Send(StatusError(404, "NotFound", "the server could not find the requested resource"));
+    outer_sink.Send(StatusError(404, "NotFound", "the server could not find the requested resource"));
     return;
   }
+  std::optional<DeprecationWarningSink> warned;
+  if (type->deprecated) warned.emplace(outer_sink, type->deprecation_warning);
+  ResponseSink& sink = warned ? static_cast<ResponseSink&>(*warned) : outer_sink;
   const std::string& sub = path.subresource;
   if (!sub.empty()) {
     bool known = (sub == "status" && type->has_status) || (sub == "scale" && type->has_scale) ||

@@ -4,6 +4,7 @@
 
 #include "clientgo-shim/base/encoding.h"
 #include "clientgo-shim/base/json.h"
+#include "e2e/kubesim/api/crd_versions.h"
 
 namespace berth::kubesim {
 namespace {
@@ -45,7 +46,7 @@ HttpResponse FormatObject(const HttpRequest& request, const ResourceType& type,
   if (WantsTable(request)) {
     r.body = TableFor(request, type, {obj.get()}, obj->resource_version, "", 0, true);
   } else {
-    r.body = obj->json;
+    r.body = JsonInVersion(type, obj->json);
   }
   return r;
 }
@@ -68,7 +69,11 @@ HttpResponse FormatList(const HttpRequest& request, const ResourceType& type,
   r.body = ListKindJsonPrefix(type, page.resource_version, cont, page.remaining);
   for (size_t i = 0; i < page.items.size(); ++i) {
     if (i) r.body += ',';
-    r.body += page.items[i]->json;
+    if (type.multi_version) {
+      r.body += JsonInVersion(type, page.items[i]->json);
+    } else {
+      r.body += page.items[i]->json;
+    }
   }
   r.body += "]}";
   return r;
@@ -82,6 +87,8 @@ std::string WatchEventLine(const HttpRequest& request, const ResourceType& type,
   line += R"(","object":)";
   if (as_table) {
     line += TableFor(request, type, {&obj}, obj.resource_version, "", 0, first_table_event);
+  } else if (type.multi_version) {
+    line += JsonInVersion(type, obj.json);
   } else {
     line += obj.json;
   }

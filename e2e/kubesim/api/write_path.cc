@@ -5,6 +5,7 @@
 
 #include "clientgo-shim/base/json.h"
 #include "e2e/kubesim/api/api_server.h"
+#include "e2e/kubesim/api/crd_versions.h"
 #include "e2e/kubesim/api/update_validation.h"
 #include "e2e/kubesim/api/list_filter.h"
 #include "e2e/kubesim/api/request_body.h"
@@ -15,6 +16,7 @@
 #include "e2e/kubesim/patch/merge_patch.h"
 #include "e2e/kubesim/patch/patch_type.h"
 #include "e2e/kubesim/patch/strategic_merge_patch.h"
+#include "e2e/kubesim/schema/transition_rules.h"
 
 namespace berth::kubesim {
 namespace {
@@ -214,6 +216,7 @@ OpResult ApiServer::Commit(const ResourceType& type, const std::string& ns,
     }
     json::SetString(json::EnsureObject(desired, "metadata", desired.GetAllocator()), "resourceVersion",
                     std::to_string(rv), desired.GetAllocator());
+    if (type.is_crd) SetApiVersion(desired, StorageGroupVersion(type));
     return ToStored(desired, rv);
   });
   if (exists) {
@@ -265,6 +268,8 @@ OpResult ApiServer::DoUpdate(const ResourceType& type, const std::string& ns,
       return result;
     }
     Document old_doc = ParseStored(*current);
+    // Custom resources are stored in the storage version; this request sees its own (conversion None).
+    if (type.is_crd) SetApiVersion(old_doc, type.GroupVersion());
     Document desired;
     if (opts.subresource == "status") {
       // Status writes change only status (ResetObjectMetaForStatus + spec from the old object).
@@ -287,6 +292,15 @@ OpResult ApiServer::DoUpdate(const ResourceType& type, const std::string& ns,
     if (auto err = ValidateAndDefault(type, desired, opts, result.warnings)) {
       result.error = std::move(err);
       return result;
+    }
+    if (type.is_crd && type.schema) {
+      // x-kubernetes-validations transition rules (self == oldSelf), status writes included.
+      if (auto causes = schema::ValidateTransitionRules(*type.schema, desired, old_doc); !causes.empty()) {
+        std::vector<StatusCause> status_causes;
+        for (auto& c : causes) status_causes.push_back({c.type, c.message, c.field});
+        result.error = Invalid(type.group, type.kind, name, status_causes);
+        return result;
+      }
     }
     if (!opts.internal && opts.subresource.empty()) {
       if (auto causes = ValidateBuiltinUpdate(type, desired, old_doc); !causes.empty()) {
@@ -333,6 +347,7 @@ OpResult ApiServer::DoUpdate(const ResourceType& type, const std::string& ns,
           return nullptr;
         }
         json::SetString(json::EnsureObject(desired, "metadata", da), "resourceVersion", std::to_string(rv), da);
+        if (type.is_crd) SetApiVersion(desired, StorageGroupVersion(type));
         return ToStored(desired, rv);
       });
       if (conflict || !removed) service_addresses_.Release(reserved);
@@ -439,6 +454,7 @@ OpResult ApiServer::DoPatch(const ResourceType& type, const std::string& ns,
       return result;
     }
     Document target = ParseStored(*current);
+    if (type.is_crd) SetApiVersion(target, type.GroupVersion());  // patch the requested version
     berth::Status applied;
     switch (*patch_type) {
       case patch::PatchType::kJson:

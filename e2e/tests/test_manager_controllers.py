@@ -1,0 +1,109 @@
+"""berth-manager's --controllers and --provisioning-classes: kube-controller-manager's switch syntax, unknown names and
+classes refused with exit code 2 before connecting, and a disabled controller never set up (the audit log shows it
+starts no informer and the cluster shows it does nothing)."""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+from kubesim_fixture import BIN, BerthManager, Kubesim, wait_until
+
+MANAGER = os.path.join(BIN, "berth-manager")
+MANAGER_AGENT_PREFIX = "berth/"  # clientgo-shim's default user agent
+
+
+def run_manager(*args):
+    return subprocess.run([MANAGER, *args], capture_output=True, text=True, timeout=30)
+
+
+class ControllerFlagsTest(unittest.TestCase):
+    def test_unknown_controller_names_exit_2_naming_the_known_ones(self):
+        for value, bad in (("bogus", "bogus"), ("*,-schedular", "schedular"), ("reservation,Scheduler", "Scheduler")):
+            with self.subTest(value=value):
+                result = run_manager("--controllers", value, "--kubeconfig", "/nonexistent")
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertEqual(result.stderr.strip(),
+                                 f'berth-manager: --controllers: "{bad}" is not in the list of known controllers '
+                                 "(known: reservation, scheduler, provisioningrequest)")
+
+    def test_empty_entries_and_selections_that_run_nothing_exit_2(self):
+        for value, message in (("", "empty entry"), ("*,,scheduler", "empty entry"),
+                               ("-reservation,-scheduler,-provisioningrequest", "enables no controller")):
+            with self.subTest(value=value):
+                result = run_manager(f"--controllers={value}")
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertIn(message, result.stderr)
+
+    def test_provisioning_classes_are_validated(self):
+        result = run_manager("--provisioning-classes=queued-provisioning.gke.io")
+        self.assertEqual(result.returncode, 2)
+        self.assertIn('berth does not implement class "queued-provisioning.gke.io"', result.stderr)
+        result = run_manager("--provisioning-classes", "check-capacity.kubernetes.io")
+        self.assertEqual(result.returncode, 2)
+        self.assertIn('use "check-capacity.autoscaling.x-k8s.io"', result.stderr)
+        self.assertEqual(run_manager("--provisioning-classes=", "--help").returncode, 2)
+        ok = run_manager("--provisioning-classes=check-capacity.autoscaling.x-k8s.io", "--controllers=*,-scheduler",
+                         "--help")
+        self.assertEqual(ok.returncode, 0, ok.stderr)
+
+    def test_help_lists_the_controllers(self):
+        out = run_manager("--help").stdout
+        self.assertIn("--controllers strings", out)
+        self.assertIn("reservation, scheduler, provisioningrequest (all on by default)", out)
+        self.assertIn("--provisioning-classes strings", out)
+
+
+class DisabledControllersTest(unittest.TestCase):
+    def setUp(self):
+        audit_dir = tempfile.mkdtemp(prefix="berth-audit-")
+        self.addCleanup(shutil.rmtree, audit_dir, True)
+        self.audit_path = os.path.join(audit_dir, "audit.log")
+        self.sim = Kubesim(nodes=1, audit_log=self.audit_path)
+        self.addCleanup(self.sim.stop)
+        self.sim.install_crds()
+
+    def manager_requests(self):
+        with open(self.audit_path) as f:
+            lines = [json.loads(l) for l in f if l.strip()]
+        return [l for l in lines if l["userAgent"].startswith(MANAGER_AGENT_PREFIX)]
+
+    def test_only_the_reservation_controller_runs_without_the_scheduler(self):
+        # A pod for berth's scheduler, then a reservation that expires: the reservation controller acts on it,
+        # and by then the scheduler would long have bound the pod had it been running.
+        self.sim.kubectl("create", "-f", "-", input=json.dumps({
+            "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "waits", "namespace": "default"},
+            "spec": {"schedulerName": "koord-scheduler", "containers": [{"name": "c", "image": "x"}]}}))
+        mgr = BerthManager(self.sim, extra_args=["--controllers=*,-scheduler"])
+        self.addCleanup(mgr.stop)
+        self.sim.kubectl("create", "-f", "-", input=json.dumps({
+            "apiVersion": "scheduling.koordinator.sh/v1alpha1", "kind": "Reservation", "metadata": {"name": "r"},
+            "spec": {"ttl": "1s", "owners": [{"object": {"name": "x"}}],
+                     "template": {"spec": {"containers": [{"name": "c"}]}}}}))
+        wait_until(lambda: self.sim.kubectl("get", "reservation", "r", "-o", "jsonpath={.status.phase}") == "Failed",
+                   timeout=15, message="the reservation to expire")
+        pod = json.loads(self.sim.kubectl("get", "pod", "waits", "-o", "json"))
+        self.assertNotIn("nodeName", pod["spec"])
+        seen = {(l["verb"], l["resource"], l["subresource"]) for l in self.manager_requests()}
+        self.assertIn(("watch", "reservations", ""), seen)
+        self.assertNotIn(("create", "pods", "binding"), seen)
+        self.assertIn("controller disabled", mgr.log_text())
+
+    def test_disabled_controllers_start_no_informer(self):
+        mgr = BerthManager(self.sim, extra_args=["--controllers=-reservation,-scheduler"])
+        # Ready means every started informer has synced: nothing of the disabled controllers was listed.
+        mgr.stop()
+        touched = {l["resource"] for l in self.manager_requests()}
+        for resource in ("reservations", "pods", "nodes"):
+            self.assertNotIn(resource, touched)
+        # The same check sees the informers of an enabled controller.
+        mgr = BerthManager(self.sim, extra_args=["--controllers=reservation"])
+        mgr.stop()
+        touched = {(l["verb"], l["resource"]) for l in self.manager_requests()}
+        for resource in ("reservations", "pods", "nodes"):
+            self.assertIn(("list", resource), touched)
+
+
+if __name__ == "__main__":
+    unittest.main()
