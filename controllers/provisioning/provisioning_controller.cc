@@ -5,6 +5,7 @@
 
 #include "clientgo-shim/base/json.h"
 #include "clientgo-shim/base/log.h"
+#include "clientgo-shim/cache/transform.h"
 #include "controllers/provisioning/provisioning_codec.h"
 #include "controllers/reservation/reservation_codec.h"
 #include "controllers/scheduler/scheduler_codec.h"
@@ -80,6 +81,18 @@ Document FinalizerPatch(const Value& object, std::string_view resource_version, 
   return patch;
 }
 
+// PodTemplateTransform: the default transform keeps metadata, spec and status only; a
+// PodTemplate's pod is its top-level `template`, which must stay.
+shim::Transform PodTemplateTransform() {
+  return [](Value& object, Document::AllocatorType& alloc) -> Status {
+    Value pod;
+    if (Value* t = json::FindMutable(object, {"template"})) pod.Swap(*t);
+    if (auto s = shim::DefaultTransformFn(object, alloc); !s) return s;
+    if (!pod.IsNull()) json::SetMember(object, "template", std::move(pod), alloc);
+    return {};
+  };
+}
+
 }  // namespace
 
 ProvisioningRequestController::ProvisioningRequestController(shim::RestClientPtr rest,
@@ -125,7 +138,7 @@ Result<std::unique_ptr<ProvisioningRequestController>> ProvisioningRequestContro
 
   auto& informers = manager.informers();
   c->requests_ = informers.InformerFor(shim::InformerKey{kProvisioningRequestsPath, "", ""});
-  c->templates_ = informers.InformerFor(shim::InformerKey{"/api/v1/podtemplates", "", ""});
+  c->templates_ = informers.InformerFor(shim::InformerKey{"/api/v1/podtemplates", "", ""}, PodTemplateTransform());
   c->pods_ = informers.InformerFor(shim::InformerKey{"/api/v1/pods", "", ""});
   c->nodes_ = informers.InformerFor(shim::InformerKey{"/api/v1/nodes", "", ""});
   c->reservations_ = informers.InformerFor(shim::InformerKey{kReservationsPath, "", ""});

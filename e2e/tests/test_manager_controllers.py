@@ -91,19 +91,18 @@ class DisabledControllersTest(unittest.TestCase):
         self.assertIn("controller disabled", mgr.log_text())
 
     def test_disabled_controllers_start_no_informer(self):
-        mgr = BerthManager(self.sim, extra_args=["--controllers=-reservation,-scheduler"])
+        mgr = BerthManager(self.sim, extra_args=["--controllers=reservation"])
         # Ready means every started informer has synced: nothing of the disabled controllers was listed.
         mgr.stop()
         touched = {l["resource"] for l in self.manager_requests()}
-        for resource in ("reservations", "pods", "nodes"):
+        for resource in ("provisioningrequests", "podtemplates"):
             self.assertNotIn(resource, touched)
         # The same check sees the informers of an enabled controller.
-        mgr = BerthManager(self.sim, extra_args=["--controllers=reservation"])
+        mgr = BerthManager(self.sim, extra_args=["--controllers=provisioningrequest"])
         mgr.stop()
         touched = {(l["verb"], l["resource"]) for l in self.manager_requests()}
-        for resource in ("reservations", "pods", "nodes"):
+        for resource in ("provisioningrequests", "podtemplates", "reservations", "pods", "nodes"):
             self.assertIn(("list", resource), touched)
-
 
 if __name__ == "__main__":
     unittest.main()

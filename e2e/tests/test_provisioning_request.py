@@ -7,9 +7,12 @@ Provisioned. noRetry fails, a missing PodTemplate fails after the (shortened) gr
 that is not a number fails naming the parameter, and a v1beta1 object is read as v1. Every status write
 goes through faults (409/429/500) in one case and the outcome is the same.
 """
+import datetime
 import json
 import time
 import unittest
+
+import yaml
 
 from kubesim_fixture import start_cluster, wait_until
 
@@ -18,6 +21,12 @@ PR_PATH = f"/apis/autoscaling.x-k8s.io/v1/namespaces/{NS}/provisioningrequests"
 RES_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
 CHECK = "check-capacity.autoscaling.x-k8s.io"
 CONSUME = "autoscaling.x-k8s.io/consume-provisioning-request"
+
+
+def seconds_between(earlier, later):
+    """Seconds from one RFC 3339 timestamp (whole seconds, Z) to another."""
+    parse = lambda t: datetime.datetime.strptime(t, "%Y-%m-%dT%H:%M:%SZ")
+    return (parse(later) - parse(earlier)).total_seconds()
 
 
 def pod_template(name, cpu):
@@ -56,7 +65,7 @@ class ProvisioningRequestTest(unittest.TestCase):
 
     # ---- helpers ----
     def create(self, *objects):
-        self.sim.apply_text("\n---\n".join(json.dumps(o) for o in objects))
+        self.sim.apply_text(yaml.safe_dump_all(objects))
 
     def request(self, name):
         r = self.sim.http("GET", f"{PR_PATH}/{name}")
@@ -125,7 +134,7 @@ class ProvisioningRequestTest(unittest.TestCase):
         self.assertEqual(sorted(out.split()), ["node-0", "node-1"])
         wait_until(lambda: all(r.get("status", {}).get("phase") == "Available" for r in self.reservations()),
                    message="the booking Reservations to be Available")
-        self.assertTrue(self.events_for("fits", "CapacityIsFound"))
+        wait_until(lambda: self.events_for("fits", "CapacityIsFound"), message="the CapacityIsFound Event")
         table = self.sim.kubectl("get", "provreq", "fits")
         self.assertRegex(table.splitlines()[1], r"^fits\s+check-capacity\.autoscaling\.x-k8s\.io\s+True\s+True\s")
 
@@ -134,13 +143,19 @@ class ProvisioningRequestTest(unittest.TestCase):
         wait_until(lambda: self.unschedulable("outsider"), message="outsider to be Unschedulable")
         self.assertIn("0/2 nodes are available", self.unschedulable("outsider")["message"])
 
-        # The consumers land in the booking, one per node.
-        self.create_pod("worker-0", "3", consume="fits")
-        self.create_pod("worker-1", "3", consume="fits")
+        # The consumers land in the booking, one per node. The first is checked before the second
+        # exists: once both are bound the booking is consumed and the Reservations (and with them the
+        # pods' allocation annotations) go.
+        nodes = set()
         for name in ("worker-0", "worker-1"):
+            self.create_pod(name, "3", consume="fits")
             pod = wait_until(lambda: (p := self.pod(name)) and p["spec"].get("nodeName") and p, message=f"{name} bound")
-            allocated = json.loads(pod["metadata"]["annotations"]["scheduling.koordinator.sh/reservation-allocated"])
-            self.assertTrue(allocated["name"].startswith("provreq-"), allocated)
+            nodes.add(pod["spec"]["nodeName"])
+            if name == "worker-0":
+                allocated = json.loads(pod["metadata"]["annotations"]["scheduling.koordinator.sh/reservation-allocated"])
+                self.assertTrue(allocated["name"].startswith("provreq-"), allocated)
+                self.assertIsNone(self.condition(self.request("fits"), "BookingExpired"), "1 of 2 consumers bound")
+        self.assertEqual(nodes, {"node-0", "node-1"})
         expired = self.wait_condition("fits", "BookingExpired", "True", "CapacityBookingConsumed")
         self.assertEqual(expired["message"], "Capacity booking consumed: all pods scheduled")
         wait_until(lambda: not self.reservations(), message="the booking Reservations to be deleted")
@@ -167,7 +182,9 @@ class ProvisioningRequestTest(unittest.TestCase):
         self.assertTrue(cond["message"].startswith("Capacity is not found, CA will try to find it later. "
                                                    "podSet 0 (podTemplate \"two-cpu\"): "), cond["message"])
         self.assertIn("Insufficient cpu", cond["message"])
-        self.assertTrue(self.events_for(loser, "CapacityIsNotFound"))
+        event = wait_until(lambda: self.events_for(loser, "CapacityIsNotFound"), message="the CapacityIsNotFound Event")
+        self.assertEqual(event[0]["type"], "Warning")
+        self.assertEqual(event[0]["message"], cond["message"])
         # Still not provisioned a moment later (the winner's booking holds; retry waits a minute).
         time.sleep(0.5)
         self.assertEqual(self.condition(self.request(loser), "Provisioned")["status"], "False")
@@ -183,9 +200,13 @@ class ProvisioningRequestTest(unittest.TestCase):
 
     def test_a_missing_pod_template_fails_after_the_grace_period(self):
         self.create(prov_req("orphan", "never-created", 1))
-        created = time.time()
+        accepted = self.wait_condition("orphan", "Accepted", "True", "Accepted")
+        self.assertIsNone(self.condition(self.request("orphan"), "Failed"), "waits for the template first")
         failed = self.wait_condition("orphan", "Failed", "True", "FailedToCreatePods", timeout=15)
-        self.assertGreaterEqual(time.time() - created, 1.5, "not before the 2s grace")
+        # Timestamps have whole seconds: the grace runs from creationTimestamp.
+        created = self.request("orphan")["metadata"]["creationTimestamp"]
+        self.assertGreaterEqual(seconds_between(created, failed["lastTransitionTime"]), 2, "not before the 2s grace")
+        self.assertLessEqual(seconds_between(accepted["lastTransitionTime"], failed["lastTransitionTime"]), 4)
         self.assertEqual(failed["message"],
                          "missing pod templates, 1 pod templates were referenced, 1 templates were missing: never-created")
 
@@ -219,7 +240,11 @@ class ProvisioningRequestTest(unittest.TestCase):
                     return None
                 c = self.condition(r.json(), "Provisioned")
                 return c if c and c["status"] == "True" else None
-            wait_until(provisioned, timeout=60, message="faulty to be Provisioned despite faults")
+            try:
+                wait_until(provisioned, timeout=60, message="faulty to be Provisioned despite faults")
+            except AssertionError as e:
+                raise AssertionError(f"{e}\nrequest: {self.sim.http('GET', f'{PR_PATH}/faulty').text}\n"
+                                     f"berth-manager log (tail):\n{self.mgr.log_text()[-4000:]}") from None
         finally:
             self.sim.http("PUT", "/kubesim/admin/faults", json={"faultRate": 0})
         booked = self.reservations("berth.dev/provisioning-request-name=faulty")
