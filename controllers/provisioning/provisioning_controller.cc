@@ -184,7 +184,7 @@ Result<std::unique_ptr<ProvisioningRequestController>> ProvisioningRequestContro
   c->nodes_->AddEventHandler(shim::EventHandler{
       [self](const shim::ObjectPtr&, bool) { self->Enqueue(true); },
       [self](const shim::ObjectPtr& old_node, const shim::ObjectPtr& node) {
-        if (old_node->FindString({"spec", "unschedulable"}) != node->FindString({"spec", "unschedulable"}) ||
+        if (old_node->FindJson({"spec", "unschedulable"}) != node->FindJson({"spec", "unschedulable"}) ||
             old_node->FindJson({"status", "allocatable"}) != node->FindJson({"status", "allocatable"}) ||
             old_node->FindJson({"spec", "taints"}) != node->FindJson({"spec", "taints"})) {
           self->Enqueue(true);
