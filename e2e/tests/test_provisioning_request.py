@@ -223,6 +223,26 @@ class ProvisioningRequestTest(unittest.TestCase):
         self.assertEqual(out["apiVersion"], "autoscaling.x-k8s.io/v1")
         self.assertEqual(out["spec"]["podSets"], [{"podTemplateRef": {"name": "one-cpu"}, "count": 1}])
 
+    def test_deleting_a_provisioned_request_deletes_its_booking_then_the_request(self):
+        self.create(pod_template("one-cpu", "1"), prov_req("short-lived", "one-cpu", 2))
+        self.wait_condition("short-lived", "Provisioned", "True", "CapacityIsFound")
+        wait_until(lambda: len(self.reservations("berth.dev/provisioning-request-name=short-lived")) == 2,
+                   message="two booking Reservations")
+        self.sim.kubectl("delete", "provreq", "short-lived", "--wait=false")
+        wait_until(lambda: not self.reservations() and self.request("short-lived") is None,
+                   message="the booking and then the request (its finalizer removed) to be gone")
+
+    def test_a_request_of_a_class_berth_does_not_handle_is_never_touched(self):
+        other = prov_req("not-mine", "one-cpu", 1)
+        other["spec"]["provisioningClassName"] = "queued-provisioning.gke.io"
+        self.create(pod_template("one-cpu", "1"), other, prov_req("mine", "one-cpu", 1))
+        self.wait_condition("mine", "Provisioned", "True", "CapacityIsFound")
+        untouched = self.request("not-mine")
+        self.assertNotIn("status", untouched)
+        self.assertNotIn("finalizers", untouched["metadata"])
+        self.assertEqual(untouched["metadata"]["resourceVersion"], self.request("not-mine")["metadata"]["resourceVersion"])
+        self.assertIn("ignoring a ProvisioningRequest of a class berth does not handle", self.mgr.log_text())
+
     def test_a_cordoned_booked_node_revokes_the_capacity(self):
         self.create(pod_template("three-cpu", "3"), prov_req("revoked", "three-cpu", 1))
         self.wait_condition("revoked", "Provisioned", "True", "CapacityIsFound")
