@@ -224,7 +224,7 @@ class ProvisioningRequestTest(unittest.TestCase):
         self.assertEqual(out["spec"]["podSets"], [{"podTemplateRef": {"name": "one-cpu"}, "count": 1}])
 
     def test_deleting_a_provisioned_request_deletes_its_booking_then_the_request(self):
-        self.create(pod_template("one-cpu", "1"), prov_req("short-lived", "one-cpu", 2))
+        self.create(pod_template("three-cpu", "3"), prov_req("short-lived", "three-cpu", 2))
         self.wait_condition("short-lived", "Provisioned", "True", "CapacityIsFound")
         wait_until(lambda: len(self.reservations("berth.dev/provisioning-request-name=short-lived")) == 2,
                    message="two booking Reservations")
