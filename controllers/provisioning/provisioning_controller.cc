@@ -81,18 +81,6 @@ Document FinalizerPatch(const Value& object, std::string_view resource_version, 
   return patch;
 }
 
-// PodTemplateTransform: the default transform keeps metadata, spec and status only; a
-// PodTemplate's pod is its top-level `template`, which must stay.
-shim::Transform PodTemplateTransform() {
-  return [](Value& object, Document::AllocatorType& alloc) -> Status {
-    Value pod;
-    if (Value* t = json::FindMutable(object, {"template"})) pod.Swap(*t);
-    if (auto s = shim::DefaultTransformFn(object, alloc); !s) return s;
-    if (!pod.IsNull()) json::SetMember(object, "template", std::move(pod), alloc);
-    return {};
-  };
-}
-
 }  // namespace
 
 ProvisioningRequestController::ProvisioningRequestController(shim::RestClientPtr rest,
