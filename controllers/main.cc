@@ -12,6 +12,7 @@
 #include "clientgo-shim/metrics/standard_metrics.h"
 #include "controllers/manager/controller_registry.h"
 #include "controllers/manager/provisioning_classes.h"
+#include "controllers/provisioning/provisioning_controller.h"
 #include "controllers/reservation/reservation_controller.h"
 #include "controllers/scheduler/scheduler_controller.h"
 
@@ -30,6 +31,21 @@ constexpr char kUsage[] =
     "  --provisioning-classes strings       ProvisioningRequest classes berth handles; others are\n"
     "                                       never touched (default check-capacity.autoscaling.x-k8s.io,\n"
     "                                       best-effort-atomic-scale-up.autoscaling.x-k8s.io)\n"
+    "  --provisioning-request-booking-time duration\n"
+    "                                       How long a Provisioned request's capacity stays booked\n"
+    "                                       before BookingExpired (default 10m)\n"
+    "  --provisioning-request-pending-expiry duration\n"
+    "                                       Failed/Expired when not provisioned this long after\n"
+    "                                       creation (default 168h)\n"
+    "  --provisioning-request-terminal-ttl duration\n"
+    "                                       Deletion this long after a terminal state (default 168h)\n"
+    "  --provisioning-request-template-grace duration\n"
+    "                                       How long a missing PodTemplate is waited for before\n"
+    "                                       Failed/FailedToCreatePods (default 15s)\n"
+    "  --provisioning-request-initial-backoff-time duration\n"
+    "                                       Wait after the first CapacityIsNotFound (default 1m)\n"
+    "  --provisioning-request-max-backoff-time duration\n"
+    "                                       Longest wait between capacity checks (default 10m)\n"
     "  --kubeconfig string                  Path to a kubeconfig. Default: $KUBECONFIG, then in-cluster,\n"
     "                                       then ~/.kube/config\n"
     "  --context string                     The kubeconfig context to use (default: current-context)\n"
@@ -67,7 +83,20 @@ struct Flags {
   std::vector<std::string> scheduler_names = {"koord-scheduler"};
   reconcile::placement::ScoringStrategy scoring = reconcile::placement::ScoringStrategy::kLeastAllocated;
   reconcile::placement::PreAllocationOptions pre_allocation;
+  reconcile::provisioning::ProvisioningOptions provisioning_timers;
 };
+
+// ParseDurationFlag parses a non-negative duration flag (positive with `positive`); anything
+// else exits with 2.
+std::chrono::nanoseconds ParseDurationFlag(std::string_view name, const std::string& value, bool positive) {
+  auto d = shim::ParseDuration(value);
+  if (!d || d->count() < 0 || (positive && d->count() == 0)) {
+    std::cerr << "berth-manager: invalid " << name << " \"" << value << "\": "
+              << (d ? (positive ? "must be positive" : "must not be negative") : d.error().message) << "\n";
+    std::exit(2);
+  }
+  return *d;
+}
 
 // ParseBoolFlag parses "true" or "false" for a boolean flag; anything else exits with 2.
 bool ParseBoolFlag(std::string_view name, const std::string& value) {
@@ -127,6 +156,7 @@ int main(int argc, char** argv) {
   shim::RestClientPtr rest_ref;
   std::unique_ptr<controllers::ReservationController> reservation_controller;
   std::unique_ptr<controllers::SchedulerController> scheduler_controller;
+  std::unique_ptr<controllers::ProvisioningRequestController> provisioning_controller;
   const std::vector<controllers::ControllerRegistration> controller_table = {
       {"reservation", true,
        [&]() -> Status {
@@ -150,9 +180,17 @@ int main(int argc, char** argv) {
          scheduler_controller = std::move(*c);
          return {};
        }},
-      // The ProvisioningRequest controller (branch provreq-core) plugs its Setup in here, with
-      // flags.provisioning_classes; until then the name is accepted and the controller skipped.
-      {"provisioningrequest", true, nullptr},
+      {"provisioningrequest", true,
+       [&]() -> Status {
+         controllers::ProvisioningRequestControllerOptions options;
+         options.classes = flags.provisioning_classes;
+         options.scheduler_name = flags.scheduler_names.front();
+         options.timers = flags.provisioning_timers;
+         auto c = controllers::ProvisioningRequestController::Setup(*manager, rest_ref, options);
+         if (!c) return std::unexpected(c.error());
+         provisioning_controller = std::move(*c);
+         return {};
+       }},
   };
   for (size_t i = 0; i < rest_args->size(); ++i) {
     const std::string& a = (*rest_args)[i];
@@ -174,6 +212,19 @@ int main(int argc, char** argv) {
         return 2;
       }
       flags.provisioning_classes = std::move(*classes);
+    } else if (TakeValue(*rest_args, i, "--provisioning-request-booking-time", value)) {
+      flags.provisioning_timers.booking_time = ParseDurationFlag("--provisioning-request-booking-time", value, true);
+    } else if (TakeValue(*rest_args, i, "--provisioning-request-pending-expiry", value)) {
+      flags.provisioning_timers.pending_expiry = ParseDurationFlag("--provisioning-request-pending-expiry", value, true);
+    } else if (TakeValue(*rest_args, i, "--provisioning-request-terminal-ttl", value)) {
+      flags.provisioning_timers.terminal_ttl = ParseDurationFlag("--provisioning-request-terminal-ttl", value, true);
+    } else if (TakeValue(*rest_args, i, "--provisioning-request-template-grace", value)) {
+      flags.provisioning_timers.template_grace = ParseDurationFlag("--provisioning-request-template-grace", value, false);
+    } else if (TakeValue(*rest_args, i, "--provisioning-request-initial-backoff-time", value)) {
+      flags.provisioning_timers.initial_backoff =
+          ParseDurationFlag("--provisioning-request-initial-backoff-time", value, true);
+    } else if (TakeValue(*rest_args, i, "--provisioning-request-max-backoff-time", value)) {
+      flags.provisioning_timers.max_backoff = ParseDurationFlag("--provisioning-request-max-backoff-time", value, true);
     } else if (TakeValue(*rest_args, i, "--kubeconfig", value)) {
       flags.kubeconfig = value;
     } else if (TakeValue(*rest_args, i, "--context", value)) {

@@ -123,6 +123,13 @@ placement::PodSpecView ReadPodView(const Value& pod) {
   if (auto ref = AllocatedReservation(pod)) view.reservation_uid = ref->uid;
   auto ignored = view.labels.find(kReservationIgnoredLabel);
   view.reservation_ignored = ignored != view.labels.end() && ignored->second == "true";
+  // The ProvisioningRequest the pod consumes (the current key wins over the deprecated one).
+  for (const char* key : {kConsumeProvisioningRequestAnnotation, kConsumeProvisioningRequestAnnotationDeprecated}) {
+    std::string_view consumed = json::GetString(pod, {"metadata", "annotations", key});
+    if (consumed.empty()) continue;
+    view.consumes_provisioning_request = view.namespace_name + "/" + std::string(consumed);
+    break;
+  }
   // reservation-affinity: present (even "") makes a reservation required; a value that does not
   // parse is kept as an error for the scheduler to report.
   if (const Value* affinity = json::Find(pod, {"metadata", "annotations", placement::kAnnotationReservationAffinity});
@@ -203,6 +210,7 @@ placement::ReservationView ReadReservationView(const Value& reservation) {
   view.pre_allocated = ReadPreAllocatedPods(reservation);
   // The lifecycle controller's rule (expires wins over creation + ttl), read the same way.
   view.expiry_deadline = ReadExpiryDeadline(reservation);
+  view.provisioning_request = Str(reservation, {"metadata", "annotations", kBookingForAnnotation});
   return view;
 }
 

@@ -20,12 +20,19 @@ namespace berth::controllers {
 inline constexpr char kReservationIgnoredLabel[] = "scheduling.koordinator.sh/reservation-ignored";
 inline constexpr char kReservationRestrictedOptionsAnnotation[] =
     "scheduling.koordinator.sh/reservation-restricted-options";
+// The pod annotations naming the ProvisioningRequest a pod consumes (the second is deprecated).
+inline constexpr char kConsumeProvisioningRequestAnnotation[] = "autoscaling.x-k8s.io/consume-provisioning-request";
+inline constexpr char kConsumeProvisioningRequestAnnotationDeprecated[] =
+    "cluster-autoscaler.kubernetes.io/consume-provisioning-request";
+// The annotation berth puts on a Reservation that books capacity for a ProvisioningRequest:
+// "<namespace>/<name>". Only that request's consumer pods may allocate such a Reservation.
+inline constexpr char kBookingForAnnotation[] = "berth.dev/provisioning-request";
 
 // ReadNodeView: name, labels, spec.taints, spec.unschedulable, status.allocatable.
 reconcile::placement::NodeView ReadNodeView(const rapidjson::Value& node);
 
 // ReadPodView: the scheduling-relevant part of a pod (metadata, spec, effective requests, the
-// reservation-allocated uid, the reservation-ignored label and the reservation-affinity
+// reservation-allocated uid, the ProvisioningRequest it consumes, the reservation-ignored label and the reservation-affinity
 // annotation, parsed or its parse error).
 reconcile::placement::PodSpecView ReadPodView(const rapidjson::Value& pod);
 

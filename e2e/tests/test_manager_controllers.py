@@ -93,15 +93,17 @@ class DisabledControllersTest(unittest.TestCase):
     def test_disabled_controllers_are_never_set_up(self):
         # Setup is what creates a controller's informers, queue and metrics (unit-tested in
         # controller_registry_test); its queue and reconcile metrics show whether it ran.
-        expected = {"*": {"reservation", "pod-scheduler", "reservation-scheduler"},
-                    "*,-scheduler": {"reservation"},
-                    "-reservation,scheduler": {"pod-scheduler", "reservation-scheduler"}}
+        expected = {"*": {"reservation", "pod-scheduler", "reservation-scheduler", "provisioningrequest"},
+                    "*,-scheduler": {"reservation", "provisioningrequest"},
+                    "-reservation,scheduler": {"pod-scheduler", "reservation-scheduler"},
+                    "provisioningrequest": {"provisioningrequest"}}
         for value, running in expected.items():
             with self.subTest(controllers=value):
                 mgr = BerthManager(self.sim, extra_args=[f"--controllers={value}"])
                 try:
                     self.assertEqual(self.controllers_in_metrics(mgr) & {"reservation", "pod-scheduler",
-                                                                         "reservation-scheduler"}, running)
+                                                                         "reservation-scheduler",
+                                                                         "provisioningrequest"}, running)
                 finally:
                     mgr.stop()
 

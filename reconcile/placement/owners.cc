@@ -43,12 +43,19 @@ bool MatchesOwners(const PodSpecView& pod, const std::vector<ReservationOwner>& 
   return false;
 }
 
+bool MatchesReservationOwners(const PodSpecView& pod, const ReservationView& reservation) {
+  if (!reservation.provisioning_request.empty()) {
+    return pod.consumes_provisioning_request == reservation.provisioning_request;
+  }
+  return MatchesOwners(pod, reservation.owners);
+}
+
 bool CanAllocate(const PodSpecView& pod, const ReservationView& reservation, bool has_owner,
                  const LabelMap& node_labels) {
   if (reservation.phase != Phase::kAvailable || reservation.node_name.empty()) return false;
   if (pod.reservation_ignored) return false;
   if (reservation.allocate_once && has_owner) return false;
-  if (!MatchesOwners(pod, reservation.owners)) return false;
+  if (!MatchesReservationOwners(pod, reservation)) return false;
   AffinityOutcome outcome = ClassifyForAffinity(pod.reservation_affinity.get(), pod.tolerations,
                                                 reservation, node_labels);
   return outcome == AffinityOutcome::kMatched || outcome == AffinityOutcome::kNameMatched;

@@ -17,11 +17,14 @@ bool MatchesControllerOwner(const PodSpecView& pod, const ControllerOwner& owner
 bool MatchesOwner(const PodSpecView& pod, const ReservationOwner& owner);
 // MatchesOwners: some entry matches (ORed); false for an empty list.
 bool MatchesOwners(const PodSpecView& pod, const std::vector<ReservationOwner>& owners);
+// MatchesReservationOwners: for a ProvisioningRequest booking (provisioning_request set), the
+// pod consumes that request; otherwise MatchesOwners over spec.owners.
+bool MatchesReservationOwners(const PodSpecView& pod, const ReservationView& reservation);
 
 // CanAllocate: the pod may take capacity from the reservation: phase Available, placed on a
 // node, the pod is not reservation-ignored, an allocateOnce reservation has no owner yet
 // (`has_owner` is the cache's knowledge: currentOwners or a bound or assumed pod naming it), the
-// pod matches an owner, and ClassifyForAffinity (reservation_affinity.h) matches: not
+// pod matches an owner (for a ProvisioningRequest booking: the pod consumes that request), and ClassifyForAffinity (reservation_affinity.h) matches: not
 // unschedulable, its NoSchedule/NoExecute taints tolerated (by the affinity's tolerations; without
 // an affinity berth uses the pod's own tolerations), and the pod's reservation affinity, if any,
 // selects it (`node_labels`: the labels of the reservation's node, which its labels overlay).

@@ -257,6 +257,7 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
       lookup("cn:", ref.name);
     }
     for (const auto& [k, v] : pod.labels) lookup("l:", k, "=", v);
+    if (!pod.consumes_provisioning_request.empty()) lookup("pr:", pod.consumes_provisioning_request);
     consider("*");
     std::sort(candidates.begin(), candidates.end(),
               [](const Candidate& a, const Candidate& b) { return a.node < b.node; });
@@ -343,7 +344,7 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
       const NodeView& node = s.nodes[r->node].view;
       if (v.phase != Phase::kAvailable || v.node_name.empty()) continue;
       if (v.allocate_once && s.HasOwner(*r)) continue;
-      if (!PassesNodeAffinity(pod, node.name, node.labels) || !MatchesOwners(pod, v.owners)) continue;
+      if (!PassesNodeAffinity(pod, node.name, node.labels) || !MatchesReservationOwners(pod, v)) continue;
       std::string taint;
       diagnosis.Add(ClassifyForAffinity(pod.reservation_affinity.get(), pod.tolerations, v, node.labels, &taint),
                     taint);

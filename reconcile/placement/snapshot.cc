@@ -218,7 +218,11 @@ void OwnerKeys(const ReservationOwner& owner, std::vector<std::string>& out) {
 void ClusterSnapshot::State::Index(ReservationEntry& r, bool add) {
   if (add) {
     r.index_keys.clear();
-    for (const ReservationOwner& owner : r.view.owners) OwnerKeys(owner, r.index_keys);
+    if (!r.view.provisioning_request.empty()) {
+      r.index_keys.push_back("pr:" + r.view.provisioning_request);
+    } else {
+      for (const ReservationOwner& owner : r.view.owners) OwnerKeys(owner, r.index_keys);
+    }
     std::sort(r.index_keys.begin(), r.index_keys.end());
     r.index_keys.erase(std::unique(r.index_keys.begin(), r.index_keys.end()), r.index_keys.end());
     for (const std::string& key : r.index_keys) owner_index[key].push_back(&r);

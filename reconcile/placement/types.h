@@ -122,6 +122,10 @@ struct PodSpecView {
   // reservation_affinity_error holds why and the pod is unschedulable.
   std::shared_ptr<const ReservationAffinity> reservation_affinity;
   std::string reservation_affinity_error;
+  // "<namespace>/<name>" of the ProvisioningRequest the pod consumes (annotation
+  // autoscaling.x-k8s.io/consume-provisioning-request or its deprecated cluster-autoscaler key);
+  // "" when none. Such a pod may allocate that request's booking Reservations.
+  std::string consumes_provisioning_request;
 };
 
 // ObjectOwner: owners[].object. Only non-empty fields count. api_version is compared with "v1"
@@ -197,6 +201,10 @@ struct ReservationView {
   // this instant on the reservation is unusable and holds nothing, whatever its phase says
   // (the lifecycle controller may not have written Failed yet, e.g. right after a takeover).
   std::optional<Time> expiry_deadline;
+  // "<namespace>/<name>" of the ProvisioningRequest this Reservation books capacity for
+  // (annotation berth.dev/provisioning-request); "" for other reservations. When set, exactly
+  // the request's consumer pods may allocate it, whatever `owners` says.
+  std::string provisioning_request;
 };
 
 // ReservationRef: the value of the reservation-allocated annotation.

@@ -1,0 +1,347 @@
+"""ProvisioningRequest check-capacity (issue 10) with real kubectl on kubesim: the booking holds.
+
+Two nodes of 4 cpu. A request that fits is Provisioned and its capacity is held against a pod that is
+not its consumer; its consumer pods land in the booking, then BookingExpired/CapacityBookingConsumed
+releases it. Two requests created in one instant, each for more than half the cluster: exactly one is
+Provisioned. noRetry fails, a missing PodTemplate fails after the (shortened) grace, a ValidUntilSeconds
+that is not a number fails naming the parameter, and a v1beta1 object is read as v1. Every status write
+goes through faults (409/429/500) in one case and the outcome is the same.
+"""
+import datetime
+import json
+import time
+import unittest
+
+import yaml
+
+from kubesim_fixture import start_cluster, wait_until
+
+NS = "default"
+PR_PATH = f"/apis/autoscaling.x-k8s.io/v1/namespaces/{NS}/provisioningrequests"
+RES_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
+CHECK = "check-capacity.autoscaling.x-k8s.io"
+CONSUME = "autoscaling.x-k8s.io/consume-provisioning-request"
+
+
+def seconds_between(earlier, later):
+    """Seconds from one RFC 3339 timestamp (whole seconds, Z) to another."""
+    parse = lambda t: datetime.datetime.strptime(t, "%Y-%m-%dT%H:%M:%SZ")
+    return (parse(later) - parse(earlier)).total_seconds()
+
+
+def pod_template(name, cpu):
+    return {"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": name, "namespace": NS},
+            "template": {"spec": {"containers": [{"name": "main", "image": "busybox",
+                                                  "resources": {"requests": {"cpu": cpu, "memory": "100Mi"}}}]}}}
+
+
+def prov_req(name, template, count, parameters=None, version="v1"):
+    spec = {"provisioningClassName": CHECK, "podSets": [{"podTemplateRef": {"name": template}, "count": count}]}
+    if parameters:
+        spec["parameters"] = parameters
+    return {"apiVersion": f"autoscaling.x-k8s.io/{version}", "kind": "ProvisioningRequest",
+            "metadata": {"name": name, "namespace": NS}, "spec": spec}
+
+
+class ProvisioningRequestTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.sim, cls.mgr = start_cluster(nodes=2, sim_flags={"node-cpu": "4"},
+                                         extra_args=["--provisioning-request-template-grace", "2s"])
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.mgr.stop()
+        cls.sim.stop()
+
+    def tearDown(self):
+        # Every case leaves the cluster empty: requests (their finalizer goes once their
+        # Reservations are gone), pods and templates.
+        self.sim.kubectl("delete", "provisioningrequests", "--all", "--wait=false")
+        self.sim.kubectl("delete", "pods", "--all", "--wait=false")
+        self.sim.kubectl("delete", "podtemplates", "--all")
+        wait_until(lambda: not self.requests() and not self.reservations() and not self.sim.get_json(
+            f"/api/v1/namespaces/{NS}/pods")["items"], timeout=20, message="the cluster to be empty")
+
+    # ---- helpers ----
+    def create(self, *objects):
+        self.sim.apply_text(yaml.safe_dump_all(objects))
+
+    def request(self, name):
+        r = self.sim.http("GET", f"{PR_PATH}/{name}")
+        return r.json() if r.status_code == 200 else None
+
+    def requests(self):
+        return self.sim.get_json(PR_PATH)["items"]
+
+    def reservations(self, selector=None):
+        params = {"labelSelector": selector} if selector else {}
+        return self.sim.http("GET", RES_PATH, params=params).json()["items"]
+
+    def condition(self, obj, ctype):
+        for c in (obj or {}).get("status", {}).get("conditions", []):
+            if c["type"] == ctype:
+                return c
+        return None
+
+    def wait_condition(self, name, ctype, status, reason=None, timeout=20):
+        def check():
+            c = self.condition(self.request(name), ctype)
+            return c if c and c["status"] == status and (reason is None or c["reason"] == reason) else None
+        try:
+            return wait_until(check, timeout=timeout, message=f"{name} {ctype}={status}/{reason}")
+        except AssertionError as e:
+            raise AssertionError(f"{e}\nrequest: {json.dumps(self.request(name), indent=1)}\n"
+                                 f"berth-manager log (tail):\n{self.mgr.log_text()[-3000:]}") from None
+
+    def pod(self, name):
+        r = self.sim.http("GET", f"/api/v1/namespaces/{NS}/pods/{name}")
+        return r.json() if r.status_code == 200 else None
+
+    def create_pod(self, name, cpu, consume=None):
+        meta = {"name": name, "namespace": NS}
+        if consume:
+            meta["annotations"] = {CONSUME: consume}
+        self.create({"apiVersion": "v1", "kind": "Pod", "metadata": meta,
+                     "spec": {"schedulerName": "koord-scheduler",
+                              "containers": [{"name": "main", "image": "busybox",
+                                              "resources": {"requests": {"cpu": cpu, "memory": "100Mi"}}}]}})
+
+    def unschedulable(self, name):
+        for c in (self.pod(name) or {}).get("status", {}).get("conditions", []):
+            if c["type"] == "PodScheduled" and c["status"] == "False" and c.get("reason") == "Unschedulable":
+                return c
+        return None
+
+    def events_for(self, name, reason):
+        items = self.sim.get_json(f"/api/v1/namespaces/{NS}/events")["items"]
+        return [e for e in items if e["involvedObject"].get("name") == name and e.get("reason") == reason]
+
+    # ---- cases ----
+    def test_a_fitting_request_is_provisioned_and_its_capacity_held_until_its_consumers_take_it(self):
+        self.create(pod_template("three-cpu", "3"), prov_req("fits", "three-cpu", 2))
+        prov = self.wait_condition("fits", "Provisioned", "True", "CapacityIsFound")
+        self.assertEqual(prov["message"], "Capacity is found in the cluster")
+        obj = self.request("fits")
+        accepted = self.condition(obj, "Accepted")
+        self.assertEqual((accepted["status"], accepted["reason"], accepted["message"]),
+                         ("True", "Accepted", "ProvisioningRequest is accepted by ClusterAutoscaler"))
+        self.assertEqual(prov["observedGeneration"], obj["metadata"]["generation"])
+        self.assertIn("berth.dev/provisioning-request-booking", obj["metadata"]["finalizers"])
+        # One Reservation per booked node, visible with kubectl by the request's labels.
+        out = self.sim.kubectl("get", "reservations", "-l", "berth.dev/provisioning-request-name=fits",
+                               "-o", "jsonpath={range .items[*]}{.spec.template.spec.nodeName} {end}")
+        self.assertEqual(sorted(out.split()), ["node-0", "node-1"])
+        wait_until(lambda: all(r.get("status", {}).get("phase") == "Available" for r in self.reservations()),
+                   message="the booking Reservations to be Available")
+        wait_until(lambda: self.events_for("fits", "CapacityIsFound"), message="the CapacityIsFound Event")
+        table = self.sim.kubectl("get", "provreq", "fits")
+        self.assertRegex(table.splitlines()[1], r"^fits\s+check-capacity\.autoscaling\.x-k8s\.io\s+True\s+True\s")
+
+        # 2 cpu would fit on either node's 4, but 3 of each are booked: a non-consumer stays Pending.
+        self.create_pod("outsider", "2")
+        wait_until(lambda: self.unschedulable("outsider"), message="outsider to be Unschedulable")
+        self.assertIn("0/2 nodes are available", self.unschedulable("outsider")["message"])
+
+        # The consumers land in the booking, one per node. The first is checked before the second
+        # exists: once both are bound the booking is consumed and the Reservations (and with them the
+        # pods' allocation annotations) go.
+        nodes = set()
+        for name in ("worker-0", "worker-1"):
+            self.create_pod(name, "3", consume="fits")
+            pod = wait_until(lambda: (p := self.pod(name)) and p["spec"].get("nodeName") and p, message=f"{name} bound")
+            nodes.add(pod["spec"]["nodeName"])
+            if name == "worker-0":
+                allocated = json.loads(pod["metadata"]["annotations"]["scheduling.koordinator.sh/reservation-allocated"])
+                self.assertTrue(allocated["name"].startswith("provreq-"), allocated)
+                self.assertIsNone(self.condition(self.request("fits"), "BookingExpired"), "1 of 2 consumers bound")
+        self.assertEqual(nodes, {"node-0", "node-1"})
+        expired = self.wait_condition("fits", "BookingExpired", "True", "CapacityBookingConsumed")
+        self.assertEqual(expired["message"], "Capacity booking consumed: all pods scheduled")
+        wait_until(lambda: not self.reservations(), message="the booking Reservations to be deleted")
+        wait_until(lambda: self.mgr.metric("berth_booked_resources", resource="cpu") == 0,
+                   message="berth_booked_resources{cpu} back to 0")
+        self.assertEqual(self.mgr.metric("berth_provisioningrequests", **{"class": CHECK, "state": "BookingExpired"}), 1)
+        # The capacity is free again: once the consumers finish, the outsider runs.
+        self.sim.kubectl("delete", "pod", "worker-0", "worker-1", "--wait=false")
+        wait_until(lambda: (self.pod("outsider") or {}).get("spec", {}).get("nodeName"), timeout=20,
+                   message="outsider to be scheduled")
+
+    def test_two_requests_in_the_same_instant_for_more_than_half_the_capacity_only_one_is_provisioned(self):
+        self.create(pod_template("two-cpu", "2"))
+        # One kubectl call: both get the same creationTimestamp second; uid order decides.
+        self.create(prov_req("first", "two-cpu", 3), prov_req("second", "two-cpu", 3))
+        def decided():
+            states = [(self.condition(self.request(n), "Provisioned") or {}).get("status") for n in ("first", "second")]
+            return states if all(states) else None
+        states = wait_until(decided, timeout=20, message="both requests decided")
+        self.assertEqual(sorted(states), ["False", "True"])
+        loser = ("first", "second")[states.index("False")]
+        cond = self.condition(self.request(loser), "Provisioned")
+        self.assertEqual(cond["reason"], "CapacityIsNotFound")
+        self.assertTrue(cond["message"].startswith("Capacity is not found, CA will try to find it later. "
+                                                   "podSet 0 (podTemplate \"two-cpu\"): "), cond["message"])
+        self.assertIn("Insufficient cpu", cond["message"])
+        event = wait_until(lambda: self.events_for(loser, "CapacityIsNotFound"), message="the CapacityIsNotFound Event")
+        self.assertEqual(event[0]["type"], "Warning")
+        self.assertEqual(event[0]["message"], cond["message"])
+        # Still not provisioned a moment later (the winner's booking holds; retry waits a minute).
+        time.sleep(0.5)
+        self.assertEqual(self.condition(self.request(loser), "Provisioned")["status"], "False")
+
+    def test_no_retry_fails_when_capacity_is_not_found(self):
+        self.create(pod_template("three-cpu", "3"), prov_req("hopeless", "three-cpu", 5, {"noRetry": "true"}))
+        failed = self.wait_condition("hopeless", "Failed", "True", "CapacityIsNotFound")
+        self.assertTrue(failed["message"].startswith("CA could not find requested capacity: podSet 0 "
+                                                     "(podTemplate \"three-cpu\"): 3 of 5 pods did not fit"),
+                        failed["message"])
+        self.assertIsNone(self.condition(self.request("hopeless"), "Provisioned"))
+        self.assertFalse(self.reservations())
+
+    def test_a_missing_pod_template_fails_after_the_grace_period(self):
+        self.create(prov_req("orphan", "never-created", 1))
+        accepted = self.wait_condition("orphan", "Accepted", "True", "Accepted")
+        self.assertIsNone(self.condition(self.request("orphan"), "Failed"), "waits for the template first")
+        failed = self.wait_condition("orphan", "Failed", "True", "FailedToCreatePods", timeout=15)
+        # Timestamps have whole seconds: the grace runs from creationTimestamp.
+        created = self.request("orphan")["metadata"]["creationTimestamp"]
+        self.assertGreaterEqual(seconds_between(created, failed["lastTransitionTime"]), 2, "not before the 2s grace")
+        self.assertLessEqual(seconds_between(accepted["lastTransitionTime"], failed["lastTransitionTime"]), 4)
+        self.assertEqual(failed["message"],
+                         "missing pod templates, 1 pod templates were referenced, 1 templates were missing: never-created")
+
+    def test_a_valid_until_seconds_that_is_not_a_number_fails_naming_the_parameter(self):
+        self.create(pod_template("one-cpu", "1"), prov_req("bad-param", "one-cpu", 1, {"ValidUntilSeconds": "soon"}))
+        failed = self.wait_condition("bad-param", "Failed", "True", "InvalidParameter")
+        self.assertEqual(failed["message"], 'parameters.ValidUntilSeconds: "soon" is not a whole number of seconds')
+        self.assertTrue(self.mgr.running(), "berth-manager keeps running")
+
+    def test_a_v1beta1_object_is_read_and_decided_as_v1(self):
+        self.create(pod_template("one-cpu", "1"), prov_req("old-client", "one-cpu", 1, version="v1beta1"))
+        self.wait_condition("old-client", "Provisioned", "True", "CapacityIsFound")
+        out = json.loads(self.sim.kubectl("get", "provisioningrequests.v1.autoscaling.x-k8s.io", "old-client", "-o", "json"))
+        self.assertEqual(out["apiVersion"], "autoscaling.x-k8s.io/v1")
+        self.assertEqual(out["spec"]["podSets"], [{"podTemplateRef": {"name": "one-cpu"}, "count": 1}])
+
+    def test_deleting_a_provisioned_request_deletes_its_booking_then_the_request(self):
+        self.create(pod_template("three-cpu", "3"), prov_req("short-lived", "three-cpu", 2))
+        self.wait_condition("short-lived", "Provisioned", "True", "CapacityIsFound")
+        wait_until(lambda: len(self.reservations("berth.dev/provisioning-request-name=short-lived")) == 2,
+                   message="two booking Reservations")
+        self.sim.kubectl("delete", "provreq", "short-lived", "--wait=false")
+        wait_until(lambda: not self.reservations() and self.request("short-lived") is None,
+                   message="the booking and then the request (its finalizer removed) to be gone")
+
+    def test_a_request_of_a_class_berth_does_not_handle_is_never_touched(self):
+        other = prov_req("not-mine", "one-cpu", 1)
+        other["spec"]["provisioningClassName"] = "queued-provisioning.gke.io"
+        self.create(pod_template("one-cpu", "1"), other, prov_req("mine", "one-cpu", 1))
+        self.wait_condition("mine", "Provisioned", "True", "CapacityIsFound")
+        untouched = self.request("not-mine")
+        self.assertNotIn("status", untouched)
+        self.assertNotIn("finalizers", untouched["metadata"])
+        self.assertEqual(untouched["metadata"]["resourceVersion"], self.request("not-mine")["metadata"]["resourceVersion"])
+        self.assertIn("ignoring a ProvisioningRequest of a class berth does not handle", self.mgr.log_text())
+
+    def test_a_cordoned_booked_node_revokes_the_capacity(self):
+        self.create(pod_template("three-cpu", "3"), prov_req("revoked", "three-cpu", 1))
+        self.wait_condition("revoked", "Provisioned", "True", "CapacityIsFound")
+        booked = self.reservations("berth.dev/provisioning-request-name=revoked")
+        self.assertEqual(len(booked), 1)
+        node = booked[0]["spec"]["template"]["spec"]["nodeName"]
+        self.sim.kubectl("cordon", node)
+        try:
+            revoked = self.wait_condition("revoked", "CapacityRevoked", "True", "NodeUnschedulable")
+            self.assertEqual(revoked["message"], f'node "{node}" holding booked capacity was marked unschedulable')
+            wait_until(lambda: not self.reservations(), message="the revoked booking to be released")
+        finally:
+            self.sim.kubectl("uncordon", node)
+
+    def test_status_and_booking_writes_through_faults_end_in_one_booking(self):
+        self.sim.http("PUT", "/kubesim/admin/faults", json={"faultRate": 0.2, "faultCodes": [409, 429, 500]})
+        try:
+            for _ in range(20):  # the test's own create may hit a fault too
+                r = self.sim.http("POST", "/api/v1/namespaces/default/podtemplates", json=pod_template("one-cpu", "1"))
+                if r.status_code in (201, 409) and self.sim.http("GET", "/api/v1/namespaces/default/podtemplates/one-cpu").status_code == 200:
+                    break
+            for _ in range(20):
+                r = self.sim.http("POST", PR_PATH, json=prov_req("faulty", "one-cpu", 3))
+                if self.sim.http("GET", f"{PR_PATH}/faulty").status_code == 200:
+                    break
+            def provisioned():
+                r = self.sim.http("GET", f"{PR_PATH}/faulty")
+                if r.status_code != 200:
+                    return None
+                c = self.condition(r.json(), "Provisioned")
+                return c if c and c["status"] == "True" else None
+            try:
+                wait_until(provisioned, timeout=60, message="faulty to be Provisioned despite faults")
+            except AssertionError as e:
+                raise AssertionError(f"{e}\nrequest: {self.sim.http('GET', f'{PR_PATH}/faulty').text}\n"
+                                     f"berth-manager log (tail):\n{self.mgr.log_text()[-4000:]}") from None
+        finally:
+            self.sim.http("PUT", "/kubesim/admin/faults", json={"faultRate": 0})
+        booked = self.reservations("berth.dev/provisioning-request-name=faulty")
+        cpu = sum(float(r["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"]) for r in booked)
+        self.assertEqual(cpu, 3.0, "exactly the request's 3 cpu are booked, once")
+        # An Event create may itself hit a fault; what must not happen is a second transition.
+        self.assertLessEqual(len(self.events_for("faulty", "CapacityIsFound")), 1)
+
+
+class BookingTimerTest(unittest.TestCase):
+    """--provisioning-request-booking-time shortened to 3s: the booking ends on its exact deadline."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.sim, cls.mgr = start_cluster(nodes=1, sim_flags={"node-cpu": "4"},
+                                         extra_args=["--provisioning-request-booking-time", "3s"])
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.mgr.stop()
+        cls.sim.stop()
+
+    def test_the_booking_expires_after_the_booking_time_and_frees_the_capacity(self):
+        case = ProvisioningRequestTest("test_a_fitting_request_is_provisioned_and_its_capacity_held_until_its_consumers_take_it")
+        case.sim, case.mgr = self.sim, self.mgr
+        case.create(pod_template("three-cpu", "3"), prov_req("short", "three-cpu", 1))
+        provisioned = case.wait_condition("short", "Provisioned", "True", "CapacityIsFound")
+        case.create_pod("outsider", "2")
+        wait_until(lambda: case.unschedulable("outsider"), message="outsider to be Unschedulable while booked")
+        expired = case.wait_condition("short", "BookingExpired", "True", "CapacityReservationTimeExpired", timeout=10)
+        self.assertEqual(expired["message"], "Capacity reservation time is expired")
+        # Whole-second timestamps: 3s after Provisioned, give or take the truncation.
+        self.assertIn(seconds_between(provisioned["lastTransitionTime"], expired["lastTransitionTime"]), (3, 4))
+        wait_until(lambda: not case.reservations(), message="the expired booking to be released")
+        wait_until(lambda: (case.pod("outsider") or {}).get("spec", {}).get("nodeName"), timeout=10,
+                   message="outsider to be scheduled once the booking ended")
+        self.assertEqual(case.mgr.metric("berth_provisioningrequests", **{"class": CHECK, "state": "BookingExpired"}), 1)
+
+
+class NodeDeletionTest(unittest.TestCase):
+    """A booked node deleted: CapacityRevoked/NodeDeleted, whoever notices the node is gone first."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.sim, cls.mgr = start_cluster(nodes=2, sim_flags={"node-cpu": "4"})
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.mgr.stop()
+        cls.sim.stop()
+
+    def test_a_deleted_booked_node_revokes_the_capacity_and_the_booking_is_released(self):
+        case = ProvisioningRequestTest("test_a_fitting_request_is_provisioned_and_its_capacity_held_until_its_consumers_take_it")
+        case.sim, case.mgr = self.sim, self.mgr
+        case.create(pod_template("three-cpu", "3"), prov_req("lost", "three-cpu", 1))
+        case.wait_condition("lost", "Provisioned", "True", "CapacityIsFound")
+        node = case.reservations()[0]["spec"]["template"]["spec"]["nodeName"]
+        self.sim.kubectl("delete", "node", node)
+        revoked = case.wait_condition("lost", "CapacityRevoked", "True", "NodeDeleted")
+        self.assertEqual(revoked["message"], f'node "{node}" holding booked capacity was deleted')
+        wait_until(lambda: not case.reservations(), message="the lost booking to be deleted")
+        wait_until(lambda: case.events_for("lost", "NodeDeleted"), message="the NodeDeleted Event")
+
+
+if __name__ == "__main__":
+    unittest.main()
