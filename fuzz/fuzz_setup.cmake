@@ -4,7 +4,8 @@
 if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
   message(FATAL_ERROR "BERTH_FUZZ needs clang (libFuzzer), e.g. CXX=clang++-14; got ${CMAKE_CXX_COMPILER_ID}")
 endif()
-add_compile_options(-fsanitize=fuzzer-no-link)
+add_compile_options(-fsanitize=fuzzer-no-link
+                    -fsanitize-ignorelist=${CMAKE_CURRENT_LIST_DIR}/ubsan_ignorelist.txt)
 
 # clang 14 cannot use libstdc++ 12's std::expected (see fuzz/compat/expected); map it onto
 # tl::expected from libexpected-dev when the real one is missing.
