@@ -9,8 +9,7 @@ namespace berth::reconcile {
 
 Result<rapidjson::Document> ParseAnnotationJson(std::string_view text) {
   rapidjson::Document doc;
-  // Full precision, as json::Parse: numbers are read exactly, never off by an ulp.
-  doc.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseFullPrecisionFlag>(text.data(), text.size());
+  doc.Parse<rapidjson::kParseIterativeFlag>(text.data(), text.size());
   if (doc.HasParseError()) {
     return MakeError(ErrorCode::kInvalidArgument,
                      "invalid JSON at offset " + std::to_string(doc.GetErrorOffset()) + ": " +
