@@ -11,9 +11,12 @@ debs=(
   libssl-dev rapidjson-dev libyaml-cpp-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   googletest libgtest-dev libgmock-dev libbenchmark-dev
+  clang-14 libfuzzer-14-dev libexpected-dev
   python3 python3-kubernetes python3-requests python3-yaml
   prometheus
 )
+# clang-14 + libfuzzer-14-dev build the fuzz targets (scripts/fuzz.sh); libexpected-dev stands in for
+# std::expected there, which libstdc++ 12 offers only to g++.
 # prometheus-cpp is not packaged for bookworm; berth writes the Prometheus text format itself.
 
 missing=()

@@ -174,8 +174,10 @@ void Manager::StartControllersWhenSynced() {
     std::lock_guard<std::mutex> l2(mu_);
     if (stopped_ || done_) return;
     if (elector_ && !elector_->IsLeader()) return;
-    for (auto& c : controllers_) c->Start();
+    // Set before the workers start, so whoever sees a reconcile also sees ControllersStarted()
+    // (set after, a fast first reconcile could be observed while it still read false).
     controllers_started_ = true;
+    for (auto& c : controllers_) c->Start();
   });
 }
 

@@ -56,6 +56,9 @@ class HelmChartTest(unittest.TestCase):
         self.assertIn("--leader-election-namespace=berth-system", container["args"])
         self.assertIn("--reservation-gc-duration=24h", container["args"])
         self.assertEqual(container["readinessProbe"]["httpGet"]["path"], "/readyz")
+        pod_security = next(d for d in docs if d["kind"] == "Deployment")["spec"]["template"]["spec"]["securityContext"]
+        self.assertEqual((pod_security["runAsNonRoot"], pod_security["runAsUser"], pod_security["runAsGroup"]),
+                         (True, 65532, 65532))
         role = next(d for d in docs if d["kind"] == "ClusterRole")
         granted = {(g, r) for rule in role["rules"] for g in rule["apiGroups"] for r in rule["resources"]}
         for need in [("scheduling.koordinator.sh", "reservations/status"), ("", "pods/binding"), ("", "events")]:
