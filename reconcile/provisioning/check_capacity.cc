@@ -70,7 +70,7 @@ Simulation Simulate(const ProvisioningRequestView& request, const BuiltPods& bui
       ++placed;
     }
     if (placed < set.count) {
-      sim.unfit.push_back({set.index, set.template_name, set.count - placed, set.count, reason});
+      sim.unfit.push_back({set.index, set.template_name, set.count - placed, set.count, reason, set.pod});
       if (break_on_failure) break;
     }
   }
@@ -202,11 +202,16 @@ class RequestDecider {
     Provisioner* provisioner = nullptr;
     if (auto it = input_.provisioners.find(r_.class_name); it != input_.provisioners.end()) provisioner = it->second;
     Simulation sim = Simulate(r_, built, snapshot_, /*break_on_failure=*/provisioner == nullptr);
-    if (sim.fits) return Book(std::move(sim), kReasonCapacityIsFound);
+    if (sim.fits) {
+      const bool scaled_up = provisioner != nullptr && provisioner->Settled(r_, now_);
+      return Book(std::move(sim), scaled_up ? kReasonCapacityIsProvisioned : kReasonCapacityIsFound);
+    }
     for (const std::string& uid : sim.assumed) snapshot_.ForgetPod(uid);
 
+    std::string scale_up_detail;
     if (provisioner != nullptr) {
       ScaleUpOutcome outcome = provisioner->Provision(r_, sim.unfit, now_);
+      scale_up_detail = outcome.message;
       if (outcome.kind == ScaleUpOutcome::Kind::kInProgress) {
         if (outcome.requeue_after) deadlines_.Add(now_ + *outcome.requeue_after);
         return Finish();
@@ -220,7 +225,8 @@ class RequestDecider {
       }
     }
 
-    const std::string detail = UnfitDetail(sim.unfit);
+    std::string detail = UnfitDetail(sim.unfit);
+    if (!scale_up_detail.empty()) detail += " Scale-up: " + scale_up_detail;
     auto no_retry = r_.parameters.find(kParamNoRetry);
     if (no_retry != r_.parameters.end() && no_retry->second == "true") {
       return Fail(kReasonCapacityIsNotFound, std::string(kMessageCapacityIsNotFoundNoRetry) + ": " + detail);
