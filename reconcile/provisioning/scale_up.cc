@@ -101,8 +101,14 @@ void AtomicScaleUpProvisioner::Observe(const std::string& group, ScaleUpResult r
 ScaleUpOutcome AtomicScaleUpProvisioner::Provision(const ProvisioningRequestView& request,
                                                    const std::vector<UnfitPodSet>& unfit, Time now) {
   if (auto it = records_.find(request.uid); it != records_.end()) {
-    if (!it->second.settled) return Wait(request.uid, now);
-    records_.erase(it);  // settled, then lost its fit before the status write: start over
+    if (it->second.give_back_pending) {
+      if (auto given = GiveBack(it->second); !given) {
+        return ScaleUpOutcome{.message = "giving back an earlier scale-up failed (retried): " + given.error()};
+      }
+    } else if (!it->second.settled) {
+      return Wait(request.uid, now);
+    }
+    records_.erase(it);  // given back, or settled and then lost its fit: start over
   }
   return Start(request, unfit, now);
 }
@@ -135,8 +141,8 @@ ScaleUpOutcome AtomicScaleUpProvisioner::Start(const ProvisioningRequestView& re
     out.message = "asked for " + asked + ": refused: " + increased.error();
     // A refusal may still have moved the target: give back whatever it did.
     if (auto given = GiveBack(record); !given) {
-      out.message += "; giving back failed: " + given.error();
-      record.deadline = now;  // retried on the next pass
+      out.message += "; giving back failed (retried): " + given.error();
+      record.give_back_pending = true;
       records_[request.uid] = std::move(record);
     } else if (!given->empty()) {
       out.message += "; " + *given;
@@ -149,8 +155,8 @@ ScaleUpOutcome AtomicScaleUpProvisioner::Start(const ProvisioningRequestView& re
     out.message = "asked for " + asked + ": the target size grew by " +
                   std::to_string(*target - record.target_before) + " only (all or nothing)";
     if (auto given = GiveBack(record); !given) {
-      out.message += "; giving back failed: " + given.error();
-      record.deadline = now;
+      out.message += "; giving back failed (retried): " + given.error();
+      record.give_back_pending = true;
       records_[request.uid] = std::move(record);
     } else if (!given->empty()) {
       out.message += "; " + *given;
@@ -189,7 +195,9 @@ ScaleUpOutcome AtomicScaleUpProvisioner::Wait(const std::string& uid, Time now) 
                           " new node(s) of node group \"" + record.group + "\" registered in time";
   if (auto given = GiveBack(record); !given) {
     out.message += "; giving back failed (retried): " + given.error();
-    return out;  // the record stays: the next pass gives back again
+    record.give_back_pending = true;  // the record stays: given back after the next pass
+    Observe(record.group, result);
+    return out;
   } else if (!given->empty()) {
     out.message += "; " + *given;
   }
@@ -210,7 +218,8 @@ void AtomicScaleUpProvisioner::Retain(const std::set<std::string>& pending_uids)
   for (auto it = records_.begin(); it != records_.end();) {
     if (it->second.settled && !pending_uids.contains(it->first)) {
       it = records_.erase(it);  // Provisioned (or gone): the nodes are the request's now
-    } else if (pending_uids.contains(it->first) || it->second.settled || !GiveBack(it->second)) {
+    } else if ((pending_uids.contains(it->first) && !it->second.give_back_pending) || it->second.settled ||
+               !GiveBack(it->second)) {
       ++it;  // still wanted, or the give-back failed (retried after the next pass)
     } else {
       it = records_.erase(it);

@@ -115,6 +115,8 @@ class AtomicScaleUpProvisioner : public Provisioner {
     // The pods fit on the new nodes; kept until the request shows Provisioned, so a pass
     // retried after a failed status write still says CapacityIsProvisioned.
     bool settled = false;
+    // Giving back failed: retried after every pass (Retain) and before any new scale-up.
+    bool give_back_pending = false;
   };
   const Record* Find(const std::string& uid) const;
 

@@ -334,11 +334,13 @@ TEST(AtomicScaleUpTest, AFailedGiveBackIsRetriedOnTheNextPass) {
   ASSERT_NE(m.provisioner.Find(r.uid), nullptr);
   EXPECT_NE(FindCondition(r.conditions, kConditionProvisioned)->message.find("giving back failed (retried)"),
             std::string::npos);
+  m.provisioner.Retain({r.uid});  // still failing: kept
+  ASSERT_NE(m.provisioner.Find(r.uid), nullptr);
   m.cloud.fail_delete = false;
-  m.input.backoff.clear();
-  m.Pass(r, kT0 + minutes(7));
+  m.provisioner.Retain({r.uid});  // after the next pass, though the request still waits
   EXPECT_EQ(m.cloud.groups["pool"].info.target_size, 0);
   EXPECT_EQ(m.provisioner.Find(r.uid), nullptr);
+  EXPECT_EQ(m.results, (std::vector<std::pair<std::string, ScaleUpResult>>{{"pool", ScaleUpResult::kTimeout}}));
 }
 
 TEST(AtomicScaleUpTest, PodsThatFitTodayNeedNoScaleUp) {
