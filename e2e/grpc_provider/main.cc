@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "clientgo-shim/api/quantity.h"
 #include "clientgo-shim/base/json.h"
 #include "clientgo-shim/client/object_client.h"
 #include "clientgo-shim/config/loader.h"
@@ -385,7 +386,9 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  auto config = shim::LoadRestConfig({.kubeconfig_flag = kubeconfig});
+  shim::LoaderOptions loader;
+  loader.kubeconfig_flag = kubeconfig;
+  auto config = shim::LoadRestConfig(loader);
   if (!config) {
     std::cerr << config.error().message << "\n";
     return 2;

@@ -103,7 +103,9 @@ ScaleUpOutcome AtomicScaleUpProvisioner::Provision(const ProvisioningRequestView
   if (auto it = records_.find(request.uid); it != records_.end()) {
     if (it->second.give_back_pending) {
       if (auto given = GiveBack(it->second); !given) {
-        return ScaleUpOutcome{.message = "giving back an earlier scale-up failed (retried): " + given.error()};
+        ScaleUpOutcome out;
+        out.message = "giving back an earlier scale-up failed (retried): " + given.error();
+        return out;
       }
     } else if (!it->second.settled) {
       return Wait(request.uid, now);
