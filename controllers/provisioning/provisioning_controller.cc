@@ -231,7 +231,7 @@ shim::ReconcileResult ProvisioningRequestController::Reconcile(const std::string
   if (views.empty()) {
     UpdateMetrics({}, {});
     backoff_.clear();
-    for (auto& [class_name, provisioner] : provisioners_) provisioner->Retain({});
+    for (auto& [class_name, provisioner] : provisioners_) provisioner->Retain({}, std::chrono::system_clock::now());
     return shim::ReconcileResult::Done();
   }
 
@@ -340,7 +340,7 @@ shim::ReconcileResult ProvisioningRequestController::Reconcile(const std::string
     for (const prov::ProvisioningRequestView& v : views) {
       if (v.deleting) waiting.erase(v.uid);
     }
-    for (auto& [class_name, provisioner] : provisioners_) provisioner->Retain(waiting);
+    for (auto& [class_name, provisioner] : provisioners_) provisioner->Retain(waiting, std::chrono::system_clock::now());
   }
   if (std::any_of(decisions.begin(), decisions.end(), [](const auto& d) { return d.checked; })) {
     check_duration_->WithLabelValues({}).Observe(seconds);

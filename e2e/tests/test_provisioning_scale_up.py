@@ -7,7 +7,7 @@ kubesim when its target size grows. Requests go in with real kubectl.
   - partial grant: the target grows by less than asked -> given back at once (DecreaseTargetSize);
   - partial registration: one of two nodes registers before the deadline -> the registered node is deleted
     (NodeGroupDeleteNodes) and the rest taken off the target: the group is back where it was;
-  - granted: exactly the nodes needed are added, the request is Provisioned/CapacityIsProvisioned and its
+  - granted (by a slow provider, within the call timeout): exactly the nodes needed are added, the request is Provisioned/CapacityIsProvisioned and its
     booking Reservations sit on the existing node and the new ones.
 berth_nodegroup_scaleup_total{group,result} counts each outcome.
 """
@@ -161,6 +161,8 @@ class ProvisioningScaleUpTest(unittest.TestCase):
         wait_until(lambda: self.scaleups("timeout") == 1, message="scaleup_total{result=timeout} 1")
 
     def test_d_a_granted_scale_up_adds_exactly_the_nodes_needed_and_books_them(self):
+        # A slow provider (1.5 s per IncreaseSize, under the 3 s call timeout) is still fine.
+        self.control("call-delay-ms=1500\n")
         self.create(pod_template("three-cpu", "3"), prov_req("atomic", "three-cpu", 5))
         cond = self.wait_condition("atomic", "Provisioned", "True", "CapacityIsProvisioned")
         self.assertEqual(cond["message"], "Capacity is found in the cluster")  # upstream's text for both reasons

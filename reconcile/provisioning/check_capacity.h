@@ -70,7 +70,7 @@ class Provisioner {
   virtual bool Settled(const ProvisioningRequestView& request, Time now) { return false; }
   // Retain: after each pass, the uids of the requests that still wait for capacity (present,
   // not Provisioned, not terminal); a provisioner gives back what it obtained for any other.
-  virtual void Retain(const std::set<std::string>& pending_uids) {}
+  virtual void Retain(const std::set<std::string>& pending_uids, Time now) {}
 };
 
 // RequestDecision: what to do for one request.

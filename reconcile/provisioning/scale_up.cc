@@ -102,9 +102,14 @@ ScaleUpOutcome AtomicScaleUpProvisioner::Provision(const ProvisioningRequestView
                                                    const std::vector<UnfitPodSet>& unfit, Time now) {
   if (auto it = records_.find(request.uid); it != records_.end()) {
     if (it->second.give_back_pending) {
+      ScaleUpOutcome out;
       if (auto given = GiveBack(it->second); !given) {
-        ScaleUpOutcome out;
         out.message = "giving back an earlier scale-up failed (retried): " + given.error();
+        return out;
+      }
+      if (it->second.watch_until && now < *it->second.watch_until) {
+        out.message = "an earlier request to node group \"" + it->second.group +
+                      "\" timed out; what it may still add is given back until the registration deadline";
         return out;
       }
     } else if (!it->second.settled) {
@@ -123,12 +128,26 @@ ScaleUpOutcome AtomicScaleUpProvisioner::Start(const ProvisioningRequestView& re
     out.message = "cloud provider: " + groups.error();
     return out;
   }
-  auto plan = PlanScaleUp(unfit, *groups);
+  // A group another request is scaling is busy: what registers there belongs to that request.
+  std::vector<NodeGroupInfo> free_groups;
+  std::string busy;
+  for (NodeGroupInfo& g : *groups) {
+    const bool in_use = std::any_of(records_.begin(), records_.end(), [&](const auto& r) {
+      return r.second.group == g.id && !r.second.settled;
+    });
+    if (in_use) {
+      busy += (busy.empty() ? "" : ", ") + std::string("\"") + g.id + "\"";
+    } else {
+      free_groups.push_back(std::move(g));
+    }
+  }
+  auto plan = PlanScaleUp(unfit, free_groups);
+  if (!plan && !busy.empty()) plan = std::unexpected(plan.error() + "; busy with another request's scale-up: " + busy);
   if (!plan) {
     out.message = plan.error();
     return out;
   }
-  const NodeGroupInfo& group = *std::find_if(groups->begin(), groups->end(),
+  const NodeGroupInfo& group = *std::find_if(free_groups.begin(), free_groups.end(),
                                              [&](const NodeGroupInfo& g) { return g.id == plan->group; });
   Record record{plan->group, plan->nodes, group.target_size, {}, now + options_.registration_timeout};
   auto before = port_.RegisteredNodes(plan->group);
@@ -140,14 +159,20 @@ ScaleUpOutcome AtomicScaleUpProvisioner::Start(const ProvisioningRequestView& re
   const std::string asked = std::to_string(plan->nodes) + " node(s) of node group \"" + plan->group + "\"";
   if (auto increased = port_.IncreaseSize(plan->group, plan->nodes); !increased) {
     Observe(plan->group, ScaleUpResult::kRefused);
-    out.message = "asked for " + asked + ": refused: " + increased.error();
+    out.message = "asked for " + asked + ": refused: " + increased.error().message;
+    if (increased.error().maybe_applied) {
+      // It may still take effect: watch the group until the registration deadline.
+      record.give_back_pending = true;
+      record.watch_until = record.deadline;
+    }
     // A refusal may still have moved the target: give back whatever it did.
     if (auto given = GiveBack(record); !given) {
       out.message += "; giving back failed (retried): " + given.error();
       record.give_back_pending = true;
       records_[request.uid] = std::move(record);
-    } else if (!given->empty()) {
-      out.message += "; " + *given;
+    } else {
+      if (!given->empty()) out.message += "; " + *given;
+      if (record.watch_until) records_[request.uid] = std::move(record);
     }
     return out;
   }
@@ -216,15 +241,25 @@ bool AtomicScaleUpProvisioner::Settled(const ProvisioningRequestView& request, T
   return true;
 }
 
-void AtomicScaleUpProvisioner::Retain(const std::set<std::string>& pending_uids) {
+void AtomicScaleUpProvisioner::Retain(const std::set<std::string>& pending_uids, Time now) {
   for (auto it = records_.begin(); it != records_.end();) {
-    if (it->second.settled && !pending_uids.contains(it->first)) {
-      it = records_.erase(it);  // Provisioned (or gone): the nodes are the request's now
-    } else if ((pending_uids.contains(it->first) && !it->second.give_back_pending) || it->second.settled ||
-               !GiveBack(it->second)) {
-      ++it;  // still wanted, or the give-back failed (retried after the next pass)
-    } else {
+    Record& r = it->second;
+    if (r.settled) {
+      // Provisioned (or gone): the nodes are the request's now.
+      it = pending_uids.contains(it->first) ? std::next(it) : records_.erase(it);
+      continue;
+    }
+    if (pending_uids.contains(it->first) && !r.give_back_pending) {
+      ++it;  // still waiting for its nodes
+      continue;
+    }
+    const bool given = GiveBack(r).has_value();
+    const bool watching = r.watch_until && now < *r.watch_until;
+    if (given && !watching) {
       it = records_.erase(it);
+    } else {
+      r.give_back_pending = true;  // failed, or still watching: again after the next pass
+      ++it;
     }
   }
 }

@@ -14,6 +14,10 @@
 //                fewer than n registered       -> wait until the deadline (exact requeue)
 //                deadline passed, or all n registered and the pods still do not fit
 //                                              -> give back, NotFound (check_capacity backs off)
+//   IncreaseSize timed out (outcome unknown)   -> NotFound; what the group gains until the
+//                                                 registration deadline is given back
+// One scale-up per node group at a time: a group with a record is busy for other requests, so
+// what a give-back removes (nodes registered since the record began) is the record's own.
 // "Give back": registered new nodes through DeleteNodes, the rest of the increase through
 // DecreaseTargetSize (which must not delete instances), so the group's target returns to where
 // it was before the request.
@@ -70,7 +74,13 @@ class NodeGroupPort {
   // Every group with its target size and template node.
   virtual std::expected<std::vector<NodeGroupInfo>, std::string> NodeGroups() = 0;
   virtual std::expected<int32_t, std::string> TargetSize(const std::string& group) = 0;
-  virtual std::expected<void, std::string> IncreaseSize(const std::string& group, int32_t delta) = 0;
+  // An error with maybe_applied (a deadline passed, the connection broke) may still have moved
+  // the target: the scale-up is watched and given back if it shows up late.
+  struct IncreaseError {
+    std::string message;
+    bool maybe_applied = false;
+  };
+  virtual std::expected<void, IncreaseError> IncreaseSize(const std::string& group, int32_t delta) = 0;
   // delta < 0.
   virtual std::expected<void, std::string> DecreaseTargetSize(const std::string& group, int32_t delta) = 0;
   virtual std::expected<void, std::string> DeleteNodes(const std::string& group,
@@ -103,7 +113,7 @@ class AtomicScaleUpProvisioner : public Provisioner {
 
   // Retain gives back the scale-up of a request that no longer waits for one (deleted, failed,
   // expired) and forgets settled ones once they are Provisioned.
-  void Retain(const std::set<std::string>& pending_uids) override;
+  void Retain(const std::set<std::string>& pending_uids, Time now) override;
 
   // For tests and logs: the in-flight scale-up of a request.
   struct Record {
@@ -117,6 +127,9 @@ class AtomicScaleUpProvisioner : public Provisioner {
     bool settled = false;
     // Giving back failed: retried after every pass (Retain) and before any new scale-up.
     bool give_back_pending = false;
+    // After an IncreaseSize whose outcome is unknown: whatever the group gains until then is
+    // given back (the record is kept, and the group busy, until this time).
+    std::optional<Time> watch_until;
   };
   const Record* Find(const std::string& uid) const;
 

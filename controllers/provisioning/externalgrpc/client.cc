@@ -44,6 +44,11 @@ const char* CodeName(grpc::StatusCode code) {
 
 bool CallError::Unimplemented() const { return code == grpc::StatusCode::UNIMPLEMENTED; }
 
+bool CallError::MaybeApplied() const {
+  return code == grpc::StatusCode::DEADLINE_EXCEEDED || code == grpc::StatusCode::CANCELLED ||
+         code == grpc::StatusCode::UNKNOWN || code == grpc::StatusCode::UNAVAILABLE;
+}
+
 Result<std::unique_ptr<ExternalGrpcClient>> ExternalGrpcClient::Create(const CloudConfig& config) {
   if (auto valid = ValidateCloudConfig(config); !valid) return std::unexpected(valid.error());
   std::shared_ptr<grpc::ChannelCredentials> creds;

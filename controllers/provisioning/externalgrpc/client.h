@@ -24,6 +24,9 @@ struct CallError {
   int code = 0;
   std::string message;
   bool Unimplemented() const;
+  // MaybeApplied: the server may have acted on the call (DeadlineExceeded, Cancelled, Unknown,
+  // Unavailable after sending): the caller cannot assume it did not.
+  bool MaybeApplied() const;
 };
 template <typename T>
 using CallResult = std::expected<T, CallError>;

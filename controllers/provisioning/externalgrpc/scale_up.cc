@@ -61,10 +61,11 @@ std::expected<int32_t, std::string> GrpcNodeGroupPort::TargetSize(const std::str
   return *r;
 }
 
-std::expected<void, std::string> GrpcNodeGroupPort::IncreaseSize(const std::string& group, int32_t delta) {
+std::expected<void, prov::NodeGroupPort::IncreaseError> GrpcNodeGroupPort::IncreaseSize(const std::string& group,
+                                                                                    int32_t delta) {
   log::Info(kLogger, "asking for nodes", {{"group", group}, {"delta", std::to_string(delta)}});
   auto r = client_->NodeGroupIncreaseSize(group, delta);
-  if (!r) return std::unexpected(r.error().message);
+  if (!r) return std::unexpected(IncreaseError{r.error().message, r.error().MaybeApplied()});
   return {};
 }
 

@@ -26,7 +26,7 @@ class GrpcNodeGroupPort : public reconcile::provisioning::NodeGroupPort {
 
   std::expected<std::vector<reconcile::provisioning::NodeGroupInfo>, std::string> NodeGroups() override;
   std::expected<int32_t, std::string> TargetSize(const std::string& group) override;
-  std::expected<void, std::string> IncreaseSize(const std::string& group, int32_t delta) override;
+  std::expected<void, IncreaseError> IncreaseSize(const std::string& group, int32_t delta) override;
   std::expected<void, std::string> DecreaseTargetSize(const std::string& group, int32_t delta) override;
   std::expected<void, std::string> DeleteNodes(const std::string& group,
                                                const std::vector<reconcile::provisioning::RegisteredNode>& nodes) override;

@@ -117,7 +117,9 @@ class FakeCloud : public NodeGroupPort {
   bool refuse = false;
   std::optional<int32_t> grant_at_most;
   bool fail_delete = false;
+  int32_t late_increase = 0;  // applied by ApplyLate (a slow provider finishing after the deadline)
   std::vector<std::string> calls;
+  void ApplyLate(const std::string& id) { groups.at(id).info.target_size += late_increase; }
 
   std::expected<std::vector<NodeGroupInfo>, std::string> NodeGroups() override {
     std::vector<NodeGroupInfo> out;
@@ -127,9 +129,14 @@ class FakeCloud : public NodeGroupPort {
   std::expected<int32_t, std::string> TargetSize(const std::string& id) override {
     return groups.at(id).info.target_size;
   }
-  std::expected<void, std::string> IncreaseSize(const std::string& id, int32_t delta) override {
+  bool time_out = false;  // the call fails with DeadlineExceeded, yet takes effect
+  std::expected<void, IncreaseError> IncreaseSize(const std::string& id, int32_t delta) override {
     calls.push_back("increase " + id + " " + std::to_string(delta));
-    if (refuse) return std::unexpected("rpc error: code = ResourceExhausted desc = out of stock");
+    if (refuse) return std::unexpected(IncreaseError{"rpc error: code = ResourceExhausted desc = out of stock"});
+    if (time_out) {
+      late_increase = delta;
+      return std::unexpected(IncreaseError{"rpc NodeGroupIncreaseSize: DeadlineExceeded: ", true});
+    }
     groups.at(id).info.target_size += grant_at_most ? std::min(delta, *grant_at_most) : delta;
     return {};
   }
@@ -249,7 +256,7 @@ TEST(AtomicScaleUpTest, AskedForAllNodesAtOnceThenProvisionedOnceTheyRegisterAnd
   m.Pass(r, kT0 + minutes(2));
   EXPECT_EQ(FindCondition(r.conditions, kConditionProvisioned)->reason, kReasonCapacityIsProvisioned);
   EXPECT_EQ(m.results.size(), 1u);
-  m.provisioner.Retain({});  // Provisioned: forgotten without giving anything back
+  m.provisioner.Retain({}, kT0 + minutes(2));  // Provisioned: forgotten without giving anything back
   EXPECT_EQ(m.provisioner.Find(r.uid), nullptr);
   EXPECT_EQ(m.cloud.groups["pool"].info.target_size, 2);
   EXPECT_EQ(m.cloud.calls.size(), 1u);
@@ -334,10 +341,10 @@ TEST(AtomicScaleUpTest, AFailedGiveBackIsRetriedOnTheNextPass) {
   ASSERT_NE(m.provisioner.Find(r.uid), nullptr);
   EXPECT_NE(FindCondition(r.conditions, kConditionProvisioned)->message.find("giving back failed (retried)"),
             std::string::npos);
-  m.provisioner.Retain({r.uid});  // still failing: kept
+  m.provisioner.Retain({r.uid}, kT0 + minutes(6));  // still failing: kept
   ASSERT_NE(m.provisioner.Find(r.uid), nullptr);
   m.cloud.fail_delete = false;
-  m.provisioner.Retain({r.uid});  // after the next pass, though the request still waits
+  m.provisioner.Retain({r.uid}, kT0 + minutes(6));  // after the next pass, though the request still waits
   EXPECT_EQ(m.cloud.groups["pool"].info.target_size, 0);
   EXPECT_EQ(m.provisioner.Find(r.uid), nullptr);
   EXPECT_EQ(m.results, (std::vector<std::pair<std::string, ScaleUpResult>>{{"pool", ScaleUpResult::kTimeout}}));
@@ -356,9 +363,9 @@ TEST(AtomicScaleUpTest, ARequestThatStopsWaitingHasItsScaleUpGivenBack) {
   ProvisioningRequestView r = m.Request(3);
   m.Pass(r, kT0);
   m.Register(1);
-  m.provisioner.Retain({r.uid});  // still pending: kept
+  m.provisioner.Retain({r.uid}, kT0 + minutes(6));  // still pending: kept
   ASSERT_NE(m.provisioner.Find(r.uid), nullptr);
-  m.provisioner.Retain({});  // deleted or failed
+  m.provisioner.Retain({}, kT0 + minutes(6));  // deleted or failed
   EXPECT_EQ(m.provisioner.Find(r.uid), nullptr);
   EXPECT_EQ(m.cloud.groups["pool"].info.target_size, 0);
   EXPECT_TRUE(m.cloud.groups["pool"].nodes.empty());
@@ -389,6 +396,44 @@ TEST(AtomicScaleUpTest, TheCloudProviderFailingToListGroupsIsCapacityIsNotFoundS
   ScaleUpOutcome out = p.Provision(r, {Unfit(1, kCore)}, kT0);
   EXPECT_EQ(out.kind, ScaleUpOutcome::Kind::kNotFound);
   EXPECT_EQ(out.message, "cloud provider: rpc error: code = Unavailable desc = connection refused");
+}
+
+TEST(AtomicScaleUpTest, ATimedOutIncreaseThatLandsLateIsGivenBackAndKeepsTheGroupBusy) {
+  Machine m;
+  m.cloud.time_out = true;
+  ProvisioningRequestView r = m.Request(3);
+  m.Pass(r, kT0);
+  const Condition* provisioned = FindCondition(r.conditions, kConditionProvisioned);
+  ASSERT_NE(provisioned, nullptr);
+  EXPECT_EQ(provisioned->reason, kReasonCapacityIsNotFound);
+  EXPECT_NE(provisioned->message.find("refused: rpc NodeGroupIncreaseSize: DeadlineExceeded"), std::string::npos);
+  ASSERT_NE(m.provisioner.Find(r.uid), nullptr);
+  EXPECT_EQ(m.provisioner.Find(r.uid)->watch_until, kT0 + minutes(5));
+
+  // The slow provider finishes: the target grows and one node registers. After the next pass
+  // both are given back.
+  m.cloud.ApplyLate("pool");
+  m.Register(1);
+  m.provisioner.Retain({r.uid}, kT0 + seconds(10));
+  EXPECT_EQ(m.cloud.groups["pool"].info.target_size, 0);
+  EXPECT_TRUE(m.cloud.groups["pool"].nodes.empty());
+  ASSERT_NE(m.provisioner.Find(r.uid), nullptr);  // still watching until the deadline
+
+  // Another request finds the group busy meanwhile.
+  ProvisioningRequestView other = m.Request(3);
+  other.name = "other";
+  other.uid = "uid-other";
+  other.creation_time = kT0 + seconds(1);
+  m.cloud.time_out = false;
+  m.input.requests = {other};
+  auto out = DecidePass(m.input, m.snapshot, kT0 + seconds(20), m.options);
+  ASSERT_TRUE(out.front().conditions);
+  const Condition* busy = FindCondition(*out.front().conditions, kConditionProvisioned);
+  ASSERT_NE(busy, nullptr);
+  EXPECT_NE(busy->message.find("busy with another request's scale-up: \"pool\""), std::string::npos) << busy->message;
+
+  m.provisioner.Retain({r.uid}, kT0 + minutes(5));  // the watch ends
+  EXPECT_EQ(m.provisioner.Find(r.uid), nullptr);
 }
 
 }  // namespace
