@@ -206,23 +206,26 @@ class RequestDecider {
       const bool scaled_up = provisioner != nullptr && provisioner->Settled(r_, now_);
       return Book(std::move(sim), scaled_up ? kReasonCapacityIsProvisioned : kReasonCapacityIsFound);
     }
-    for (const std::string& uid : sim.assumed) snapshot_.ForgetPod(uid);
-
     std::string scale_up_detail;
+    bool provisioner_done = false;
     if (provisioner != nullptr) {
       ScaleUpOutcome outcome = provisioner->Provision(r_, sim.unfit, now_);
       scale_up_detail = outcome.message;
+      provisioner_done = outcome.kind == ScaleUpOutcome::Kind::kProvisioned;
       if (outcome.kind == ScaleUpOutcome::Kind::kInProgress) {
+        // While its nodes come, the pods that fit today stay assumed for the rest of the pass,
+        // so a later request cannot take the capacity this scale-up counts on.
         if (outcome.requeue_after) deadlines_.Add(now_ + *outcome.requeue_after);
         return Finish();
       }
-      if (outcome.kind == ScaleUpOutcome::Kind::kProvisioned) {
-        // Provisioned only once the pods fit on the capacity the provisioner added.
-        Simulation again = Simulate(r_, built, snapshot_, /*break_on_failure=*/true);
-        if (again.fits) return Book(std::move(again), kReasonCapacityIsProvisioned);
-        for (const std::string& uid : again.assumed) snapshot_.ForgetPod(uid);
-        sim = std::move(again);
-      }
+    }
+    for (const std::string& uid : sim.assumed) snapshot_.ForgetPod(uid);
+    if (provisioner_done) {
+      // Provisioned only once the pods fit on the capacity the provisioner added.
+      Simulation again = Simulate(r_, built, snapshot_, /*break_on_failure=*/true);
+      if (again.fits) return Book(std::move(again), kReasonCapacityIsProvisioned);
+      for (const std::string& uid : again.assumed) snapshot_.ForgetPod(uid);
+      sim = std::move(again);
     }
 
     std::string detail = UnfitDetail(sim.unfit);

@@ -398,6 +398,26 @@ TEST(AtomicScaleUpTest, TheCloudProviderFailingToListGroupsIsCapacityIsNotFoundS
   EXPECT_EQ(out.message, "cloud provider: rpc error: code = Unavailable desc = connection refused");
 }
 
+TEST(AtomicScaleUpTest, TheCapacityAScaleUpCountsOnIsNotTakenByALaterRequestWhileItsNodesCome) {
+  Machine m;
+  ProvisioningRequestView atomic = m.Request(3);  // one pod on "existing", two on new nodes
+  ProvisioningRequestView later;
+  later.namespace_name = "team";
+  later.name = "later";
+  later.uid = "uid-later";
+  later.generation = 1;
+  later.creation_time = kT0 + seconds(1);
+  later.class_name = std::string(kClassCheckCapacity);
+  later.pod_sets = {{"three-cpu", 1}};
+  m.input.requests = {later, atomic};
+  auto out = DecidePass(m.input, m.snapshot, kT0 + seconds(2), m.options);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].name, "atomic");
+  EXPECT_EQ(m.cloud.calls, (std::vector<std::string>{"increase pool 2"}));
+  ASSERT_TRUE(out[1].conditions);
+  EXPECT_EQ(FindCondition(*out[1].conditions, kConditionProvisioned)->reason, kReasonCapacityIsNotFound);
+}
+
 TEST(AtomicScaleUpTest, ATimedOutIncreaseThatLandsLateIsGivenBackAndKeepsTheGroupBusy) {
   Machine m;
   m.cloud.time_out = true;
