@@ -227,6 +227,11 @@ int main(int argc, char** argv) {
       std::cout << Usage(controller_table);
       return 0;
     } else if (TakeValue(*rest_args, i, "--controllers", value)) {
+      // Checked here too, so a bad value fails even when --help follows (the chart test relies on it).
+      if (auto selected = controllers::SelectControllers(value, controller_table); !selected) {
+        std::cerr << "berth-manager: " << selected.error().message << "\n";
+        return 2;
+      }
       flags.controllers = value;
     } else if (TakeValue(*rest_args, i, "--provisioning-classes", value)) {
       auto classes = controllers::ParseProvisioningClasses(value);

@@ -6,6 +6,7 @@
 #include "clientgo-shim/api/quantity.h"
 #include "clientgo-shim/api/timestamp.h"
 #include "clientgo-shim/base/json.h"
+#include "clientgo-shim/cache/transform.h"
 #include "controllers/reservation/reservation_codec.h"
 #include "controllers/scheduler/scheduler_codec.h"
 #include "reconcile/provisioning/pod_builder.h"
@@ -85,6 +86,17 @@ std::vector<prov::ContainerResources> ReadContainers(const Value* list, const st
 }
 
 }  // namespace
+
+shim::Transform PodTemplateTransform() {
+  return [](Value& object, Document::AllocatorType& alloc) -> Status {
+    Value pod;
+    if (Value* t = json::FindMutable(object, {"template"})) pod.Swap(*t);
+    if (auto s = shim::DefaultTransformFn(object, alloc); !s) return s;
+    if (!pod.IsNull()) json::SetMember(object, "template", std::move(pod), alloc);
+    return {};
+  };
+}
+
 
 prov::ProvisioningRequestView ReadProvisioningRequest(const Value& object) {
   prov::ProvisioningRequestView r;

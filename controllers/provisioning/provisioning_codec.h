@@ -11,6 +11,7 @@
 
 #include <rapidjson/document.h>
 
+#include "clientgo-shim/cache/transform.h"
 #include "reconcile/provisioning/types.h"
 
 namespace berth::controllers {
@@ -27,6 +28,10 @@ inline constexpr char kBookingFinalizer[] = "berth.dev/provisioning-request-book
 inline constexpr char kBookingNamespaceLabel[] = "berth.dev/provisioning-request-namespace";
 inline constexpr char kBookingNameLabel[] = "berth.dev/provisioning-request-name";
 inline constexpr char kBookingUidLabel[] = "berth.dev/provisioning-request-uid";
+
+// PodTemplateTransform: the informer transform for podtemplates. The default transform keeps
+// metadata, spec and status only; a PodTemplate's pod is its top-level `template`, which stays.
+shim::Transform PodTemplateTransform();
 
 // ReadProvisioningRequest fills everything but `booking` and `bound_consumers`.
 reconcile::provisioning::ProvisioningRequestView ReadProvisioningRequest(const rapidjson::Value& object);

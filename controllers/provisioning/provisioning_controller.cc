@@ -81,18 +81,6 @@ Document FinalizerPatch(const Value& object, std::string_view resource_version, 
   return patch;
 }
 
-// PodTemplateTransform: the default transform keeps metadata, spec and status only; a
-// PodTemplate's pod is its top-level `template`, which must stay.
-shim::Transform PodTemplateTransform() {
-  return [](Value& object, Document::AllocatorType& alloc) -> Status {
-    Value pod;
-    if (Value* t = json::FindMutable(object, {"template"})) pod.Swap(*t);
-    if (auto s = shim::DefaultTransformFn(object, alloc); !s) return s;
-    if (!pod.IsNull()) json::SetMember(object, "template", std::move(pod), alloc);
-    return {};
-  };
-}
-
 }  // namespace
 
 ProvisioningRequestController::ProvisioningRequestController(shim::RestClientPtr rest,
@@ -184,7 +172,7 @@ Result<std::unique_ptr<ProvisioningRequestController>> ProvisioningRequestContro
   c->nodes_->AddEventHandler(shim::EventHandler{
       [self](const shim::ObjectPtr&, bool) { self->Enqueue(true); },
       [self](const shim::ObjectPtr& old_node, const shim::ObjectPtr& node) {
-        if (old_node->FindString({"spec", "unschedulable"}) != node->FindString({"spec", "unschedulable"}) ||
+        if (old_node->FindJson({"spec", "unschedulable"}) != node->FindJson({"spec", "unschedulable"}) ||
             old_node->FindJson({"status", "allocatable"}) != node->FindJson({"status", "allocatable"}) ||
             old_node->FindJson({"spec", "taints"}) != node->FindJson({"spec", "taints"})) {
           self->Enqueue(true);

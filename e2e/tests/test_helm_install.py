@@ -13,6 +13,7 @@ import unittest
 from kubesim_fixture import HELM, ROOT, Kubesim, wait_until
 
 CHART = os.path.join(ROOT, "charts", "berth")
+PROVREQ_CRD = "provisioningrequests.autoscaling.x-k8s.io"
 NS = "berth-system"
 DEPLOY = "berth"  # the chart's fullname for release "berth"
 
@@ -88,6 +89,12 @@ class HelmInstallTest(unittest.TestCase):
         crb = self.kubectl("get", "clusterrolebinding", "berth").splitlines()
         self.assertEqual(crb[0].split(), ["NAME", "ROLE", "AGE"])
         self.assertEqual(crb[1].split()[:2], ["berth", "ClusterRole/berth"])
+        # Both CRDs: the Reservation one from crds/, the ProvisioningRequest one from its template.
+        self.kubectl("wait", "--for=condition=established", "crd/reservations.scheduling.koordinator.sh",
+                     f"crd/{PROVREQ_CRD}", "--timeout=10s")
+        crd = self.sim.get_json(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{PROVREQ_CRD}")
+        self.assertEqual(crd["metadata"]["annotations"]["meta.helm.sh/release-name"], "berth")
+        self.assertEqual(crd["metadata"]["annotations"]["helm.sh/resource-policy"], "keep")
         wide = self.kubectl("get", "clusterrolebinding", "berth", "-o", "wide").splitlines()
         self.assertEqual(wide[0].split()[-1], "SERVICEACCOUNTS")
         self.assertEqual(wide[1].split()[-1], f"{NS}/berth")
@@ -130,6 +137,39 @@ class HelmInstallTest(unittest.TestCase):
                                         "-o", "name").split() == ["serviceaccount/default"], timeout=20,
                    message="the release's objects gone")
         self.assertEqual(self.kubectl("get", "clusterrole,clusterrolebinding", "-o", "name").strip(), "")
+        # CRDs outlive the release, so users' requests survive an uninstall.
+        self.assertEqual(sorted(self.kubectl("get", "crds", "-o", "name").split()),
+                         [f"customresourcedefinition.apiextensions.k8s.io/{PROVREQ_CRD}",
+                          "customresourcedefinition.apiextensions.k8s.io/reservations.scheduling.koordinator.sh"])
+
+
+class HelmInstallBesideClusterAutoscalerTest(unittest.TestCase):
+    """Where Cluster Autoscaler already installed the ProvisioningRequest CRD, Helm refuses to take it over;
+    provisioningRequest.installCRD=false installs berth beside it and leaves it alone."""
+
+    def test_install_skips_a_provisioning_request_crd_someone_else_owns(self):
+        sim = Kubesim(nodes=1)
+        self.addCleanup(sim.stop)
+        sim.kubectl("apply", "-f", os.path.join(ROOT, "crds", "autoscaling.x-k8s.io_provisioningrequests.yaml"))
+        before = sim.get_json(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{PROVREQ_CRD}")
+
+        def helm(*args):
+            return subprocess.run([HELM, "--kubeconfig", sim.kubeconfig, *args], capture_output=True, text=True,
+                                  timeout=120, env=sim.env())
+
+        refused = helm("install", "berth", CHART, "--namespace", NS, "--create-namespace")
+        self.assertNotEqual(refused.returncode, 0)
+        self.assertIn(PROVREQ_CRD, refused.stderr)
+        self.assertIn("cannot be imported into the current release", refused.stderr)
+        helm("uninstall", "berth", "--namespace", NS)  # whatever the refused install left behind
+
+        installed = helm("install", "berth", CHART, "--namespace", NS, "--create-namespace",
+                         "--set", "provisioningRequest.installCRD=false")
+        self.assertEqual(installed.returncode, 0, installed.stderr)
+        self.assertIn("STATUS: deployed", installed.stdout)
+        after = sim.get_json(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{PROVREQ_CRD}")
+        self.assertEqual(after["metadata"]["resourceVersion"], before["metadata"]["resourceVersion"])
+        self.assertNotIn("meta.helm.sh/release-name", after["metadata"].get("annotations", {}))
 
 
 if __name__ == "__main__":

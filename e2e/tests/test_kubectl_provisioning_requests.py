@@ -69,7 +69,8 @@ class ProvisioningRequestCrd(unittest.TestCase):
         for version, kubectl in KUBECTLS:
             with self.subTest(kubectl=version):
                 name = "provreq-atomic-" + version.replace(".", "-")
-                text = open(os.path.join(TESTDATA, "best-effort-atomic-v1beta1.yaml")).read()
+                with open(os.path.join(TESTDATA, "best-effort-atomic-v1beta1.yaml")) as f:
+                    text = f.read()
                 result = self.sim.run(kubectl, "apply", "-f", "-", input=text.replace("provreq-atomic", name))
                 self.assertEqual(result.stdout.strip(), f"provisioningrequest.autoscaling.x-k8s.io/{name} created")
                 self.assertIn(DEPRECATION, result.stderr)
@@ -179,17 +180,17 @@ class ProvisioningRequestCrd(unittest.TestCase):
                                   "'^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'"),
             "long-template-name": (request("long-template-name",
                                            pod_sets=[{"count": 1, "podTemplateRef": {"name": long_name}}]),
-                                   "spec.podSets[0].podTemplateRef.name: Too long: may not be more than 253 bytes"),
+                                   "spec.podSets[0].podTemplateRef.name: Too long: may not be longer than 253"),
             "no-class": (request("no-class", provisioningClassName=None), "spec.provisioningClassName: Required value"),
             "bad-class": (request("bad-class", provisioningClassName="Check-Capacity"),
                           'spec.provisioningClassName: Invalid value: "Check-Capacity": spec.provisioningClassName in '
                           "body should match"),
             "long-class": (request("long-class", provisioningClassName=long_name),
-                           "spec.provisioningClassName: Too long: may not be more than 253 bytes"),
+                           "spec.provisioningClassName: Too long: may not be longer than 253"),
             "many-parameters": (request("many-parameters", parameters={f"p{i}": "v" for i in range(101)}),
                                 "spec.parameters: Too many: 101: must have at most 100 items"),
             "long-parameter": (request("long-parameter", parameters={"noRetry": "x" * 256}),
-                               "spec.parameters.noRetry: Too long: may not be more than 255 bytes"),
+                               "spec.parameters.noRetry: Too long: may not be longer than 255"),
             "no-spec": ({"apiVersion": "autoscaling.x-k8s.io/v1", "kind": "ProvisioningRequest",
                          "metadata": {"name": "no-spec", "namespace": "default"}}, "spec: Required value"),
         }

@@ -223,6 +223,40 @@ class ProvisioningRequestTest(unittest.TestCase):
         self.assertEqual(out["apiVersion"], "autoscaling.x-k8s.io/v1")
         self.assertEqual(out["spec"]["podSets"], [{"podTemplateRef": {"name": "one-cpu"}, "count": 1}])
 
+    def test_deleting_a_provisioned_request_deletes_its_booking_then_the_request(self):
+        self.create(pod_template("three-cpu", "3"), prov_req("short-lived", "three-cpu", 2))
+        self.wait_condition("short-lived", "Provisioned", "True", "CapacityIsFound")
+        wait_until(lambda: len(self.reservations("berth.dev/provisioning-request-name=short-lived")) == 2,
+                   message="two booking Reservations")
+        self.sim.kubectl("delete", "provreq", "short-lived", "--wait=false")
+        wait_until(lambda: not self.reservations() and self.request("short-lived") is None,
+                   message="the booking and then the request (its finalizer removed) to be gone")
+
+    def test_a_request_of_a_class_berth_does_not_handle_is_never_touched(self):
+        other = prov_req("not-mine", "one-cpu", 1)
+        other["spec"]["provisioningClassName"] = "queued-provisioning.gke.io"
+        self.create(pod_template("one-cpu", "1"), other, prov_req("mine", "one-cpu", 1))
+        self.wait_condition("mine", "Provisioned", "True", "CapacityIsFound")
+        untouched = self.request("not-mine")
+        self.assertNotIn("status", untouched)
+        self.assertNotIn("finalizers", untouched["metadata"])
+        self.assertEqual(untouched["metadata"]["resourceVersion"], self.request("not-mine")["metadata"]["resourceVersion"])
+        self.assertIn("ignoring a ProvisioningRequest of a class berth does not handle", self.mgr.log_text())
+
+    def test_a_cordoned_booked_node_revokes_the_capacity(self):
+        self.create(pod_template("three-cpu", "3"), prov_req("revoked", "three-cpu", 1))
+        self.wait_condition("revoked", "Provisioned", "True", "CapacityIsFound")
+        booked = self.reservations("berth.dev/provisioning-request-name=revoked")
+        self.assertEqual(len(booked), 1)
+        node = booked[0]["spec"]["template"]["spec"]["nodeName"]
+        self.sim.kubectl("cordon", node)
+        try:
+            revoked = self.wait_condition("revoked", "CapacityRevoked", "True", "NodeUnschedulable")
+            self.assertEqual(revoked["message"], f'node "{node}" holding booked capacity was marked unschedulable')
+            wait_until(lambda: not self.reservations(), message="the revoked booking to be released")
+        finally:
+            self.sim.kubectl("uncordon", node)
+
     def test_status_and_booking_writes_through_faults_end_in_one_booking(self):
         self.sim.http("PUT", "/kubesim/admin/faults", json={"faultRate": 0.2, "faultCodes": [409, 429, 500]})
         try:
@@ -252,6 +286,36 @@ class ProvisioningRequestTest(unittest.TestCase):
         self.assertEqual(cpu, 3.0, "exactly the request's 3 cpu are booked, once")
         # An Event create may itself hit a fault; what must not happen is a second transition.
         self.assertLessEqual(len(self.events_for("faulty", "CapacityIsFound")), 1)
+
+
+class BookingTimerTest(unittest.TestCase):
+    """--provisioning-request-booking-time shortened to 3s: the booking ends on its exact deadline."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.sim, cls.mgr = start_cluster(nodes=1, sim_flags={"node-cpu": "4"},
+                                         extra_args=["--provisioning-request-booking-time", "3s"])
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.mgr.stop()
+        cls.sim.stop()
+
+    def test_the_booking_expires_after_the_booking_time_and_frees_the_capacity(self):
+        case = ProvisioningRequestTest("test_a_fitting_request_is_provisioned_and_its_capacity_held_until_its_consumers_take_it")
+        case.sim, case.mgr = self.sim, self.mgr
+        case.create(pod_template("three-cpu", "3"), prov_req("short", "three-cpu", 1))
+        provisioned = case.wait_condition("short", "Provisioned", "True", "CapacityIsFound")
+        case.create_pod("outsider", "2")
+        wait_until(lambda: case.unschedulable("outsider"), message="outsider to be Unschedulable while booked")
+        expired = case.wait_condition("short", "BookingExpired", "True", "CapacityReservationTimeExpired", timeout=10)
+        self.assertEqual(expired["message"], "Capacity reservation time is expired")
+        # Whole-second timestamps: 3s after Provisioned, give or take the truncation.
+        self.assertIn(seconds_between(provisioned["lastTransitionTime"], expired["lastTransitionTime"]), (3, 4))
+        wait_until(lambda: not case.reservations(), message="the expired booking to be released")
+        wait_until(lambda: (case.pod("outsider") or {}).get("spec", {}).get("nodeName"), timeout=10,
+                   message="outsider to be scheduled once the booking ended")
+        self.assertEqual(case.mgr.metric("berth_provisioningrequests", **{"class": CHECK, "state": "BookingExpired"}), 1)
 
 
 if __name__ == "__main__":

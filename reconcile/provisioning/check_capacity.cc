@@ -37,7 +37,7 @@ struct Simulation {
 };
 
 // Simulate places the request's pods one by one, assuming each placed pod, so the later pods
-// (and later requests) see it. With break_on_failure (check-capacity) it stops at the first
+// (and later requests) see it; each pod first tries the node of the pod before it. With break_on_failure (check-capacity) it stops at the first
 // podSet with a pod that does not fit, as upstream's TrySchedulePods(breakOnFailure=true).
 // The remaining copies of that podSet are identical to the one that failed and the snapshot
 // only filled up since, so they do not fit either: they are all counted as unfit.
@@ -45,15 +45,28 @@ Simulation Simulate(const ProvisioningRequestView& request, const BuiltPods& bui
                     placement::ClusterSnapshot& snapshot, bool break_on_failure) {
   Simulation sim;
   std::map<std::string, BookedSlice, std::less<>> by_node;
+  std::string hint;
   for (const PodSetPods& set : built.pod_sets) {
     placement::PodSpecView pod = set.pod;
     const std::string prefix = request.name + "-" + std::to_string(set.index) + "-";
     int64_t placed = 0;
     std::string reason;
+    const bool pinned = !pod.node_name.empty();
     for (int64_t j = 0; j < set.count; ++j) {
       pod.name = prefix + std::to_string(j);
       pod.uid = request.namespace_name + "/" + pod.name;
-      placement::PodDecision decision = snapshot.SchedulePod(pod);
+      // Hinting, as upstream's HintingSimulator: the node the previous pod went to is tried alone
+      // first (one node's filters instead of all of them), so identical pods pack onto few nodes
+      // and a request of N pods costs O(N + nodes) rather than O(N × nodes).
+      placement::PodDecision decision;
+      bool placed_by_hint = false;
+      if (!pinned && !hint.empty()) {
+        pod.node_name = hint;
+        decision = snapshot.SchedulePod(pod);
+        pod.node_name.clear();
+        placed_by_hint = decision.has_value();
+      }
+      if (!placed_by_hint) decision = snapshot.SchedulePod(pod);
       if (!decision) {
         reason = decision.error().Message();
         break;
@@ -63,6 +76,7 @@ Simulation Simulate(const ProvisioningRequestView& request, const BuiltPods& bui
         break;
       }
       sim.assumed.push_back(pod.uid);
+      hint = decision->node_name;
       BookedSlice& slice = by_node[decision->node_name];
       slice.node_name = decision->node_name;
       AddInto(slice.resources, pod.requests);

@@ -2,9 +2,9 @@
 // serve its resource at once (every served version with its own schema, printer columns,
 // subresources and deprecation; see crd_versions.h), mark it NamesAccepted and Established, and
 // on deletion remove the custom resources and stop serving them.
-#include "clientgo-shim/base/json.h"
 #include <algorithm>
 
+#include "clientgo-shim/base/json.h"
 #include "e2e/kubesim/api/api_server.h"
 #include "e2e/kubesim/api/crd_versions.h"
 

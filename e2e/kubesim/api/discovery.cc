@@ -27,7 +27,8 @@ Value AddressByCidr(std::string_view server_address, Document::AllocatorType& a)
   return arr;
 }
 
-// Versions of `group` in registration order (the first is preferred).
+// Versions of `group` in registration order (the first is preferred; SyncCrd registers a CRD's
+// versions in kube-aware order, as the apiserver lists them).
 std::vector<std::string> VersionsOf(const Registry& registry, std::string_view group) {
   std::vector<std::string> out;
   for (const auto& t : registry.All()) {

@@ -159,3 +159,23 @@ TEST(ProvisioningCodecTest, SchedulerReadsBothConsumeAnnotationsWithThePodsNames
 
 }  // namespace
 }  // namespace berth::controllers
+
+namespace berth::controllers {
+namespace {
+
+TEST(ProvisioningCodecTest, ThePodTemplateTransformKeepsTheTemplateAndStripsTheRest) {
+  auto doc = json::Parse(R"({"apiVersion":"v1","kind":"PodTemplate","metadata":{"name":"t","namespace":"team",
+    "managedFields":[{"manager":"kubectl"}]},"template":{"spec":{"containers":[{"name":"c"}]}}})");
+  ASSERT_TRUE(doc.has_value());
+  ASSERT_TRUE(PodTemplateTransform()(*doc, doc->GetAllocator()).has_value());
+  EXPECT_EQ(json::Find(*doc, {"metadata", "managedFields"}), nullptr);
+  EXPECT_EQ(json::GetString(*doc, {"metadata", "name"}), "t");
+  ASSERT_NE(json::Find(*doc, {"template", "spec", "containers"}), nullptr);
+  EXPECT_EQ(ReadPodTemplate(*doc).containers.size(), 1u);
+  auto bare = json::Parse(R"({"metadata":{"name":"t"}})");
+  ASSERT_TRUE(PodTemplateTransform()(*bare, bare->GetAllocator()).has_value());
+  EXPECT_EQ(json::Find(*bare, {"template"}), nullptr);
+}
+
+}  // namespace
+}  // namespace berth::controllers

@@ -114,7 +114,7 @@ TEST(CheckCapacity, FitIsAcceptedAndProvisionedWithUpstreamStringsAndABooking) {
   EXPECT_EQ(provisioned.last_transition_time, kT0);
   EXPECT_EQ(d.state, RequestState::kProvisioned);
   EXPECT_TRUE(d.checked);
-  // 6 pods of 1 cpu on two 4-cpu nodes: both nodes booked, 6 cpu in all.
+  // 6 pods of 1 cpu on two 4-cpu nodes: the hint fills one node, then the other: 4 + 2.
   ASSERT_EQ(d.book.size(), 2u);
   int64_t cpu = 0, pods = 0;
   for (const BookedSlice& s : d.book) {
@@ -123,6 +123,8 @@ TEST(CheckCapacity, FitIsAcceptedAndProvisionedWithUpstreamStringsAndABooking) {
   }
   EXPECT_EQ(cpu, 6 * kCore);
   EXPECT_EQ(pods, 6);
+  EXPECT_EQ(d.book[0].pods + d.book[1].pods, 6);
+  EXPECT_EQ(std::max(d.book[0].pods, d.book[1].pods), 4) << "packed, not spread";
   EXPECT_EQ(d.requeue_after, Duration(minutes(10)));
   ASSERT_EQ(d.events.size(), 2u);
   EXPECT_EQ(d.events[0].reason, "Accepted");
@@ -135,10 +137,10 @@ TEST(CheckCapacity, NoFitIsCapacityIsNotFoundNamingPodSetCountAndSchedulerReason
   const Condition& provisioned = Cond(d, kConditionProvisioned);
   EXPECT_EQ(provisioned.status, "False");
   EXPECT_EQ(provisioned.reason, "CapacityIsNotFound");
-  // LeastAllocated spreads the two 1-cpu pods (3 cpu left per node), so each node holds one
-  // 2-cpu pod: 3 of 5 did not fit.
+  // Hinting packs: both 1-cpu pods and one 2-cpu pod fill n1, two more 2-cpu pods fill n2:
+  // 3 of the 2-cpu pods placed, 2 of 5 did not fit.
   EXPECT_EQ(provisioned.message,
-            "Capacity is not found, CA will try to find it later. podSet 1 (podTemplate \"two-cpu\"): 3 of 5 "
+            "Capacity is not found, CA will try to find it later. podSet 1 (podTemplate \"two-cpu\"): 2 of 5 "
             "pods did not fit: 0/2 nodes are available: 2 Insufficient cpu.");
   EXPECT_TRUE(d.book.empty());
   EXPECT_EQ(d.state, RequestState::kAccepted);
@@ -530,7 +532,10 @@ TEST(ProvisionerInterface, UnfitPodsGoToTheClassProvisionerAndProvisionedMeansTh
   EXPECT_EQ(provisioner.unfit_[0].count, 4) << "8 of 12 fit on the existing nodes";
   EXPECT_EQ(Cond(d, kConditionProvisioned).reason, "CapacityIsProvisioned");
   EXPECT_EQ(Cond(d, kConditionProvisioned).message, "Capacity is found in the cluster");
-  EXPECT_EQ(d.book.size(), 3u);
+  // Re-simulated with the new 8-cpu node: it takes 8 pods (the emptiest node first, then the
+  // hint keeps filling it), n1 or n2 the other 4.
+  ASSERT_EQ(d.book.size(), 2u);
+  EXPECT_EQ(d.book[0].pods + d.book[1].pods, 12);
 }
 
 }  // namespace

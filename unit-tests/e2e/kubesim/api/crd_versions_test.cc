@@ -47,6 +47,19 @@ TEST(DefaultDeprecationWarningTest, NamesTheMostPreferredNewerServedVersion) {
             "example.com/v2 Widget is deprecated");
 }
 
+// FirstChunkSink keeps the first chunk of a stream, then reports the client gone.
+class FirstChunkSink : public ResponseSink {
+ public:
+  void Send(HttpResponse response) override { error_ = response.body; }
+  bool BeginStream(int, std::string_view) override { return true; }
+  bool WriteChunk(std::string_view data) override {
+    chunk_ = data;
+    return false;
+  }
+  void EndStream() override {}
+  std::string chunk_, error_;
+};
+
 class RecordingSink : public ResponseSink {
  public:
   void Send(HttpResponse response) override { response_ = std::move(response); }
@@ -164,6 +177,27 @@ TEST_F(MultiVersionCrdTest, ObjectsAreStoredInTheStorageVersionAndReadInTheReque
                      "application/merge-patch+json");
   ASSERT_EQ(status.status, 200) << status.body;
   EXPECT_EQ(Field(status, {"status", "phase"}), "Ready");
+}
+
+TEST_F(MultiVersionCrdTest, WatchEventsCarryTheWatchedVersion) {
+  InstallCrd("");
+  const uint64_t rv = store_.CurrentResourceVersion();
+  ASSERT_EQ(Call("POST", kV1Path, R"({"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"size":1}})")
+                .status,
+            201);
+  HttpRequest r;
+  r.method = "GET";
+  r.path = kV1beta1Path;
+  r.query = {{"watch", "true"}, {"resourceVersion", std::to_string(rv)}};
+  r.target = r.path + "?watch=true&resourceVersion=" + std::to_string(rv);
+  FirstChunkSink sink;
+  api_.Handle(r, sink);
+  ASSERT_EQ(sink.error_, "");
+  auto event = json::Parse(sink.chunk_.substr(0, sink.chunk_.find('\n')));
+  ASSERT_TRUE(event.has_value()) << sink.chunk_;
+  EXPECT_EQ(json::GetString(*event, {"type"}), "ADDED");
+  EXPECT_EQ(json::GetString(*event, {"object", "apiVersion"}), "example.com/v1beta1");
+  EXPECT_EQ(json::GetString(*event, {"object", "metadata", "name"}), "w");
 }
 
 TEST_F(MultiVersionCrdTest, AnUnchangedWriteThroughTheOtherVersionIsANoOp) {
