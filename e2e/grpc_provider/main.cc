@@ -220,7 +220,11 @@ class Provider final : public pb::CloudProvider::Service {
       }
     }
     for (const auto& n : req->nodes()) {
-      auto deleted = client_.Delete(shim::ResourceRef{"", "v1", "nodes", "", n.name()});
+      Status deleted;
+      for (int attempt = 0; attempt < 5; ++attempt) {  // through API faults (bounded)
+        deleted = client_.Delete(shim::ResourceRef{"", "v1", "nodes", "", n.name()});
+        if (deleted || deleted.error().code == ErrorCode::kNotFound) break;
+      }
       if (!deleted && deleted.error().code != ErrorCode::kNotFound) {
         return {grpc::StatusCode::UNAVAILABLE, "deleting node " + n.name() + ": " + deleted.error().message};
       }
@@ -316,9 +320,16 @@ class Provider final : public pb::CloudProvider::Service {
       g.nodes.push_back(name);
       WriteState();
     }
-    auto created = client_.Create(shim::ResourceRef{"", "v1", "nodes", "", ""}, node);
-    if (!created) std::cerr << "creating node " << name << ": " << created.error().message << std::endl;
-    else std::cout << "created node " << name << std::endl;
+    // A cloud keeps trying to register its instance: retried through API faults (bounded).
+    for (int attempt = 0; attempt < 20; ++attempt) {
+      auto created = client_.Create(shim::ResourceRef{"", "v1", "nodes", "", ""}, node);
+      if (created || created.error().code == ErrorCode::kAlreadyExists) {
+        std::cout << "created node " << name << std::endl;
+        return;
+      }
+      std::cerr << "creating node " << name << ": " << created.error().message << std::endl;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
   }
 
   // WriteState: the JSON state file, written whole and renamed into place (callers hold mu_).

@@ -9,6 +9,7 @@ kubesim when its target size grows. Requests go in with real kubectl.
     (NodeGroupDeleteNodes) and the rest taken off the target: the group is back where it was;
   - granted (by a slow provider, within the call timeout): exactly the nodes needed are added, the request is Provisioned/CapacityIsProvisioned and its
     booking Reservations sit on the existing node and the new ones.
+  - 20% of API requests failing (409/429/500): still one IncreaseSize and one booking.
 berth_nodegroup_scaleup_total{group,result} counts each outcome.
 """
 import json
@@ -178,6 +179,30 @@ class ProvisioningScaleUpTest(unittest.TestCase):
                                "-o", "jsonpath={range .items[*]}{.spec.template.spec.nodeName} {end}")
         self.assertEqual(sorted(out.split()), sorted(["node-0"] + new_nodes))
         wait_until(lambda: self.scaleups("success") == 1, message="scaleup_total{result=success} 1")
+
+    def test_e_api_write_faults_still_end_in_one_scale_up_and_one_booking(self):
+        # After test d the pool has 2 nodes: 9 pods of 3 cpu need 2 more (5 fit today).
+        before = [c for c in self.state()["calls"] if c.startswith("IncreaseSize")]
+        self.sim.http("PUT", "/kubesim/admin/faults", json={"faultRate": 0.2, "faultCodes": [409, 429, 500]})
+        try:
+            for _ in range(20):  # the test's own creates may hit a fault too
+                self.sim.http("POST", f"/api/v1/namespaces/{NS}/podtemplates", json=pod_template("three-cpu", "3"))
+                if self.sim.http("GET", f"/api/v1/namespaces/{NS}/podtemplates/three-cpu").status_code == 200:
+                    break
+            for _ in range(20):
+                self.sim.http("POST", PR_PATH, json=prov_req("faulty", "three-cpu", 9))
+                if self.sim.http("GET", f"{PR_PATH}/faulty").status_code == 200:
+                    break
+            self.wait_condition("faulty", "Provisioned", "True", "CapacityIsProvisioned", timeout=60)
+        finally:
+            self.sim.http("PUT", "/kubesim/admin/faults", json={"faultRate": 0})
+        increases = [c for c in self.state()["calls"] if c.startswith("IncreaseSize")][len(before):]
+        self.assertEqual(increases, ["IncreaseSize pool 2"], "asked once, for both nodes, despite retried passes")
+        self.assertEqual(self.pool()["target"], 4)
+        booked = self.sim.http("GET", RES_PATH, params={"labelSelector": "berth.dev/provisioning-request-name=faulty"}).json()["items"]
+        cpu = sum(float(r["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"]) for r in booked)
+        self.assertEqual(cpu, 27.0, "exactly the request's 9 x 3 cpu are booked, once")
+        wait_until(lambda: self.scaleups("success") == 2, message="scaleup_total{result=success} 2")
 
 
 if __name__ == "__main__":
