@@ -205,5 +205,31 @@ class ProvisioningScaleUpTest(unittest.TestCase):
         wait_until(lambda: self.scaleups("success") == 2, message="scaleup_total{result=success} 2")
 
 
+class CloudProviderFlagsTest(unittest.TestCase):
+    """A cloud-provider configuration berth cannot use stops berth-manager at start with exit 2 and says why."""
+
+    def run_manager(self, *args):
+        import subprocess
+        return subprocess.run([os.path.join(BIN, "berth-manager"), "--kubeconfig", "/nonexistent", *args],
+                              capture_output=True, text=True, timeout=30)
+
+    def test_bad_address_tls_and_cloud_config_exit_2(self):
+        r = self.run_manager("--cloud-provider-grpc-address", "no-port")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn('cloud provider address "no-port": want host:port or [host]:port', r.stderr)
+        r = self.run_manager("--cloud-provider-grpc-address", "127.0.0.1:1", "--cloud-provider-grpc-cert", "/c.pem")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("cloud provider TLS: cert needs key and cacert as well", r.stderr)
+        r = self.run_manager("--cloud-provider-grpc-timeout", "soon")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn('invalid --cloud-provider-grpc-timeout "soon"', r.stderr)
+        with tempfile.NamedTemporaryFile("w", suffix=".yaml") as f:
+            f.write("address: 127.0.0.1:8086\ngrpc_timout: 10s\n")
+            f.flush()
+            r = self.run_manager("--cloud-config", f.name)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn('unknown key "grpc_timout"', r.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()
