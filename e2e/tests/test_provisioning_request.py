@@ -318,5 +318,30 @@ class BookingTimerTest(unittest.TestCase):
         self.assertEqual(case.mgr.metric("berth_provisioningrequests", **{"class": CHECK, "state": "BookingExpired"}), 1)
 
 
+class NodeDeletionTest(unittest.TestCase):
+    """A booked node deleted: CapacityRevoked/NodeDeleted, whoever notices the node is gone first."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.sim, cls.mgr = start_cluster(nodes=2, sim_flags={"node-cpu": "4"})
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.mgr.stop()
+        cls.sim.stop()
+
+    def test_a_deleted_booked_node_revokes_the_capacity_and_the_booking_is_released(self):
+        case = ProvisioningRequestTest("test_a_fitting_request_is_provisioned_and_its_capacity_held_until_its_consumers_take_it")
+        case.sim, case.mgr = self.sim, self.mgr
+        case.create(pod_template("three-cpu", "3"), prov_req("lost", "three-cpu", 1))
+        case.wait_condition("lost", "Provisioned", "True", "CapacityIsFound")
+        node = case.reservations()[0]["spec"]["template"]["spec"]["nodeName"]
+        self.sim.kubectl("delete", "node", node)
+        revoked = case.wait_condition("lost", "CapacityRevoked", "True", "NodeDeleted")
+        self.assertEqual(revoked["message"], f'node "{node}" holding booked capacity was deleted')
+        wait_until(lambda: not case.reservations(), message="the lost booking to be deleted")
+        wait_until(lambda: case.events_for("lost", "NodeDeleted"), message="the NodeDeleted Event")
+
+
 if __name__ == "__main__":
     unittest.main()
