@@ -12,6 +12,8 @@
 #include "clientgo-shim/metrics/standard_metrics.h"
 #include "controllers/manager/controller_registry.h"
 #include "controllers/manager/provisioning_classes.h"
+#include "controllers/provisioning/externalgrpc/cloud_config.h"
+#include "controllers/provisioning/externalgrpc/scale_up.h"
 #include "controllers/provisioning/provisioning_controller.h"
 #include "controllers/reservation/reservation_controller.h"
 #include "controllers/scheduler/scheduler_controller.h"
@@ -46,6 +48,19 @@ constexpr char kUsage[] =
     "                                       Wait after the first CapacityIsNotFound (default 1m)\n"
     "  --provisioning-request-max-backoff-time duration\n"
     "                                       Longest wait between capacity checks (default 10m)\n"
+    "  --cloud-config string                Cluster Autoscaler externalgrpc cloud-config (YAML: address,\n"
+    "                                       key, cert, cacert, grpc_timeout): best-effort-atomic-scale-up\n"
+    "                                       asks that provider for nodes. Without it (and without\n"
+    "                                       --cloud-provider-grpc-address) the class adds no nodes\n"
+    "  --cloud-provider-grpc-address string host:port of the externalgrpc provider (overrides address)\n"
+    "  --cloud-provider-grpc-cert string    PEM client certificate; set = mTLS (overrides cert)\n"
+    "  --cloud-provider-grpc-key string     PEM client key (overrides key)\n"
+    "  --cloud-provider-grpc-cacert string  PEM CA bundle verifying the provider (overrides cacert)\n"
+    "  --cloud-provider-grpc-timeout duration\n"
+    "                                       Deadline of each call (overrides grpc_timeout; default 5s)\n"
+    "  --provisioning-request-scale-up-timeout duration\n"
+    "                                       How long requested nodes have to register before the\n"
+    "                                       whole scale-up is given back (default 15m)\n"
     "  --kubeconfig string                  Path to a kubeconfig. Default: $KUBECONFIG, then in-cluster,\n"
     "                                       then ~/.kube/config\n"
     "  --context string                     The kubeconfig context to use (default: current-context)\n"
@@ -84,6 +99,11 @@ struct Flags {
   reconcile::placement::ScoringStrategy scoring = reconcile::placement::ScoringStrategy::kLeastAllocated;
   reconcile::placement::PreAllocationOptions pre_allocation;
   reconcile::provisioning::ProvisioningOptions provisioning_timers;
+  // best-effort-atomic-scale-up through an externalgrpc cloud provider (off without an address).
+  std::string cloud_config_path;
+  controllers::externalgrpc::CloudConfig cloud_overrides;
+  bool cloud_timeout_set = false;
+  reconcile::provisioning::AtomicScaleUpOptions scale_up;
 };
 
 // ParseDurationFlag parses a non-negative duration flag (positive with `positive`); anything
@@ -156,6 +176,8 @@ int main(int argc, char** argv) {
   shim::RestClientPtr rest_ref;
   std::unique_ptr<controllers::ReservationController> reservation_controller;
   std::unique_ptr<controllers::SchedulerController> scheduler_controller;
+  controllers::externalgrpc::CloudConfig cloud;  // resolved from --cloud-config and the flags below
+  std::unique_ptr<controllers::externalgrpc::ExternalGrpcScaleUp> externalgrpc_scale_up;
   std::unique_ptr<controllers::ProvisioningRequestController> provisioning_controller;
   const std::vector<controllers::ControllerRegistration> controller_table = {
       {"reservation", true,
@@ -189,6 +211,12 @@ int main(int argc, char** argv) {
          auto c = controllers::ProvisioningRequestController::Setup(*manager, rest_ref, options);
          if (!c) return std::unexpected(c.error());
          provisioning_controller = std::move(*c);
+         if (!cloud.address.empty()) {
+           auto scale_up = controllers::externalgrpc::SetupExternalGrpcScaleUp(
+               *manager, *provisioning_controller, {cloud, flags.scale_up});
+           if (!scale_up) return std::unexpected(scale_up.error());
+           externalgrpc_scale_up = std::move(*scale_up);
+         }
          return {};
        }},
   };
@@ -227,6 +255,23 @@ int main(int argc, char** argv) {
       flags.provisioning_timers.max_backoff = ParseDurationFlag("--provisioning-request-max-backoff-time", value, true);
     } else if (TakeValue(*rest_args, i, "--kubeconfig", value)) {
       flags.kubeconfig = value;
+    } else if (TakeValue(*rest_args, i, "--cloud-config", value)) {
+      flags.cloud_config_path = value;
+    } else if (TakeValue(*rest_args, i, "--cloud-provider-grpc-address", value)) {
+      flags.cloud_overrides.address = value;
+    } else if (TakeValue(*rest_args, i, "--cloud-provider-grpc-cert", value)) {
+      flags.cloud_overrides.cert = value;
+    } else if (TakeValue(*rest_args, i, "--cloud-provider-grpc-key", value)) {
+      flags.cloud_overrides.key = value;
+    } else if (TakeValue(*rest_args, i, "--cloud-provider-grpc-cacert", value)) {
+      flags.cloud_overrides.cacert = value;
+    } else if (TakeValue(*rest_args, i, "--cloud-provider-grpc-timeout", value)) {
+      flags.cloud_overrides.grpc_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
+          ParseDurationFlag("--cloud-provider-grpc-timeout", value, true));
+      flags.cloud_timeout_set = true;
+    } else if (TakeValue(*rest_args, i, "--provisioning-request-scale-up-timeout", value)) {
+      flags.scale_up.registration_timeout = std::chrono::duration_cast<reconcile::Duration>(
+          ParseDurationFlag("--provisioning-request-scale-up-timeout", value, true));
     } else if (TakeValue(*rest_args, i, "--context", value)) {
       flags.context = value;
     } else if (TakeValue(*rest_args, i, "--reservation-gc-duration", value)) {
@@ -294,6 +339,27 @@ int main(int argc, char** argv) {
       log::SetLevel(level);
     } else {
       std::cerr << "berth-manager: unknown flag " << a << "\n" << Usage(controller_table);
+      return 2;
+    }
+  }
+  // The externalgrpc cloud provider: the cloud-config file, then the flags over it.
+  if (!flags.cloud_config_path.empty()) {
+    auto loaded = controllers::externalgrpc::LoadCloudConfig(flags.cloud_config_path);
+    if (!loaded) {
+      std::cerr << "berth-manager: --cloud-config " << loaded.error().message << "\n";
+      return 2;
+    }
+    cloud = *loaded;
+  }
+  for (auto [field, override_value] :
+       {std::pair{&cloud.address, &flags.cloud_overrides.address}, std::pair{&cloud.cert, &flags.cloud_overrides.cert},
+        std::pair{&cloud.key, &flags.cloud_overrides.key}, std::pair{&cloud.cacert, &flags.cloud_overrides.cacert}}) {
+    if (!override_value->empty()) *field = *override_value;
+  }
+  if (flags.cloud_timeout_set) cloud.grpc_timeout = flags.cloud_overrides.grpc_timeout;
+  if (!cloud.address.empty() || !flags.cloud_config_path.empty()) {
+    if (auto valid = controllers::externalgrpc::ValidateCloudConfig(cloud); !valid) {
+      std::cerr << "berth-manager: " << valid.error().message << "\n";
       return 2;
     }
   }

@@ -219,6 +219,7 @@ shim::ReconcileResult ProvisioningRequestController::Reconcile(const std::string
   if (views.empty()) {
     UpdateMetrics({}, {});
     backoff_.clear();
+    for (auto& [class_name, provisioner] : provisioners_) provisioner->Retain({}, std::chrono::system_clock::now());
     return shim::ReconcileResult::Done();
   }
 
@@ -316,6 +317,21 @@ shim::ReconcileResult ProvisioningRequestController::Reconcile(const std::string
   std::vector<prov::RequestDecision> decisions =
       prov::DecidePass(input, snapshot, std::chrono::system_clock::now(), options_.timers);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  // Scale-ups of requests that no longer wait for capacity (deleted, failed) are given back.
+  if (!provisioners_.empty()) {
+    std::set<std::string> waiting;
+    for (size_t i = 0; i < decisions.size(); ++i) {
+      const prov::RequestState st = decisions[i].state;
+      if (st == prov::RequestState::kPending || st == prov::RequestState::kAccepted ||
+          st == prov::RequestState::kProvisioned) {
+        waiting.insert(decisions[i].uid);
+      }
+    }
+    for (const prov::ProvisioningRequestView& v : views) {
+      if (v.deleting) waiting.erase(v.uid);
+    }
+    for (auto& [class_name, provisioner] : provisioners_) provisioner->Retain(waiting, std::chrono::system_clock::now());
+  }
   if (std::any_of(decisions.begin(), decisions.end(), [](const auto& d) { return d.checked; })) {
     check_duration_->WithLabelValues({}).Observe(seconds);
   }

@@ -135,6 +135,28 @@ class HelmChartTest(unittest.TestCase):
                                 capture_output=True, text=True, timeout=30)
         self.assertEqual(result.returncode, 0, result.stderr)
 
+    def test_cloud_provider_values_render_flags_and_the_client_cert_mount_berth_manager_accepts(self):
+        self.assertNotIn("--cloud-provider-grpc-address", " ".join(manager_container(render())["args"]))
+        docs = render("provisioningRequest.cloudProvider.address=ca-external-grpc-cloud-provider-service:8086",
+                      "provisioningRequest.cloudProvider.tlsSecret=client-cert")
+        container = manager_container(docs)
+        args = container["args"]
+        for flag in ("--cloud-provider-grpc-address=ca-external-grpc-cloud-provider-service:8086",
+                     "--cloud-provider-grpc-timeout=5s", "--provisioning-request-scale-up-timeout=15m",
+                     "--cloud-provider-grpc-cert=/etc/ssl/client-cert/tls.crt",
+                     "--cloud-provider-grpc-key=/etc/ssl/client-cert/tls.key",
+                     "--cloud-provider-grpc-cacert=/etc/ssl/client-cert/ca.crt"):
+            self.assertIn(flag, args)
+        self.assertEqual(container["volumeMounts"], [{"name": "cloud-provider-client-cert",
+                                                      "mountPath": "/etc/ssl/client-cert", "readOnly": True}])
+        deployment = next(d for d in docs if d["kind"] == "Deployment")
+        self.assertEqual(deployment["spec"]["template"]["spec"]["volumes"],
+                         [{"name": "cloud-provider-client-cert", "secret": {"secretName": "client-cert"}}])
+        # berth-manager parses them (--help stops after parsing; the cert files are read only at start).
+        result = subprocess.run([os.path.join(BIN, "berth-manager"), *args, "--help"],
+                                capture_output=True, text=True, timeout=30)
+        self.assertEqual(result.returncode, 0, result.stderr)
+
 
 class DashboardTest(unittest.TestCase):
     """The Grafana dashboard ships in the chart and queries only metrics berth-manager exports."""

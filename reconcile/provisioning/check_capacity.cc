@@ -84,7 +84,7 @@ Simulation Simulate(const ProvisioningRequestView& request, const BuiltPods& bui
       ++placed;
     }
     if (placed < set.count) {
-      sim.unfit.push_back({set.index, set.template_name, set.count - placed, set.count, reason});
+      sim.unfit.push_back({set.index, set.template_name, set.count - placed, set.count, reason, set.pod});
       if (break_on_failure) break;
     }
   }
@@ -216,25 +216,34 @@ class RequestDecider {
     Provisioner* provisioner = nullptr;
     if (auto it = input_.provisioners.find(r_.class_name); it != input_.provisioners.end()) provisioner = it->second;
     Simulation sim = Simulate(r_, built, snapshot_, /*break_on_failure=*/provisioner == nullptr);
-    if (sim.fits) return Book(std::move(sim), kReasonCapacityIsFound);
-    for (const std::string& uid : sim.assumed) snapshot_.ForgetPod(uid);
-
+    if (sim.fits) {
+      const bool scaled_up = provisioner != nullptr && provisioner->Settled(r_, now_);
+      return Book(std::move(sim), scaled_up ? kReasonCapacityIsProvisioned : kReasonCapacityIsFound);
+    }
+    std::string scale_up_detail;
+    bool provisioner_done = false;
     if (provisioner != nullptr) {
       ScaleUpOutcome outcome = provisioner->Provision(r_, sim.unfit, now_);
+      scale_up_detail = outcome.message;
+      provisioner_done = outcome.kind == ScaleUpOutcome::Kind::kProvisioned;
       if (outcome.kind == ScaleUpOutcome::Kind::kInProgress) {
+        // While its nodes come, the pods that fit today stay assumed for the rest of the pass,
+        // so a later request cannot take the capacity this scale-up counts on.
         if (outcome.requeue_after) deadlines_.Add(now_ + *outcome.requeue_after);
         return Finish();
       }
-      if (outcome.kind == ScaleUpOutcome::Kind::kProvisioned) {
-        // Provisioned only once the pods fit on the capacity the provisioner added.
-        Simulation again = Simulate(r_, built, snapshot_, /*break_on_failure=*/true);
-        if (again.fits) return Book(std::move(again), kReasonCapacityIsProvisioned);
-        for (const std::string& uid : again.assumed) snapshot_.ForgetPod(uid);
-        sim = std::move(again);
-      }
+    }
+    for (const std::string& uid : sim.assumed) snapshot_.ForgetPod(uid);
+    if (provisioner_done) {
+      // Provisioned only once the pods fit on the capacity the provisioner added.
+      Simulation again = Simulate(r_, built, snapshot_, /*break_on_failure=*/true);
+      if (again.fits) return Book(std::move(again), kReasonCapacityIsProvisioned);
+      for (const std::string& uid : again.assumed) snapshot_.ForgetPod(uid);
+      sim = std::move(again);
     }
 
-    const std::string detail = UnfitDetail(sim.unfit);
+    std::string detail = UnfitDetail(sim.unfit);
+    if (!scale_up_detail.empty()) detail += " Scale-up: " + scale_up_detail;
     auto no_retry = r_.parameters.find(kParamNoRetry);
     if (no_retry != r_.parameters.end() && no_retry->second == "true") {
       return Fail(kReasonCapacityIsNotFound, std::string(kMessageCapacityIsNotFoundNoRetry) + ": " + detail);

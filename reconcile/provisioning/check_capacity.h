@@ -26,6 +26,7 @@
 #include <expected>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -43,6 +44,7 @@ struct UnfitPodSet {
   int64_t count = 0;       // pods of the set that did not fit
   int64_t of = 0;          // the set's count
   std::string reason;      // the scheduler's summary for the first pod that did not fit
+  placement::PodSpecView pod;  // one copy of the set's pod (a provisioner sizes new nodes for it)
 };
 
 // ScaleUpOutcome: what a Provisioner did for pods that do not fit.
@@ -62,6 +64,13 @@ class Provisioner {
   virtual ~Provisioner() = default;
   virtual ScaleUpOutcome Provision(const ProvisioningRequestView& request,
                                    const std::vector<UnfitPodSet>& unfit, Time now) = 0;
+  // Settled: the request's pods all fit now. Returns true when they fit because of a scale-up
+  // this provisioner made for it (the request becomes CapacityIsProvisioned rather than
+  // CapacityIsFound); the provisioner forgets its record of the request.
+  virtual bool Settled(const ProvisioningRequestView& request, Time now) { return false; }
+  // Retain: after each pass, the uids of the requests that still wait for capacity (present,
+  // not Provisioned, not terminal); a provisioner gives back what it obtained for any other.
+  virtual void Retain(const std::set<std::string>& pending_uids, Time now) {}
 };
 
 // RequestDecision: what to do for one request.

@@ -1,0 +1,235 @@
+"""ProvisioningRequest best-effort-atomic-scale-up (issue 10) through Cluster Autoscaler's externalgrpc protocol.
+
+kubesim with one 4-cpu node, berth-manager pointed (--cloud-provider-grpc-address) at
+berth-e2e-grpc-provider, a real gRPC server whose node group "pool" (8-cpu nodes, at most 5) adds Nodes to
+kubesim when its target size grows. Requests go in with real kubectl.
+  - refused: IncreaseSize fails -> Provisioned=False/CapacityIsNotFound saying so, target untouched;
+  - partial grant: the target grows by less than asked -> given back at once (DecreaseTargetSize);
+  - partial registration: one of two nodes registers before the deadline -> the registered node is deleted
+    (NodeGroupDeleteNodes) and the rest taken off the target: the group is back where it was;
+  - granted (by a slow provider, within the call timeout): exactly the nodes needed are added, the request is Provisioned/CapacityIsProvisioned and its
+    booking Reservations sit on the existing node and the new ones.
+  - 20% of API requests failing (409/429/500): still one IncreaseSize and one booking.
+berth_nodegroup_scaleup_total{group,result} counts each outcome.
+"""
+import json
+import os
+import tempfile
+import unittest
+
+import yaml
+
+from kubesim_fixture import BIN, Background, BerthManager, Kubesim, wait_until
+
+NS = "default"
+PR_PATH = f"/apis/autoscaling.x-k8s.io/v1/namespaces/{NS}/provisioningrequests"
+RES_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
+ATOMIC = "best-effort-atomic-scale-up.autoscaling.x-k8s.io"
+
+
+def pod_template(name, cpu):
+    return {"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": name, "namespace": NS},
+            "template": {"spec": {"containers": [{"name": "main", "image": "busybox",
+                                                  "resources": {"requests": {"cpu": cpu, "memory": "100Mi"}}}]}}}
+
+
+def prov_req(name, template, count):
+    return {"apiVersion": "autoscaling.x-k8s.io/v1", "kind": "ProvisioningRequest",
+            "metadata": {"name": name, "namespace": NS},
+            "spec": {"provisioningClassName": ATOMIC, "podSets": [{"podTemplateRef": {"name": template},
+                                                                     "count": count}]}}
+
+
+class ProvisioningScaleUpTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.sim = Kubesim(nodes=1, node_cpu="4")
+        cls.provider = cls.mgr = None
+        try:
+            cls.sim.install_crds()
+            cls.dir = tempfile.mkdtemp(prefix="grpc-provider-")
+            cls.state_file = os.path.join(cls.dir, "state.json")
+            cls.control_file = os.path.join(cls.dir, "control")
+            open(cls.control_file, "w").close()
+            cls.provider = Background([os.path.join(BIN, "berth-e2e-grpc-provider"), "--kubeconfig", cls.sim.kubeconfig,
+                                       "--listen", "127.0.0.1:0", "--state-file", cls.state_file,
+                                       "--control-file", cls.control_file,
+                                       "--group", "pool:0:5:8:16Gi:110:berth.dev/e2e-pool=burst"])
+            line = cls.provider.wait_for_line(lambda l: l.startswith("listening on port "), timeout=15)
+            port = int(line.rsplit(" ", 1)[1])
+            cls.mgr = BerthManager(cls.sim, extra_args=[
+                "--cloud-provider-grpc-address", f"127.0.0.1:{port}", "--cloud-provider-grpc-timeout", "3s",
+                "--provisioning-request-scale-up-timeout", "4s"])
+        except BaseException:
+            cls.tearDownClass()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.mgr:
+            cls.mgr.stop()
+        if cls.provider:
+            cls.provider.stop()
+        cls.sim.stop()
+
+    def tearDown(self):
+        self.control("")
+        self.sim.kubectl("delete", "provisioningrequests", "--all", "--wait=false")
+        self.sim.kubectl("delete", "podtemplates", "--all")
+        wait_until(lambda: not self.sim.get_json(PR_PATH)["items"] and not self.reservations(), timeout=20,
+                   message="the requests and their bookings to be gone")
+
+    # ---- helpers ----
+    def control(self, text):
+        with open(self.control_file, "w") as f:
+            f.write(text)
+
+    def state(self):
+        with open(self.state_file) as f:
+            return json.load(f)
+
+    def pool(self):
+        return self.state()["groups"]["pool"]
+
+    def create(self, *objects):
+        self.sim.apply_text(yaml.safe_dump_all(objects))
+
+    def request(self, name):
+        r = self.sim.http("GET", f"{PR_PATH}/{name}")
+        return r.json() if r.status_code == 200 else None
+
+    def reservations(self):
+        return self.sim.http("GET", RES_PATH).json()["items"]
+
+    def node_names(self):
+        return sorted(n["metadata"]["name"] for n in self.sim.get_json("/api/v1/nodes")["items"])
+
+    def wait_condition(self, name, ctype, status, reason, timeout=30):
+        def check():
+            for c in (self.request(name) or {}).get("status", {}).get("conditions", []):
+                if c["type"] == ctype and c["status"] == status and c["reason"] == reason:
+                    return c
+            return None
+        try:
+            return wait_until(check, timeout=timeout, message=f"{name} {ctype}={status}/{reason}")
+        except AssertionError as e:
+            raise AssertionError(f"{e}\nrequest: {json.dumps(self.request(name), indent=1)}\nprovider: {self.state()}\n"
+                                 f"berth-manager log (tail):\n{self.mgr.log_text()[-3000:]}") from None
+
+    def scaleups(self, result):
+        return self.mgr.metric("berth_nodegroup_scaleup_total", group="pool", result=result) or 0
+
+    # ---- cases (alphabetical order keeps the group empty until the last) ----
+    def test_a_a_refused_increase_is_capacity_not_found_and_the_target_stays(self):
+        self.control("refuse=true\n")
+        # 5 pods of 3 cpu: one fits on node-0, four need two 8-cpu pool nodes.
+        self.create(pod_template("three-cpu", "3"), prov_req("refused", "three-cpu", 5))
+        cond = self.wait_condition("refused", "Provisioned", "False", "CapacityIsNotFound")
+        self.assertIn('asked for 2 node(s) of node group "pool": refused: rpc NodeGroupIncreaseSize: '
+                      'ResourceExhausted: out of capacity in node group pool', cond["message"])
+        self.assertEqual(self.pool()["target"], 0)
+        self.assertEqual(self.node_names(), ["node-0"])
+        self.assertEqual(self.reservations(), [])  # nothing booked: all or nothing
+        wait_until(lambda: self.scaleups("refused") == 1, message="scaleup_total{result=refused} 1")
+
+    def test_b_a_partial_grant_is_given_back_at_once(self):
+        # The one granted node would appear after 3 s: berth gives it back before that.
+        self.control("grant-at-most=1\nnode-delay-ms=3000\n")
+        self.create(pod_template("three-cpu", "3"), prov_req("partial-grant", "three-cpu", 5))
+        cond = self.wait_condition("partial-grant", "Provisioned", "False", "CapacityIsNotFound")
+        self.assertIn("the target size grew by 1 only (all or nothing)", cond["message"])
+        self.assertIn('gave back node group "pool"', cond["message"])
+        self.assertEqual(self.state()["calls"][-2:], ["IncreaseSize pool 2", "DecreaseTargetSize pool -1"])
+        self.assertEqual(self.pool()["target"], 0)
+        self.assertEqual(self.node_names(), ["node-0"])
+        self.assertEqual(self.reservations(), [])
+        wait_until(lambda: self.scaleups("partial") == 1, message="scaleup_total{result=partial} 1")
+
+    def test_c_nodes_missing_at_the_deadline_are_all_given_back(self):
+        self.control("create-at-most=1\n")
+        self.create(pod_template("three-cpu", "3"), prov_req("half", "three-cpu", 5))
+        wait_until(lambda: self.pool()["target"] == 2 and len(self.node_names()) == 2,
+                   message="the target at 2 with one pool node registered")
+        self.assertIsNone(next((c for c in (self.request("half").get("status") or {}).get("conditions", [])
+                                if c["type"] == "Provisioned"), None))  # waiting, not decided
+        cond = self.wait_condition("half", "Provisioned", "False", "CapacityIsNotFound", timeout=20)
+        self.assertIn('only 1 of 2 new node(s) of node group "pool" registered in time', cond["message"])
+        self.assertIn("deleted 1 registered node(s), lowered the target size by 1", cond["message"])
+        wait_until(lambda: self.pool()["target"] == 0 and self.node_names() == ["node-0"],
+                   message="the group back at target 0, its node deleted")
+        self.assertEqual(self.state()["calls"][-2:], ["DeleteNodes pool pool-0", "DecreaseTargetSize pool -1"])
+        self.assertEqual(self.reservations(), [])
+        wait_until(lambda: self.scaleups("timeout") == 1, message="scaleup_total{result=timeout} 1")
+
+    def test_d_a_granted_scale_up_adds_exactly_the_nodes_needed_and_books_them(self):
+        # A slow provider (1.5 s per IncreaseSize, under the 3 s call timeout) is still fine.
+        self.control("call-delay-ms=1500\n")
+        self.create(pod_template("three-cpu", "3"), prov_req("atomic", "three-cpu", 5))
+        cond = self.wait_condition("atomic", "Provisioned", "True", "CapacityIsProvisioned")
+        self.assertEqual(cond["message"], "Capacity is found in the cluster")  # upstream's text for both reasons
+        increases = [c for c in self.state()["calls"] if c.startswith("IncreaseSize")]
+        self.assertEqual(increases[-1], "IncreaseSize pool 2")  # all at once
+        self.assertEqual(self.pool()["target"], 2)
+        new_nodes = [n for n in self.node_names() if n != "node-0"]
+        self.assertEqual(len(new_nodes), 2)
+        node = self.sim.get_json(f"/api/v1/nodes/{new_nodes[0]}")
+        self.assertEqual(node["metadata"]["labels"]["berth.dev/e2e-pool"], "burst")
+        self.assertEqual(node["status"]["allocatable"]["cpu"], "8")
+        out = self.sim.kubectl("get", "reservations", "-l", "berth.dev/provisioning-request-name=atomic",
+                               "-o", "jsonpath={range .items[*]}{.spec.template.spec.nodeName} {end}")
+        self.assertEqual(sorted(out.split()), sorted(["node-0"] + new_nodes))
+        wait_until(lambda: self.scaleups("success") == 1, message="scaleup_total{result=success} 1")
+
+    def test_e_api_write_faults_still_end_in_one_scale_up_and_one_booking(self):
+        # After test d the pool has 2 nodes: 9 pods of 3 cpu need 2 more (5 fit today).
+        before = [c for c in self.state()["calls"] if c.startswith("IncreaseSize")]
+        self.sim.http("PUT", "/kubesim/admin/faults", json={"faultRate": 0.2, "faultCodes": [409, 429, 500]})
+        try:
+            for _ in range(20):  # the test's own creates may hit a fault too
+                self.sim.http("POST", f"/api/v1/namespaces/{NS}/podtemplates", json=pod_template("three-cpu", "3"))
+                if self.sim.http("GET", f"/api/v1/namespaces/{NS}/podtemplates/three-cpu").status_code == 200:
+                    break
+            for _ in range(20):
+                self.sim.http("POST", PR_PATH, json=prov_req("faulty", "three-cpu", 9))
+                if self.sim.http("GET", f"{PR_PATH}/faulty").status_code == 200:
+                    break
+            self.wait_condition("faulty", "Provisioned", "True", "CapacityIsProvisioned", timeout=60)
+        finally:
+            self.sim.http("PUT", "/kubesim/admin/faults", json={"faultRate": 0})
+        increases = [c for c in self.state()["calls"] if c.startswith("IncreaseSize")][len(before):]
+        self.assertEqual(increases, ["IncreaseSize pool 2"], "asked once, for both nodes, despite retried passes")
+        self.assertEqual(self.pool()["target"], 4)
+        booked = self.sim.http("GET", RES_PATH, params={"labelSelector": "berth.dev/provisioning-request-name=faulty"}).json()["items"]
+        cpu = sum(float(r["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"]) for r in booked)
+        self.assertEqual(cpu, 27.0, "exactly the request's 9 x 3 cpu are booked, once")
+        wait_until(lambda: self.scaleups("success") == 2, message="scaleup_total{result=success} 2")
+
+
+class CloudProviderFlagsTest(unittest.TestCase):
+    """A cloud-provider configuration berth cannot use stops berth-manager at start with exit 2 and says why."""
+
+    def run_manager(self, *args):
+        import subprocess
+        return subprocess.run([os.path.join(BIN, "berth-manager"), "--kubeconfig", "/nonexistent", *args],
+                              capture_output=True, text=True, timeout=30)
+
+    def test_bad_address_tls_and_cloud_config_exit_2(self):
+        r = self.run_manager("--cloud-provider-grpc-address", "no-port")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn('cloud provider address "no-port": want host:port or [host]:port', r.stderr)
+        r = self.run_manager("--cloud-provider-grpc-address", "127.0.0.1:1", "--cloud-provider-grpc-cert", "/c.pem")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("cloud provider TLS: cert needs key and cacert as well", r.stderr)
+        r = self.run_manager("--cloud-provider-grpc-timeout", "soon")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn('invalid --cloud-provider-grpc-timeout "soon"', r.stderr)
+        with tempfile.NamedTemporaryFile("w", suffix=".yaml") as f:
+            f.write("address: 127.0.0.1:8086\ngrpc_timout: 10s\n")
+            f.flush()
+            r = self.run_manager("--cloud-config", f.name)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn('unknown key "grpc_timout"', r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
