@@ -1,18 +1,77 @@
 #include "clientgo-shim/base/json.h"
 
+#include <cmath>
+#include <cstdint>
+
+#include <rapidjson/encodedstream.h>
 #include <rapidjson/error/en.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
 namespace berth::json {
 
+namespace {
+
+// FiniteNumbers forwards RapidJSON's SAX events to a Document and refuses a number that
+// overflowed to ±infinity: RapidJSON 1.1.0 reads "5e308" as inf without an error (its exponent
+// check stops at e308), and such a value cannot be written back (the Writer refuses inf), so a
+// document that parsed would not survive Serialize. kube-apiserver (Go's encoding/json) rejects
+// these numbers too ("value out of range").
+template <typename Handler>
+struct FiniteNumbers {
+  Handler& out;
+  bool overflow = false;
+  bool Null() { return out.Null(); }
+  bool Bool(bool b) { return out.Bool(b); }
+  bool Int(int i) { return out.Int(i); }
+  bool Uint(unsigned u) { return out.Uint(u); }
+  bool Int64(int64_t i) { return out.Int64(i); }
+  bool Uint64(uint64_t u) { return out.Uint64(u); }
+  bool Double(double d) {
+    if (!std::isfinite(d)) {
+      overflow = true;
+      return false;
+    }
+    return out.Double(d);
+  }
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) { return out.RawNumber(s, n, copy); }
+  bool String(const char* s, rapidjson::SizeType n, bool copy) { return out.String(s, n, copy); }
+  bool StartObject() { return out.StartObject(); }
+  bool Key(const char* s, rapidjson::SizeType n, bool copy) { return out.Key(s, n, copy); }
+  bool EndObject(rapidjson::SizeType members) { return out.EndObject(members); }
+  bool StartArray() { return out.StartArray(); }
+  bool EndArray(rapidjson::SizeType elements) { return out.EndArray(elements); }
+};
+
+}  // namespace
+
 Result<Document> Parse(std::string_view text) {
   Document doc;
-  doc.Parse(text.data(), text.size());
-  if (doc.HasParseError()) {
+  rapidjson::MemoryStream bytes(text.data(), text.size());
+  rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> stream(bytes);
+  rapidjson::Reader reader;
+  rapidjson::ParseResult result;
+  bool overflow = false;
+  // Populate hands the Document itself to the generator as the SAX handler and moves the root
+  // off its stack on success, exactly as Document::Parse does.
+  auto generate = [&](Document& handler) {
+    FiniteNumbers<Document> finite{handler};
+    result = reader.Parse(stream, finite);
+    overflow = finite.overflow;
+    return !result.IsError();
+  };
+  doc.Populate(generate);
+  if (overflow) {
     return MakeError(ErrorCode::kInvalidArgument,
-                     "invalid JSON at offset " + std::to_string(doc.GetErrorOffset()) + ": " +
-                         rapidjson::GetParseError_En(doc.GetParseError()));
+                     "invalid JSON at offset " + std::to_string(result.Offset()) +
+                         ": Number too big to be stored in double.");
+  }
+  if (result.IsError()) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "invalid JSON at offset " + std::to_string(result.Offset()) + ": " +
+                         rapidjson::GetParseError_En(result.Code()));
   }
   return doc;
 }
