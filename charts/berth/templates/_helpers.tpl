@@ -50,3 +50,12 @@ order. A non-boolean `enabled` fails the render rather than being read as false.
 {{- end -}}
 {{- join "," $items -}}
 {{- end -}}
+
+{{/*
+berth.validate fails the render on values the schema cannot relate to each other.
+*/}}
+{{- define "berth.validate" -}}
+{{- if and (gt (int .Values.replicaCount) 1) (not .Values.leaderElection.enabled) -}}
+{{- fail (printf "replicaCount=%v needs leaderElection.enabled=true: without a leader every replica would schedule and reconcile at once" .Values.replicaCount) -}}
+{{- end -}}
+{{- end -}}
