@@ -1,12 +1,17 @@
 {{- define "berth.name" -}}
-{{- .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
 {{- define "berth.fullname" -}}
-{{- if contains .Chart.Name .Release.Name -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
 {{- .Release.Name | trunc 63 | trimSuffix "-" -}}
 {{- else -}}
-{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 
@@ -23,8 +28,25 @@ app.kubernetes.io/name: {{ include "berth.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
+{{/*
+The chart's own ServiceAccount (fullname unless named), or with serviceAccount.create=false an
+existing one: serviceAccount.name, else the namespace's "default".
+*/}}
 {{- define "berth.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
 {{- default (include "berth.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The leader election Lease's name. Unique per release by default (namespace and release name), so two
+releases never share, or fight over, one Lease. It does NOT stop two releases from both being active:
+see leaderElection.id in values.yaml.
+*/}}
+{{- define "berth.leaseName" -}}
+{{- default (printf "berth-manager-%s-%s" .Release.Namespace .Release.Name) .Values.leaderElection.id | trunc 253 | trimSuffix "-" -}}
 {{- end -}}
 
 {{- define "berth.image" -}}
