@@ -9,6 +9,8 @@ import json
 import os
 import re
 import subprocess
+import tarfile
+import tempfile
 import unittest
 
 import yaml
@@ -16,7 +18,7 @@ import yaml
 from kubesim_fixture import BIN, HELM, ROOT, BerthManager, Kubesim, wait_until
 
 CHART = os.path.join(ROOT, "charts", "berth")
-PROVREQ_CRD = "autoscaling.x-k8s.io_provisioningrequests.yaml"
+PROVREQ_NAME = "provisioningrequests.autoscaling.x-k8s.io"
 
 
 def helm(*args):
@@ -46,7 +48,8 @@ class HelmChartTest(unittest.TestCase):
     def test_default_render_has_the_manager_rbac_and_metrics_service(self):
         docs = render()
         kinds = sorted(d["kind"] for d in docs)
-        self.assertEqual(kinds, ["ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "Deployment",
+        self.assertEqual(kinds, ["ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition",
+                                 "CustomResourceDefinition", "Deployment",
                                  "Pod", "Role", "RoleBinding", "Service", "ServiceAccount"])  # Pod: helm test
         container = manager_container(docs)
         self.assertIn("--controllers=*,provisioningrequest,reservation,scheduler", container["args"])
@@ -82,29 +85,53 @@ class HelmChartTest(unittest.TestCase):
                                 capture_output=True, text=True, timeout=30)
         self.assertEqual(result.returncode, 0, result.stderr)
 
-    def test_chart_crds_are_the_repository_crds(self):
-        names = sorted(os.listdir(os.path.join(ROOT, "crds")))
-        self.assertIn(PROVREQ_CRD, names)
-        for name in names:
-            # The ProvisioningRequest CRD is a switchable template fed from files/crds/; the others
-            # are in crds/, which Helm always installs.
-            folder = "files/crds" if name == PROVREQ_CRD else "crds"
-            self.assertTrue(filecmp.cmp(os.path.join(ROOT, "crds", name), os.path.join(CHART, folder, name),
-                                        shallow=False), f"charts/berth/{folder}/{name} differs from crds/{name}")
-        self.assertNotIn(PROVREQ_CRD, os.listdir(os.path.join(CHART, "crds")))
+    def test_chart_crds_are_the_repository_crds_through_a_symlink_that_packaging_resolves(self):
+        # One source: files/crds is a symlink to the repository's crds/, so a CRD is never edited twice.
+        link = os.path.join(CHART, "files", "crds")
+        self.assertTrue(os.path.islink(link))
+        self.assertEqual(os.path.realpath(link), os.path.realpath(os.path.join(ROOT, "crds")))
+        self.assertFalse(os.path.exists(os.path.join(CHART, "crds")), "Helm's crds/ is never upgraded")
+        with tempfile.TemporaryDirectory() as out:
+            helm("package", CHART, "--destination", out)
+            with tarfile.open(os.path.join(out, "berth-0.1.0.tgz")) as archive:
+                packed = {m.name: m for m in archive.getmembers() if m.name.startswith("berth/files/crds/")}
+                self.assertEqual(sorted(packed), sorted(f"berth/files/crds/{n}" for n in os.listdir(link)))
+                for name, member in packed.items():
+                    self.assertTrue(member.isfile(), f"{name} is packaged as a link")
+                    with open(os.path.join(ROOT, "crds", os.path.basename(name)), "rb") as f:
+                        self.assertEqual(archive.extractfile(member).read(), f.read())
 
-    def test_provisioning_request_crd_renders_as_the_repository_crd_and_is_kept_on_uninstall(self):
-        crd = next(d for d in render() if d["kind"] == "CustomResourceDefinition")
-        with open(os.path.join(ROOT, "crds", PROVREQ_CRD)) as f:
-            source = yaml.safe_load(f)
-        self.assertEqual(crd["spec"], source["spec"])
-        self.assertEqual(crd["metadata"]["name"], "provisioningrequests.autoscaling.x-k8s.io")
-        self.assertEqual(crd["metadata"]["annotations"], {"helm.sh/resource-policy": "keep"})
-        self.assertEqual(crd["metadata"]["labels"]["app.kubernetes.io/part-of"], "berth")
+    def test_every_repository_crd_renders_as_a_kept_template(self):
+        crds = {d["metadata"]["name"]: d for d in render() if d["kind"] == "CustomResourceDefinition"}
+        sources = {}
+        for name in os.listdir(os.path.join(ROOT, "crds")):
+            with open(os.path.join(ROOT, "crds", name)) as f:
+                source = yaml.safe_load(f)
+            sources[source["metadata"]["name"]] = source
+        self.assertEqual(sorted(crds), sorted(sources))
+        self.assertIn("reservations.scheduling.koordinator.sh", crds)
+        for name, crd in crds.items():
+            self.assertEqual(crd["spec"], sources[name]["spec"])
+            self.assertEqual(crd["metadata"]["annotations"], {"helm.sh/resource-policy": "keep"})
+            self.assertEqual(crd["metadata"]["labels"]["app.kubernetes.io/managed-by"], "Helm")
+        self.assertEqual(crds[PROVREQ_NAME]["metadata"]["labels"]["app.kubernetes.io/part-of"], "berth")
+
+    def test_crds_switches(self):
+        def crds(*sets):
+            return {d["metadata"]["name"]: d["metadata"] for d in render(*sets)
+                    if d["kind"] == "CustomResourceDefinition"}
+        self.assertEqual(crds("crds.enabled=false"), {})
+        unkept = crds("crds.keep=false")
+        self.assertEqual(len(unkept), 2)
+        for meta in unkept.values():
+            self.assertNotIn("annotations", meta)
+        self.assertEqual(list(crds("provisioningRequest.installCRD=false")), ["reservations.scheduling.koordinator.sh"])
+        self.assertEqual(crds("crds.enabled=false", "provisioningRequest.installCRD=true"), {})
 
     def test_provisioning_request_crd_can_be_left_to_cluster_autoscaler(self):
         docs = render("provisioningRequest.installCRD=false")
-        self.assertNotIn("CustomResourceDefinition", [d["kind"] for d in docs])
+        self.assertEqual([d["metadata"]["name"] for d in docs if d["kind"] == "CustomResourceDefinition"],
+                         ["reservations.scheduling.koordinator.sh"])
         # The controller still runs against the CRD someone else installed.
         self.assertIn("--controllers=*,provisioningrequest,reservation,scheduler", manager_container(docs)["args"])
 

@@ -5,15 +5,21 @@ and ReplicaSet controllers create the pod. kubesim runs no kube-scheduler, so th
 Ready. Then the Deployment is Available, `helm upgrade --wait` rolls it to a new ReplicaSet, and
 `helm uninstall --wait` removes everything it created.
 """
+import json
 import os
+import shutil
 import subprocess
+import tempfile
 import threading
 import unittest
+
+import yaml
 
 from kubesim_fixture import HELM, ROOT, Kubesim, wait_until
 
 CHART = os.path.join(ROOT, "charts", "berth")
 PROVREQ_CRD = "provisioningrequests.autoscaling.x-k8s.io"
+RESERVATION_CRD = "reservations.scheduling.koordinator.sh"
 NS = "berth-system"
 DEPLOY = "berth"  # the chart's fullname for release "berth"
 
@@ -89,12 +95,13 @@ class HelmInstallTest(unittest.TestCase):
         crb = self.kubectl("get", "clusterrolebinding", "berth").splitlines()
         self.assertEqual(crb[0].split(), ["NAME", "ROLE", "AGE"])
         self.assertEqual(crb[1].split()[:2], ["berth", "ClusterRole/berth"])
-        # Both CRDs: the Reservation one from crds/, the ProvisioningRequest one from its template.
-        self.kubectl("wait", "--for=condition=established", "crd/reservations.scheduling.koordinator.sh",
+        # Both CRDs are templates of the release (so upgrades reach them), kept on uninstall.
+        self.kubectl("wait", "--for=condition=established", f"crd/{RESERVATION_CRD}",
                      f"crd/{PROVREQ_CRD}", "--timeout=10s")
-        crd = self.sim.get_json(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{PROVREQ_CRD}")
-        self.assertEqual(crd["metadata"]["annotations"]["meta.helm.sh/release-name"], "berth")
-        self.assertEqual(crd["metadata"]["annotations"]["helm.sh/resource-policy"], "keep")
+        for name in (RESERVATION_CRD, PROVREQ_CRD):
+            crd = self.sim.get_json(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}")
+            self.assertEqual(crd["metadata"]["annotations"]["meta.helm.sh/release-name"], "berth")
+            self.assertEqual(crd["metadata"]["annotations"]["helm.sh/resource-policy"], "keep")
         wide = self.kubectl("get", "clusterrolebinding", "berth", "-o", "wide").splitlines()
         self.assertEqual(wide[0].split()[-1], "SERVICEACCOUNTS")
         self.assertEqual(wide[1].split()[-1], f"{NS}/berth")
@@ -141,6 +148,48 @@ class HelmInstallTest(unittest.TestCase):
         self.assertEqual(sorted(self.kubectl("get", "crds", "-o", "name").split()),
                          [f"customresourcedefinition.apiextensions.k8s.io/{PROVREQ_CRD}",
                           "customresourcedefinition.apiextensions.k8s.io/reservations.scheduling.koordinator.sh"])
+
+
+class HelmUpgradeCrdTest(unittest.TestCase):
+    """The CRDs are templates: `helm upgrade` applies a changed CRD (Helm never upgrades a chart's crds/)."""
+
+    def test_upgrade_applies_a_changed_crd(self):
+        sim = Kubesim(nodes=1)
+        self.addCleanup(sim.stop)
+        work = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, work)
+        chart = os.path.join(work, "berth")
+        shutil.copytree(CHART, chart)  # follows files/crds -> crds/, as `helm package` does
+
+        def helm(*args):
+            result = subprocess.run([HELM, "--kubeconfig", sim.kubeconfig, *args], capture_output=True, text=True,
+                                    timeout=120, env=sim.env())
+            self.assertEqual(result.returncode, 0, f"helm {args}: {result.stdout}{result.stderr}")
+            return result.stdout
+
+        def printer_columns():
+            crd = sim.get_json(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{RESERVATION_CRD}")
+            return [c["name"] for c in crd["spec"]["versions"][0].get("additionalPrinterColumns", [])]
+
+        helm("install", "berth", chart, "--namespace", NS, "--create-namespace")
+        before = printer_columns()
+        self.assertNotIn("Upgraded", before)
+
+        path = os.path.join(chart, "files", "crds", "scheduling.koordinator.sh_reservations.yaml")
+        with open(path) as f:
+            crd = yaml.safe_load(f)
+        crd["spec"]["versions"][0].setdefault("additionalPrinterColumns", []).append(
+            {"name": "Upgraded", "type": "string", "jsonPath": ".status.phase"})
+        with open(path, "w") as f:
+            yaml.safe_dump(crd, f)
+        self.assertIn("REVISION: 2", helm("upgrade", "berth", chart, "--namespace", NS))
+        self.assertEqual(printer_columns(), before + ["Upgraded"])
+        # kubectl prints the new column, from the upgraded CRD's Table.
+        sim.kubectl("create", "-f", "-", input=json.dumps({
+            "apiVersion": "scheduling.koordinator.sh/v1alpha1", "kind": "Reservation", "metadata": {"name": "r"},
+            "spec": {"owners": [{"object": {"name": "x"}}],
+                     "template": {"spec": {"schedulerName": "none", "containers": [{"name": "c"}]}}}}))
+        self.assertEqual(sim.kubectl("get", "rsv").splitlines()[0].split()[-1], "UPGRADED")
 
 
 class HelmInstallBesideClusterAutoscalerTest(unittest.TestCase):
