@@ -192,6 +192,35 @@ class HelmUpgradeCrdTest(unittest.TestCase):
         self.assertEqual(sim.kubectl("get", "rsv").splitlines()[0].split()[-1], "UPGRADED")
 
 
+class HelmAdoptsAReservationCrdFromChartCrdsFolderTest(unittest.TestCase):
+    """Before the CRDs became templates the chart installed the Reservation CRD from its crds/ folder, without
+    Helm ownership metadata. The README's steps (label and annotate the CRD) let the release take it over;
+    without them Helm refuses (install and upgrade check ownership alike)."""
+
+    def test_release_adopts_the_crd_after_the_readme_steps(self):
+        sim = Kubesim(nodes=1)
+        self.addCleanup(sim.stop)
+        sim.kubectl("apply", "-f", os.path.join(ROOT, "crds", "scheduling.koordinator.sh_reservations.yaml"))
+
+        def helm(*args):
+            return subprocess.run([HELM, "--kubeconfig", sim.kubeconfig, *args], capture_output=True, text=True,
+                                  timeout=120, env=sim.env())
+
+        refused = helm("install", "berth", CHART, "--namespace", NS, "--create-namespace")
+        self.assertNotEqual(refused.returncode, 0)
+        self.assertIn(f'CustomResourceDefinition "{RESERVATION_CRD}" in namespace "" exists and cannot be imported',
+                      refused.stderr)
+        helm("uninstall", "berth", "--namespace", NS)
+        sim.kubectl("label", "crd", RESERVATION_CRD, "app.kubernetes.io/managed-by=Helm")
+        sim.kubectl("annotate", "crd", RESERVATION_CRD, "meta.helm.sh/release-name=berth",
+                    f"meta.helm.sh/release-namespace={NS}")
+        installed = helm("install", "berth", CHART, "--namespace", NS, "--create-namespace")
+        self.assertEqual(installed.returncode, 0, installed.stderr)
+        crd = sim.get_json(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{RESERVATION_CRD}")
+        self.assertEqual(crd["metadata"]["annotations"]["helm.sh/resource-policy"], "keep")
+        self.assertEqual(crd["metadata"]["labels"]["app.kubernetes.io/instance"], "berth")
+
+
 class HelmInstallBesideClusterAutoscalerTest(unittest.TestCase):
     """Where Cluster Autoscaler already installed the ProvisioningRequest CRD, Helm refuses to take it over;
     provisioningRequest.installCRD=false installs berth beside it and leaves it alone."""
