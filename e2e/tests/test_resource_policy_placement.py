@@ -8,8 +8,8 @@ import unittest
 
 from kubesim_fixture import start_cluster, wait_until
 
-ON_DEMAND = [f"node-{i}" for i in range(1, 5)]
-SPOT = [f"node-{i}" for i in range(5, 9)]
+ON_DEMAND = [f"node-{i}" for i in range(0, 4)]
+SPOT = [f"node-{i}" for i in range(4, 8)]
 
 
 def deployment(name, namespace, replicas, labels):
@@ -40,6 +40,7 @@ class ResourcePolicyPlacementTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.sim, cls.mgr = start_cluster(nodes=8)
+        assert sorted(cls.sim.kubectl("get", "nodes", "-o", "name").split()) == [f"node/{n}" for n in ON_DEMAND + SPOT]
         cls.sim.kubectl("label", "node", *ON_DEMAND, "pool=on-demand")
         cls.sim.kubectl("label", "node", *SPOT, "pool=spot")
 

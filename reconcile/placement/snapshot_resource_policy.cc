@@ -81,6 +81,7 @@ void ClusterSnapshot::UpsertResourcePolicy(const ResourcePolicyView& view) {
   auto it = s.policies.find(key);
   if (it == s.policies.end()) {
     it = s.policies.emplace(key, std::make_unique<PolicyEntry>()).first;
+    it->second->view.name = view.name;  // the namespace list is kept in name order
     auto& list = s.policies_by_namespace[view.namespace_name];
     list.push_back(it->second.get());
     std::sort(list.begin(), list.end(),

@@ -112,8 +112,11 @@ TEST(ResourcePolicyPlacement, DefaultFiltersComeBeforeThePolicyInTheSummary) {
 
 TEST(ResourcePolicyPlacement, PodMatchedByTwoPoliciesIsRejectedNamingThem) {
   ClusterSnapshot snap = Cluster();
-  snap.UpsertResourcePolicy(Policy("b-policy"));
+  // Created in both orders across namespaces: the message lists names sorted either way.
   snap.UpsertResourcePolicy(Policy("a-policy"));
+  snap.UpsertResourcePolicy(Policy("c-policy"));
+  snap.UpsertResourcePolicy(Policy("b-policy"));
+  snap.RemoveResourcePolicy("default", "c-policy");
   ResourcePolicyView elsewhere = Policy("c-policy");
   elsewhere.namespace_name = "other";
   snap.UpsertResourcePolicy(elsewhere);
