@@ -14,6 +14,7 @@
 #pragma once
 
 #include <functional>
+#include <atomic>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -47,6 +48,10 @@ class SchedulerCache {
   // phase) ends its assumption.
   void UpsertReservation(const reconcile::placement::ReservationView& reservation);
   void RemoveReservation(std::string_view uid);
+  void UpsertResourcePolicy(const reconcile::placement::ResourcePolicyView& policy);
+  void RemoveResourcePolicy(std::string_view namespace_name, std::string_view name);
+  // HasResourcePolicies: any policy is known (pod label / deletion changes then matter).
+  bool HasResourcePolicies() const { return policies_.load() > 0; }
 
   // --- Decisions (workers) ----------------------------------------------------------------
   // ScheduleAndAssumePod decides and, on success, assumes the pod on the chosen node (and
@@ -103,6 +108,8 @@ class SchedulerCache {
 
   mutable std::mutex mu_;
   NowFunction now_;
+  std::atomic<int> policies_{0};
+  std::unordered_set<std::string> policy_keys_;  // "namespace/name", under mu_
   reconcile::placement::ClusterSnapshot snapshot_;
   std::vector<std::string> expired_;  // for TakeExpired
   // Nodes as last seen, to tell real changes from status heartbeats.

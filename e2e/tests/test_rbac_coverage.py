@@ -187,14 +187,17 @@ class RbacCoverageTest(unittest.TestCase):
             sim.stop()
         ours = [l for l in lines if l["userAgent"].startswith(MANAGER_AGENT_PREFIX)]
         # The flows really reached the API: otherwise an empty log would pass.
-        seen = {(l["verb"], l["resource"], l["subresource"]) for l in ours}
+        # Non-resource requests (the scheduler's discovery GET of the ResourcePolicy group) have no resource.
+        seen = {(l["verb"], l.get("resource", ""), l.get("subresource", "")) for l in ours}
         for need in [("watch", "reservations", ""), ("create", "pods", "binding"), ("create", "leases", ""),
-                     ("update", "leases", ""), ("delete", "reservations", "")]:
+                     ("update", "leases", ""), ("delete", "reservations", ""), ("watch", "resourcepolicies", ""),
+                     ("update", "resourcepolicies", "status")]:
             self.assertIn(need, seen, f"berth-manager made no {need} request; seen: {sorted(seen)}")
-        self.assertTrue(any(l["resource"] == "reservations" and l["subresource"] == "status" for l in ours))
-        self.assertTrue(any(l["resource"] == "pods" and l["subresource"] == "status" for l in ours))
-        self.assertTrue(any(l["resource"] == "pods" and not l["subresource"] and l["verb"] in ("patch", "update")
+        self.assertTrue(any(l.get("resource") == "reservations" and l.get("subresource") == "status" for l in ours))
+        self.assertTrue(any(l.get("resource") == "pods" and l.get("subresource") == "status" for l in ours))
+        self.assertTrue(any(l.get("resource") == "pods" and not l.get("subresource") and l["verb"] in ("patch", "update")
                             for l in ours))
+        self.assertTrue(any(l.get("nonResourceURL") == "/apis/scheduling.sigs.x-k8s.io/v1alpha1" for l in ours))
         unmatched = {}
         for l in ours:
             if not allowed(l, cluster_rules, roles):
@@ -274,6 +277,13 @@ class RbacCoverageTest(unittest.TestCase):
         wait(lambda: phase("reservation-prealloc") == "Waiting", "reservation-prealloc Waiting")
         sim.kubectl("delete", "pod", "my-app-0")
         wait(lambda: phase("reservation-prealloc") == "Available", "reservation-prealloc Available")
+        # A ResourcePolicy: watched by the scheduler, its status written by resourcepolicy-status.
+        create({"apiVersion": "scheduling.sigs.x-k8s.io/v1alpha1", "kind": "ResourcePolicy",
+                "metadata": {"name": "rp", "namespace": "default"},
+                "spec": {"podSelector": {"matchLabels": {"app": "rp"}},
+                         "units": [{"name": "all", "nodeSelector": {}}]}})
+        wait(lambda: (get("/apis/scheduling.sigs.x-k8s.io/v1alpha1/namespaces/default/resourcepolicies/rp") or {})
+             .get("status", {}).get("unitSummary") == "all 0", "ResourcePolicy rp status written")
 
 
 if __name__ == "__main__":

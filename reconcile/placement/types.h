@@ -126,6 +126,8 @@ struct PodSpecView {
   // autoscaling.x-k8s.io/consume-provisioning-request or its deprecated cluster-autoscaler key);
   // "" when none. Such a pod may allocate that request's booking Reservations.
   std::string consumes_provisioning_request;
+  // metadata.deletionTimestamp is set (ResourcePolicy's ignoreTerminatingPod skips such pods).
+  bool terminating = false;
 };
 
 // ObjectOwner: owners[].object. Only non-empty fields count. api_version is compared with "v1"
