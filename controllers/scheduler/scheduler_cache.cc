@@ -163,3 +163,21 @@ int SchedulerCache::NodeCount() const {
 }
 
 }  // namespace berth::controllers
+
+namespace berth::controllers {
+
+void SchedulerCache::UpsertResourcePolicy(const reconcile::placement::ResourcePolicyView& policy) {
+  std::lock_guard lock(mu_);
+  snapshot_.UpsertResourcePolicy(policy);
+  policy_keys_.insert(policy.namespace_name + "/" + policy.name);
+  policies_.store(static_cast<int>(policy_keys_.size()));
+}
+
+void SchedulerCache::RemoveResourcePolicy(std::string_view namespace_name, std::string_view name) {
+  std::lock_guard lock(mu_);
+  snapshot_.RemoveResourcePolicy(namespace_name, name);
+  policy_keys_.erase(std::string(namespace_name) + "/" + std::string(name));
+  policies_.store(static_cast<int>(policy_keys_.size()));
+}
+
+}  // namespace berth::controllers

@@ -8,6 +8,7 @@
 // reports the write failed (Forget*).
 #pragma once
 
+#include <atomic>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -39,6 +40,10 @@ class SchedulerCache {
   // phase) ends its assumption.
   void UpsertReservation(const reconcile::placement::ReservationView& reservation);
   void RemoveReservation(std::string_view uid);
+  void UpsertResourcePolicy(const reconcile::placement::ResourcePolicyView& policy);
+  void RemoveResourcePolicy(std::string_view namespace_name, std::string_view name);
+  // HasResourcePolicies: any policy is known (pod label / deletion changes then matter).
+  bool HasResourcePolicies() const { return policies_.load() > 0; }
 
   // --- Decisions (workers) ----------------------------------------------------------------
   // ScheduleAndAssumePod decides and, on success, assumes the pod on the chosen node (and
@@ -82,6 +87,8 @@ class SchedulerCache {
                                                          reconcile::placement::ReservationDecision decision);
 
   mutable std::mutex mu_;
+  std::atomic<int> policies_{0};
+  std::unordered_set<std::string> policy_keys_;  // "namespace/name", under mu_
   reconcile::placement::ClusterSnapshot snapshot_;
   // Nodes as last seen, to tell real changes from status heartbeats.
   std::unordered_map<std::string, reconcile::placement::NodeView> nodes_;

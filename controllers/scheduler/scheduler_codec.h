@@ -11,6 +11,8 @@
 
 #include <rapidjson/document.h>
 
+#include "clientgo-shim/base/error.h"
+#include "reconcile/placement/resource_policy.h"
 #include "reconcile/placement/types.h"
 
 namespace berth::controllers {
@@ -33,6 +35,12 @@ reconcile::placement::PodSpecView ReadTemplateView(const rapidjson::Value& reser
 
 // ReadReservationView: the Reservation as the scheduler cache needs it.
 reconcile::placement::ReservationView ReadReservationView(const rapidjson::Value& reservation);
+
+// ReadResourcePolicyView: a ResourcePolicy (scheduling.sigs.x-k8s.io/v1alpha1). Errors:
+// kInvalidArgument naming the field when the podSelector does not convert (the CRD schema makes
+// that rare: e.g. In without values), an operator is unknown, priority/maxCount is not a
+// non-negative int32, or strategy is not prefer/required.
+Result<reconcile::placement::ResourcePolicyView> ReadResourcePolicyView(const rapidjson::Value& policy);
 
 // PodIsTerminal: status.phase is Succeeded or Failed.
 bool PodIsTerminal(const rapidjson::Value& pod);

@@ -26,6 +26,25 @@ using scheduler_support::Truncate;
 namespace placement = reconcile::placement;
 
 constexpr char kReservationsPath[] = "/apis/scheduling.koordinator.sh/v1alpha1/reservations";
+// LabelsEqual compares metadata.labels of two cached objects (both absent counts as equal).
+bool LabelsEqual(const shim::CachedObject& a, const shim::CachedObject& b) {
+  auto la = a.FindJson({"metadata", "labels"});
+  auto lb = b.FindJson({"metadata", "labels"});
+  if (!la || !lb) return la.has_value() == lb.has_value();
+  return *la == *lb;
+}
+
+constexpr char kResourcePoliciesPath[] = "/apis/scheduling.sigs.x-k8s.io/v1alpha1/resourcepolicies";
+
+// ResourcePoliciesServed asks discovery whether the ResourcePolicy resource exists. Only a 404
+// says no: on any other failure the informer is created and retries like every other.
+bool ResourcePoliciesServed(shim::RestClient& rest) {
+  shim::RestRequest request;
+  request.path = "/apis/scheduling.sigs.x-k8s.io/v1alpha1";
+  auto response = rest.Do(request);
+  if (!response) return response.error().code != ErrorCode::kNotFound;
+  return response->body.find("\"resourcepolicies\"") != std::string::npos;
+}
 
 shim::ObjectReference PodReference(const placement::PodSpecView& pod) {
   return shim::ObjectReference{"v1", "Pod", pod.namespace_name, pod.name, pod.uid, "", ""};
@@ -97,6 +116,14 @@ Result<std::unique_ptr<SchedulerController>> SchedulerController::Setup(
   c->reservations_ = informers.InformerFor(shim::InformerKey{kReservationsPath, "", ""});
   c->pods_ = informers.InformerFor(shim::InformerKey{"/api/v1/pods", "", ""});
   c->nodes_ = informers.InformerFor(shim::InformerKey{"/api/v1/nodes", "", ""});
+  // The ResourcePolicy CRD may be missing (Helm installs crds/ only on the first install): then
+  // the scheduler runs without policies rather than wait forever for an informer that cannot sync.
+  if (ResourcePoliciesServed(*rest)) {
+    c->resource_policies_ = informers.InformerFor(shim::InformerKey{kResourcePoliciesPath, "", ""});
+  } else {
+    log::Warn(kLogger, "ResourcePolicy CRD not served; placement ignores ResourcePolicies until berth restarts",
+              {{"path", kResourcePoliciesPath}});
+  }
 
   SchedulerController* self = c.get();
   auto pod_controller = manager.AddController(
@@ -109,23 +136,46 @@ Result<std::unique_ptr<SchedulerController>> SchedulerController::Setup(
       [self](const std::string& key) { return self->ReconcileReservation(key); });
   if (!reservation_controller) return std::unexpected(reservation_controller.error());
   c->reservation_controller_ = *reservation_controller;
+  auto status_controller = manager.AddController(
+      shim::ControllerOptions{"resourcepolicy-status", 1, nullptr, nullptr, &reg},
+      [self](const std::string& key) { return self->ReconcilePolicyStatus(key); });
+  if (!status_controller) return std::unexpected(status_controller.error());
+  c->status_controller_ = *status_controller;
 
   c->nodes_->AddEventHandler(shim::EventHandler{
       [self](const shim::ObjectPtr& obj, bool) {
         auto doc = ToJson(obj);
-        if (doc && self->cache_.UpsertNode(ReadNodeView(*doc))) self->RetryParked();
+        if (doc && self->cache_.UpsertNode(ReadNodeView(*doc))) self->OnNodeChanged();
       },
       [self](const shim::ObjectPtr&, const shim::ObjectPtr& obj) {
         auto doc = ToJson(obj);
-        if (doc && self->cache_.UpsertNode(ReadNodeView(*doc))) self->RetryParked();
+        if (doc && self->cache_.UpsertNode(ReadNodeView(*doc))) self->OnNodeChanged();
       },
       [self](const shim::DeletedObject& deleted) {
-        if (deleted.object) self->cache_.RemoveNode(deleted.object->Name());
+        if (!deleted.object) return;
+        self->cache_.RemoveNode(deleted.object->Name());
+        if (self->cache_.HasResourcePolicies()) self->EnqueuePolicyStatus("", /*batch=*/true);
       }});
   c->pods_->AddEventHandler(shim::EventHandler{
       [self](const shim::ObjectPtr& obj, bool) { self->OnPod(nullptr, obj); },
       [self](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& obj) { self->OnPod(old_obj, obj); },
       [self](const shim::DeletedObject& deleted) { self->OnPodDeleted(deleted.object); }});
+  // ResourcePolicies steer placement: any change may free (or close) units, so parked pods retry.
+  if (c->resource_policies_) c->resource_policies_->AddEventHandler(shim::EventHandler{
+      [self](const shim::ObjectPtr& obj, bool) { self->OnResourcePolicy(obj); },
+      [self](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& obj) {
+        // Status writes (ours) leave metadata.generation alone: nothing to recount.
+        if (old_obj && old_obj->FindJson({"metadata", "generation"}) == obj->FindJson({"metadata", "generation"}) &&
+            LabelsEqual(*old_obj, *obj)) {
+          return;
+        }
+        self->OnResourcePolicy(obj);
+      },
+      [self](const shim::DeletedObject& deleted) {
+        if (!deleted.object) return;
+        self->cache_.RemoveResourcePolicy(deleted.object->Namespace(), deleted.object->Name());
+        self->RetryParked();
+      }});
   c->reservations_->AddEventHandler(shim::EventHandler{
       [self](const shim::ObjectPtr& obj, bool) {
         if (auto doc = ToJson(obj)) self->OnReservation(*doc, std::string(obj->Name()), true);
@@ -193,6 +243,7 @@ void SchedulerController::ParkReservation(const std::string& key, uint64_t seen)
 }
 
 void SchedulerController::OnPod(const shim::ObjectPtr& old_object, const shim::ObjectPtr& object) {
+  if (cache_.HasResourcePolicies()) EnqueuePolicyStatus(object->Namespace(), /*batch=*/true);
   if (old_object) {
     // A bound pod's spec is immutable: while its node, its reservation annotation and its
     // non-terminal phase stay the same (kubelet status updates), the cache already has it.
@@ -202,7 +253,13 @@ void SchedulerController::OnPod(const shim::ObjectPtr& old_object, const shim::O
         phase != "Succeeded" && phase != "Failed" &&
         object->FindString({"metadata", "annotations", kReservationAllocatedAnnotation}) ==
             old_object->FindString({"metadata", "annotations", kReservationAllocatedAnnotation})) {
-      return;
+      // Labels and deletion decide which ResourcePolicy counts the pod: look only when policies exist.
+      if (!cache_.HasResourcePolicies() ||
+          (object->FindString({"metadata", "deletionTimestamp"}).has_value() ==
+               old_object->FindString({"metadata", "deletionTimestamp"}).has_value() &&
+           LabelsEqual(*old_object, *object))) {
+        return;
+      }
     }
   }
   {
@@ -237,8 +294,31 @@ void SchedulerController::OnPod(const shim::ObjectPtr& old_object, const shim::O
   }
 }
 
+void SchedulerController::OnNodeChanged() {
+  RetryParked();
+  // Node labels decide unit membership: every policy's status may change.
+  if (cache_.HasResourcePolicies()) EnqueuePolicyStatus("", /*batch=*/true);
+}
+
+void SchedulerController::OnResourcePolicy(const shim::ObjectPtr& object) {
+  auto doc = ToJson(object);
+  if (!doc) return;
+  auto view = ReadResourcePolicyView(*doc);
+  if (!view) {
+    // Not enforced rather than guessed: the pods it would select schedule as without it.
+    log::Warn(kLogger, "ignoring ResourcePolicy that does not parse",
+              {{"resourcepolicy", std::string(object->Key())}, {"error", view.error().message}});
+    cache_.RemoveResourcePolicy(object->Namespace(), object->Name());
+  } else {
+    cache_.UpsertResourcePolicy(*view);
+  }
+  RetryParked();
+  status_controller_->queue().Add(std::string(object->Key()));
+}
+
 void SchedulerController::OnPodDeleted(const shim::ObjectPtr& object) {
   if (!object) return;
+  if (cache_.HasResourcePolicies()) EnqueuePolicyStatus(object->Namespace(), /*batch=*/true);
   {
     std::lock_guard lock(parked_mu_);
     parked_pods_.erase(std::string(object->Key()));

@@ -62,7 +62,9 @@ class SchedulerController {
                                                             SchedulerControllerOptions options);
   ~SchedulerController();
 
-  // ReconcilePod schedules one unbound pod of ours (scheduler_controller.cc).
+  // ReconcilePod schedules one unbound pod of ours (scheduler_controller.cc). A ResourcePolicy
+  // selecting it steers the choice (reconcile/placement/resource_policy.h); a third controller,
+  // "resourcepolicy-status", writes the policies' status (resource_policy_status.cc).
   shim::ReconcileResult ReconcilePod(const std::string& key);
   // ReconcileReservation places a Pending reservation of ours or promotes a Waiting one
   // (reservation_placer.cc).
@@ -80,6 +82,13 @@ class SchedulerController {
   // ---- Informer handlers (scheduler_controller.cc) ----
   void OnPod(const shim::ObjectPtr& old_object, const shim::ObjectPtr& object);
   void OnPodDeleted(const shim::ObjectPtr& object);
+  void OnResourcePolicy(const shim::ObjectPtr& object);
+  void OnNodeChanged();
+  // ---- ResourcePolicy status (resource_policy_status.cc) ----
+  // EnqueuePolicyStatus queues the namespace's policies ("" = every namespace), after a short
+  // delay when `batch` so a burst of pod events costs one status computation.
+  void EnqueuePolicyStatus(std::string_view namespace_name, bool batch);
+  shim::ReconcileResult ReconcilePolicyStatus(const std::string& key);
   void OnReservation(const rapidjson::Document& reservation, const std::string& name, bool changed);
   // ---- Pods (scheduler_controller.cc) ----
   shim::ReconcileResult Bind(const reconcile::placement::PodSpecView& view,
@@ -105,8 +114,10 @@ class SchedulerController {
   std::shared_ptr<shim::SharedInformer> reservations_;
   std::shared_ptr<shim::SharedInformer> pods_;
   std::shared_ptr<shim::SharedInformer> nodes_;
+  std::shared_ptr<shim::SharedInformer> resource_policies_;
   shim::Controller* pod_controller_ = nullptr;
   shim::Controller* reservation_controller_ = nullptr;
+  shim::Controller* status_controller_ = nullptr;
 
   std::mutex parked_mu_;
   std::atomic<uint64_t> cluster_generation_{0};

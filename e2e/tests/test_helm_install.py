@@ -140,7 +140,8 @@ class HelmInstallTest(unittest.TestCase):
         # CRDs outlive the release, so users' requests survive an uninstall.
         self.assertEqual(sorted(self.kubectl("get", "crds", "-o", "name").split()),
                          [f"customresourcedefinition.apiextensions.k8s.io/{PROVREQ_CRD}",
-                          "customresourcedefinition.apiextensions.k8s.io/reservations.scheduling.koordinator.sh"])
+                          "customresourcedefinition.apiextensions.k8s.io/reservations.scheduling.koordinator.sh",
+                          "customresourcedefinition.apiextensions.k8s.io/resourcepolicies.scheduling.sigs.x-k8s.io"])
 
 
 class HelmInstallBesideClusterAutoscalerTest(unittest.TestCase):

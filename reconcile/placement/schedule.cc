@@ -127,11 +127,42 @@ int64_t Score(ScoringStrategy strategy, const CompiledPod& c, const NodeEntry& n
 // OrderKey: the reservation-order label's preference (lower first; 0 means none, ranked last).
 int64_t OrderKey(int64_t order) { return order == 0 ? INT64_MAX : order; }
 
+// PolicyGate: the pod's ResourcePolicy (its PreFilter result) and its group's counts.
+struct PolicyGate {
+  enum class Verdict { kPass, kNoUnit, kMaxCount };
+  const internal::PolicyEntry* policy = nullptr;
+  const std::vector<int32_t>* counts = nullptr;  // nullptr: the group has no pods yet
+
+  // Check is the Filter for one node; on kPass, *score is its PriorityScore.
+  Verdict Check(int node, int64_t* score) const {
+    *score = 0;
+    if (policy == nullptr) return Verdict::kPass;
+    static const std::vector<int> kNone;
+    const std::vector<int>& row =
+        node < static_cast<int>(policy->node_units.size()) ? policy->node_units[node] : kNone;
+    if (row.empty()) {
+      if (policy->view.required) return Verdict::kNoUnit;
+      *score = PriorityScore(std::nullopt);
+      return Verdict::kPass;
+    }
+    int32_t priority = 0;
+    for (int u : row) {
+      const ResourcePolicyUnit& unit = policy->view.units[u];
+      const int32_t count = counts != nullptr && u < static_cast<int>(counts->size()) ? (*counts)[u] : 0;
+      if (unit.max_count && count >= *unit.max_count) return Verdict::kMaxCount;
+      priority = std::max(priority, unit.priority);
+    }
+    *score = PriorityScore(priority);
+    return Verdict::kPass;
+  }
+};
+
 struct Pick {
   int node = -1;
   int tier = 0;
   int64_t order = 0;  // reservation-order of the nominated reservation
   int64_t reservation_score = 0;
+  int64_t policy_score = 0;  // ResourcePolicy: the node's unit priority × 20 (-1: no unit)
   int64_t score = 0;
   const ReservationEntry* reservation = nullptr;
 };
@@ -143,6 +174,8 @@ bool Better(const Pick& a, const Pick& b, const std::vector<NodeEntry>& nodes) {
   if (a.reservation_score != b.reservation_score) {
     return a.reservation_score > b.reservation_score;
   }
+  // A higher-priority unit wins over any resource score while it has room (its nodes pass).
+  if (a.policy_score != b.policy_score) return a.policy_score > b.policy_score;
   if (a.score != b.score) return a.score > b.score;
   return nodes[a.node].view.name < nodes[b.node].view.name;
 }
@@ -162,7 +195,8 @@ void AddResourceReasons(const CompiledPod& c, const NodeEntry& n, bool ignore_re
 FitError CollectReasons(const std::vector<NodeEntry>& nodes, int present, const PodSpecView& pod,
                         const CompiledPod& c, bool check_resources,
                         const std::vector<int>& blocked = {},
-                        const std::vector<int>* required = nullptr) {
+                        const std::vector<int>* required = nullptr,
+                        const PolicyGate* gate = nullptr) {
   FitError err;
   err.num_all_nodes = present;
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -175,8 +209,16 @@ FitError CollectReasons(const std::vector<NodeEntry>& nodes, int present, const 
       err.reasons[std::string(kReasonReservationAffinity)]++;
     } else if (std::binary_search(blocked.begin(), blocked.end(), static_cast<int>(i))) {
       err.reasons[std::string(kReasonReservationInsufficient)]++;
-    } else if (check_resources) {
+    } else if (check_resources && !FitsFree(c, n, pod.reservation_ignored)) {
       AddResourceReasons(c, n, pod.reservation_ignored, err);
+    } else if (gate != nullptr) {
+      // ResourcePolicy runs after the default filters, as an out-of-tree plugin would.
+      int64_t score = 0;
+      switch (gate->Check(static_cast<int>(i), &score)) {
+        case PolicyGate::Verdict::kNoUnit: err.reasons[std::string(kReasonResourcePolicyUnits)]++; break;
+        case PolicyGate::Verdict::kMaxCount: err.reasons[std::string(kReasonResourcePolicyMaxCount)]++; break;
+        case PolicyGate::Verdict::kPass: break;
+      }
     }
   }
   return err;
@@ -196,6 +238,28 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
   }
   // koordinator: a pod with reservation affinity must allocate a reservation the affinity selects.
   const bool required = pod.reservation_affinity != nullptr && !pod.reservation_ignored;
+
+  // ResourcePolicy PreFilter: at most one policy of the namespace may select the pod.
+  PolicyGate gate;
+  if (auto ns = s.policies_by_namespace.find(pod.namespace_name); ns != s.policies_by_namespace.end()) {
+    std::vector<std::string> matched;
+    for (const internal::PolicyEntry* policy : ns->second) {
+      if (!PolicySelectsPod(policy->view, pod.namespace_name, pod.labels)) continue;
+      matched.push_back(policy->view.name);
+      gate.policy = policy;
+    }
+    if (matched.size() > 1) {
+      FitError err;
+      err.num_all_nodes = s.present_nodes;
+      err.pre_filter_message = ConflictMessage(matched);
+      return std::unexpected(std::move(err));
+    }
+    if (gate.policy != nullptr) {
+      auto counts = gate.policy->counts.find(GroupKey(gate.policy->view, pod.labels));
+      if (counts != gate.policy->counts.end()) gate.counts = &counts->second;
+    }
+  }
+  const PolicyGate* gate_ptr = gate.policy != nullptr ? &gate : nullptr;
 
   // Reservations this pod may allocate, found through the owner index, grouped by node.
   struct Candidate {
@@ -253,6 +317,7 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
     if (!n.present || !PassesNonResource(pod, c, n)) return;
     Pick pick;
     pick.node = i;
+    if (gate.Check(i, &pick.policy_score) != PolicyGate::Verdict::kPass) return;
     // koordinator: once the pod matches reservations on a node it must fit through one of
     // them; it is nominated only when it actually takes something from it (or when its
     // reservation affinity requires one). The lowest non-zero reservation-order wins first.
@@ -330,12 +395,14 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
     err.post_filter_reasons = PostFilterReasons(diagnosis);
   };
   if (best.node < 0) {
-    if (!required) return std::unexpected(CollectReasons(s.nodes, s.present_nodes, pod, c, true, blocked));
+    if (!required) {
+      return std::unexpected(CollectReasons(s.nodes, s.present_nodes, pod, c, true, blocked, nullptr, gate_ptr));
+    }
     std::vector<int> candidate_nodes;
     for (const Candidate& cand : candidates) {
       if (candidate_nodes.empty() || candidate_nodes.back() != cand.node) candidate_nodes.push_back(cand.node);
     }
-    FitError err = CollectReasons(s.nodes, s.present_nodes, pod, c, true, blocked, &candidate_nodes);
+    FitError err = CollectReasons(s.nodes, s.present_nodes, pod, c, true, blocked, &candidate_nodes, gate_ptr);
     add_affinity_diagnosis(candidate_nodes, err);
     return std::unexpected(std::move(err));
   }

@@ -91,6 +91,7 @@ void ClusterSnapshot::State::CountPod(const PodEntry& pod, int sign) {
     node.nonzero_memory += sign * pod.nonzero_memory;
     RecomputeFree(node);
   }
+  if (!policies.empty()) CountPolicies(pod, sign);
   if (!pod.reservation_uid.empty()) {
     auto& u = usage[pod.reservation_uid];
     for (size_t i = 0; i < pod.requests.size(); ++i) {
@@ -241,6 +242,7 @@ void ClusterSnapshot::UpsertNode(const NodeView& view) {
   ResourceAmounts alloc = view.allocatable;
   node.allocatable = s.resources.ToDense(alloc);
   s.RecomputeFree(node);
+  if (!s.policies.empty()) s.RefreshPoliciesForNode(static_cast<int>(&node - s.nodes.data()));
 }
 
 void ClusterSnapshot::RemoveNode(std::string_view name) {
@@ -268,6 +270,9 @@ PodEntry ClusterSnapshot::State::MakePod(const PodSpecView& pod, std::string_vie
   e.nonzero_cpu = cpu != 0 ? cpu : kDefaultMilliCpuRequest;
   e.nonzero_memory = mem != 0 ? mem : kDefaultMemoryRequestMilli;
   e.reservation_uid = pod.reservation_uid;
+  e.namespace_name = pod.namespace_name;
+  e.labels = pod.labels;
+  e.terminating = pod.terminating;
   return e;
 }
 

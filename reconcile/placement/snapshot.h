@@ -26,6 +26,7 @@
 
 #include "reconcile/placement/filters.h"
 #include "reconcile/placement/pre_allocation.h"
+#include "reconcile/placement/resource_policy.h"
 #include "reconcile/placement/scoring.h"
 #include "reconcile/placement/types.h"
 
@@ -93,6 +94,14 @@ class ClusterSnapshot {
   void UpsertReservation(const ReservationView& reservation);
   // RemoveReservation forgets the reservation (its pods stay counted as ordinary pods).
   void RemoveReservation(std::string_view uid);
+  // UpsertResourcePolicy adds or replaces a ResourcePolicy (by namespace/name) and recounts its
+  // pods (bound and assumed) once; later pod and node events update the counts incrementally.
+  void UpsertResourcePolicy(const ResourcePolicyView& policy);
+  void RemoveResourcePolicy(std::string_view namespace_name, std::string_view name);
+  // ResourcePolicyCounts: pods per unit (spec order) of one matchLabelKeys group (GroupKey);
+  // empty for an unknown policy.
+  std::vector<int32_t> ResourcePolicyCounts(std::string_view namespace_name, std::string_view name,
+                                            std::string_view group) const;
 
   // --- Decisions (const: they do not change the cache) ------------------------------------
   // SchedulePod picks a node (and possibly a reservation) for a pod. Filters, in order:

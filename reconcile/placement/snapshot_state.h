@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "reconcile/placement/resource_policy.h"
 #include "reconcile/placement/snapshot.h"
 
 namespace berth::reconcile::placement::internal {
@@ -74,6 +75,17 @@ struct PodEntry {
   int64_t nonzero_memory = 0;
   std::string reservation_uid;
   bool assumed = false;
+  // For ResourcePolicy counting (a policy created later recounts from these).
+  std::string namespace_name;
+  LabelMap labels;
+  bool terminating = false;
+};
+
+// PolicyEntry: one ResourcePolicy with its unit membership per node and its counts.
+struct PolicyEntry {
+  ResourcePolicyView view;
+  std::vector<std::vector<int>> node_units;  // node index → indexes of the units selecting it
+  StringMap<std::vector<int32_t>> counts;    // GroupKey → pods per unit
 };
 
 // Usage: what the pods naming one reservation uid add up to (exists before the reservation).
@@ -112,12 +124,21 @@ struct ClusterSnapshot::State {
   internal::StringMap<std::vector<std::string>> pre_allocators;
   mutable uint64_t stamp = 0;
   mutable std::string key_buffer;
+  // ResourcePolicies by "namespace/name", and by namespace (in name order).
+  internal::StringMap<std::unique_ptr<internal::PolicyEntry>> policies;
+  internal::StringMap<std::vector<internal::PolicyEntry*>> policies_by_namespace;
 
   int NodeFor(std::string_view name, bool create);
   int NodeForConst(std::string_view name) const;  // -1 when unknown
   internal::PodEntry MakePod(const PodSpecView& pod, std::string_view node);
   void RecomputeFree(internal::NodeEntry& node);
   void CountPod(const internal::PodEntry& pod, int sign);
+  // ResourcePolicy bookkeeping (snapshot_resource_policy.cc).
+  void CountPolicies(const internal::PodEntry& pod, int sign);
+  void CountPolicy(internal::PolicyEntry& policy, const internal::PodEntry& pod, int sign);
+  void RefreshPolicyRow(internal::PolicyEntry& policy, int node);  // true row for one node
+  void RebuildPolicy(internal::PolicyEntry& policy);                 // rows and counts from scratch
+  void RefreshPoliciesForNode(int node);
   void RefreshHold(internal::ReservationEntry& r);
   void Index(internal::ReservationEntry& r, bool add);
   // IndexPreAllocated files (add) or unfiles the reservation under its pre-allocated pods.

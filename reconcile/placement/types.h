@@ -118,6 +118,8 @@ struct PodSpecView {
   // reservation_affinity_error holds why and the pod is unschedulable.
   std::shared_ptr<const ReservationAffinity> reservation_affinity;
   std::string reservation_affinity_error;
+  // metadata.deletionTimestamp is set (ResourcePolicy's ignoreTerminatingPod skips such pods).
+  bool terminating = false;
 };
 
 // ObjectOwner: owners[].object. Only non-empty fields count. api_version is compared with "v1"

@@ -12,6 +12,7 @@
 #include "e2e/kubesim/schema/crd_validation.h"
 #include "e2e/kubesim/schema/defaulting.h"
 #include "e2e/kubesim/schema/pruning.h"
+#include "e2e/kubesim/schema/list_type.h"
 #include "e2e/kubesim/schema/validation.h"
 
 namespace berth::kubesim {
@@ -197,6 +198,10 @@ std::optional<HttpResponse> ApiServer::ValidateAndDefault(const ResourceType& ty
       for (const auto& c : schema::Validate(*schema, object)) {
         std::string message = c.message;
         causes.push_back({c.type, message, c.field});
+      }
+      // Then list-type set/map uniqueness, as apiextensions does after the OpenAPI checks.
+      for (const auto& c : schema::ValidateListSetsAndMaps(*schema, object)) {
+        causes.push_back({c.type, c.message, c.field});
       }
     }
   } else {
