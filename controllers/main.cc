@@ -13,6 +13,7 @@
 #include "controllers/manager/controller_registry.h"
 #include "controllers/manager/provisioning_classes.h"
 #include "controllers/reservation/reservation_controller.h"
+#include "controllers/resourcepolicy/resourcepolicy_controller.h"
 #include "controllers/scheduler/scheduler_controller.h"
 
 using namespace berth;
@@ -127,6 +128,7 @@ int main(int argc, char** argv) {
   shim::RestClientPtr rest_ref;
   std::unique_ptr<controllers::ReservationController> reservation_controller;
   std::unique_ptr<controllers::SchedulerController> scheduler_controller;
+  std::unique_ptr<controllers::ResourcePolicyController> resourcepolicy_controller;
   const std::vector<controllers::ControllerRegistration> controller_table = {
       {"reservation", true,
        [&]() -> Status {
@@ -148,6 +150,13 @@ int main(int argc, char** argv) {
          auto c = controllers::SchedulerController::Setup(*manager, rest_ref, options);
          if (!c) return std::unexpected(c.error());
          scheduler_controller = std::move(*c);
+         return {};
+       }},
+      {"resourcepolicy", true,
+       [&]() -> Status {
+         auto c = controllers::ResourcePolicyController::Setup(*manager, rest_ref, {});
+         if (!c) return std::unexpected(c.error());
+         resourcepolicy_controller = std::move(*c);
          return {};
        }},
       // The ProvisioningRequest controller (branch provreq-core) plugs its Setup in here, with

@@ -11,7 +11,7 @@
 
 #include <rapidjson/document.h>
 
-#include "clientgo-shim/base/error.h"
+#include "clientgo-shim/base/result.h"
 #include "reconcile/placement/resource_policy.h"
 #include "reconcile/placement/types.h"
 
