@@ -85,7 +85,8 @@ class DisabledControllersTest(unittest.TestCase):
                    timeout=15, message="the reservation to expire")
         pod = json.loads(self.sim.kubectl("get", "pod", "waits", "-o", "json"))
         self.assertNotIn("nodeName", pod["spec"])
-        seen = {(l["verb"], l["resource"], l["subresource"]) for l in self.manager_requests()}
+        # Non-resource requests (discovery) carry no resource.
+        seen = {(l["verb"], l.get("resource", ""), l.get("subresource", "")) for l in self.manager_requests()}
         self.assertIn(("watch", "reservations", ""), seen)
         self.assertNotIn(("create", "pods", "binding"), seen)
         self.assertIn("controller disabled", mgr.log_text())
@@ -93,15 +94,17 @@ class DisabledControllersTest(unittest.TestCase):
     def test_disabled_controllers_are_never_set_up(self):
         # Setup is what creates a controller's informers, queue and metrics (unit-tested in
         # controller_registry_test); its queue and reconcile metrics show whether it ran.
-        expected = {"*": {"reservation", "pod-scheduler", "reservation-scheduler"},
-                    "*,-scheduler": {"reservation"},
+        expected = {"*": {"reservation", "pod-scheduler", "reservation-scheduler", "resourcepolicy"},
+                    "*,-scheduler": {"reservation", "resourcepolicy"},
+                    "*,-resourcepolicy": {"reservation", "pod-scheduler", "reservation-scheduler"},
                     "-reservation,scheduler": {"pod-scheduler", "reservation-scheduler"}}
         for value, running in expected.items():
             with self.subTest(controllers=value):
                 mgr = BerthManager(self.sim, extra_args=[f"--controllers={value}"])
                 try:
                     self.assertEqual(self.controllers_in_metrics(mgr) & {"reservation", "pod-scheduler",
-                                                                         "reservation-scheduler"}, running)
+                                                                         "reservation-scheduler", "resourcepolicy"},
+                                     running)
                 finally:
                     mgr.stop()
 
