@@ -3,8 +3,9 @@ pick scale-down victims by kube-controller-manager's ranking, pod-deletion-cost 
 koord-scheduler and the resourcepolicy controller: four on-demand and four spot nodes; a `prefer` policy whose
 on-demand unit has priority 10 and maxCount 4 and whose spot unit has priority 1. A Deployment scaled to 10 lands 4
 on on-demand and 6 on spot; scaled back to 4, exactly the 4 on-demand pods remain. Deleting a policy removes berth's
-annotations and leaves a user's own cost alone; a user cost that is not an int32 is reported in an Event. Under
-injected 500/429/409 faults the costs still converge."""
+annotations and leaves a user's own cost alone (also when berth was down at the time, and for a pod relabelled out of
+the selector); a user cost that is not an int32 is reported in an Event. Under injected 500/429/409 faults the
+costs still converge."""
 import json
 import unittest
 
@@ -151,6 +152,33 @@ class ResourcePolicyDeletionCostTest(unittest.TestCase):
         self.assertEqual(pod_annotations("bad-cost"), {COST: "+5"})
         wait_until(lambda: not [k for k in self.mgr.metrics() if k[0] == "berth_resourcepolicy_unit_pods"
                                 and ("policy", "api") in k[1]], timeout=10, message="gauges removed")
+
+    def test_a_pod_that_stops_matching_and_a_policy_deleted_while_berth_was_down_are_cleaned_up(self):
+        ns = "offline"
+        self.sim.kubectl("create", "namespace", ns)
+        self.create(policy("jobs", ns, STORY_UNITS, {"cost": "on"}))
+        self.create(deployment("jobs", ns, 3, {"app": "jobs", "cost": "on"}))
+        self.sim.kubectl("rollout", "status", "deployment/jobs", "-n", ns, "--timeout=60s")
+        costs = self.wait_costs(ns, "app=jobs", 3, "jobs")
+        relabelled = sorted(costs)[0]
+        self.sim.kubectl("label", "pod", relabelled, "-n", ns, "cost=off", "--overwrite")
+
+        def annotations(name):
+            return json.loads(self.sim.kubectl("get", "pod", name, "-n", ns, "-o", "json"))["metadata"].get(
+                "annotations", {})
+        wait_until(lambda: MARKER not in annotations(relabelled) and COST not in annotations(relabelled),
+                   timeout=15, message="annotations removed from the pod that stopped matching")
+
+        self.mgr.stop()
+        try:
+            self.sim.kubectl("delete", "rsp", "jobs", "-n", ns)
+        finally:
+            self.mgr.start()
+        # The marker names a policy that no longer exists: berth's start cleans the pods up.
+        wait_until(lambda: all(MARKER not in p["metadata"].get("annotations", {})
+                               and COST not in p["metadata"].get("annotations", {})
+                               for p in self.active_pods(ns, "app=jobs")),
+                   timeout=30, message="annotations of the policy deleted while berth was down removed")
 
     def test_costs_converge_under_injected_write_faults(self):
         ns = "faulty"
