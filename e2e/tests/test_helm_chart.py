@@ -49,7 +49,7 @@ class HelmChartTest(unittest.TestCase):
         self.assertEqual(kinds, ["ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "Deployment",
                                  "Role", "RoleBinding", "Service", "ServiceAccount"])
         container = manager_container(docs)
-        self.assertIn("--controllers=*,provisioningrequest,reservation,scheduler", container["args"])
+        self.assertIn("--controllers=*,provisioningrequest,reservation,resourcepolicy,scheduler", container["args"])
         self.assertIn("--provisioning-classes=check-capacity.autoscaling.x-k8s.io,"
                       "best-effort-atomic-scale-up.autoscaling.x-k8s.io", container["args"])
         self.assertIn("--leader-elect", container["args"])
@@ -103,13 +103,13 @@ class HelmChartTest(unittest.TestCase):
         docs = render("provisioningRequest.installCRD=false")
         self.assertNotIn("CustomResourceDefinition", [d["kind"] for d in docs])
         # The controller still runs against the CRD someone else installed.
-        self.assertIn("--controllers=*,provisioningrequest,reservation,scheduler", manager_container(docs)["args"])
+        self.assertIn("--controllers=*,provisioningrequest,reservation,resourcepolicy,scheduler", manager_container(docs)["args"])
 
     def test_controller_switches_render_into_controllers_flag_and_rbac(self):
         docs = render("controllers.scheduler.enabled=false", "controllers.provisioningrequest.enabled=false",
                       "provisioningRequest.classes={check-capacity.autoscaling.x-k8s.io}")
         args = manager_container(docs)["args"]
-        self.assertIn("--controllers=*,-provisioningrequest,reservation,-scheduler", args)
+        self.assertIn("--controllers=*,-provisioningrequest,reservation,resourcepolicy,-scheduler", args)
         self.assertIn("--provisioning-classes=check-capacity.autoscaling.x-k8s.io", args)
         role = next(d for d in docs if d["kind"] == "ClusterRole")
         groups = {g for rule in role["rules"] for g in rule["apiGroups"]}
