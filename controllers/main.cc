@@ -16,6 +16,7 @@
 #include "controllers/provisioning/externalgrpc/scale_up.h"
 #include "controllers/provisioning/provisioning_controller.h"
 #include "controllers/reservation/reservation_controller.h"
+#include "controllers/resourcepolicy/resourcepolicy_controller.h"
 #include "controllers/scheduler/scheduler_controller.h"
 
 using namespace berth;
@@ -179,6 +180,7 @@ int main(int argc, char** argv) {
   controllers::externalgrpc::CloudConfig cloud;  // resolved from --cloud-config and the flags below
   std::unique_ptr<controllers::externalgrpc::ExternalGrpcScaleUp> externalgrpc_scale_up;
   std::unique_ptr<controllers::ProvisioningRequestController> provisioning_controller;
+  std::unique_ptr<controllers::ResourcePolicyController> resourcepolicy_controller;
   const std::vector<controllers::ControllerRegistration> controller_table = {
       {"reservation", true,
        [&]() -> Status {
@@ -200,6 +202,13 @@ int main(int argc, char** argv) {
          auto c = controllers::SchedulerController::Setup(*manager, rest_ref, options);
          if (!c) return std::unexpected(c.error());
          scheduler_controller = std::move(*c);
+         return {};
+       }},
+      {"resourcepolicy", true,
+       [&]() -> Status {
+         auto c = controllers::ResourcePolicyController::Setup(*manager, rest_ref, {});
+         if (!c) return std::unexpected(c.error());
+         resourcepolicy_controller = std::move(*c);
          return {};
        }},
       {"provisioningrequest", true,

@@ -52,7 +52,7 @@ class HelmChartTest(unittest.TestCase):
                                  "CustomResourceDefinition", "Deployment",
                                  "Pod", "Role", "RoleBinding", "Service", "ServiceAccount"])  # Pod: helm test
         container = manager_container(docs)
-        self.assertIn("--controllers=*,provisioningrequest,reservation,scheduler", container["args"])
+        self.assertIn("--controllers=*,provisioningrequest,reservation,resourcepolicy,scheduler", container["args"])
         self.assertIn("--provisioning-classes=check-capacity.autoscaling.x-k8s.io,"
                       "best-effort-atomic-scale-up.autoscaling.x-k8s.io", container["args"])
         self.assertIn("--leader-elect", container["args"])
@@ -133,13 +133,13 @@ class HelmChartTest(unittest.TestCase):
         self.assertEqual([d["metadata"]["name"] for d in docs if d["kind"] == "CustomResourceDefinition"],
                          ["reservations.scheduling.koordinator.sh"])
         # The controller still runs against the CRD someone else installed.
-        self.assertIn("--controllers=*,provisioningrequest,reservation,scheduler", manager_container(docs)["args"])
+        self.assertIn("--controllers=*,provisioningrequest,reservation,resourcepolicy,scheduler", manager_container(docs)["args"])
 
     def test_controller_switches_render_into_controllers_flag_and_rbac(self):
         docs = render("controllers.scheduler.enabled=false", "controllers.provisioningrequest.enabled=false",
                       "provisioningRequest.classes={check-capacity.autoscaling.x-k8s.io}")
         args = manager_container(docs)["args"]
-        self.assertIn("--controllers=*,-provisioningrequest,reservation,-scheduler", args)
+        self.assertIn("--controllers=*,-provisioningrequest,reservation,resourcepolicy,-scheduler", args)
         self.assertIn("--provisioning-classes=check-capacity.autoscaling.x-k8s.io", args)
         role = next(d for d in docs if d["kind"] == "ClusterRole")
         groups = {g for rule in role["rules"] for g in rule["apiGroups"]}

@@ -26,11 +26,11 @@ class ControllerFlagsTest(unittest.TestCase):
                 self.assertEqual(result.returncode, 2, result.stderr)
                 self.assertEqual(result.stderr.strip(),
                                  f'berth-manager: --controllers: "{bad}" is not in the list of known controllers '
-                                 "(known: reservation, scheduler, provisioningrequest)")
+                                 "(known: reservation, scheduler, resourcepolicy, provisioningrequest)")
 
     def test_empty_entries_and_selections_that_run_nothing_exit_2(self):
         for value, message in (("", "empty entry"), ("*,,scheduler", "empty entry"),
-                               ("-reservation,-scheduler,-provisioningrequest", "enables no controller")):
+                               ("-reservation,-scheduler,-resourcepolicy,-provisioningrequest", "enables no controller")):
             with self.subTest(value=value):
                 result = run_manager(f"--controllers={value}")
                 self.assertEqual(result.returncode, 2, result.stderr)
@@ -51,7 +51,7 @@ class ControllerFlagsTest(unittest.TestCase):
     def test_help_lists_the_controllers(self):
         out = run_manager("--help").stdout
         self.assertIn("--controllers strings", out)
-        self.assertIn("reservation, scheduler, provisioningrequest (all on by default)", out)
+        self.assertIn("reservation, scheduler, resourcepolicy, provisioningrequest (all on by default)", out)
         self.assertIn("--provisioning-classes strings", out)
 
 
@@ -85,7 +85,8 @@ class DisabledControllersTest(unittest.TestCase):
                    timeout=15, message="the reservation to expire")
         pod = json.loads(self.sim.kubectl("get", "pod", "waits", "-o", "json"))
         self.assertNotIn("nodeName", pod["spec"])
-        seen = {(l["verb"], l["resource"], l["subresource"]) for l in self.manager_requests()}
+        # Non-resource requests (discovery) carry no resource.
+        seen = {(l["verb"], l.get("resource", ""), l.get("subresource", "")) for l in self.manager_requests()}
         self.assertIn(("watch", "reservations", ""), seen)
         self.assertNotIn(("create", "pods", "binding"), seen)
         self.assertIn("controller disabled", mgr.log_text())
@@ -93,8 +94,11 @@ class DisabledControllersTest(unittest.TestCase):
     def test_disabled_controllers_are_never_set_up(self):
         # Setup is what creates a controller's informers, queue and metrics (unit-tested in
         # controller_registry_test); its queue and reconcile metrics show whether it ran.
-        expected = {"*": {"reservation", "pod-scheduler", "reservation-scheduler", "provisioningrequest"},
-                    "*,-scheduler": {"reservation", "provisioningrequest"},
+        expected = {"*": {"reservation", "pod-scheduler", "reservation-scheduler", "provisioningrequest",
+                          "resourcepolicy"},
+                    "*,-scheduler": {"reservation", "provisioningrequest", "resourcepolicy"},
+                    "*,-resourcepolicy": {"reservation", "pod-scheduler", "reservation-scheduler",
+                                          "provisioningrequest"},
                     "-reservation,scheduler": {"pod-scheduler", "reservation-scheduler"},
                     "provisioningrequest": {"provisioningrequest"}}
         for value, running in expected.items():
@@ -103,7 +107,8 @@ class DisabledControllersTest(unittest.TestCase):
                 try:
                     self.assertEqual(self.controllers_in_metrics(mgr) & {"reservation", "pod-scheduler",
                                                                          "reservation-scheduler",
-                                                                         "provisioningrequest"}, running)
+                                                                         "provisioningrequest", "resourcepolicy"},
+                                     running)
                 finally:
                     mgr.stop()
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "clientgo-shim/base/json.h"
+#include "e2e/kubesim/sim/scale_down_rank.h"
 #include "e2e/kubesim/sim/workload_events.h"
 #include "e2e/kubesim/sim/workload_support.h"
 
@@ -23,48 +24,6 @@ constexpr int64_t kBurstReplicas = 500;
 struct OwnedPod {
   ObjectPtr stored;
   Document doc;
-};
-
-int PhaseRank(std::string_view phase) {
-  if (phase == "Pending") return 0;
-  if (phase == "Unknown") return 1;
-  if (phase == "Running") return 2;
-  return 3;
-}
-
-int64_t Restarts(const Value& pod) {
-  int64_t total = 0;
-  if (const Value* statuses = json::Find(pod, {"status", "containerStatuses"}); statuses && statuses->IsArray()) {
-    for (const auto& s : statuses->GetArray()) total += IntAt(s, {"restartCount"}, 0);
-  }
-  return total;
-}
-
-// DeletesFirst orders pods the way controller.ActivePodsWithRanks does: the pod to delete first
-// sorts first.
-struct DeletionOrder {
-  const std::map<std::string, int>* pods_per_node;
-  bool operator()(const OwnedPod* a, const OwnedPod* b) const {
-    std::string_view node_a = json::GetString(a->doc, {"spec", "nodeName"});
-    std::string_view node_b = json::GetString(b->doc, {"spec", "nodeName"});
-    if (node_a.empty() != node_b.empty()) return node_a.empty();
-    int phase_a = PhaseRank(json::GetString(a->doc, {"status", "phase"}));
-    int phase_b = PhaseRank(json::GetString(b->doc, {"status", "phase"}));
-    if (phase_a != phase_b) return phase_a < phase_b;
-    auto ready_a = workload::ReadySince(a->doc), ready_b = workload::ReadySince(b->doc);
-    if (ready_a.has_value() != ready_b.has_value()) return !ready_a.has_value();
-    // More pods of this ReplicaSet on the same node: deleted first (spreads the survivors).
-    int rank_a = node_a.empty() ? 0 : pods_per_node->at(std::string(node_a));
-    int rank_b = node_b.empty() ? 0 : pods_per_node->at(std::string(node_b));
-    if (rank_a != rank_b) return rank_a > rank_b;
-    if (ready_a && ready_b && *ready_a != *ready_b) return *ready_a > *ready_b;  // ready for less time first
-    int64_t restarts_a = Restarts(a->doc), restarts_b = Restarts(b->doc);
-    if (restarts_a != restarts_b) return restarts_a > restarts_b;
-    std::string_view created_a = json::GetString(a->doc, {"metadata", "creationTimestamp"});
-    std::string_view created_b = json::GetString(b->doc, {"metadata", "creationTimestamp"});
-    if (created_a != created_b) return created_a > created_b;  // RFC 3339 in UTC sorts as text
-    return a->stored->resource_version > b->stored->resource_version;
-  }
 };
 
 Document PodFromTemplate(const Value& rs, const std::string& ns) {
@@ -119,6 +78,31 @@ void ReplicaSetController::SyncDirty() {
   for (const auto& [ns, name] : dirty) Sync(ns, name);
 }
 
+std::map<std::string, int64_t> ReplicaSetController::RelatedPodsPerNode(const rapidjson::Value& rs, const std::string& ns,
+                                                                       const std::string& rs_uid) {
+  // getIndirectlyRelatedPods: the pods of every ReplicaSet that shares this one's controller
+  // (a Deployment's old and new ReplicaSets), or only this one's pods when it has none.
+  std::set<std::string> owners{rs_uid};
+  if (std::string owner(workload::ControllerUid(rs)); !owner.empty()) {
+    auto siblings = api_.store().List(kReplicaSets, ns, [&](const StoredObject& o) {
+      return std::find(o.owner_uids.begin(), o.owner_uids.end(), owner) != o.owner_uids.end();
+    }, 0, 0, "");
+    for (const auto& sibling : siblings->items) {
+      if (workload::ControllerUid(workload::ParseStored(*sibling)) == owner) owners.insert(sibling->uid);
+    }
+  }
+  std::map<std::string, int64_t> per_node;
+  auto pods = api_.store().List(kPods, ns, [&](const StoredObject& o) {
+    return std::any_of(o.owner_uids.begin(), o.owner_uids.end(), [&](const std::string& u) { return owners.contains(u); });
+  }, 0, 0, "");
+  for (const auto& p : pods->items) {
+    Document d = workload::ParseStored(*p);
+    if (!owners.contains(std::string(workload::ControllerUid(d))) || !workload::IsActivePod(d)) continue;
+    ++per_node[std::string(json::GetString(d, {"spec", "nodeName"}))];
+  }
+  return per_node;
+}
+
 void ReplicaSetController::Sync(const std::string& ns, const std::string& name) {
   ObjectPtr rs_obj = api_.store().Get(kReplicaSets, ns, name);
   if (!rs_obj) return;
@@ -163,12 +147,12 @@ void ReplicaSetController::Sync(const std::string& ns, const std::string& name) 
         RecordEvent(api_, subject, "replicaset-controller", "Normal", "SuccessfulCreate", "Created pod: " + r.object->name);
       }
     } else if (diff > 0) {
-      std::map<std::string, int> pods_per_node;
-      for (const auto* p : active) {
-        std::string node(json::GetString(p->doc, {"spec", "nodeName"}));
-        if (!node.empty()) ++pods_per_node[node];
-      }
-      std::sort(active.begin(), active.end(), DeletionOrder{&pods_per_node});
+      std::map<std::string, int64_t> related_per_node = RelatedPodsPerNode(rs, ns, uid);
+      std::vector<std::pair<ScaleDownFacts, const OwnedPod*>> ranked;
+      for (const auto* p : active) ranked.emplace_back(FactsOf(p->doc, related_per_node), p);
+      std::sort(ranked.begin(), ranked.end(),
+                [](const auto& a, const auto& b) { return DeletesBefore(a.first, b.first); });
+      for (size_t i = 0; i < ranked.size(); ++i) active[i] = ranked[i].second;
       for (int64_t i = 0; i < std::min(diff, kBurstReplicas); ++i) {
         DeleteOptions opts;
         opts.precondition_uid = active[i]->stored->uid;

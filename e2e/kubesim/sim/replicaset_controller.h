@@ -3,8 +3,8 @@
 // kube-controller-manager's ReplicaSet controller, simulated: each ReplicaSet keeps
 // spec.replicas active pods made from spec.template (generateName "<rs>-", the template's labels
 // and annotations, a controller ownerReference with blockOwnerDeletion), deletes the extras in
-// the upstream order (unscheduled, then Pending, then not Ready, then most recently Ready, then
-// newest), replaces pods that are deleted or end Failed/Succeeded, and writes status (replicas,
+// the upstream order (scale_down_rank.h: unscheduled, Pending, not Ready, lower
+// pod-deletion-cost, crowded nodes, most recently Ready, restarts, newest), replaces pods that are deleted or end Failed/Succeeded, and writes status (replicas,
 // fullyLabeledReplicas, readyReplicas, availableReplicas after minReadySeconds,
 // observedGeneration). Pods are claimed by their controller ownerReference only (no adoption).
 // Runs on ClusterSim's thread: OnEvent marks ReplicaSets dirty, SyncDirty reconciles them.
@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -37,6 +38,10 @@ class ReplicaSetController {
   void Sync(const std::string& ns, const std::string& name);
 
  private:
+  // RelatedPodsPerNode counts the active pods of the ReplicaSets sharing `rs`'s controller by node.
+  std::map<std::string, int64_t> RelatedPodsPerNode(const rapidjson::Value& rs, const std::string& ns,
+                                                    const std::string& rs_uid);
+
   ApiServer& api_;
   RunAfter after_;
   std::set<std::pair<std::string, std::string>> dirty_;  // (namespace, name)

@@ -110,6 +110,46 @@ TEST(ReplicaSetControllerTest, ScalingDownPrefersPendingAndNotReadyPodsOverReady
   EXPECT_EQ(ActivePodNames(h)[0], names[1]);
 }
 
+TEST(ReplicaSetControllerTest, ScalingDownDeletesTheLowestPodDeletionCostFirst) {
+  SimHarness h;
+  for (const char* n : {"node-1", "node-2", "node-3", "node-4"}) h.AddNode(n);
+  h.Create("apps", "replicasets", "default", ReplicaSet("web", 4));
+  ASSERT_TRUE(SimHarness::WaitFor([&] { return h.Pods().size() == 4; }));
+  auto names = ActivePodNames(h);
+  // One pod per node so node crowding does not decide; costs 30, -7, invalid (= 0), 5.
+  const char* costs[] = {"30", "-7", "+9", "5"};
+  for (size_t i = 0; i < names.size(); ++i) {
+    h.Bind("default", names[i], "node-" + std::to_string(i + 1));
+    ASSERT_TRUE(h.Edit("", "pods", "default", names[i], "", [&](rapidjson::Document& d) {
+      auto& a = d.GetAllocator();
+      json::SetString(json::EnsureObject(d["metadata"], "annotations", a), "controller.kubernetes.io/pod-deletion-cost",
+                      costs[i], a);
+    }));
+  }
+  ASSERT_TRUE(SimHarness::WaitFor([&] { return StatusInt(h.Get("apps/replicasets", "default", "web"), "readyReplicas") == 4; }));
+  Scale(h, "web", 2);
+  ASSERT_TRUE(SimHarness::WaitFor([&] { return ActivePodNames(h).size() == 2; }));
+  auto left = ActivePodNames(h);
+  EXPECT_EQ(std::set<std::string>(left.begin(), left.end()), (std::set<std::string>{names[0], names[3]}));
+}
+
+TEST(ReplicaSetControllerTest, ScalingDownTakesPodsFromTheMostCrowdedNodeFirst) {
+  SimHarness h;
+  h.AddNode("node-1");
+  h.AddNode("node-2");
+  h.Create("apps", "replicasets", "default", ReplicaSet("web", 3));
+  ASSERT_TRUE(SimHarness::WaitFor([&] { return h.Pods().size() == 3; }));
+  auto names = ActivePodNames(h);
+  h.Bind("default", names[0], "node-1");
+  h.Bind("default", names[1], "node-2");
+  h.Bind("default", names[2], "node-2");
+  ASSERT_TRUE(SimHarness::WaitFor([&] { return StatusInt(h.Get("apps/replicasets", "default", "web"), "readyReplicas") == 3; }));
+  Scale(h, "web", 2);
+  ASSERT_TRUE(SimHarness::WaitFor([&] { return ActivePodNames(h).size() == 2; }));
+  auto left = ActivePodNames(h);
+  EXPECT_TRUE(std::find(left.begin(), left.end(), names[0]) != left.end());  // alone on node-1: kept
+}
+
 TEST(ReplicaSetControllerTest, ReplacesDeletedPodsAndPodsThatFailed) {
   SimHarness h;
   h.Create("apps", "replicasets", "default", ReplicaSet("web", 2));
