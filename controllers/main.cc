@@ -153,6 +153,8 @@ int main(int argc, char** argv) {
       // The ProvisioningRequest controller (branch provreq-core) plugs its Setup in here, with
       // flags.provisioning_classes; until then the name is accepted and the controller skipped.
       {"provisioningrequest", true, nullptr},
+      // PodMigrationJobs (branch migration): the controller's Setup plugs in here.
+      {"migration", true, nullptr},
   };
   for (size_t i = 0; i < rest_args->size(); ++i) {
     const std::string& a = (*rest_args)[i];

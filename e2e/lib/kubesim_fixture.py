@@ -241,7 +241,8 @@ class Kubesim:
         """Applies berth's CRDs (crds/) with kubectl and waits until they are established."""
         self.kubectl("apply", "-f", os.path.join(ROOT, "crds"))
         self.kubectl("wait", "--for=condition=established", "crd/reservations.scheduling.koordinator.sh",
-                     "crd/provisioningrequests.autoscaling.x-k8s.io", "--timeout=10s")
+                     "crd/provisioningrequests.autoscaling.x-k8s.io",
+                     "crd/podmigrationjobs.scheduling.koordinator.sh", "--timeout=10s")
 
 
 def start_cluster(nodes=3, sim_flags=None, **manager_kwargs):

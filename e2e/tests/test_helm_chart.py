@@ -17,6 +17,9 @@ from kubesim_fixture import BIN, HELM, ROOT, BerthManager, Kubesim, wait_until
 
 CHART = os.path.join(ROOT, "charts", "berth")
 PROVREQ_CRD = "autoscaling.x-k8s.io_provisioningrequests.yaml"
+PMJ_CRD = "scheduling.koordinator.sh_podmigrationjobs.yaml"
+# CRDs shipped as switchable templates fed from files/crds/ (someone else may own them); the rest are in crds/.
+TEMPLATED_CRDS = {PROVREQ_CRD: "provisioningRequest.installCRD", PMJ_CRD: "podMigrationJob.installCRD"}
 
 
 def helm(*args):
@@ -46,10 +49,11 @@ class HelmChartTest(unittest.TestCase):
     def test_default_render_has_the_manager_rbac_and_metrics_service(self):
         docs = render()
         kinds = sorted(d["kind"] for d in docs)
-        self.assertEqual(kinds, ["ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "Deployment",
-                                 "Role", "RoleBinding", "Service", "ServiceAccount"])
+        self.assertEqual(kinds, ["ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition",
+                                 "CustomResourceDefinition", "Deployment", "Role", "RoleBinding", "Service",
+                                 "ServiceAccount"])
         container = manager_container(docs)
-        self.assertIn("--controllers=*,provisioningrequest,reservation,scheduler", container["args"])
+        self.assertIn("--controllers=*,migration,provisioningrequest,reservation,scheduler", container["args"])
         self.assertIn("--provisioning-classes=check-capacity.autoscaling.x-k8s.io,"
                       "best-effort-atomic-scale-up.autoscaling.x-k8s.io", container["args"])
         self.assertIn("--leader-elect", container["args"])
@@ -81,35 +85,49 @@ class HelmChartTest(unittest.TestCase):
 
     def test_chart_crds_are_the_repository_crds(self):
         names = sorted(os.listdir(os.path.join(ROOT, "crds")))
-        self.assertIn(PROVREQ_CRD, names)
+        for templated in TEMPLATED_CRDS:
+            self.assertIn(templated, names)
         for name in names:
-            # The ProvisioningRequest CRD is a switchable template fed from files/crds/; the others
-            # are in crds/, which Helm always installs.
-            folder = "files/crds" if name == PROVREQ_CRD else "crds"
+            # Templated CRDs come from files/crds/; the others are in crds/, which Helm always installs.
+            folder = "files/crds" if name in TEMPLATED_CRDS else "crds"
             self.assertTrue(filecmp.cmp(os.path.join(ROOT, "crds", name), os.path.join(CHART, folder, name),
                                         shallow=False), f"charts/berth/{folder}/{name} differs from crds/{name}")
-        self.assertNotIn(PROVREQ_CRD, os.listdir(os.path.join(CHART, "crds")))
+        for templated in TEMPLATED_CRDS:
+            self.assertNotIn(templated, os.listdir(os.path.join(CHART, "crds")))
 
-    def test_provisioning_request_crd_renders_as_the_repository_crd_and_is_kept_on_uninstall(self):
-        crd = next(d for d in render() if d["kind"] == "CustomResourceDefinition")
-        with open(os.path.join(ROOT, "crds", PROVREQ_CRD)) as f:
-            source = yaml.safe_load(f)
-        self.assertEqual(crd["spec"], source["spec"])
-        self.assertEqual(crd["metadata"]["name"], "provisioningrequests.autoscaling.x-k8s.io")
-        self.assertEqual(crd["metadata"]["annotations"], {"helm.sh/resource-policy": "keep"})
-        self.assertEqual(crd["metadata"]["labels"]["app.kubernetes.io/part-of"], "berth")
+    def test_templated_crds_render_as_the_repository_crds_and_are_kept_on_uninstall(self):
+        rendered = {d["metadata"]["name"]: d for d in render() if d["kind"] == "CustomResourceDefinition"}
+        for file_name in TEMPLATED_CRDS:
+            with open(os.path.join(ROOT, "crds", file_name)) as f:
+                source = yaml.safe_load(f)
+            crd = rendered[source["metadata"]["name"]]
+            self.assertEqual(crd["spec"], source["spec"])
+            self.assertEqual(crd["metadata"]["annotations"], {"helm.sh/resource-policy": "keep"})
+            self.assertEqual(crd["metadata"]["labels"]["app.kubernetes.io/part-of"], "berth")
+        self.assertEqual(sorted(rendered), ["podmigrationjobs.scheduling.koordinator.sh",
+                                            "provisioningrequests.autoscaling.x-k8s.io"])
+        self.assertEqual(rendered["podmigrationjobs.scheduling.koordinator.sh"]["spec"]["names"]["shortNames"],
+                         ["pmj"])
+
+    def test_pod_migration_job_crd_can_be_left_to_koordinator(self):
+        docs = render("podMigrationJob.installCRD=false")
+        names = [d["metadata"]["name"] for d in docs if d["kind"] == "CustomResourceDefinition"]
+        self.assertEqual(names, ["provisioningrequests.autoscaling.x-k8s.io"])
+        self.assertIn("--controllers=*,migration,provisioningrequest,reservation,scheduler",
+                      manager_container(docs)["args"])
 
     def test_provisioning_request_crd_can_be_left_to_cluster_autoscaler(self):
         docs = render("provisioningRequest.installCRD=false")
-        self.assertNotIn("CustomResourceDefinition", [d["kind"] for d in docs])
+        names = [d["metadata"]["name"] for d in docs if d["kind"] == "CustomResourceDefinition"]
+        self.assertEqual(names, ["podmigrationjobs.scheduling.koordinator.sh"])
         # The controller still runs against the CRD someone else installed.
-        self.assertIn("--controllers=*,provisioningrequest,reservation,scheduler", manager_container(docs)["args"])
+        self.assertIn("--controllers=*,migration,provisioningrequest,reservation,scheduler", manager_container(docs)["args"])
 
     def test_controller_switches_render_into_controllers_flag_and_rbac(self):
         docs = render("controllers.scheduler.enabled=false", "controllers.provisioningrequest.enabled=false",
                       "provisioningRequest.classes={check-capacity.autoscaling.x-k8s.io}")
         args = manager_container(docs)["args"]
-        self.assertIn("--controllers=*,-provisioningrequest,reservation,-scheduler", args)
+        self.assertIn("--controllers=*,migration,-provisioningrequest,reservation,-scheduler", args)
         self.assertIn("--provisioning-classes=check-capacity.autoscaling.x-k8s.io", args)
         role = next(d for d in docs if d["kind"] == "ClusterRole")
         groups = {g for rule in role["rules"] for g in rule["apiGroups"]}

@@ -14,6 +14,7 @@ from kubesim_fixture import HELM, ROOT, Kubesim, wait_until
 
 CHART = os.path.join(ROOT, "charts", "berth")
 PROVREQ_CRD = "provisioningrequests.autoscaling.x-k8s.io"
+PMJ_CRD = "podmigrationjobs.scheduling.koordinator.sh"
 NS = "berth-system"
 DEPLOY = "berth"  # the chart's fullname for release "berth"
 
@@ -89,12 +90,14 @@ class HelmInstallTest(unittest.TestCase):
         crb = self.kubectl("get", "clusterrolebinding", "berth").splitlines()
         self.assertEqual(crb[0].split(), ["NAME", "ROLE", "AGE"])
         self.assertEqual(crb[1].split()[:2], ["berth", "ClusterRole/berth"])
-        # Both CRDs: the Reservation one from crds/, the ProvisioningRequest one from its template.
+        # Every CRD: the Reservation one from crds/, the ProvisioningRequest and PodMigrationJob ones from
+        # their templates.
         self.kubectl("wait", "--for=condition=established", "crd/reservations.scheduling.koordinator.sh",
-                     f"crd/{PROVREQ_CRD}", "--timeout=10s")
-        crd = self.sim.get_json(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{PROVREQ_CRD}")
-        self.assertEqual(crd["metadata"]["annotations"]["meta.helm.sh/release-name"], "berth")
-        self.assertEqual(crd["metadata"]["annotations"]["helm.sh/resource-policy"], "keep")
+                     f"crd/{PROVREQ_CRD}", f"crd/{PMJ_CRD}", "--timeout=10s")
+        for templated in (PROVREQ_CRD, PMJ_CRD):
+            crd = self.sim.get_json(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{templated}")
+            self.assertEqual(crd["metadata"]["annotations"]["meta.helm.sh/release-name"], "berth")
+            self.assertEqual(crd["metadata"]["annotations"]["helm.sh/resource-policy"], "keep")
         wide = self.kubectl("get", "clusterrolebinding", "berth", "-o", "wide").splitlines()
         self.assertEqual(wide[0].split()[-1], "SERVICEACCOUNTS")
         self.assertEqual(wide[1].split()[-1], f"{NS}/berth")
@@ -139,7 +142,8 @@ class HelmInstallTest(unittest.TestCase):
         self.assertEqual(self.kubectl("get", "clusterrole,clusterrolebinding", "-o", "name").strip(), "")
         # CRDs outlive the release, so users' requests survive an uninstall.
         self.assertEqual(sorted(self.kubectl("get", "crds", "-o", "name").split()),
-                         [f"customresourcedefinition.apiextensions.k8s.io/{PROVREQ_CRD}",
+                         [f"customresourcedefinition.apiextensions.k8s.io/{PMJ_CRD}",
+                          f"customresourcedefinition.apiextensions.k8s.io/{PROVREQ_CRD}",
                           "customresourcedefinition.apiextensions.k8s.io/reservations.scheduling.koordinator.sh"])
 
 
