@@ -12,6 +12,7 @@
 #include "clientgo-shim/metrics/standard_metrics.h"
 #include "controllers/manager/controller_registry.h"
 #include "controllers/manager/provisioning_classes.h"
+#include "controllers/migration/migration_controller.h"
 #include "controllers/reservation/reservation_controller.h"
 #include "controllers/scheduler/scheduler_controller.h"
 
@@ -54,6 +55,13 @@ constexpr char kUsage[] =
     "  --pre-allocation-prefer-no-pre-allocated-pods bool\n"
     "                                       Place without pre-allocating pods when a node has room\n"
     "                                       (preferNoPreAllocatedPods; default false)\n"
+    "  --migration-default-ttl duration     Timeout of a PodMigrationJob without spec.ttl (default 5m)\n"
+    "  --migration-evict-daemonset-pods bool, --migration-evict-system-critical-pods bool,\n"
+    "  --migration-evict-bare-pods bool, --migration-evict-local-storage-pods bool\n"
+    "                                       Let PodMigrationJobs evict DaemonSet pods, pods with priority\n"
+    "                                       >= 2000000000, pods without a controller, pods with emptyDir or\n"
+    "                                       hostPath volumes (each default false; mirror and static pods\n"
+    "                                       never)\n"
     "  --log-level string                   debug, info, warn or error (default info)\n"
     "  --help                               Print this help\n";
 
@@ -67,6 +75,7 @@ struct Flags {
   std::vector<std::string> scheduler_names = {"koord-scheduler"};
   reconcile::placement::ScoringStrategy scoring = reconcile::placement::ScoringStrategy::kLeastAllocated;
   reconcile::placement::PreAllocationOptions pre_allocation;
+  reconcile::migration::MigrationOptions migration;
 };
 
 // ParseBoolFlag parses "true" or "false" for a boolean flag; anything else exits with 2.
@@ -127,6 +136,7 @@ int main(int argc, char** argv) {
   shim::RestClientPtr rest_ref;
   std::unique_ptr<controllers::ReservationController> reservation_controller;
   std::unique_ptr<controllers::SchedulerController> scheduler_controller;
+  std::unique_ptr<controllers::MigrationController> migration_controller;
   const std::vector<controllers::ControllerRegistration> controller_table = {
       {"reservation", true,
        [&]() -> Status {
@@ -153,8 +163,16 @@ int main(int argc, char** argv) {
       // The ProvisioningRequest controller (branch provreq-core) plugs its Setup in here, with
       // flags.provisioning_classes; until then the name is accepted and the controller skipped.
       {"provisioningrequest", true, nullptr},
-      // PodMigrationJobs (branch migration): the controller's Setup plugs in here.
-      {"migration", true, nullptr},
+      {"migration", true,
+       [&]() -> Status {
+         controllers::MigrationControllerOptions options;
+         options.migration = flags.migration;
+         options.migration.scheduler_names = flags.scheduler_names;
+         auto c = controllers::MigrationController::Setup(*manager, rest_ref, options);
+         if (!c) return std::unexpected(c.error());
+         migration_controller = std::move(*c);
+         return {};
+       }},
   };
   for (size_t i = 0; i < rest_args->size(); ++i) {
     const std::string& a = (*rest_args)[i];
@@ -236,6 +254,24 @@ int main(int argc, char** argv) {
     } else if (TakeValue(*rest_args, i, "--pre-allocation-prefer-no-pre-allocated-pods", value)) {
       flags.pre_allocation.prefer_no_pre_allocated_pods =
           ParseBoolFlag("--pre-allocation-prefer-no-pre-allocated-pods", value);
+    } else if (TakeValue(*rest_args, i, "--migration-default-ttl", value)) {
+      auto d = shim::ParseDuration(value);
+      if (!d || d->count() < 0) {
+        std::cerr << "berth-manager: invalid --migration-default-ttl \"" << value << "\": "
+                  << (d ? "must not be negative" : d.error().message) << "\n";
+        return 2;
+      }
+      flags.migration.default_ttl = *d;
+    } else if (TakeValue(*rest_args, i, "--migration-evict-daemonset-pods", value)) {
+      flags.migration.evictability.evict_daemonset_pods = ParseBoolFlag("--migration-evict-daemonset-pods", value);
+    } else if (TakeValue(*rest_args, i, "--migration-evict-system-critical-pods", value)) {
+      flags.migration.evictability.evict_system_critical_pods =
+          ParseBoolFlag("--migration-evict-system-critical-pods", value);
+    } else if (TakeValue(*rest_args, i, "--migration-evict-bare-pods", value)) {
+      flags.migration.evictability.evict_bare_pods = ParseBoolFlag("--migration-evict-bare-pods", value);
+    } else if (TakeValue(*rest_args, i, "--migration-evict-local-storage-pods", value)) {
+      flags.migration.evictability.evict_local_storage_pods =
+          ParseBoolFlag("--migration-evict-local-storage-pods", value);
     } else if (TakeValue(*rest_args, i, "--log-level", value) || TakeValue(*rest_args, i, "--zap-log-level", value)) {
       log::Level level;
       if (!log::ParseLevel(value, level)) {

@@ -31,7 +31,8 @@ std::string_view WaitingStep(const JobStatus& s, JobMode mode) {
   return kCondBoundPodReady;
 }
 
-bool EvictionStarted(const JobStatus& s) {
+bool EvictionStarted(const JobStatus& s, const EvictionTries& tries) {
+  if (tries.accepted) return true;
   const Condition* c = FindCondition(s, kCondEviction);
   return c && (c->reason == kReasonEvicting || c->reason == kReasonEvictComplete);
 }
@@ -136,7 +137,7 @@ bool Start(const JobSnapshot& job, JobMode mode, const MigrationOptions& o, Buil
 // EvictOrWait: the eviction step; returns the requeue for a try that must wait for its backoff.
 std::optional<Duration> EvictOrWait(const JobSnapshot& job, Time now, Builder& b) {
   const PodFacts& pod = *job.pod;
-  if (pod.deleting && EvictionStarted(b.status())) return std::nullopt;  // its delete event follows
+  if (pod.deleting && EvictionStarted(b.status(), job.eviction)) return std::nullopt;  // its delete event follows
   if (job.eviction.next_attempt && *job.eviction.next_attempt > now) return *job.eviction.next_attempt - now;
   b.actions().push_back({ActionKind::kEvict, "", PolicyFor(job)});
   return std::nullopt;
@@ -272,7 +273,7 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
   const std::string pod_uid = job.pod_uid.empty() && job.pod ? job.pod->uid : job.pod_uid;
   const bool pod_present = job.pod && job.pod->uid == pod_uid;
   bool evicted = ConditionIs(b.status(), kCondEviction, "True");
-  if (pod_present && !evicted && job.pod->deleting && EvictionStarted(b.status())) {
+  if (pod_present && !evicted && job.pod->deleting && EvictionStarted(b.status(), job.eviction)) {
     // Evicted and terminating: its controller has already made the replacement, which may bind
     // the reservation before the old pod is gone.
     b.Set(kCondEviction, "True", kReasonEvictComplete, "Pod " + key + " has been evicted",
@@ -280,7 +281,7 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
     evicted = true;
   }
   if (!pod_present && !evicted) {
-    if (!EvictionStarted(b.status())) {
+    if (!EvictionStarted(b.status(), job.eviction)) {
       b.Fail(kCondEviction, kReasonMissingPod, "Pod " + key + " not found");
       return b.Finish(std::nullopt);
     }
@@ -420,7 +421,9 @@ EvictionDecision DecideAfterEviction(const JobSnapshot& job, const JobStatus& st
   };
   switch (outcome.result) {
     case EvictionResult::kAccepted: {
-      d.tries = {};
+      // No second eviction while the cache may still show the pod without its deletionTimestamp;
+      // its delete event wakes the job sooner.
+      d.tries = {0, now + options.eviction_backoff_initial, true};
       const bool deleted = PolicyFor(job) == EvictionPolicy::kDelete;
       std::string message = "Pod " + key + (deleted ? " deleted (policy Delete: no PodDisruptionBudget consulted)"
                                                     : " evicted") + " from node " + node;
@@ -436,7 +439,7 @@ EvictionDecision DecideAfterEviction(const JobSnapshot& job, const JobStatus& st
       break;
     }
     case EvictionResult::kPodGone: {
-      d.tries = {};
+      d.tries = {0, std::nullopt, true};
       std::string message = "Pod " + key + " has been evicted";
       UpsertCondition(d.status, kCondEviction, "True", kReasonEvictComplete, message, now);
       break;

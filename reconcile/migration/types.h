@@ -118,6 +118,9 @@ struct JobStatus {
 struct EvictionTries {
   int attempts = 0;
   std::optional<Time> next_attempt;
+  // The API server accepted an eviction of the pod: it counts as started even when the status
+  // that says so has not been written (or read back) yet.
+  bool accepted = false;
 };
 
 struct JobSnapshot {

@@ -141,6 +141,8 @@ TEST(EvictionAnswerTest, OtherAnswers) {
   EXPECT_EQ(FindCondition(deleted.status, kCondEviction)->message,
             "Pod default/web-1 deleted (policy Delete: no PodDisruptionBudget consulted) from node node-0");
   EXPECT_EQ(deleted.tries.attempts, 0);
+  EXPECT_EQ(deleted.tries.next_attempt, kT0 + seconds(5));  // a stale cache does not evict twice
+  EXPECT_TRUE(deleted.tries.accepted);
 }
 
 TEST(EvictionAnswerTest, ConditionsKeepTheirTransitionTimeWhileTheStatusHolds) {

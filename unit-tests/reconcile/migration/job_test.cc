@@ -276,6 +276,17 @@ TEST(MigrationJobTest, APodGoneAfterTheEvictionStartedIsEvictedNotMissing) {
   EXPECT_EQ(Cond(*d.status, kCondEviction).reason, "EvictComplete");
 }
 
+TEST(MigrationJobTest, AnAcceptedEvictionCountsEvenBeforeItsStatusIsRead) {
+  JobSnapshot j = Running();
+  j.reservation = Reservation(Phase::kAvailable, "node-2");
+  j.eviction.accepted = true;  // the status write saying so failed (or the cache is behind)
+  j.pod.reset();
+  auto d = DecideMigration(j, kT0, Options());
+  EXPECT_EQ(d.status->phase, JobPhase::kRunning);
+  EXPECT_EQ(Cond(*d.status, kCondEviction).reason, "EvictComplete");
+  EXPECT_TRUE(d.actions.empty());  // the reservation is kept for the replacement
+}
+
 TEST(MigrationJobTest, APodDeletedBeforeTheEvictionFailsTheJobAndFreesTheReservation) {
   JobSnapshot j = Running();
   j.reservation = Reservation(Phase::kAvailable, "node-2");
