@@ -271,6 +271,7 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
   rapidjson::Document spec_patch(rapidjson::kObjectType);
   auto& pa = spec_patch.GetAllocator();
   bool patch_spec = false;
+  std::string resource_version(cached->ResourceVersion());
   for (const mig::Action& action : decision.actions) {
     switch (action.kind) {
       case mig::ActionKind::kRecordPodUid: {
@@ -390,15 +391,20 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
       LogWriteRetry(kLogger, "spec patch of job", name, patched.error());
       return shim::ReconcileResult::Error("spec patch of job " + name + ": " + patched.error().message);
     }
+    resource_version = json::GetString(*patched, {"metadata", "resourceVersion"});
   }
 write_status:
   if (status != job.status) {
-    // A merge patch of the status subresource: the status is this controller's alone, and a
-    // conflict from a cache behind our own spec patch or last status write must not lose what was
-    // just done (an accepted eviction).
+    // A merge patch of the status subresource, conditional on the resourceVersion the decision
+    // was made from (or our spec patch's): a decision from a cache behind our last write is
+    // refused (409) and made again, never written over a newer status. What was done meanwhile
+    // (an accepted eviction) is remembered in tries_.
     auto body = JobStatusBody(*cached, status);
     rapidjson::Document patch(rapidjson::kObjectType);
-    patch.AddMember("status", body["status"], patch.GetAllocator());
+    auto& sa = patch.GetAllocator();
+    Value& meta = json::EnsureObject(patch, "metadata", sa);
+    json::SetString(meta, "resourceVersion", resource_version, sa);
+    patch.AddMember("status", body["status"], sa);
     auto written = client_.MergePatch(JobRef(name), patch, "status");
     if (!written) {
       if (IsGone(written.error())) return shim::ReconcileResult::Done();
