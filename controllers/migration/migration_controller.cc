@@ -20,6 +20,7 @@ constexpr char kVersion[] = "v1alpha1";
 constexpr char kReservationsPath[] = "/apis/scheduling.koordinator.sh/v1alpha1/reservations";
 constexpr char kPdbsPath[] = "/apis/policy/v1/poddisruptionbudgets";
 constexpr char kPodIndex[] = "spec.podRef";                // "ns/name"
+constexpr char kPodNamespaceIndex[] = "spec.podRef.namespace";
 constexpr char kReservationIndex[] = "reservation";        // the job's reservation name
 constexpr char kNamespaceIndex[] = "metadata.namespace";   // PDBs
 constexpr char kAllocatedAnnotation[] = "scheduling.koordinator.sh/reservation-allocated";
@@ -91,6 +92,11 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
           if (!ns || !name) return std::vector<std::string>{};
           return std::vector<std::string>{*ns + "/" + *name};
         }},
+       {kPodNamespaceIndex,
+        [](const shim::CachedObject& o) {
+          auto ns = o.FindString({"spec", "podRef", "namespace"});
+          return ns ? std::vector<std::string>{*ns} : std::vector<std::string>{};
+        }},
        {kReservationIndex, [](const shim::CachedObject& o) { return JobReservationName(o); }}});
   auto s2 = c->pdbs_->AddIndexers({{kNamespaceIndex, [](const shim::CachedObject& o) {
     return std::vector<std::string>{std::string(o.Namespace())};
@@ -142,8 +148,15 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
       [reservation_changed](const shim::ObjectPtr& obj, bool) { reservation_changed(obj); },
       [reservation_changed](const shim::ObjectPtr&, const shim::ObjectPtr& new_obj) { reservation_changed(new_obj); },
       [reservation_changed](const shim::DeletedObject& deleted) { reservation_changed(deleted.object); }});
-  // PDB events need no handler: a blocked eviction retries on its backoff; the cache names the
-  // blocking budget and its numbers.
+  // A budget that changes may now allow the disruption a blocked job waits for: its jobs retry
+  // without waiting out their backoff (DecideMigration checks the budget).
+  auto pdb_changed = [self](const shim::ObjectPtr& pdb) {
+    if (pdb) self->EnqueueByIndex(kPodNamespaceIndex, std::string(pdb->Namespace()));
+  };
+  c->pdbs_->AddEventHandler(shim::EventHandler{
+      [pdb_changed](const shim::ObjectPtr& obj, bool) { pdb_changed(obj); },
+      [pdb_changed](const shim::ObjectPtr&, const shim::ObjectPtr& new_obj) { pdb_changed(new_obj); },
+      [pdb_changed](const shim::DeletedObject& deleted) { pdb_changed(deleted.object); }});
   return c;
 }
 

@@ -138,7 +138,14 @@ bool Start(const JobSnapshot& job, JobMode mode, const MigrationOptions& o, Buil
 std::optional<Duration> EvictOrWait(const JobSnapshot& job, Time now, Builder& b) {
   const PodFacts& pod = *job.pod;
   if (pod.deleting && EvictionStarted(b.status(), job.eviction)) return std::nullopt;  // its delete event follows
-  if (job.eviction.next_attempt && *job.eviction.next_attempt > now) return *job.eviction.next_attempt - now;
+  if (job.eviction.next_attempt && *job.eviction.next_attempt > now) {
+    // After refused tries, a budget that now allows a disruption (its update woke the job) need
+    // not be waited out; right after an accepted eviction there is no such shortcut.
+    const bool budget_allows =
+        job.eviction.attempts > 0 && !job.pdbs.empty() &&
+        std::all_of(job.pdbs.begin(), job.pdbs.end(), [](const PdbFacts& p) { return p.disruptions_allowed > 0; });
+    if (!budget_allows) return *job.eviction.next_attempt - now;
+  }
   b.actions().push_back({ActionKind::kEvict, "", PolicyFor(job)});
   return std::nullopt;
 }

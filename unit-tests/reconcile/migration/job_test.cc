@@ -221,6 +221,19 @@ TEST(MigrationJobTest, AnEvictionInBackoffWaitsForItsTime) {
   EXPECT_EQ(later.actions.size(), 1u);
 }
 
+TEST(MigrationJobTest, ABudgetThatAllowsADisruptionEndsTheBackoffEarly) {
+  JobSnapshot j = Running();
+  j.reservation = Reservation(Phase::kAvailable, "node-2");
+  j.eviction = {3, kT0 + seconds(20)};
+  j.pdbs = {{"web", 0, 3, 3}};
+  EXPECT_TRUE(DecideMigration(j, kT0, Options()).actions.empty());
+  j.pdbs = {{"web", 1, 4, 3}};
+  EXPECT_EQ(DecideMigration(j, kT0, Options()).actions,
+            (std::vector<Action>{{ActionKind::kEvict, "", EvictionPolicy::kEviction}}));
+  j.eviction = {0, kT0 + seconds(5), true};  // just accepted: never a second eviction from a stale cache
+  EXPECT_TRUE(DecideMigration(j, kT0, Options()).actions.empty());
+}
+
 TEST(MigrationJobTest, TheWholeReservationFirstPathEndsSucceeded) {
   JobSnapshot j = Running();
   j.reservation = Reservation(Phase::kAvailable, "node-2");
