@@ -307,6 +307,7 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
         break;
       }
       case mig::ActionKind::kCreateReservation: {
+        if (!pod_json) return shim::ReconcileResult::Error("job " + name + ": its pod left the cache");
         auto user_template = cached->FindJson({"spec", "reservationOptions", "template"});
         mig::ReservationRequest request{job.name, job.uid, action.reservation_name,
                                         GoDuration(mig::EffectiveTtl(job, options_.migration)), now};
