@@ -15,6 +15,7 @@
 #include "controllers/provisioning/externalgrpc/cloud_config.h"
 #include "controllers/provisioning/externalgrpc/scale_up.h"
 #include "controllers/provisioning/provisioning_controller.h"
+#include "controllers/migration/migration_controller.h"
 #include "controllers/reservation/reservation_controller.h"
 #include "controllers/resourcepolicy/resourcepolicy_controller.h"
 #include "controllers/scheduler/scheduler_controller.h"
@@ -86,6 +87,13 @@ constexpr char kUsage[] =
     "  --pre-allocation-prefer-no-pre-allocated-pods bool\n"
     "                                       Place without pre-allocating pods when a node has room\n"
     "                                       (preferNoPreAllocatedPods; default false)\n"
+    "  --migration-default-ttl duration     Timeout of a PodMigrationJob without spec.ttl (default 5m)\n"
+    "  --migration-evict-daemonset-pods bool, --migration-evict-system-critical-pods bool,\n"
+    "  --migration-evict-bare-pods bool, --migration-evict-local-storage-pods bool\n"
+    "                                       Let PodMigrationJobs evict DaemonSet pods, pods with priority\n"
+    "                                       >= 2000000000, pods without a controller, pods with emptyDir or\n"
+    "                                       hostPath volumes (each default false; mirror and static pods\n"
+    "                                       never)\n"
     "  --log-level string                   debug, info, warn or error (default info)\n"
     "  --help                               Print this help\n";
 
@@ -105,6 +113,7 @@ struct Flags {
   controllers::externalgrpc::CloudConfig cloud_overrides;
   bool cloud_timeout_set = false;
   reconcile::provisioning::AtomicScaleUpOptions scale_up;
+  reconcile::migration::MigrationOptions migration;
 };
 
 // ParseDurationFlag parses a non-negative duration flag (positive with `positive`); anything
@@ -181,6 +190,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<controllers::externalgrpc::ExternalGrpcScaleUp> externalgrpc_scale_up;
   std::unique_ptr<controllers::ProvisioningRequestController> provisioning_controller;
   std::unique_ptr<controllers::ResourcePolicyController> resourcepolicy_controller;
+  std::unique_ptr<controllers::MigrationController> migration_controller;
   const std::vector<controllers::ControllerRegistration> controller_table = {
       {"reservation", true,
        [&]() -> Status {
@@ -226,6 +236,16 @@ int main(int argc, char** argv) {
            if (!scale_up) return std::unexpected(scale_up.error());
            externalgrpc_scale_up = std::move(*scale_up);
          }
+         return {};
+       }},
+      {"migration", true,
+       [&]() -> Status {
+         controllers::MigrationControllerOptions options;
+         options.migration = flags.migration;
+         options.migration.scheduler_names = flags.scheduler_names;
+         auto c = controllers::MigrationController::Setup(*manager, rest_ref, options);
+         if (!c) return std::unexpected(c.error());
+         migration_controller = std::move(*c);
          return {};
        }},
   };
@@ -339,6 +359,24 @@ int main(int argc, char** argv) {
     } else if (TakeValue(*rest_args, i, "--pre-allocation-prefer-no-pre-allocated-pods", value)) {
       flags.pre_allocation.prefer_no_pre_allocated_pods =
           ParseBoolFlag("--pre-allocation-prefer-no-pre-allocated-pods", value);
+    } else if (TakeValue(*rest_args, i, "--migration-default-ttl", value)) {
+      auto d = shim::ParseDuration(value);
+      if (!d || d->count() < 0) {
+        std::cerr << "berth-manager: invalid --migration-default-ttl \"" << value << "\": "
+                  << (d ? "must not be negative" : d.error().message) << "\n";
+        return 2;
+      }
+      flags.migration.default_ttl = *d;
+    } else if (TakeValue(*rest_args, i, "--migration-evict-daemonset-pods", value)) {
+      flags.migration.evictability.evict_daemonset_pods = ParseBoolFlag("--migration-evict-daemonset-pods", value);
+    } else if (TakeValue(*rest_args, i, "--migration-evict-system-critical-pods", value)) {
+      flags.migration.evictability.evict_system_critical_pods =
+          ParseBoolFlag("--migration-evict-system-critical-pods", value);
+    } else if (TakeValue(*rest_args, i, "--migration-evict-bare-pods", value)) {
+      flags.migration.evictability.evict_bare_pods = ParseBoolFlag("--migration-evict-bare-pods", value);
+    } else if (TakeValue(*rest_args, i, "--migration-evict-local-storage-pods", value)) {
+      flags.migration.evictability.evict_local_storage_pods =
+          ParseBoolFlag("--migration-evict-local-storage-pods", value);
     } else if (TakeValue(*rest_args, i, "--log-level", value) || TakeValue(*rest_args, i, "--zap-log-level", value)) {
       log::Level level;
       if (!log::ParseLevel(value, level)) {

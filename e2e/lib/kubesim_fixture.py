@@ -242,7 +242,8 @@ class Kubesim:
         self.kubectl("apply", "-f", os.path.join(ROOT, "crds"))
         self.kubectl("wait", "--for=condition=established", "crd/reservations.scheduling.koordinator.sh",
                      "crd/provisioningrequests.autoscaling.x-k8s.io",
-                     "crd/resourcepolicies.scheduling.sigs.x-k8s.io", "--timeout=10s")
+                     "crd/resourcepolicies.scheduling.sigs.x-k8s.io",
+                     "crd/podmigrationjobs.scheduling.koordinator.sh", "--timeout=10s")
 
 
 def start_cluster(nodes=3, sim_flags=None, **manager_kwargs):

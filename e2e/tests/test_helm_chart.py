@@ -19,6 +19,7 @@ from kubesim_fixture import BIN, HELM, ROOT, BerthManager, Kubesim, wait_until
 
 CHART = os.path.join(ROOT, "charts", "berth")
 PROVREQ_NAME = "provisioningrequests.autoscaling.x-k8s.io"
+PMJ_NAME = "podmigrationjobs.scheduling.koordinator.sh"
 
 
 def helm(*args):
@@ -52,7 +53,7 @@ class HelmChartTest(unittest.TestCase):
                                  "CustomResourceDefinition", "Deployment",
                                  "Pod", "Role", "RoleBinding", "Service", "ServiceAccount"])  # Pod: helm test
         container = manager_container(docs)
-        self.assertIn("--controllers=*,provisioningrequest,reservation,resourcepolicy,scheduler", container["args"])
+        self.assertIn("--controllers=*,migration,provisioningrequest,reservation,resourcepolicy,scheduler", container["args"])
         self.assertIn("--provisioning-classes=check-capacity.autoscaling.x-k8s.io,"
                       "best-effort-atomic-scale-up.autoscaling.x-k8s.io", container["args"])
         self.assertIn("--leader-elect", container["args"])
@@ -122,24 +123,29 @@ class HelmChartTest(unittest.TestCase):
                     if d["kind"] == "CustomResourceDefinition"}
         self.assertEqual(crds("crds.enabled=false"), {})
         unkept = crds("crds.keep=false")
-        self.assertEqual(len(unkept), 2)
+        self.assertEqual(len(unkept), len(os.listdir(os.path.join(ROOT, "crds"))))
         for meta in unkept.values():
             self.assertNotIn("annotations", meta)
-        self.assertEqual(list(crds("provisioningRequest.installCRD=false")), ["reservations.scheduling.koordinator.sh"])
+        self.assertNotIn(PROVREQ_NAME, crds("provisioningRequest.installCRD=false"))
+        self.assertIn(PMJ_NAME, crds("provisioningRequest.installCRD=false"))
+        self.assertNotIn(PMJ_NAME, crds("podMigrationJob.installCRD=false"))
+        self.assertIn(PROVREQ_NAME, crds("podMigrationJob.installCRD=false"))
+        self.assertEqual(crds()[PMJ_NAME]["annotations"], {"helm.sh/resource-policy": "keep"})
         self.assertEqual(crds("crds.enabled=false", "provisioningRequest.installCRD=true"), {})
 
     def test_provisioning_request_crd_can_be_left_to_cluster_autoscaler(self):
         docs = render("provisioningRequest.installCRD=false")
-        self.assertEqual([d["metadata"]["name"] for d in docs if d["kind"] == "CustomResourceDefinition"],
-                         ["reservations.scheduling.koordinator.sh"])
+        names = [d["metadata"]["name"] for d in docs if d["kind"] == "CustomResourceDefinition"]
+        self.assertNotIn(PROVREQ_NAME, names)
+        self.assertIn("reservations.scheduling.koordinator.sh", names)
         # The controller still runs against the CRD someone else installed.
-        self.assertIn("--controllers=*,provisioningrequest,reservation,resourcepolicy,scheduler", manager_container(docs)["args"])
+        self.assertIn("--controllers=*,migration,provisioningrequest,reservation,resourcepolicy,scheduler", manager_container(docs)["args"])
 
     def test_controller_switches_render_into_controllers_flag_and_rbac(self):
         docs = render("controllers.scheduler.enabled=false", "controllers.provisioningrequest.enabled=false",
                       "provisioningRequest.classes={check-capacity.autoscaling.x-k8s.io}")
         args = manager_container(docs)["args"]
-        self.assertIn("--controllers=*,-provisioningrequest,reservation,resourcepolicy,-scheduler", args)
+        self.assertIn("--controllers=*,migration,-provisioningrequest,reservation,resourcepolicy,-scheduler", args)
         self.assertIn("--provisioning-classes=check-capacity.autoscaling.x-k8s.io", args)
         role = next(d for d in docs if d["kind"] == "ClusterRole")
         groups = {g for rule in role["rules"] for g in rule["apiGroups"]}

@@ -20,6 +20,7 @@ from kubesim_fixture import HELM, ROOT, Kubesim, wait_until
 CHART = os.path.join(ROOT, "charts", "berth")
 PROVREQ_CRD = "provisioningrequests.autoscaling.x-k8s.io"
 RESERVATION_CRD = "reservations.scheduling.koordinator.sh"
+PMJ_CRD = "podmigrationjobs.scheduling.koordinator.sh"
 NS = "berth-system"
 DEPLOY = "berth"  # the chart's fullname for release "berth"
 
@@ -95,10 +96,10 @@ class HelmInstallTest(unittest.TestCase):
         crb = self.kubectl("get", "clusterrolebinding", "berth").splitlines()
         self.assertEqual(crb[0].split(), ["NAME", "ROLE", "AGE"])
         self.assertEqual(crb[1].split()[:2], ["berth", "ClusterRole/berth"])
-        # Both CRDs are templates of the release (so upgrades reach them), kept on uninstall.
+        # The CRDs are templates of the release (so upgrades reach them), kept on uninstall.
         self.kubectl("wait", "--for=condition=established", f"crd/{RESERVATION_CRD}",
-                     f"crd/{PROVREQ_CRD}", "--timeout=10s")
-        for name in (RESERVATION_CRD, PROVREQ_CRD):
+                     f"crd/{PROVREQ_CRD}", f"crd/{PMJ_CRD}", "--timeout=10s")
+        for name in (RESERVATION_CRD, PROVREQ_CRD, PMJ_CRD):
             crd = self.sim.get_json(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}")
             self.assertEqual(crd["metadata"]["annotations"]["meta.helm.sh/release-name"], "berth")
             self.assertEqual(crd["metadata"]["annotations"]["helm.sh/resource-policy"], "keep")
@@ -146,7 +147,8 @@ class HelmInstallTest(unittest.TestCase):
         self.assertEqual(self.kubectl("get", "clusterrole,clusterrolebinding", "-o", "name").strip(), "")
         # CRDs outlive the release, so users' requests survive an uninstall.
         self.assertEqual(sorted(self.kubectl("get", "crds", "-o", "name").split()),
-                         [f"customresourcedefinition.apiextensions.k8s.io/{PROVREQ_CRD}",
+                         [f"customresourcedefinition.apiextensions.k8s.io/{PMJ_CRD}",
+                          f"customresourcedefinition.apiextensions.k8s.io/{PROVREQ_CRD}",
                           "customresourcedefinition.apiextensions.k8s.io/reservations.scheduling.koordinator.sh",
                           "customresourcedefinition.apiextensions.k8s.io/resourcepolicies.scheduling.sigs.x-k8s.io"])
 

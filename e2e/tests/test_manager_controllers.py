@@ -26,11 +26,11 @@ class ControllerFlagsTest(unittest.TestCase):
                 self.assertEqual(result.returncode, 2, result.stderr)
                 self.assertEqual(result.stderr.strip(),
                                  f'berth-manager: --controllers: "{bad}" is not in the list of known controllers '
-                                 "(known: reservation, scheduler, resourcepolicy, provisioningrequest)")
+                                 "(known: reservation, scheduler, resourcepolicy, provisioningrequest, migration)")
 
     def test_empty_entries_and_selections_that_run_nothing_exit_2(self):
         for value, message in (("", "empty entry"), ("*,,scheduler", "empty entry"),
-                               ("-reservation,-scheduler,-resourcepolicy,-provisioningrequest", "enables no controller")):
+                               ("-reservation,-scheduler,-resourcepolicy,-provisioningrequest,-migration", "enables no controller")):
             with self.subTest(value=value):
                 result = run_manager(f"--controllers={value}")
                 self.assertEqual(result.returncode, 2, result.stderr)
@@ -51,7 +51,7 @@ class ControllerFlagsTest(unittest.TestCase):
     def test_help_lists_the_controllers(self):
         out = run_manager("--help").stdout
         self.assertIn("--controllers strings", out)
-        self.assertIn("reservation, scheduler, resourcepolicy, provisioningrequest (all on by default)", out)
+        self.assertIn("reservation, scheduler, resourcepolicy, provisioningrequest, migration (all on by default)", out)
         self.assertIn("--provisioning-classes strings", out)
 
 

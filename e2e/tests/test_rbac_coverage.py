@@ -5,7 +5,8 @@ would pass every other e2e suite and fail only in a real cluster. Here kubesim w
 one JSON line per request with the verb, apiGroup, resource, subresource, namespace and name as kube-apiserver's
 RequestInfo derives them), berth-manager runs with leader election through the flows that make it call the API
 (placement, owner binding, PodScheduled condition, expiry, garbage collection, owner-annotation cleanup,
-preAllocation), and every request from berth-manager's user agent must be allowed by a rule of the rendered
+preAllocation, PodMigrationJobs: a reservation-first migration under a PDB, a ttl abort, a plain delete under the
+Delete policy), and every request from berth-manager's user agent must be allowed by a rule of the rendered
 ClusterRole, or of the leader-election Role in that Role's namespace.
 
 The other way round, least privilege: every (apiGroup, resource, verb) the chart grants must be used by some request in
@@ -191,7 +192,9 @@ class RbacCoverageTest(unittest.TestCase):
         seen = {(l["verb"], l.get("resource", ""), l.get("subresource", "")) for l in ours}
         for need in [("watch", "reservations", ""), ("create", "pods", "binding"), ("create", "leases", ""),
                      ("update", "leases", ""), ("delete", "reservations", ""), ("watch", "resourcepolicies", ""),
-                     ("update", "resourcepolicies", "status")]:
+                     ("update", "resourcepolicies", "status"), ("create", "reservations", ""),
+                     ("create", "pods", "eviction"), ("delete", "pods", ""), ("patch", "podmigrationjobs", ""),
+                     ("patch", "podmigrationjobs", "status"), ("watch", "poddisruptionbudgets", "")]:
             self.assertIn(need, seen, f"berth-manager made no {need} request; seen: {sorted(seen)}")
         self.assertTrue(any(l.get("resource") == "reservations" and l.get("subresource") == "status" for l in ours))
         self.assertTrue(any(l.get("resource") == "pods" and l.get("subresource") == "status" for l in ours))
@@ -284,6 +287,42 @@ class RbacCoverageTest(unittest.TestCase):
                          "units": [{"name": "all", "nodeSelector": {}}]}})
         wait(lambda: (get("/apis/scheduling.sigs.x-k8s.io/v1alpha1/namespaces/default/resourcepolicies/rp") or {})
              .get("status", {}).get("unitSummary") == "all 0", "ResourcePolicy rp status written")
+
+        # PodMigrationJobs: reservation-first under a PDB (spec and status patches, reservation create, eviction),
+        # a ttl abort (reservation delete), and EvictDirectly under the Delete policy (a plain pod delete).
+        pmj_path = "/apis/scheduling.koordinator.sh/v1alpha1/podmigrationjobs"
+
+        def job_phase(name):
+            return ((get(f"{pmj_path}/{name}") or {}).get("status") or {}).get("phase")
+
+        def app(name, replicas, cpu):
+            create({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": "default"},
+                    "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+                             "template": {"metadata": {"labels": {"app": name}}, "spec": {
+                                 "schedulerName": "koord-scheduler",
+                                 "containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": cpu}}}]}}}})
+            def running():
+                return sorted(p["metadata"]["name"] for p in
+                              get(f"/api/v1/namespaces/default/pods?labelSelector=app%3D{name}")["items"]
+                              if p.get("status", {}).get("phase") == "Running"
+                              and not p["metadata"].get("deletionTimestamp"))
+            return wait(lambda: len(running()) == replicas and running(), f"{name} running")
+
+        def job(name, pod, labels=None, **spec):
+            create({"apiVersion": "scheduling.koordinator.sh/v1alpha1", "kind": "PodMigrationJob",
+                    "metadata": {"name": name, "labels": labels or {}},
+                    "spec": {"podRef": {"namespace": "default", "name": pod}, **spec}})
+
+        web = app("web", 2, "100m")
+        create({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web", "namespace": "default"},
+                "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": "web"}}}})
+        job("move-web", web[0])
+        wait(lambda: job_phase("move-web") == "Succeeded", "move-web Succeeded", 40)
+        wide = app("wide", 3, "5")  # one per node (8 cpus): no room anywhere for a reservation of 5 more
+        job("stuck", wide[0], ttl="2s")
+        wait(lambda: job_phase("stuck") == "Failed", "stuck timed out")
+        job("drop", wide[1], labels={"koordinator.sh/evict-policy": "Delete"}, mode="EvictDirectly")
+        wait(lambda: job_phase("drop") == "Succeeded", "drop Succeeded")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,225 @@
+#include "controllers/migration/migration_codec.h"
+
+#include "clientgo-shim/api/duration.h"
+#include "clientgo-shim/api/label_selector.h"
+#include "clientgo-shim/api/timestamp.h"
+#include "clientgo-shim/base/json.h"
+
+namespace berth::controllers {
+namespace {
+
+using rapidjson::Value;
+using reconcile::Time;
+namespace mig = reconcile::migration;
+
+std::optional<Time> ReadTime(const Value& root, std::initializer_list<std::string_view> path) {
+  std::string_view text = json::GetString(root, path);
+  if (text.empty()) return std::nullopt;
+  auto t = shim::ParseTimestamp(text);
+  if (!t) return std::nullopt;
+  return std::chrono::time_point_cast<Time::duration>(*t);
+}
+
+std::string FormatTime(Time t) {
+  return shim::FormatTimestamp(std::chrono::time_point_cast<std::chrono::nanoseconds>(t));
+}
+
+int64_t IntOr0(const Value& root, std::initializer_list<std::string_view> path) {
+  const Value* v = json::Find(root, path);
+  return v && v->IsInt64() ? v->GetInt64() : 0;
+}
+
+std::optional<mig::EvictionPolicy> ReadPolicy(const Value& object, std::string& error) {
+  const Value* v = json::Find(object, {"metadata", "labels", mig::kEvictPolicyLabel});
+  if (!v || !v->IsString()) return std::nullopt;
+  std::string_view text(v->GetString(), v->GetStringLength());
+  if (text == "Eviction") return mig::EvictionPolicy::kEviction;
+  if (text == "Delete") return mig::EvictionPolicy::kDelete;
+  error = "label koordinator.sh/evict-policy: unsupported value \"" + std::string(text) +
+          "\" (berth supports Eviction and Delete)";
+  return std::nullopt;
+}
+
+}  // namespace
+
+mig::JobSnapshot ReadJob(const Value& job) {
+  mig::JobSnapshot j;
+  j.name = json::GetString(job, {"metadata", "name"});
+  j.uid = json::GetString(job, {"metadata", "uid"});
+  j.creation_time = ReadTime(job, {"metadata", "creationTimestamp"}).value_or(Time{});
+  const Value* paused = json::Find(job, {"spec", "paused"});
+  j.paused = paused && paused->IsBool() && paused->GetBool();
+  if (const Value* ttl = json::Find(job, {"spec", "ttl"}); ttl && !ttl->IsNull()) {
+    if (!ttl->IsString()) {
+      j.spec_errors.push_back("spec.ttl: must be a duration string");
+    } else {
+      j.ttl_text = ttl->GetString();
+      auto d = shim::ParseDuration(j.ttl_text);
+      if (!d) {
+        j.spec_errors.push_back("spec.ttl: " + d.error().message);
+      } else if (d->count() < 0) {
+        j.spec_errors.push_back("spec.ttl: must not be negative, got " + j.ttl_text);
+      } else {
+        j.ttl = *d;
+      }
+    }
+  }
+  j.mode_text = json::GetString(job, {"spec", "mode"});
+  std::string policy_error;
+  j.job_evict_policy = ReadPolicy(job, policy_error);
+  if (!policy_error.empty()) j.spec_errors.push_back(policy_error);
+  j.pod_namespace = json::GetString(job, {"spec", "podRef", "namespace"});
+  j.pod_name = json::GetString(job, {"spec", "podRef", "name"});
+  j.pod_uid = json::GetString(job, {"spec", "podRef", "uid"});
+  j.reservation_ref_name = json::GetString(job, {"spec", "reservationOptions", "reservationRef", "name"});
+
+  const Value* status = json::Member(job, "status");
+  if (status && status->IsObject()) {
+    std::string_view phase = json::GetString(*status, {"phase"});
+    if (auto p = mig::ParseJobPhase(phase)) {
+      j.status.phase = *p;
+    } else {
+      j.spec_errors.push_back("status.phase: unknown value \"" + std::string(phase) + "\"");
+    }
+    j.status.status = json::GetString(*status, {"status"});
+    j.status.reason = json::GetString(*status, {"reason"});
+    j.status.message = json::GetString(*status, {"message"});
+    j.status.node_name = json::GetString(*status, {"nodeName"});
+    if (const Value* ref = json::Member(*status, "podRef"); ref && ref->IsObject()) {
+      j.status.new_pod = reconcile::OwnerRef{std::string(json::GetString(*ref, {"namespace"})),
+                                             std::string(json::GetString(*ref, {"name"})),
+                                             std::string(json::GetString(*ref, {"uid"}))};
+    }
+    if (const Value* conds = json::Member(*status, "conditions"); conds && conds->IsArray()) {
+      for (const auto& c : conds->GetArray()) {
+        if (!c.IsObject()) continue;
+        j.status.conditions.push_back(reconcile::Condition{
+            std::string(json::GetString(c, {"type"})), std::string(json::GetString(c, {"status"})),
+            std::string(json::GetString(c, {"reason"})), std::string(json::GetString(c, {"message"})),
+            ReadTime(c, {"lastTransitionTime"}), ReadTime(c, {"lastProbeTime"})});
+      }
+    }
+  }
+  return j;
+}
+
+mig::PodFacts ReadPodFacts(const Value& pod) {
+  mig::PodFacts p;
+  p.namespace_name = json::GetString(pod, {"metadata", "namespace"});
+  p.name = json::GetString(pod, {"metadata", "name"});
+  p.uid = json::GetString(pod, {"metadata", "uid"});
+  p.node_name = json::GetString(pod, {"spec", "nodeName"});
+  p.scheduler_name = json::GetString(pod, {"spec", "schedulerName"});
+  p.phase = json::GetString(pod, {"status", "phase"});
+  p.deleting = !json::GetString(pod, {"metadata", "deletionTimestamp"}).empty();
+  if (const Value* conds = json::Find(pod, {"status", "conditions"}); conds && conds->IsArray()) {
+    for (const auto& c : conds->GetArray()) {
+      if (json::GetString(c, {"type"}) == "Ready") p.ready = json::GetString(c, {"status"}) == "True";
+    }
+  }
+  if (const Value* prio = json::Find(pod, {"spec", "priority"}); prio && prio->IsInt64()) p.priority = prio->GetInt64();
+  p.mirror = json::Find(pod, {"metadata", "annotations", "kubernetes.io/config.mirror"}) != nullptr;
+  std::string_view source = json::GetString(pod, {"metadata", "annotations", "kubernetes.io/config.source"});
+  p.static_pod = !source.empty() && source != "api";
+  if (const Value* refs = json::Find(pod, {"metadata", "ownerReferences"}); refs && refs->IsArray()) {
+    for (const auto& r : refs->GetArray()) {
+      const Value* c = json::Member(r, "controller");
+      if (c && c->IsBool() && c->GetBool()) {
+        p.has_controller = true;
+        p.controller_kind = json::GetString(r, {"kind"});
+      }
+    }
+  }
+  if (const Value* vols = json::Find(pod, {"spec", "volumes"}); vols && vols->IsArray()) {
+    for (const auto& v : vols->GetArray()) {
+      if (json::Member(v, "emptyDir") || json::Member(v, "hostPath")) p.local_storage = true;
+    }
+  }
+  p.evict_annotation = json::Find(pod, {"metadata", "annotations", "descheduler.alpha.kubernetes.io/evict"}) != nullptr;
+  p.evict_policy = ReadPolicy(pod, p.evict_policy_error);
+  return p;
+}
+
+mig::ReservationFacts ReadReservationFacts(const Value& r, const std::string& job_uid) {
+  mig::ReservationFacts f;
+  f.name = json::GetString(r, {"metadata", "name"});
+  f.uid = json::GetString(r, {"metadata", "uid"});
+  f.phase = reconcile::ParsePhase(json::GetString(r, {"status", "phase"})).value_or(reconcile::Phase::kPending);
+  f.node_name = json::GetString(r, {"status", "nodeName"});
+  if (const Value* refs = json::Find(r, {"metadata", "ownerReferences"}); refs && refs->IsArray()) {
+    for (const auto& ref : refs->GetArray()) {
+      const Value* c = json::Member(ref, "controller");
+      if (c && c->IsBool() && c->GetBool() && json::GetString(ref, {"uid"}) == job_uid) f.created_by_job = true;
+    }
+  }
+  if (const Value* conds = json::Find(r, {"status", "conditions"}); conds && conds->IsArray()) {
+    for (const auto& c : conds->GetArray()) {
+      std::string_view type = json::GetString(c, {"type"});
+      if (type == "Scheduled" && json::GetString(c, {"status"}) == "False") {
+        f.scheduled_false = true;
+        f.unschedulable_message = json::GetString(c, {"message"});
+      }
+      if (type == "Ready" && f.phase == reconcile::Phase::kFailed) f.failed_reason = json::GetString(c, {"reason"});
+    }
+  }
+  f.expired = f.phase == reconcile::Phase::kFailed;
+  if (const Value* owners = json::Find(r, {"status", "currentOwners"}); owners && owners->IsArray()) {
+    for (const auto& o : owners->GetArray()) {
+      f.current_owners.push_back({std::string(json::GetString(o, {"namespace"})),
+                                  std::string(json::GetString(o, {"name"})), std::string(json::GetString(o, {"uid"}))});
+    }
+  }
+  return f;
+}
+
+mig::PdbFacts ReadPdbFacts(const Value& pdb) {
+  return mig::PdbFacts{std::string(json::GetString(pdb, {"metadata", "name"})),
+                       IntOr0(pdb, {"status", "disruptionsAllowed"}), IntOr0(pdb, {"status", "currentHealthy"}),
+                       IntOr0(pdb, {"status", "desiredHealthy"})};
+}
+
+bool PdbSelects(const Value& pdb, const Value& pod) {
+  auto selector = shim::LabelSelector::FromJson(json::Find(pdb, {"spec", "selector"}));
+  if (!selector) return false;
+  return selector->Matches(shim::JsonLabels::OfObject(pod));
+}
+
+rapidjson::Document JobStatusBody(const shim::CachedObject& cached, const mig::JobStatus& status) {
+  rapidjson::Document body(rapidjson::kObjectType);
+  auto& a = body.GetAllocator();
+  json::SetString(body, "apiVersion", "scheduling.koordinator.sh/v1alpha1", a);
+  json::SetString(body, "kind", "PodMigrationJob", a);
+  Value& meta = json::EnsureObject(body, "metadata", a);
+  json::SetString(meta, "name", cached.Name(), a);
+  if (!cached.Uid().empty()) json::SetString(meta, "uid", cached.Uid(), a);
+  if (!cached.ResourceVersion().empty()) json::SetString(meta, "resourceVersion", cached.ResourceVersion(), a);
+  Value s(rapidjson::kObjectType);
+  json::SetString(s, "phase", mig::JobPhaseName(status.phase), a);
+  if (!status.status.empty()) json::SetString(s, "status", status.status, a);
+  if (!status.reason.empty()) json::SetString(s, "reason", status.reason, a);
+  if (!status.message.empty()) json::SetString(s, "message", status.message, a);
+  if (!status.node_name.empty()) json::SetString(s, "nodeName", status.node_name, a);
+  if (status.new_pod) {
+    Value ref(rapidjson::kObjectType);
+    json::SetString(ref, "namespace", status.new_pod->namespace_name, a);
+    json::SetString(ref, "name", status.new_pod->name, a);
+    if (!status.new_pod->uid.empty()) json::SetString(ref, "uid", status.new_pod->uid, a);
+    s.AddMember("podRef", ref, a);
+  }
+  Value conds(rapidjson::kArrayType);
+  for (const auto& c : status.conditions) {
+    Value v(rapidjson::kObjectType);
+    json::SetString(v, "type", c.type, a);
+    json::SetString(v, "status", c.status, a);
+    if (!c.reason.empty()) json::SetString(v, "reason", c.reason, a);
+    if (!c.message.empty()) json::SetString(v, "message", c.message, a);
+    if (c.last_probe_time) json::SetString(v, "lastProbeTime", FormatTime(*c.last_probe_time), a);
+    if (c.last_transition_time) json::SetString(v, "lastTransitionTime", FormatTime(*c.last_transition_time), a);
+    conds.PushBack(v, a);
+  }
+  if (!conds.Empty()) s.AddMember("conditions", conds, a);
+  body.AddMember("status", s, a);
+  return body;
+}
+
+}  // namespace berth::controllers

@@ -1,0 +1,38 @@
+// controllers/migration/migration_codec.h
+//
+// JSON ↔ the migration snapshot: PodMigrationJob spec/status, the facts read of pods,
+// Reservations and PodDisruptionBudgets, and the status write body. A value berth cannot read is
+// a spec error (the job fails InvalidSpec with the field named), never a default.
+#pragma once
+
+#include <string>
+
+#include <rapidjson/document.h>
+
+#include "clientgo-shim/cache/cached_object.h"
+#include "reconcile/migration/types.h"
+
+namespace berth::controllers {
+
+inline constexpr char kPodMigrationJobsPath[] = "/apis/scheduling.koordinator.sh/v1alpha1/podmigrationjobs";
+
+// ReadJob fills the job's own fields (spec, status); the world (pod, reservation, PDBs) is the
+// controller's to add.
+reconcile::migration::JobSnapshot ReadJob(const rapidjson::Value& job);
+
+reconcile::migration::PodFacts ReadPodFacts(const rapidjson::Value& pod);
+
+// ReadReservationFacts: `job_uid` decides created_by_job (its controller ownerReference).
+reconcile::migration::ReservationFacts ReadReservationFacts(const rapidjson::Value& reservation,
+                                                            const std::string& job_uid);
+
+reconcile::migration::PdbFacts ReadPdbFacts(const rapidjson::Value& pdb);
+
+// PdbSelects: whether a policy/v1 PDB selects a pod with these labels (an empty selector selects
+// every pod of the namespace; a selector that does not parse selects none, as in the apiserver).
+bool PdbSelects(const rapidjson::Value& pdb, const rapidjson::Value& pod);
+
+// JobStatusBody: the object to PUT to podmigrationjobs/status with the cached resourceVersion.
+rapidjson::Document JobStatusBody(const shim::CachedObject& cached, const reconcile::migration::JobStatus& status);
+
+}  // namespace berth::controllers

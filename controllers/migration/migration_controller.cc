@@ -1,0 +1,448 @@
+#include "controllers/migration/migration_controller.h"
+
+#include "clientgo-shim/api/duration.h"
+#include "clientgo-shim/base/json.h"
+#include "clientgo-shim/base/log.h"
+#include "controllers/common/write_errors.h"
+#include "controllers/migration/migration_codec.h"
+#include "reconcile/common/annotation_json.h"
+#include "reconcile/migration/reservation_template.h"
+
+namespace berth::controllers {
+namespace {
+
+namespace mig = reconcile::migration;
+using rapidjson::Value;
+
+constexpr char kLogger[] = "migration";
+constexpr char kGroup[] = "scheduling.koordinator.sh";
+constexpr char kVersion[] = "v1alpha1";
+constexpr char kReservationsPath[] = "/apis/scheduling.koordinator.sh/v1alpha1/reservations";
+constexpr char kPdbsPath[] = "/apis/policy/v1/poddisruptionbudgets";
+constexpr char kPodIndex[] = "spec.podRef";                // "ns/name"
+constexpr char kPodNamespaceIndex[] = "spec.podRef.namespace";
+constexpr char kReservationIndex[] = "reservation";        // the job's reservation name
+constexpr char kNamespaceIndex[] = "metadata.namespace";   // PDBs
+constexpr char kAllocatedAnnotation[] = "scheduling.koordinator.sh/reservation-allocated";
+
+shim::ResourceRef JobRef(const std::string& name) { return {kGroup, kVersion, "podmigrationjobs", "", name}; }
+shim::ResourceRef ReservationRef(const std::string& name) { return {kGroup, kVersion, "reservations", "", name}; }
+
+std::string PhaseOf(const shim::ObjectPtr& obj) {
+  auto phase = obj ? obj->FindString({"status", "phase"}) : std::nullopt;
+  return phase && !phase->empty() ? *phase : "Pending";
+}
+
+std::vector<std::string> JobReservationName(const shim::CachedObject& o) {
+  auto ref = o.FindString({"spec", "reservationOptions", "reservationRef", "name"});
+  if (ref && !ref->empty()) return {*ref};
+  return {std::string(o.Uid())};
+}
+
+Result<rapidjson::Document> ObjectJson(const shim::ObjectPtr& o) { return o->ToJson(); }
+
+// FormatGoDuration renders a ttl for the reservation's spec.ttl.
+std::string GoDuration(reconcile::Duration d) { return shim::FormatDuration(d); }
+
+}  // namespace
+
+MigrationController::MigrationController(shim::RestClientPtr rest, MigrationControllerOptions options)
+    : options_(std::move(options)), client_(std::move(rest)) {}
+
+MigrationController::~MigrationController() {
+  if (recorder_) recorder_->Stop();
+}
+
+Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Manager& manager,
+                                                                        shim::RestClientPtr rest,
+                                                                        MigrationControllerOptions options) {
+  std::unique_ptr<MigrationController> c(new MigrationController(rest, std::move(options)));
+  shim::EventRecorderOptions events;
+  events.rest = rest;
+  events.component = "berth-manager";
+  c->recorder_ = std::make_unique<shim::EventRecorder>(events);
+
+  auto& reg = manager.registry();
+  auto evicted = reg.AddCounter("berth_pods_evicted_total",
+                                "Pods berth evicted (or deleted under the Delete policy), by answer and strategy.",
+                                {"result", "strategy"});
+  auto phases = reg.AddGauge("berth_migrations", "PodMigrationJobs per phase.", {"phase"});
+  auto retry = reg.AddHistogram("berth_eviction_retry_seconds",
+                                "Backoff chosen before retrying an eviction the API server refused (429/5xx).", {},
+                                {1, 2.5, 5, 7.5, 10, 15, 20, 30, 45, 60, 90});
+  if (!evicted || !phases || !retry) return MakeError(ErrorCode::kInternal, "registering migration metrics failed");
+  c->evicted_total_ = *evicted;
+  c->phase_gauge_ = *phases;
+  c->retry_seconds_ = *retry;
+  for (const char* p : {"Pending", "Running", "Succeeded", "Failed", "Aborted"}) {
+    c->phase_gauge_->WithLabelValues({p}).Set(0);
+    c->phase_counts_[p] = 0;
+  }
+
+  auto& informers = manager.informers();
+  c->jobs_ = informers.InformerFor(shim::InformerKey{kPodMigrationJobsPath, "", ""});
+  c->pods_ = informers.InformerFor(shim::InformerKey{"/api/v1/pods", "", ""});
+  c->reservations_ = informers.InformerFor(shim::InformerKey{kReservationsPath, "", ""});
+  c->pdbs_ = informers.InformerFor(shim::InformerKey{kPdbsPath, "", ""});
+  auto s1 = c->jobs_->AddIndexers(
+      {{kPodIndex,
+        [](const shim::CachedObject& o) {
+          auto ns = o.FindString({"spec", "podRef", "namespace"});
+          auto name = o.FindString({"spec", "podRef", "name"});
+          if (!ns || !name) return std::vector<std::string>{};
+          return std::vector<std::string>{*ns + "/" + *name};
+        }},
+       {kPodNamespaceIndex,
+        [](const shim::CachedObject& o) {
+          auto ns = o.FindString({"spec", "podRef", "namespace"});
+          return ns ? std::vector<std::string>{*ns} : std::vector<std::string>{};
+        }},
+       {kReservationIndex, [](const shim::CachedObject& o) { return JobReservationName(o); }}});
+  auto s2 = c->pdbs_->AddIndexers({{kNamespaceIndex, [](const shim::CachedObject& o) {
+    return std::vector<std::string>{std::string(o.Namespace())};
+  }}});
+  if (!s1 || !s2) return MakeError(ErrorCode::kInternal, "adding migration indexers failed");
+
+  MigrationController* self = c.get();
+  auto controller = manager.AddController(
+      shim::ControllerOptions{"migration", c->options_.workers, nullptr, nullptr, &reg},
+      [self](const std::string& key) { return self->Reconcile(key); });
+  if (!controller) return std::unexpected(controller.error());
+  c->controller_ = *controller;
+
+  c->jobs_->AddEventHandler(shim::EventHandler{
+      [self](const shim::ObjectPtr& obj, bool) {
+        self->CountPhase(nullptr, obj);
+        self->Enqueue(std::string(obj->Name()));
+      },
+      [self](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& new_obj) {
+        self->CountPhase(old_obj, new_obj);
+        self->Enqueue(std::string(new_obj->Name()));
+      },
+      [self](const shim::DeletedObject& deleted) {
+        self->CountPhase(deleted.object, nullptr);
+        if (!deleted.object) return;
+        std::lock_guard lock(self->mu_);
+        self->tries_.erase(std::string(deleted.object->Uid()));
+      }});
+  // A pod wakes the job that migrates it, and (through its allocation annotation) the job whose
+  // reservation it consumed, which waits for it to be Ready.
+  auto pod_changed = [self](const shim::ObjectPtr& pod) {
+    if (!pod) return;
+    self->EnqueueByIndex(kPodIndex, std::string(pod->Namespace()) + "/" + std::string(pod->Name()));
+    if (auto text = pod->FindString({"metadata", "annotations", kAllocatedAnnotation})) {
+      if (auto doc = reconcile::ParseAnnotationJson(*text); doc && doc->IsObject()) {
+        std::string name(json::GetString(*doc, {"name"}));
+        if (!name.empty()) self->EnqueueByIndex(kReservationIndex, name);
+      }
+    }
+  };
+  c->pods_->AddEventHandler(shim::EventHandler{
+      [pod_changed](const shim::ObjectPtr& obj, bool) { pod_changed(obj); },
+      [pod_changed](const shim::ObjectPtr&, const shim::ObjectPtr& new_obj) { pod_changed(new_obj); },
+      [pod_changed](const shim::DeletedObject& deleted) { pod_changed(deleted.object); }});
+  auto reservation_changed = [self](const shim::ObjectPtr& r) {
+    if (r) self->EnqueueByIndex(kReservationIndex, std::string(r->Name()));
+  };
+  c->reservations_->AddEventHandler(shim::EventHandler{
+      [reservation_changed](const shim::ObjectPtr& obj, bool) { reservation_changed(obj); },
+      [reservation_changed](const shim::ObjectPtr&, const shim::ObjectPtr& new_obj) { reservation_changed(new_obj); },
+      [reservation_changed](const shim::DeletedObject& deleted) { reservation_changed(deleted.object); }});
+  // A budget that changes may now allow the disruption a blocked job waits for: its jobs retry
+  // without waiting out their backoff (DecideMigration checks the budget).
+  auto pdb_changed = [self](const shim::ObjectPtr& pdb) {
+    if (pdb) self->EnqueueByIndex(kPodNamespaceIndex, std::string(pdb->Namespace()));
+  };
+  c->pdbs_->AddEventHandler(shim::EventHandler{
+      [pdb_changed](const shim::ObjectPtr& obj, bool) { pdb_changed(obj); },
+      [pdb_changed](const shim::ObjectPtr&, const shim::ObjectPtr& new_obj) { pdb_changed(new_obj); },
+      [pdb_changed](const shim::DeletedObject& deleted) { pdb_changed(deleted.object); }});
+  return c;
+}
+
+void MigrationController::Enqueue(const std::string& name) {
+  if (controller_) controller_->queue().Add(name);
+}
+
+void MigrationController::EnqueueByIndex(const char* index, const std::string& value) {
+  auto jobs = jobs_->store().ByIndex(index, value);
+  if (!jobs) return;
+  for (const auto& j : *jobs) Enqueue(std::string(j->Name()));
+}
+
+void MigrationController::CountPhase(const shim::ObjectPtr& old_object, const shim::ObjectPtr& new_object) {
+  std::lock_guard lock(mu_);
+  if (old_object) {
+    std::string p = PhaseOf(old_object);
+    phase_gauge_->WithLabelValues({p}).Set(static_cast<double>(--phase_counts_[p]));
+  }
+  if (new_object) {
+    std::string p = PhaseOf(new_object);
+    phase_gauge_->WithLabelValues({p}).Set(static_cast<double>(++phase_counts_[p]));
+  }
+}
+
+std::string MigrationController::Strategy(const shim::CachedObject& job) const {
+  // koord-descheduler names the plugin that created a job in koordinator.sh/evict-trigger.
+  auto trigger = job.FindString({"metadata", "annotations", "koordinator.sh/evict-trigger"});
+  return trigger && !trigger->empty() ? *trigger : "PodMigrationJob";
+}
+
+mig::EvictionOutcome MigrationController::Evict(const mig::JobSnapshot& job, mig::EvictionPolicy policy) {
+  shim::ResourceRef pod{"", "v1", "pods", job.pod_namespace, job.pod_name};
+  if (policy == mig::EvictionPolicy::kDelete) {
+    auto deleted = client_.Delete(pod);
+    if (deleted) return {mig::EvictionResult::kAccepted, 200, ""};
+    const Error& e = deleted.error();
+    return {mig::ClassifyEviction(e.http_status, e.message), e.http_status, e.message};
+  }
+  rapidjson::Document body(rapidjson::kObjectType);
+  auto& a = body.GetAllocator();
+  json::SetString(body, "apiVersion", "policy/v1", a);
+  json::SetString(body, "kind", "Eviction", a);
+  Value& meta = json::EnsureObject(body, "metadata", a);
+  json::SetString(meta, "name", job.pod_name, a);
+  json::SetString(meta, "namespace", job.pod_namespace, a);
+  // The uid precondition: never evict a new pod that took the old one's name.
+  if (job.pod) {
+    Value& options = json::EnsureObject(body, "deleteOptions", a);
+    Value& pre = json::EnsureObject(options, "preconditions", a);
+    json::SetString(pre, "uid", job.pod->uid, a);
+  }
+  shim::RestRequest request;
+  request.method = "POST";
+  request.path = shim::ResourcePath(pod, "eviction");
+  request.body = json::Serialize(body);
+  auto answer = client_.rest().Do(request);
+  if (answer) return {mig::EvictionResult::kAccepted, answer->status, ""};
+  const Error& e = answer.error();
+  if (e.code == ErrorCode::kFenced) return {mig::EvictionResult::kRetryable, 0, e.message};
+  return {mig::ClassifyEviction(e.http_status, e.message), e.http_status, e.message};
+}
+
+shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
+  shim::ObjectPtr cached = jobs_->store().Get(name);
+  if (!cached) return shim::ReconcileResult::Done();
+  auto job_json = ObjectJson(cached);
+  if (!job_json) return shim::ReconcileResult::Error("decoding job " + name + ": " + job_json.error().message);
+  mig::JobSnapshot job = ReadJob(*job_json);
+  shim::ObjectPtr pod_obj;
+  if (!job.pod_namespace.empty() && !job.pod_name.empty()) {
+    pod_obj = pods_->store().Get(job.pod_namespace + "/" + job.pod_name);
+  }
+  std::optional<rapidjson::Document> pod_json;
+  if (pod_obj) {
+    auto pj = ObjectJson(pod_obj);
+    if (!pj) return shim::ReconcileResult::Error("decoding pod of job " + name + ": " + pj.error().message);
+    pod_json = std::move(*pj);
+    job.pod = ReadPodFacts(*pod_json);
+    if (auto in_ns = pdbs_->store().ByIndex(kNamespaceIndex, job.pod_namespace)) {
+      for (const auto& pdb : *in_ns) {
+        auto pdb_json = ObjectJson(pdb);
+        if (pdb_json && PdbSelects(*pdb_json, *pod_json)) job.pdbs.push_back(ReadPdbFacts(*pdb_json));
+      }
+    }
+  }
+  const std::string reservation_name = mig::ReservationName(job);
+  shim::ObjectPtr r_obj = reservations_->store().Get(reservation_name);
+  std::optional<rapidjson::Document> r_json;
+  if (r_obj) {
+    auto rj = ObjectJson(r_obj);
+    if (rj) r_json = std::move(*rj);
+  } else if (!job.reservation_ref_name.empty() && !mig::IsTerminal(job.status.phase)) {
+    // The cache may not have a reservation created a moment ago: only the API server's 404 says
+    // it is missing.
+    auto live = client_.Get(ReservationRef(reservation_name));
+    if (live) {
+      r_json = std::move(*live);
+    } else if (!IsGone(live.error())) {
+      return shim::ReconcileResult::Error("reading reservation " + reservation_name + ": " + live.error().message);
+    }
+  }
+  if (r_json) {
+    job.reservation = ReadReservationFacts(*r_json, job.uid);
+    if (!job.reservation->current_owners.empty()) {
+      const auto& owner = job.reservation->current_owners.front();
+      if (auto bound = pods_->store().Get(owner.namespace_name + "/" + owner.name)) {
+        if (auto bj = ObjectJson(bound)) job.bound_pod = ReadPodFacts(*bj);
+      }
+    }
+  }
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = tries_.find(job.uid); it != tries_.end()) job.eviction = it->second;
+  }
+
+  const auto now = std::chrono::system_clock::now();
+  mig::MigrationDecision decision = mig::DecideMigration(job, now, options_.migration);
+  mig::JobStatus status = decision.status.value_or(job.status);
+  std::optional<mig::PhaseChange> transition = decision.transition;
+  std::optional<reconcile::Duration> requeue = decision.requeue_after;
+  std::vector<reconcile::EventNote> events = decision.events;
+
+  // The spec patch (podRef.uid, reservationRef) is collected and sent once.
+  rapidjson::Document spec_patch(rapidjson::kObjectType);
+  auto& pa = spec_patch.GetAllocator();
+  bool patch_spec = false;
+  std::string resource_version(cached->ResourceVersion());
+  for (const mig::Action& action : decision.actions) {
+    switch (action.kind) {
+      case mig::ActionKind::kRecordPodUid: {
+        Value& spec = json::EnsureObject(spec_patch, "spec", pa);
+        Value& ref = json::EnsureObject(spec, "podRef", pa);
+        json::SetString(ref, "namespace", job.pod_namespace, pa);
+        json::SetString(ref, "name", job.pod_name, pa);
+        json::SetString(ref, "uid", job.pod ? job.pod->uid : "", pa);
+        patch_spec = true;
+        break;
+      }
+      case mig::ActionKind::kRecordReservationRef: {
+        Value& spec = json::EnsureObject(spec_patch, "spec", pa);
+        Value& opts = json::EnsureObject(spec, "reservationOptions", pa);
+        Value& ref = json::EnsureObject(opts, "reservationRef", pa);
+        json::SetString(ref, "apiVersion", "scheduling.koordinator.sh/v1alpha1", pa);
+        json::SetString(ref, "kind", "Reservation", pa);
+        json::SetString(ref, "name", action.reservation_name, pa);
+        patch_spec = true;
+        break;
+      }
+      case mig::ActionKind::kCreateReservation: {
+        if (!pod_json) return shim::ReconcileResult::Error("job " + name + ": its pod left the cache");
+        auto user_template = cached->FindJson({"spec", "reservationOptions", "template"});
+        mig::ReservationRequest request{job.name, job.uid, action.reservation_name,
+                                        GoDuration(mig::EffectiveTtl(job, options_.migration)), now};
+        auto reservation = mig::BuildMigrationReservation(request, *pod_json,
+                                                          user_template ? &*user_template : nullptr);
+        Error failure;
+        bool failed = false;
+        if (!reservation) {
+          failure = reservation.error();
+          failed = true;
+        } else if (auto created = client_.Create(ReservationRef(""), *reservation);
+                   !created && created.error().code != ErrorCode::kAlreadyExists) {
+          const Error& e = created.error();
+          if (e.code == ErrorCode::kInvalid || e.code == ErrorCode::kBadRequest || e.code == ErrorCode::kForbidden) {
+            failure = e;
+            failed = true;
+          } else {
+            LogWriteRetry(kLogger, "creating the reservation of job", name, e);
+            return shim::ReconcileResult::Error("creating reservation for job " + name + ": " + e.message);
+          }
+        }
+        if (failed) {
+          status = job.status;
+          if (status.phase == mig::JobPhase::kPending) status.phase = mig::JobPhase::kRunning;
+          events = {mig::FailJob(status, mig::kCondReservationCreated, mig::kReasonFailedCreateReservation,
+                                 "Failed to create Reservation " + action.reservation_name + ": " + failure.message,
+                                 now)};
+          transition = mig::PhaseChange{job.status.phase, status.phase, status.reason};
+          patch_spec = false;
+          requeue = std::nullopt;
+          goto write_status;
+        }
+        break;
+      }
+      case mig::ActionKind::kDeleteReservation: {
+        auto deleted = client_.Delete(ReservationRef(action.reservation_name));
+        if (!deleted && !IsGone(deleted.error())) {
+          LogWriteRetry(kLogger, "deleting the reservation of job", name, deleted.error());
+          return shim::ReconcileResult::Error("deleting reservation of job " + name + ": " + deleted.error().message);
+        }
+        break;
+      }
+      case mig::ActionKind::kEvict: {
+        mig::EvictionOutcome outcome = Evict(job, action.policy);
+        std::uniform_real_distribution<double> unit(0.0, 1.0);
+        double jitter;
+        {
+          std::lock_guard lock(mu_);
+          jitter = unit(random_);
+        }
+        mig::EvictionDecision after = mig::DecideAfterEviction(job, status, outcome, now, options_.migration, jitter);
+        const std::string strategy = Strategy(*cached);
+        const char* result = outcome.result == mig::EvictionResult::kAccepted ||
+                                     outcome.result == mig::EvictionResult::kPodGone
+                                 ? "success"
+                                 : outcome.result == mig::EvictionResult::kBlockedByPdb ? "blocked_by_pdb" : "error";
+        evicted_total_->WithLabelValues({result, strategy}).Inc();
+        if (after.retry_delay) {
+          retry_seconds_->WithLabelValues({}).Observe(std::chrono::duration<double>(*after.retry_delay).count());
+        }
+        log::Info(kLogger, "eviction answered",
+                  {{"job", name}, {"pod", job.pod_namespace + "/" + job.pod_name},
+                   {"code", std::to_string(outcome.http_status)}, {"result", result}, {"message", outcome.message}});
+        {
+          std::lock_guard lock(mu_);
+          tries_[job.uid] = after.tries;
+        }
+        status = after.status;
+        for (auto& e : after.events) events.push_back(std::move(e));
+        if (after.transition) transition = mig::PhaseChange{job.status.phase, after.status.phase, after.status.reason};
+        requeue = after.requeue_after;
+        for (const auto& extra : after.actions) {
+          auto deleted = client_.Delete(ReservationRef(extra.reservation_name));
+          if (!deleted && !IsGone(deleted.error())) {
+            LogWriteRetry(kLogger, "deleting the reservation of job", name, deleted.error());
+          }
+        }
+        break;
+      }
+      case mig::ActionKind::kDeleteJob: {
+        auto deleted = client_.Delete(JobRef(name));
+        if (!deleted && !IsGone(deleted.error())) {
+          LogWriteRetry(kLogger, "GC delete of job", name, deleted.error());
+          return shim::ReconcileResult::Error("GC delete of job " + name + ": " + deleted.error().message);
+        }
+        log::Info(kLogger, "garbage-collected PodMigrationJob", {{"job", name}});
+        return shim::ReconcileResult::Done();
+      }
+    }
+  }
+  if (patch_spec) {
+    auto patched = client_.MergePatch(JobRef(name), spec_patch);
+    if (!patched) {
+      if (IsGone(patched.error())) return shim::ReconcileResult::Done();
+      LogWriteRetry(kLogger, "spec patch of job", name, patched.error());
+      return shim::ReconcileResult::Error("spec patch of job " + name + ": " + patched.error().message);
+    }
+    resource_version = json::GetString(*patched, {"metadata", "resourceVersion"});
+  }
+write_status:
+  if (status != job.status) {
+    // A merge patch of the status subresource, conditional on the resourceVersion the decision
+    // was made from (or our spec patch's): a decision from a cache behind our last write is
+    // refused (409) and made again, never written over a newer status. What was done meanwhile
+    // (an accepted eviction) is remembered in tries_.
+    auto body = JobStatusBody(*cached, status);
+    rapidjson::Document patch(rapidjson::kObjectType);
+    auto& sa = patch.GetAllocator();
+    Value& meta = json::EnsureObject(patch, "metadata", sa);
+    json::SetString(meta, "resourceVersion", resource_version, sa);
+    patch.AddMember("status", body["status"], sa);
+    auto written = client_.MergePatch(JobRef(name), patch, "status");
+    if (!written) {
+      if (IsGone(written.error())) return shim::ReconcileResult::Done();
+      LogWriteRetry(kLogger, "status update of job", name, written.error());
+      return shim::ReconcileResult::Error("status update of job " + name + ": " + written.error().message);
+    }
+    if (transition && transition->from != transition->to) {
+      log::Info(kLogger, "PodMigrationJob phase changed",
+                {{"job", name}, {"from", std::string(mig::JobPhaseName(transition->from))},
+                 {"to", std::string(mig::JobPhaseName(transition->to))}, {"reason", transition->reason},
+                 {"message", status.message}});
+    }
+  }
+  if (!events.empty()) {
+    shim::ObjectReference ref{std::string(kGroup) + "/" + kVersion, "PodMigrationJob", "", name, job.uid, "", ""};
+    for (const auto& e : events) {
+      recorder_->Event(ref, e.type == "Warning" ? shim::EventType::kWarning : shim::EventType::kNormal, e.reason,
+                       e.message);
+    }
+  }
+  if (requeue) {
+    return shim::ReconcileResult::RequeueAfter(std::max<reconcile::Duration>(*requeue, std::chrono::milliseconds(1)));
+  }
+  return shim::ReconcileResult::Done();
+}
+
+}  // namespace berth::controllers

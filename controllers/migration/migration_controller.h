@@ -1,0 +1,67 @@
+// controllers/migration/migration_controller.h
+//
+// The PodMigrationJob controller (`--controllers` name `migration`): informers on
+// podmigrationjobs, pods, reservations and poddisruptionbudgets map events to job names; each
+// reconcile builds a JobSnapshot from the caches, asks reconcile::migration::DecideMigration and
+// carries out its actions: a spec patch (podRef.uid, reservationRef), the Reservation's create or
+// delete, the eviction (POST pods/<name>/eviction, policy/v1; a plain DELETE only under the
+// Delete policy label), the job's status write and Events, the job's deletion when GC is due.
+// Event-driven: a job wakes on its pod, its reservation, the replacement pod and its own updates;
+// timers only for its deadline, its next eviction try and its GC.
+// Failed writes follow controllers/common/write_errors (404 ends, the rest requeues with backoff).
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <unordered_map>
+
+#include "clientgo-shim/client/object_client.h"
+#include "clientgo-shim/events/event_recorder.h"
+#include "clientgo-shim/manager/manager.h"
+#include "reconcile/migration/job.h"
+
+namespace berth::controllers {
+
+struct MigrationControllerOptions {
+  reconcile::migration::MigrationOptions migration;  // ttl default 5m, evictability flags, scheduler names
+  int workers = 2;                                   // Default: 2.
+};
+
+class MigrationController {
+ public:
+  static Result<std::unique_ptr<MigrationController>> Setup(shim::Manager& manager, shim::RestClientPtr rest,
+                                                           MigrationControllerOptions options);
+  ~MigrationController();
+
+  shim::ReconcileResult Reconcile(const std::string& name);
+
+ private:
+  MigrationController(shim::RestClientPtr rest, MigrationControllerOptions options);
+  void Enqueue(const std::string& name);
+  void EnqueueByIndex(const char* index, const std::string& value);
+  void CountPhase(const shim::ObjectPtr& old_object, const shim::ObjectPtr& new_object);
+  reconcile::migration::EvictionOutcome Evict(const reconcile::migration::JobSnapshot& job,
+                                              reconcile::migration::EvictionPolicy policy);
+  std::string Strategy(const shim::CachedObject& job) const;
+
+  MigrationControllerOptions options_;
+  shim::ObjectClient client_;
+  std::unique_ptr<shim::EventRecorder> recorder_;
+  std::shared_ptr<shim::SharedInformer> jobs_;
+  std::shared_ptr<shim::SharedInformer> pods_;
+  std::shared_ptr<shim::SharedInformer> reservations_;
+  std::shared_ptr<shim::SharedInformer> pdbs_;
+  shim::Controller* controller_ = nullptr;
+
+  shim::CounterFamily* evicted_total_ = nullptr;
+  shim::GaugeFamily* phase_gauge_ = nullptr;
+  shim::HistogramFamily* retry_seconds_ = nullptr;
+  std::mutex mu_;
+  std::unordered_map<std::string, int64_t> phase_counts_;
+  std::unordered_map<std::string, reconcile::migration::EvictionTries> tries_;  // job uid →
+  std::mt19937_64 random_{std::random_device{}()};
+};
+
+}  // namespace berth::controllers

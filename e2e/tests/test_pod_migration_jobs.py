@@ -1,0 +1,222 @@
+"""PodMigrationJobs on kubesim with berth-manager (reservation, scheduler and migration controllers) and real kubectl.
+kubesim's Deployment and ReplicaSet controllers make the pods and their replacements, berth's scheduler binds them
+(schedulerName koord-scheduler), and kubesim serves the Eviction subresource with PodDisruptionBudget maths.
+
+- A ReservationFirst job moves a Deployment's pod under a PDB to another node, through a reservation that was
+  Available before the eviction (kubesim's global resourceVersion orders the two watch events);
+- an eviction the PDB blocks (429) is retried with backoff, the budget named in the job's Eviction condition, and
+  goes through once the budget allows it;
+- a pod deleted mid-way (the reservation cannot be placed) fails the job with MissingPod and frees the reservation;
+- a job whose reservation cannot be placed times out (ttl) and its reservation is deleted;
+- koordinator's PodMigrationJob example manifest applies unchanged and shows in `kubectl get pmj`.
+"""
+import json
+import unittest
+
+import yaml
+
+from kubesim_fixture import BerthManager, Kubesim, wait_until
+
+RES_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
+PMJ_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/podmigrationjobs"
+
+# The example of koordinator's PodMigrationJob documentation (docs/user-manuals/pod-migration-job.md), with the
+# pod name of this test.
+KOORDINATOR_EXAMPLE = """apiVersion: scheduling.koordinator.sh/v1alpha1
+kind: PodMigrationJob
+metadata:
+  name: migrationjob-demo
+spec:
+  paused: false
+  ttl: 5m
+  mode: ReservationFirst
+  podRef:
+    namespace: default
+    name: {pod}
+status:
+  phase: Pending
+"""
+
+
+def deployment(name, replicas, cpu="500m"):
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": "default"},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+                     "template": {"metadata": {"labels": {"app": name}},
+                                  "spec": {"schedulerName": "koord-scheduler",
+                                           "containers": [{"name": "c", "image": "nginx",
+                                                           "resources": {"requests": {"cpu": cpu}}}]}}}}
+
+
+class PodMigrationJobTest(unittest.TestCase):
+    def setUp(self):
+        self.sim = Kubesim(nodes=3)
+        self.addCleanup(self.sim.stop)
+        self.sim.install_crds()
+        self.mgr = BerthManager(self.sim, extra_args=["--log-level", "debug"])
+        self.addCleanup(self.mgr.stop)
+
+    def wait(self, predicate, message, timeout=30):
+        try:
+            return wait_until(predicate, timeout=timeout, message=message)
+        except AssertionError as e:
+            raise AssertionError(f"{e}\nberth-manager log (tail):\n{self.mgr.log_text()[-4000:]}") from None
+
+    def pods(self, app):
+        return self.sim.get_json(f"/api/v1/namespaces/default/pods?labelSelector=app%3D{app}")["items"]
+
+    def ready_pods(self, app):
+        return [p for p in self.pods(app) if not p["metadata"].get("deletionTimestamp") and any(
+            c["type"] == "Ready" and c["status"] == "True" for c in p.get("status", {}).get("conditions", []))]
+
+    def job(self, name):
+        r = self.sim.http("GET", f"{PMJ_PATH}/{name}")
+        return r.json() if r.status_code == 200 else None
+
+    def job_status(self, name):
+        return (self.job(name) or {}).get("status", {})
+
+    def create_job(self, name, pod, **spec):
+        body = {"apiVersion": "scheduling.koordinator.sh/v1alpha1", "kind": "PodMigrationJob",
+                "metadata": {"name": name}, "spec": {"podRef": {"namespace": "default", "name": pod}, **spec}}
+        self.sim.apply_text(yaml.safe_dump(body))
+        return self.job(name)["metadata"]["uid"]
+
+    def start_app(self, name, replicas, cpu="500m", pdb=None):
+        docs = [deployment(name, replicas, cpu)]
+        if pdb:
+            docs.append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                         "metadata": {"name": name, "namespace": "default"},
+                         "spec": {**pdb, "selector": {"matchLabels": {"app": name}}}})
+        self.sim.apply_text(yaml.safe_dump_all(docs))
+        self.wait(lambda: len(self.ready_pods(name)) == replicas, f"{replicas} Ready pods of {name}")
+        return self.ready_pods(name)
+
+    def events_since(self, path, rv):
+        """Every watch event of `path` after resourceVersion rv (kubesim keeps the history), as (rv, object)."""
+        r = self.sim.http("GET", f"{path}?watch=1&resourceVersion={rv}&timeoutSeconds=1", timeout=10)
+        out = []
+        for line in r.text.splitlines():
+            if line.strip():
+                obj = json.loads(line)["object"]
+                out.append((int(obj["metadata"]["resourceVersion"]), obj))
+        return out
+
+    def test_reservation_first_moves_a_deployment_pod_under_a_pdb_through_an_available_reservation(self):
+        pods = self.start_app("web", 3, pdb={"maxUnavailable": 1})
+        victim = pods[0]
+        name, node, uid = victim["metadata"]["name"], victim["spec"]["nodeName"], victim["metadata"]["uid"]
+        start_rv = self.sim.get_json("/api/v1/namespaces/default/pods")["metadata"]["resourceVersion"]
+        job_uid = self.create_job("move-web", name)
+
+        self.wait(lambda: self.job_status("move-web").get("phase") == "Succeeded", "the job Succeeded", timeout=60)
+        status = self.job_status("move-web")
+        self.assertEqual(status["status"], "Complete")
+        conditions = {c["type"]: c for c in status["conditions"]}
+        for t in ("ReservationCreated", "ReservationScheduled", "Eviction", "ReservationBound", "BoundPodReady",
+                  "PodBoundReservation"):
+            self.assertEqual(conditions[t]["status"], "True", t)
+        self.assertEqual(conditions["Eviction"]["reason"], "EvictComplete")
+        new_pod = status["podRef"]["name"]
+        self.assertNotEqual(new_pod, name)
+        target = status["nodeName"]
+        self.assertNotEqual(target, node)
+        spec = self.job("move-web")["spec"]
+        self.assertEqual(spec["podRef"]["uid"], uid)
+        self.assertEqual(spec["reservationOptions"]["reservationRef"]["name"], job_uid)
+
+        reservation = self.sim.get_json(f"{RES_PATH}/{job_uid}")
+        self.assertEqual(reservation["status"]["phase"], "Succeeded")
+        self.assertEqual(reservation["status"]["nodeName"], target)
+        self.assertEqual(reservation["metadata"]["ownerReferences"][0]["uid"], job_uid)
+        self.assertEqual([o["name"] for o in reservation["status"]["currentOwners"]], [new_pod])
+        replacement = self.sim.get_json(f"/api/v1/namespaces/default/pods/{new_pod}")
+        self.assertEqual(replacement["spec"]["nodeName"], target)
+        self.assertIn("scheduling.koordinator.sh/reservation-allocated", replacement["metadata"]["annotations"])
+
+        # Order, by kubesim's global resourceVersion: the reservation Available, then the old pod evicted.
+        available_rv = min(rv for rv, r in self.events_since(RES_PATH, start_rv)
+                           if r["metadata"]["name"] == job_uid and r.get("status", {}).get("phase") == "Available")
+        evicted_rv = min(rv for rv, p in self.events_since("/api/v1/namespaces/default/pods", start_rv)
+                         if p["metadata"]["uid"] == uid and p["metadata"].get("deletionTimestamp"))
+        self.assertLess(available_rv, evicted_rv)
+        # The budget held: 3 replicas, maxUnavailable 1, and the eviction went through the Eviction API.
+        self.assertTrue(any(c["type"] == "DisruptionTarget" for c in
+                            next(p for rv, p in self.events_since("/api/v1/namespaces/default/pods", start_rv)
+                                 if p["metadata"]["uid"] == uid and p["metadata"].get("deletionTimestamp"))
+                            ["status"]["conditions"]))
+        row = self.sim.kubectl("get", "pmj", "move-web").splitlines()
+        self.assertEqual(row[0].split(), ["NAME", "PHASE", "STATUS", "AGE", "NODE", "RESERVATION", "PODNAMESPACE",
+                                          "POD", "NEWPOD", "TTL"])
+        self.assertEqual(row[1].split()[1:3], ["Succeeded", "Complete"])
+        self.assertEqual(self.mgr.metric("berth_pods_evicted_total", result="success", strategy="PodMigrationJob"),
+                         1.0)
+        events = self.sim.kubectl("get", "events", "-A", "--field-selector", "involvedObject.name=move-web")
+        self.assertIn("ReservationCreated", events)
+        self.assertIn("Complete", events)
+
+    def test_an_eviction_its_pdb_blocks_is_retried_with_the_budget_named_until_the_budget_allows_it(self):
+        pods = self.start_app("db", 2, cpu="100m", pdb={"minAvailable": 2})
+        name = pods[0]["metadata"]["name"]
+        self.create_job("move-db", name)
+        blocked = ("blocked by PodDisruptionBudget default/db (0 disruptions allowed, 2 healthy, 2 desired): "
+                   "Cannot evict pod as it would violate the pod's disruption budget.")
+
+        def eviction():
+            return {c["type"]: c for c in self.job_status("move-db").get("conditions", [])}.get("Eviction", {})
+        self.wait(lambda: blocked in eviction().get("message", ""), "the blocked eviction in the job's conditions")
+        self.assertEqual(eviction()["status"], "False")
+        self.assertEqual(self.job_status("move-db")["phase"], "Running")
+        self.assertGreaterEqual(self.mgr.metric("berth_pods_evicted_total", result="blocked_by_pdb",
+                                                strategy="PodMigrationJob"), 1.0)
+        pod = self.sim.get_json(f"/api/v1/namespaces/default/pods/{name}")
+        self.assertNotIn("deletionTimestamp", pod["metadata"])
+        self.wait(lambda: "FailedEvict" in self.sim.kubectl("get", "events", "--field-selector",
+                                                            "involvedObject.name=move-db"), "a FailedEvict Event")
+        # The budget's update wakes the job, which retries at once instead of waiting out its backoff.
+        self.sim.kubectl("patch", "pdb", "db", "--type=merge", "-p", '{"spec":{"minAvailable":1}}')
+        self.wait(lambda: self.job_status("move-db").get("phase") == "Succeeded", "the job Succeeded", timeout=60)
+        self.assertGreaterEqual(self.mgr.metric("berth_pods_evicted_total", result="success",
+                                                strategy="PodMigrationJob"), 1.0)
+
+    def test_a_pod_deleted_mid_way_fails_the_job_with_missing_pod(self):
+        # Each pod takes more than half a node: the reservation for a second one cannot be placed, so the job
+        # waits (ReservationScheduled False/Unschedulable) until its pod is deleted by hand.
+        pods = self.start_app("big", 3, cpu="5")  # kubesim nodes have 8 cpus: one such pod per node
+        name = pods[0]["metadata"]["name"]
+        job_uid = self.create_job("move-big", name)
+        self.wait(lambda: {c["type"]: c for c in self.job_status("move-big").get("conditions", [])}
+                  .get("ReservationScheduled", {}).get("reason") == "Unschedulable", "the reservation Unschedulable")
+        self.sim.kubectl("delete", "pod", name, "--wait=false")
+        self.wait(lambda: self.job_status("move-big").get("phase") == "Failed", "the job Failed")
+        status = self.job_status("move-big")
+        self.assertEqual(status["reason"], "MissingPod")
+        self.assertEqual(status["message"], f"Pod default/{name} not found")
+        self.wait(lambda: self.sim.http("GET", f"{RES_PATH}/{job_uid}").status_code == 404,
+                  "the job's reservation deleted")
+
+    def test_the_ttl_aborts_the_job_and_frees_its_reservation(self):
+        pods = self.start_app("huge", 3, cpu="5")
+        name = pods[0]["metadata"]["name"]
+        job_uid = self.create_job("slow", name, ttl="4s")
+        self.wait(lambda: self.sim.http("GET", f"{RES_PATH}/{job_uid}").status_code == 200, "the reservation created")
+        self.wait(lambda: self.job_status("slow").get("phase") == "Failed", "the job timed out")
+        status = self.job_status("slow")
+        self.assertEqual(status["reason"], "Timeout")
+        self.assertTrue(status["message"].startswith("Abort job caused by timeout (ReservationScheduled: "),
+                        status["message"])
+        self.wait(lambda: self.sim.http("GET", f"{RES_PATH}/{job_uid}").status_code == 404,
+                  "the job's reservation deleted")
+        self.assertEqual(len(self.ready_pods("huge")), 3)  # nothing was evicted
+
+    def test_koordinators_example_manifest_applies_unchanged(self):
+        pods = self.start_app("demo", 2, cpu="100m")
+        name = pods[0]["metadata"]["name"]
+        out = self.sim.apply_text(KOORDINATOR_EXAMPLE.format(pod=name), verb="apply")
+        self.assertIn("podmigrationjob.scheduling.koordinator.sh/migrationjob-demo created", out)
+        self.wait(lambda: self.job_status("migrationjob-demo").get("phase") == "Succeeded",
+                  "koordinator's example job Succeeded", timeout=60)
+        self.assertIn("migrationjob-demo", self.sim.kubectl("get", "pmj"))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,489 @@
+#include "reconcile/migration/job.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace berth::reconcile::migration {
+namespace {
+
+std::string PodKey(const JobSnapshot& job) { return job.pod_namespace + "/" + job.pod_name; }
+
+std::string Seconds(Duration d) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1fs", std::chrono::duration<double>(d).count());
+  return buf;
+}
+
+bool ConditionIs(const JobStatus& s, std::string_view type, std::string_view status) {
+  const Condition* c = FindCondition(s, type);
+  return c && c->status == status;
+}
+
+// The step a running job is waiting on, for the condition a timeout is recorded on.
+std::string_view WaitingStep(const JobStatus& s, JobMode mode) {
+  if (mode == JobMode::kReservationFirst) {
+    if (!ConditionIs(s, kCondReservationCreated, "True")) return kCondReservationCreated;
+    if (!ConditionIs(s, kCondReservationScheduled, "True")) return kCondReservationScheduled;
+  }
+  if (!ConditionIs(s, kCondEviction, "True")) return kCondEviction;
+  if (!ConditionIs(s, kCondReservationBound, "True")) return kCondPodBoundReservation;
+  return kCondBoundPodReady;
+}
+
+bool EvictionStarted(const JobStatus& s, const EvictionTries& tries) {
+  if (tries.accepted) return true;
+  const Condition* c = FindCondition(s, kCondEviction);
+  return c && (c->reason == kReasonEvicting || c->reason == kReasonEvictComplete);
+}
+
+// Ours and not consumed: deleting it frees its capacity and touches no pod.
+bool ReservationToFree(const JobSnapshot& job) {
+  return job.reservation && job.reservation->created_by_job && job.reservation->current_owners.empty();
+}
+
+class Builder {
+ public:
+  Builder(const JobSnapshot& job, Time now, const MigrationOptions& options)
+      : job_(job), now_(now), options_(options), status_(job.status) {}
+
+  void Fail(std::string_view type, std::string_view reason, const std::string& message) {
+    events_.push_back(FailJob(status_, type, reason, message, now_));
+    if (ReservationToFree(job_)) actions_.push_back({ActionKind::kDeleteReservation, job_.reservation->name});
+  }
+  void Set(std::string_view type, std::string_view cond_status, std::string_view reason, const std::string& message,
+           std::optional<EventNote> event = std::nullopt) {
+    if (UpsertCondition(status_, type, cond_status, reason, message, now_) && event) events_.push_back(*event);
+  }
+
+  MigrationDecision Finish(std::optional<Duration> requeue) {
+    MigrationDecision d;
+    d.actions = std::move(actions_);
+    d.events = std::move(events_);
+    if (status_ != job_.status) d.status = status_;
+    if (status_.phase != job_.status.phase) d.transition = PhaseChange{job_.status.phase, status_.phase, status_.reason};
+    if (!IsTerminal(status_.phase)) {
+      d.requeue_after = requeue;
+      if (auto deadline = JobDeadline(job_, options_)) {
+        Duration left = std::max<Duration>(*deadline - now_, Duration::zero());
+        d.requeue_after = d.requeue_after ? std::min(*d.requeue_after, left) : left;
+      }
+    } else {
+      d.requeue_after = std::max<Duration>(GcDeadline(job_, options_) - now_, Duration::zero());
+    }
+    return d;
+  }
+
+  JobStatus& status() { return status_; }
+  std::vector<Action>& actions() { return actions_; }
+  std::vector<EventNote>& events() { return events_; }
+
+ private:
+  const JobSnapshot& job_;
+  Time now_;
+  const MigrationOptions& options_;
+  JobStatus status_;
+  std::vector<Action> actions_;
+  std::vector<EventNote> events_;
+};
+
+bool SchedulerKnown(const std::string& name, const MigrationOptions& o) {
+  return std::find(o.scheduler_names.begin(), o.scheduler_names.end(), name) != o.scheduler_names.end();
+}
+
+// Start: the checks of a Pending job; true when it may run.
+bool Start(const JobSnapshot& job, JobMode mode, const MigrationOptions& o, Builder& b) {
+  const std::string key = PodKey(job);
+  if (!job.pod) {
+    b.Fail(kCondEviction, kReasonMissingPod, "Pod " + key + " not found");
+    return false;
+  }
+  const PodFacts& pod = *job.pod;
+  if (!job.pod_uid.empty() && pod.uid != job.pod_uid) {
+    b.Fail(kCondEviction, kReasonMissingPod,
+           "Pod " + key + " not found (uid " + job.pod_uid + " is gone; the pod of that name is " + pod.uid + ")");
+    return false;
+  }
+  if (!pod.evict_policy_error.empty()) {
+    b.Fail(kCondEviction, kReasonInvalidSpec, "Pod " + key + ": " + pod.evict_policy_error);
+    return false;
+  }
+  if (auto why = NotEvictableReason(pod, o.evictability)) {
+    b.Fail(kCondEviction, kReasonForbiddenMigratePod, "Pod " + key + " is forbidden to migrate: " + *why);
+    return false;
+  }
+  if (pod.deleting || pod.phase == "Succeeded" || pod.phase == "Failed") {
+    b.Fail(kCondEviction, kReasonForbiddenMigratePod, "Pod " + key + " is forbidden to migrate: it is " +
+                                                          (pod.deleting ? "terminating" : "finished (" + pod.phase + ")"));
+    return false;
+  }
+  if (pod.node_name.empty()) {
+    b.Fail(kCondEviction, kReasonForbiddenMigratePod,
+           "Pod " + key + " is forbidden to migrate: it is not scheduled to a node yet");
+    return false;
+  }
+  if (mode == JobMode::kReservationFirst && !SchedulerKnown(pod.scheduler_name, o)) {
+    b.Fail(kCondEviction, kReasonForbiddenMigratePod,
+           "Pod " + key + " is forbidden to migrate with ReservationFirst: its schedulerName \"" +
+               pod.scheduler_name + "\" is not berth's, so its replacement could not use the reservation "
+               "(use mode EvictDirectly)");
+    return false;
+  }
+  b.status().phase = JobPhase::kRunning;
+  if (job.pod_uid.empty()) b.actions().push_back({ActionKind::kRecordPodUid, ""});
+  return true;
+}
+
+// EvictOrWait: the eviction step; returns the requeue for a try that must wait for its backoff.
+std::optional<Duration> EvictOrWait(const JobSnapshot& job, Time now, Builder& b) {
+  const PodFacts& pod = *job.pod;
+  if (pod.deleting && EvictionStarted(b.status(), job.eviction)) return std::nullopt;  // its delete event follows
+  if (job.eviction.next_attempt && *job.eviction.next_attempt > now) {
+    // After refused tries, a budget that now allows a disruption (its update woke the job) need
+    // not be waited out; right after an accepted eviction there is no such shortcut.
+    const bool budget_allows =
+        job.eviction.attempts > 0 && !job.pdbs.empty() &&
+        std::all_of(job.pdbs.begin(), job.pdbs.end(), [](const PdbFacts& p) { return p.disruptions_allowed > 0; });
+    if (!budget_allows) return *job.eviction.next_attempt - now;
+  }
+  b.actions().push_back({ActionKind::kEvict, "", PolicyFor(job)});
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string_view JobPhaseName(JobPhase phase) {
+  switch (phase) {
+    case JobPhase::kPending: return "Pending";
+    case JobPhase::kRunning: return "Running";
+    case JobPhase::kSucceeded: return "Succeeded";
+    case JobPhase::kFailed: return "Failed";
+    case JobPhase::kAborted: return "Aborted";
+  }
+  return "Pending";
+}
+
+std::optional<JobPhase> ParseJobPhase(std::string_view text) {
+  if (text.empty() || text == "Pending") return JobPhase::kPending;
+  if (text == "Running") return JobPhase::kRunning;
+  if (text == "Succeeded") return JobPhase::kSucceeded;
+  if (text == "Failed") return JobPhase::kFailed;
+  if (text == "Aborted") return JobPhase::kAborted;
+  return std::nullopt;
+}
+
+const Condition* FindCondition(const JobStatus& status, std::string_view type) {
+  for (const auto& c : status.conditions) {
+    if (c.type == type) return &c;
+  }
+  return nullptr;
+}
+
+bool UpsertCondition(JobStatus& status, std::string_view type, std::string_view cond_status,
+                     std::string_view reason, const std::string& message, Time now) {
+  auto it = std::find_if(status.conditions.begin(), status.conditions.end(),
+                         [&](const Condition& c) { return c.type == type; });
+  if (it != status.conditions.end() && it->status == cond_status && it->reason == reason && it->message == message) {
+    return false;
+  }
+  if (it == status.conditions.end()) {
+    status.conditions.push_back(Condition{std::string(type), std::string(cond_status), std::string(reason), message,
+                                          now, now});
+  } else {
+    if (it->status != cond_status) it->last_transition_time = now;
+    it->status = std::string(cond_status);
+    it->reason = std::string(reason);
+    it->message = message;
+    it->last_probe_time = now;
+  }
+  status.status = std::string(type);
+  status.reason = std::string(reason);
+  status.message = message;
+  return true;
+}
+
+EventNote FailJob(JobStatus& status, std::string_view condition_type, std::string_view reason,
+                  const std::string& message, Time now) {
+  UpsertCondition(status, condition_type, "False", reason, message, now);
+  status.phase = JobPhase::kFailed;
+  return EventNote{"Warning", std::string(reason), message};
+}
+
+Duration EffectiveTtl(const JobSnapshot& job, const MigrationOptions& options) {
+  return job.ttl ? *job.ttl : options.default_ttl;
+}
+
+std::optional<JobMode> EffectiveMode(const JobSnapshot& job, const MigrationOptions& options) {
+  if (job.mode_text.empty()) return options.default_mode;
+  if (job.mode_text == kModeReservationFirst) return JobMode::kReservationFirst;
+  if (job.mode_text == kModeEvictDirectly) return JobMode::kEvictDirectly;
+  return std::nullopt;
+}
+
+std::optional<Time> JobDeadline(const JobSnapshot& job, const MigrationOptions& options) {
+  Duration ttl = EffectiveTtl(job, options);
+  if (ttl <= Duration::zero()) return std::nullopt;
+  return job.creation_time + ttl;
+}
+
+Time GcDeadline(const JobSnapshot& job, const MigrationOptions& options) {
+  Duration ttl = EffectiveTtl(job, options);
+  return job.creation_time + (ttl > Duration::zero() ? ttl + options.gc_after_ttl : options.gc_without_ttl);
+}
+
+std::string ReservationName(const JobSnapshot& job) {
+  return job.reservation_ref_name.empty() ? job.uid : job.reservation_ref_name;
+}
+
+EvictionPolicy PolicyFor(const JobSnapshot& job) {
+  if (job.pod && job.pod->evict_policy) return *job.pod->evict_policy;
+  return job.job_evict_policy.value_or(EvictionPolicy::kEviction);
+}
+
+MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const MigrationOptions& options) {
+  Builder b(job, now, options);
+  if (IsTerminal(job.status.phase)) {
+    if (now >= GcDeadline(job, options)) b.actions().push_back({ActionKind::kDeleteJob, ""});
+    return b.Finish(std::nullopt);
+  }
+  if (job.paused) {
+    MigrationDecision d;  // a paused job does nothing, not even time out (koordinator's no-op)
+    return d;
+  }
+  const std::string key = PodKey(job);
+  if (job.pod_namespace.empty() || job.pod_name.empty()) {
+    b.Fail(kCondEviction, kReasonInvalidPodRef, "spec.podRef needs namespace and name");
+    return b.Finish(std::nullopt);
+  }
+  auto mode = EffectiveMode(job, options);
+  if (!job.spec_errors.empty() || !mode) {
+    std::string message;
+    for (const auto& e : job.spec_errors) message += (message.empty() ? "" : "; ") + e;
+    if (!mode) {
+      message += std::string(message.empty() ? "" : "; ") + "spec.mode: unsupported value \"" + job.mode_text +
+                 "\" (ReservationFirst, EvictDirectly)";
+    }
+    b.Fail(kCondReservationCreated, kReasonInvalidSpec, message);
+    return b.Finish(std::nullopt);
+  }
+  if (auto deadline = JobDeadline(job, options); deadline && now >= *deadline) {
+    std::string message = "Abort job caused by timeout";
+    std::string_view step = WaitingStep(job.status, *mode);
+    if (const Condition* c = FindCondition(job.status, step); c && !c->message.empty()) {
+      message += " (" + std::string(step) + ": " + c->message + ")";
+    }
+    b.Fail(step, kReasonTimeout, message);
+    return b.Finish(std::nullopt);
+  }
+  if (job.status.phase == JobPhase::kPending && !Start(job, *mode, options, b)) return b.Finish(std::nullopt);
+
+  const std::string pod_uid = job.pod_uid.empty() && job.pod ? job.pod->uid : job.pod_uid;
+  const bool pod_present = job.pod && job.pod->uid == pod_uid;
+  bool evicted = ConditionIs(b.status(), kCondEviction, "True");
+  if (pod_present && !evicted && job.pod->deleting && EvictionStarted(b.status(), job.eviction)) {
+    // Evicted and terminating: its controller has already made the replacement, which may bind
+    // the reservation before the old pod is gone.
+    b.Set(kCondEviction, "True", kReasonEvictComplete, "Pod " + key + " has been evicted",
+          EventNote{"Normal", std::string(kReasonEvictComplete), "Pod " + key + " has been evicted"});
+    evicted = true;
+  }
+  if (!pod_present && !evicted) {
+    if (!EvictionStarted(b.status(), job.eviction)) {
+      b.Fail(kCondEviction, kReasonMissingPod, "Pod " + key + " not found");
+      return b.Finish(std::nullopt);
+    }
+    b.Set(kCondEviction, "True", kReasonEvictComplete, "Pod " + key + " has been evicted",
+          EventNote{"Normal", std::string(kReasonEvictComplete), "Pod " + key + " has been evicted"});
+    evicted = true;
+  }
+
+  if (*mode == JobMode::kEvictDirectly) {
+    if (evicted) {
+      b.status().phase = JobPhase::kSucceeded;
+      b.status().status = std::string(kStatusComplete);
+      b.events().push_back({"Normal", std::string(kStatusComplete), "Pod " + key + " has been evicted"});
+      return b.Finish(std::nullopt);
+    }
+    return b.Finish(EvictOrWait(job, now, b));
+  }
+
+  // ReservationFirst.
+  const std::string reservation = ReservationName(job);
+  if (!job.reservation) {
+    if (!ConditionIs(b.status(), kCondReservationCreated, "True") && job.reservation_ref_name.empty() && !evicted) {
+      b.actions().push_back({ActionKind::kCreateReservation, reservation});
+      b.actions().push_back({ActionKind::kRecordReservationRef, reservation});
+      std::string message = "Reservation " + reservation + " created for Pod " + key;
+      b.Set(kCondReservationCreated, "True", "", message, EventNote{"Normal", std::string(kCondReservationCreated), message});
+      return b.Finish(std::nullopt);
+    }
+    b.Fail(kCondReservationScheduled, kReasonMissingReservation, "Reservation " + reservation + " not found");
+    return b.Finish(std::nullopt);
+  }
+  const ReservationFacts& r = *job.reservation;
+  if (!ConditionIs(b.status(), kCondReservationCreated, "True")) {
+    b.Set(kCondReservationCreated, "True", "", "Reservation " + reservation + " is used for Pod " + key);
+  }
+  if (r.expired) {
+    b.Fail(kCondReservationScheduled, kReasonReservationExpired,
+           "Reservation " + reservation + " expired" + (r.failed_reason.empty() ? "" : " (" + r.failed_reason + ")"));
+    return b.Finish(std::nullopt);
+  }
+  if (r.node_name.empty()) {
+    if (r.scheduled_false) {
+      b.Set(kCondReservationScheduled, "False", kReasonUnschedulable, r.unschedulable_message,
+            EventNote{"Warning", std::string(kReasonUnschedulable),
+                      "Reservation " + reservation + " is unschedulable: " + r.unschedulable_message});
+    }
+    return b.Finish(std::nullopt);  // the reservation's next update wakes the job
+  }
+  if (!evicted && pod_present && r.node_name == job.pod->node_name) {
+    b.Fail(kCondReservationScheduled, kReasonForbiddenMigratePod,
+           "Scheduler assigned the Reservation " + reservation + " on the same node " + r.node_name + " as the Pod " +
+               key);
+    return b.Finish(std::nullopt);
+  }
+  if (!ConditionIs(b.status(), kCondReservationScheduled, "True")) {
+    std::string message = "Reservation " + reservation + " scheduled on node " + r.node_name;
+    b.Set(kCondReservationScheduled, "True", "", message,
+          EventNote{"Normal", std::string(kCondReservationScheduled), message});
+  }
+  b.status().node_name = r.node_name;
+  if (r.phase == Phase::kWaiting || r.phase == Phase::kPending) return b.Finish(std::nullopt);
+
+  if (!evicted) {
+    if (r.phase == Phase::kSucceeded && !r.current_owners.empty()) {
+      const auto& o = r.current_owners.front();
+      b.Fail(kCondEviction, kReasonForbiddenMigratePod,
+             "Reservation " + reservation + " is already bound by another Pod " + o.namespace_name + "/" + o.name);
+      return b.Finish(std::nullopt);
+    }
+    return b.Finish(EvictOrWait(job, now, b));
+  }
+
+  if (r.current_owners.empty()) {
+    b.Set(kCondPodBoundReservation, "False", kReasonWaitForPodBindReservation,
+          "Waiting for the replacement of Pod " + key + " to bind Reservation " + reservation);
+    return b.Finish(std::nullopt);
+  }
+  const OwnerRef& owner = r.current_owners.front();
+  const std::string owner_key = owner.namespace_name + "/" + owner.name;
+  b.Set(kCondReservationBound, "True", "", "Pod " + owner_key + " bound Reservation " + reservation);
+  b.status().new_pod = owner;
+  if (!job.bound_pod || !job.bound_pod->ready) {
+    b.Set(kCondBoundPodReady, "False", kReasonWaitForBoundPodReady, "Waiting for Pod " + owner_key + " to be Ready");
+    return b.Finish(std::nullopt);
+  }
+  b.Set(kCondBoundPodReady, "True", "", "Pod " + owner_key + " is Ready");
+  std::string message = "Bind Pod " + owner_key + " in Reservation " + reservation;
+  b.Set(kCondPodBoundReservation, "True", "", message);
+  b.status().phase = JobPhase::kSucceeded;
+  b.status().status = std::string(kStatusComplete);
+  b.events().push_back({"Normal", std::string(kStatusComplete),
+                        "Pod " + key + " migrated to node " + r.node_name + ": " + message});
+  return b.Finish(std::nullopt);
+}
+
+EvictionResult ClassifyEviction(int http_status, std::string_view message) {
+  if (http_status >= 200 && http_status < 300) return EvictionResult::kAccepted;
+  if (http_status == 404) return EvictionResult::kPodGone;
+  if (http_status == 429) return EvictionResult::kBlockedByPdb;
+  if (http_status == 500 && message.find("more than one PodDisruptionBudget") != std::string_view::npos) {
+    return EvictionResult::kMultiplePdbs;
+  }
+  if (http_status == 0 || http_status == 409 || http_status >= 500) return EvictionResult::kRetryable;
+  return EvictionResult::kRejected;
+}
+
+Duration EvictionBackoff(int attempts, const MigrationOptions& options, double jitter_unit) {
+  double base = std::chrono::duration<double>(options.eviction_backoff_initial).count();
+  double cap = std::chrono::duration<double>(options.eviction_backoff_max).count();
+  double delay = std::min(cap, base * std::pow(2.0, std::max(0, attempts - 1)));
+  delay *= 1.0 + options.eviction_backoff_jitter * (2.0 * std::clamp(jitter_unit, 0.0, 1.0) - 1.0);
+  return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(delay));
+}
+
+EvictionDecision DecideAfterEviction(const JobSnapshot& job, const JobStatus& status, const EvictionOutcome& outcome,
+                                     Time now, const MigrationOptions& options, double jitter_unit) {
+  EvictionDecision d;
+  d.status = status;
+  d.tries = job.eviction;
+  const std::string key = PodKey(job);
+  const std::string node = job.pod ? job.pod->node_name : "";
+  auto fail = [&](const std::string& message) {
+    d.events.push_back(FailJob(d.status, kCondEviction, kReasonFailedEvict, message, now));
+    if (ReservationToFree(job)) d.actions.push_back({ActionKind::kDeleteReservation, job.reservation->name});
+  };
+  auto retry = [&](const std::string& why) {
+    d.tries.attempts++;
+    Duration delay = EvictionBackoff(d.tries.attempts, options, jitter_unit);
+    if (auto deadline = JobDeadline(job, options)) delay = std::min(delay, std::max<Duration>(*deadline - now, {}));
+    d.tries.next_attempt = now + delay;
+    d.retry_delay = delay;
+    d.requeue_after = delay;
+    std::string message = "Eviction attempt " + std::to_string(d.tries.attempts) + " of Pod " + key + " " + why +
+                          "; retrying in " + Seconds(delay);
+    UpsertCondition(d.status, kCondEviction, "False", kReasonEvicting, message, now);
+    d.events.push_back({"Warning", std::string(kReasonFailedEvict), message});
+  };
+  switch (outcome.result) {
+    case EvictionResult::kAccepted: {
+      // No second eviction while the cache may still show the pod without its deletionTimestamp;
+      // its delete event wakes the job sooner.
+      d.tries = {0, now + options.eviction_backoff_initial, true};
+      const bool deleted = PolicyFor(job) == EvictionPolicy::kDelete;
+      std::string message = "Pod " + key + (deleted ? " deleted (policy Delete: no PodDisruptionBudget consulted)"
+                                                    : " evicted") + " from node " + node;
+      if (EffectiveMode(job, options) == JobMode::kEvictDirectly) {
+        UpsertCondition(d.status, kCondEviction, "True", kReasonEvictComplete, message, now);
+        d.status.phase = JobPhase::kSucceeded;
+        d.status.status = std::string(kStatusComplete);
+        d.events.push_back({"Normal", std::string(kStatusComplete), message});
+      } else {
+        UpsertCondition(d.status, kCondEviction, "False", kReasonEvicting, message, now);
+        d.events.push_back({"Normal", std::string(kReasonEvicting), message});
+      }
+      break;
+    }
+    case EvictionResult::kPodGone: {
+      d.tries = {0, std::nullopt, true};
+      std::string message = "Pod " + key + " has been evicted";
+      UpsertCondition(d.status, kCondEviction, "True", kReasonEvictComplete, message, now);
+      break;
+    }
+    case EvictionResult::kBlockedByPdb: {
+      std::string pdb = "a PodDisruptionBudget";
+      if (!job.pdbs.empty()) {
+        const PdbFacts& p = job.pdbs.front();
+        pdb = "PodDisruptionBudget " + job.pod_namespace + "/" + p.name + " (" +
+              std::to_string(p.disruptions_allowed) + " disruptions allowed, " + std::to_string(p.current_healthy) +
+              " healthy, " + std::to_string(p.desired_healthy) + " desired)";
+      }
+      retry("blocked by " + pdb + ": " + outcome.message);
+      break;
+    }
+    case EvictionResult::kMultiplePdbs: {
+      std::string names;
+      for (const auto& p : job.pdbs) names += (names.empty() ? "" : ", ") + p.name;
+      fail("Eviction of Pod " + key + " refused: " + outcome.message +
+           (names.empty() ? "" : " (matching: " + names + ")") +
+           ". Make one PodDisruptionBudget select the pod, or label the job koordinator.sh/evict-policy=Delete "
+           "to delete it without any budget");
+      break;
+    }
+    case EvictionResult::kRetryable:
+      retry("failed (HTTP " + std::to_string(outcome.http_status) + "): " + outcome.message);
+      break;
+    case EvictionResult::kRejected:
+      fail("Eviction of Pod " + key + " refused (HTTP " + std::to_string(outcome.http_status) + "): " +
+           outcome.message);
+      break;
+  }
+  if (d.status.phase != status.phase) d.transition = PhaseChange{status.phase, d.status.phase, d.status.reason};
+  if (!IsTerminal(d.status.phase) && !d.requeue_after) {
+    if (auto deadline = JobDeadline(job, options)) d.requeue_after = std::max<Duration>(*deadline - now, {});
+  }
+  return d;
+}
+
+}  // namespace berth::reconcile::migration

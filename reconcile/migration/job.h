@@ -1,0 +1,139 @@
+// reconcile/migration/job.h
+//
+// The PodMigrationJob state machine as pure functions: snapshot + now in; status, Events, API
+// actions and the next deadline out. The controller runs the actions in order and stops at the
+// first failure; an eviction's answer comes back through DecideAfterEviction.
+//
+// ReservationFirst (the default): Pending → Running (the pod must exist and be evictable) →
+// create a Reservation for it (name = job uid, allocateOnce, owned by the job) → wait until it is
+// scheduled on another node and Available → evict the pod → wait until a replacement consumes the
+// reservation → wait until that pod is Ready → Succeeded. EvictDirectly: evict → Succeeded.
+// Failures (phase Failed, a condition with the reason, a Warning Event): Timeout (ttl, default
+// 5m, counted from creation; the job's reservation is deleted), MissingPod, InvalidPodRef,
+// InvalidSpec, ForbiddenMigratePod (not evictable, or the reservation landed on the pod's node),
+// MissingReservation, ReservationExpired, FailedCreateReservation, FailedEvict.
+// Terminal jobs are deleted at creation + ttl + 5m (30m when ttl is 0), as koordinator's scavenger.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reconcile/migration/evictability.h"
+#include "reconcile/migration/types.h"
+
+namespace berth::reconcile::migration {
+
+struct MigrationOptions {
+  Duration default_ttl = std::chrono::minutes(5);        // koordinator's DefaultJobTTL
+  Duration gc_after_ttl = std::chrono::minutes(5);       // the scavenger's ttl + 5m
+  Duration gc_without_ttl = std::chrono::minutes(30);    // the scavenger's 30m for ttl 0
+  JobMode default_mode = JobMode::kReservationFirst;
+  EvictabilityOptions evictability;
+  // ReservationFirst needs the replacement scheduled by berth (the reservation's scheduler).
+  std::vector<std::string> scheduler_names = {"koord-scheduler"};
+  // Eviction retries (429 and transient errors): initial * 2^(n-1), capped, ±jitter. kubectl
+  // drain waits 5 s between tries.
+  Duration eviction_backoff_initial = std::chrono::seconds(5);
+  Duration eviction_backoff_max = std::chrono::seconds(60);
+  double eviction_backoff_jitter = 0.2;
+};
+
+enum class ActionKind {
+  kRecordPodUid,         // spec.podRef.uid = the pod's uid (a replaced pod is then noticed)
+  kCreateReservation,    // the controller builds it (BuildMigrationReservation)
+  kRecordReservationRef, // spec.reservationOptions.reservationRef = {name}
+  kDeleteReservation,
+  kEvict,
+  kDeleteJob,
+};
+
+struct Action {
+  ActionKind kind;
+  std::string reservation_name;
+  EvictionPolicy policy = EvictionPolicy::kEviction;
+  bool operator==(const Action&) const = default;
+};
+
+struct PhaseChange {
+  JobPhase from;
+  JobPhase to;
+  std::string reason;
+};
+
+struct MigrationDecision {
+  std::vector<Action> actions;
+  std::optional<JobStatus> status;  // set only when it differs from the observed status
+  std::vector<EventNote> events;
+  std::optional<PhaseChange> transition;
+  std::optional<Duration> requeue_after;  // the job's deadline, the next eviction try, or GC
+};
+
+// EffectiveTtl: spec.ttl, or the default when absent. 0 means no timeout.
+Duration EffectiveTtl(const JobSnapshot& job, const MigrationOptions& options);
+// EffectiveMode: spec.mode or the default; nullopt for a mode berth does not know.
+std::optional<JobMode> EffectiveMode(const JobSnapshot& job, const MigrationOptions& options);
+// JobDeadline: creation + ttl, nullopt for ttl 0.
+std::optional<Time> JobDeadline(const JobSnapshot& job, const MigrationOptions& options);
+// GcDeadline: when a terminal job is deleted.
+Time GcDeadline(const JobSnapshot& job, const MigrationOptions& options);
+// ReservationName: the job's reservation, spec.reservationOptions.reservationRef.name or the job uid.
+std::string ReservationName(const JobSnapshot& job);
+// Policy: the pod's koordinator.sh/evict-policy label wins over the job's; default Eviction.
+EvictionPolicy PolicyFor(const JobSnapshot& job);
+
+MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const MigrationOptions& options);
+
+// EvictionOutcome: what the API server answered to the eviction (or delete).
+enum class EvictionResult {
+  kAccepted,      // 200/201: the pod is being deleted
+  kPodGone,       // 404
+  kBlockedByPdb,  // 429: a PodDisruptionBudget allows no disruption now
+  kMultiplePdbs,  // 500: several PDBs select the pod, which the Eviction API refuses
+  kRetryable,     // 409, other 429, 5xx, timeouts, no answer
+  kRejected,      // any other 4xx
+};
+struct EvictionOutcome {
+  EvictionResult result;
+  int http_status = 0;
+  std::string message;  // the API server's
+};
+
+// ClassifyEviction maps an answer to a result: 2xx accepted, 404 gone, 429 blocked (the
+// Eviction API's budget answer), 500 naming "more than one PodDisruptionBudget" terminal,
+// other 5xx/409/0 retryable, other 4xx rejected.
+EvictionResult ClassifyEviction(int http_status, std::string_view message);
+
+struct EvictionDecision {
+  JobStatus status;
+  std::vector<EventNote> events;
+  std::vector<Action> actions;  // kDeleteReservation when the job failed
+  std::optional<PhaseChange> transition;
+  std::optional<Duration> requeue_after;
+  EvictionTries tries;
+  std::optional<Duration> retry_delay;  // the backoff chosen, for berth_eviction_retry_seconds
+};
+
+// DecideAfterEviction: the job after the eviction answered. `status` is the decision's status
+// (or the observed one); `jitter_unit` in [0, 1) picks the jitter (the controller draws it).
+EvictionDecision DecideAfterEviction(const JobSnapshot& job, const JobStatus& status,
+                                     const EvictionOutcome& outcome, Time now, const MigrationOptions& options,
+                                     double jitter_unit);
+
+// EvictionBackoff: the wait before try `attempts + 1` after `attempts` failed ones.
+Duration EvictionBackoff(int attempts, const MigrationOptions& options, double jitter_unit);
+
+// FailJob marks `status` Failed with `reason`/`message` on condition `condition_type` and returns
+// the Warning Event; used by the controller when creating the reservation is refused for good.
+EventNote FailJob(JobStatus& status, std::string_view condition_type, std::string_view reason,
+                  const std::string& message, Time now);
+
+// UpsertCondition sets a condition: unchanged when status, reason and message are; a new
+// lastTransitionTime only when status changes. The type, reason and message are copied into
+// status.status/reason/message (koordinator does). Returns whether anything changed.
+bool UpsertCondition(JobStatus& status, std::string_view type, std::string_view cond_status,
+                     std::string_view reason, const std::string& message, Time now);
+
+const Condition* FindCondition(const JobStatus& status, std::string_view type);
+
+}  // namespace berth::reconcile::migration

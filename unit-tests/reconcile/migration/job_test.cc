@@ -1,0 +1,419 @@
+#include "reconcile/migration/job.h"
+
+#include <gtest/gtest.h>
+
+namespace berth::reconcile::migration {
+namespace {
+
+using std::chrono::minutes;
+using std::chrono::seconds;
+
+const Time kT0 = std::chrono::sys_days{std::chrono::year{2026} / 1 / 1};
+
+PodFacts Pod(std::string uid = "pod-uid") {
+  PodFacts p;
+  p.namespace_name = "default";
+  p.name = "web-1";
+  p.uid = std::move(uid);
+  p.node_name = "node-0";
+  p.scheduler_name = "koord-scheduler";
+  p.phase = "Running";
+  p.ready = true;
+  p.has_controller = true;
+  p.controller_kind = "ReplicaSet";
+  return p;
+}
+
+JobSnapshot Job() {
+  JobSnapshot j;
+  j.name = "job-1";
+  j.uid = "job-uid";
+  j.creation_time = kT0;
+  j.pod_namespace = "default";
+  j.pod_name = "web-1";
+  j.pod = Pod();
+  return j;
+}
+
+ReservationFacts Reservation(Phase phase, std::string node) {
+  ReservationFacts r;
+  r.name = "job-uid";
+  r.uid = "r-uid";
+  r.phase = phase;
+  r.node_name = std::move(node);
+  r.created_by_job = true;
+  return r;
+}
+
+// Running: what the first pass leaves (pod uid recorded, reservation created).
+JobSnapshot Running() {
+  JobSnapshot j = Job();
+  j.pod_uid = "pod-uid";
+  j.reservation_ref_name = "job-uid";
+  j.status.phase = JobPhase::kRunning;
+  UpsertCondition(j.status, kCondReservationCreated, "True", "", "Reservation job-uid created for Pod default/web-1",
+                  kT0);
+  return j;
+}
+
+// Apply: the job as it looks once the decision's status was written.
+JobSnapshot Apply(JobSnapshot j, const MigrationDecision& d) {
+  if (d.status) j.status = *d.status;
+  return j;
+}
+
+const Condition& Cond(const JobStatus& s, std::string_view type) {
+  const Condition* c = FindCondition(s, type);
+  EXPECT_NE(c, nullptr) << type;
+  static const Condition kNone;
+  return c ? *c : kNone;
+}
+
+MigrationOptions Options() { return MigrationOptions{}; }
+
+TEST(MigrationJobTest, APendingJobStartsRecordsThePodAndCreatesItsReservation) {
+  auto d = DecideMigration(Job(), kT0 + seconds(1), Options());
+  ASSERT_TRUE(d.status);
+  EXPECT_EQ(d.status->phase, JobPhase::kRunning);
+  EXPECT_EQ(d.actions, (std::vector<Action>{{ActionKind::kRecordPodUid, ""},
+                                            {ActionKind::kCreateReservation, "job-uid"},
+                                            {ActionKind::kRecordReservationRef, "job-uid"}}));
+  EXPECT_EQ(Cond(*d.status, kCondReservationCreated).status, "True");
+  EXPECT_EQ(d.status->status, "ReservationCreated");
+  ASSERT_EQ(d.events.size(), 1u);
+  EXPECT_EQ(d.events[0].reason, "ReservationCreated");
+  ASSERT_TRUE(d.transition);
+  EXPECT_EQ(d.transition->to, JobPhase::kRunning);
+  EXPECT_EQ(d.requeue_after, minutes(5) - seconds(1));  // the default ttl's deadline
+}
+
+TEST(MigrationJobTest, AMissingPodFailsTheJobWithMissingPod) {
+  JobSnapshot j = Job();
+  j.pod.reset();
+  auto d = DecideMigration(j, kT0, Options());
+  ASSERT_TRUE(d.status);
+  EXPECT_EQ(d.status->phase, JobPhase::kFailed);
+  EXPECT_EQ(d.status->reason, "MissingPod");
+  EXPECT_EQ(d.status->message, "Pod default/web-1 not found");
+  EXPECT_EQ(Cond(*d.status, kCondEviction).reason, "MissingPod");
+  EXPECT_EQ(d.events, (std::vector<EventNote>{{"Warning", "MissingPod", "Pod default/web-1 not found"}}));
+  EXPECT_TRUE(d.actions.empty());
+  EXPECT_EQ(d.requeue_after, minutes(10));  // GC at creation + ttl + 5m
+}
+
+TEST(MigrationJobTest, AReplacedPodOfTheSameNameIsMissing) {
+  JobSnapshot j = Job();
+  j.pod_uid = "old-uid";
+  auto d = DecideMigration(j, kT0, Options());
+  EXPECT_EQ(d.status->reason, "MissingPod");
+  EXPECT_NE(d.status->message.find("uid old-uid is gone"), std::string::npos);
+}
+
+TEST(MigrationJobTest, SpecProblemsFailWithTheirReason) {
+  JobSnapshot no_ref = Job();
+  no_ref.pod_name = "";
+  EXPECT_EQ(DecideMigration(no_ref, kT0, Options()).status->reason, "InvalidPodRef");
+  JobSnapshot bad_mode = Job();
+  bad_mode.mode_text = "Teleport";
+  auto d = DecideMigration(bad_mode, kT0, Options());
+  EXPECT_EQ(d.status->reason, "InvalidSpec");
+  EXPECT_EQ(d.status->message, "spec.mode: unsupported value \"Teleport\" (ReservationFirst, EvictDirectly)");
+  JobSnapshot bad_ttl = Job();
+  bad_ttl.spec_errors = {"spec.ttl: invalid duration \"5 minutes\""};
+  EXPECT_EQ(DecideMigration(bad_ttl, kT0, Options()).status->message, "spec.ttl: invalid duration \"5 minutes\"");
+  JobSnapshot bad_policy = Job();
+  bad_policy.pod->evict_policy_error = "label koordinator.sh/evict-policy: unsupported value \"Soft\"";
+  EXPECT_EQ(DecideMigration(bad_policy, kT0, Options()).status->reason, "InvalidSpec");
+}
+
+TEST(MigrationJobTest, UnevictablePodsAreForbidden) {
+  JobSnapshot j = Job();
+  j.pod->controller_kind = "DaemonSet";
+  auto d = DecideMigration(j, kT0, Options());
+  EXPECT_EQ(d.status->phase, JobPhase::kFailed);
+  EXPECT_EQ(d.status->reason, "ForbiddenMigratePod");
+  EXPECT_NE(d.status->message.find("is a DaemonSet pod"), std::string::npos);
+  MigrationOptions allow = Options();
+  allow.evictability.evict_daemonset_pods = true;
+  EXPECT_EQ(DecideMigration(j, kT0, allow).status->phase, JobPhase::kRunning);
+
+  JobSnapshot terminating = Job();
+  terminating.pod->deleting = true;
+  EXPECT_NE(DecideMigration(terminating, kT0, Options()).status->message.find("it is terminating"), std::string::npos);
+  JobSnapshot unscheduled = Job();
+  unscheduled.pod->node_name = "";
+  EXPECT_EQ(DecideMigration(unscheduled, kT0, Options()).status->reason, "ForbiddenMigratePod");
+}
+
+TEST(MigrationJobTest, ReservationFirstNeedsAPodBerthSchedulesButEvictDirectlyDoesNot) {
+  JobSnapshot j = Job();
+  j.pod->scheduler_name = "default-scheduler";
+  auto d = DecideMigration(j, kT0, Options());
+  EXPECT_EQ(d.status->reason, "ForbiddenMigratePod");
+  EXPECT_NE(d.status->message.find("use mode EvictDirectly"), std::string::npos);
+  j.mode_text = "EvictDirectly";
+  auto direct = DecideMigration(j, kT0, Options());
+  EXPECT_EQ(direct.status->phase, JobPhase::kRunning);
+  EXPECT_EQ(direct.actions.back(), (Action{ActionKind::kEvict, "", EvictionPolicy::kEviction}));
+}
+
+TEST(MigrationJobTest, AnUnschedulableReservationIsMirroredOnceAndTheJobWaits) {
+  JobSnapshot j = Running();
+  j.reservation = Reservation(Phase::kPending, "");
+  j.reservation->scheduled_false = true;
+  j.reservation->unschedulable_message = "0/3 nodes are available: 3 Insufficient cpu.";
+  auto d = DecideMigration(j, kT0 + minutes(1), Options());
+  ASSERT_TRUE(d.status);
+  EXPECT_EQ(d.status->phase, JobPhase::kRunning);
+  const Condition& c = Cond(*d.status, kCondReservationScheduled);
+  EXPECT_EQ(c.status, "False");
+  EXPECT_EQ(c.reason, "Unschedulable");
+  EXPECT_EQ(c.message, "0/3 nodes are available: 3 Insufficient cpu.");
+  ASSERT_EQ(d.events.size(), 1u);
+  EXPECT_EQ(d.events[0].type, "Warning");
+  EXPECT_TRUE(d.actions.empty());
+  EXPECT_EQ(d.requeue_after, minutes(4));  // only the deadline: the reservation's update wakes the job
+  auto again = DecideMigration(Apply(j, d), kT0 + minutes(2), Options());
+  EXPECT_FALSE(again.status);  // nothing changed: no write, no second Event
+  EXPECT_TRUE(again.events.empty());
+}
+
+TEST(MigrationJobTest, AReservationOnThePodsOwnNodeFailsTheJobAndIsDeleted) {
+  JobSnapshot j = Running();
+  j.reservation = Reservation(Phase::kAvailable, "node-0");
+  auto d = DecideMigration(j, kT0, Options());
+  EXPECT_EQ(d.status->phase, JobPhase::kFailed);
+  EXPECT_EQ(d.status->reason, "ForbiddenMigratePod");
+  EXPECT_EQ(d.status->message,
+            "Scheduler assigned the Reservation job-uid on the same node node-0 as the Pod default/web-1");
+  EXPECT_EQ(Cond(*d.status, kCondReservationScheduled).reason, "ForbiddenMigratePod");
+  EXPECT_EQ(d.actions, (std::vector<Action>{{ActionKind::kDeleteReservation, "job-uid"}}));
+}
+
+TEST(MigrationJobTest, AnAvailableReservationElsewhereLeadsToTheEviction) {
+  JobSnapshot j = Running();
+  j.reservation = Reservation(Phase::kAvailable, "node-2");
+  auto d = DecideMigration(j, kT0, Options());
+  EXPECT_EQ(Cond(*d.status, kCondReservationScheduled).status, "True");
+  EXPECT_EQ(d.status->node_name, "node-2");
+  EXPECT_EQ(d.actions, (std::vector<Action>{{ActionKind::kEvict, "", EvictionPolicy::kEviction}}));
+  j.job_evict_policy = EvictionPolicy::kDelete;
+  EXPECT_EQ(DecideMigration(j, kT0, Options()).actions.back().policy, EvictionPolicy::kDelete);
+  j.pod->evict_policy = EvictionPolicy::kEviction;  // the pod's label wins
+  EXPECT_EQ(DecideMigration(j, kT0, Options()).actions.back().policy, EvictionPolicy::kEviction);
+}
+
+TEST(MigrationJobTest, AWaitingReservationIsNotYetAvailable) {
+  JobSnapshot j = Running();
+  j.reservation = Reservation(Phase::kWaiting, "node-2");
+  auto d = DecideMigration(j, kT0, Options());
+  EXPECT_TRUE(d.actions.empty());
+}
+
+TEST(MigrationJobTest, AnEvictionInBackoffWaitsForItsTime) {
+  JobSnapshot j = Running();
+  j.reservation = Reservation(Phase::kAvailable, "node-2");
+  j.eviction = {2, kT0 + seconds(10)};
+  auto d = DecideMigration(j, kT0 + seconds(3), Options());
+  EXPECT_TRUE(d.actions.empty());
+  EXPECT_EQ(d.requeue_after, seconds(7));
+  auto later = DecideMigration(j, kT0 + seconds(10), Options());
+  EXPECT_EQ(later.actions.size(), 1u);
+}
+
+TEST(MigrationJobTest, ABudgetThatAllowsADisruptionEndsTheBackoffEarly) {
+  JobSnapshot j = Running();
+  j.reservation = Reservation(Phase::kAvailable, "node-2");
+  j.eviction = {3, kT0 + seconds(20)};
+  j.pdbs = {{"web", 0, 3, 3}};
+  EXPECT_TRUE(DecideMigration(j, kT0, Options()).actions.empty());
+  j.pdbs = {{"web", 1, 4, 3}};
+  EXPECT_EQ(DecideMigration(j, kT0, Options()).actions,
+            (std::vector<Action>{{ActionKind::kEvict, "", EvictionPolicy::kEviction}}));
+  j.eviction = {0, kT0 + seconds(5), true};  // just accepted: never a second eviction from a stale cache
+  EXPECT_TRUE(DecideMigration(j, kT0, Options()).actions.empty());
+}
+
+TEST(MigrationJobTest, TheWholeReservationFirstPathEndsSucceeded) {
+  JobSnapshot j = Running();
+  j.reservation = Reservation(Phase::kAvailable, "node-2");
+  auto d = DecideMigration(j, kT0, Options());
+  auto after = DecideAfterEviction(j, *d.status, {EvictionResult::kAccepted, 201, ""}, kT0, Options(), 0.5);
+  EXPECT_EQ(Cond(after.status, kCondEviction).reason, "Evicting");
+  EXPECT_EQ(Cond(after.status, kCondEviction).message, "Pod default/web-1 evicted from node node-0");
+  EXPECT_EQ(after.status.phase, JobPhase::kRunning);
+  j.status = after.status;
+
+  // Terminating: evicted. The replacement may already have consumed the allocate-once reservation.
+  j.pod->deleting = true;
+  j.reservation->phase = Phase::kSucceeded;
+  d = DecideMigration(j, kT0 + seconds(1), Options());
+  EXPECT_EQ(Cond(*d.status, kCondEviction).status, "True");
+  EXPECT_EQ(Cond(*d.status, kCondEviction).reason, "EvictComplete");
+  EXPECT_EQ(Cond(*d.status, kCondPodBoundReservation).reason, "WaitForPodBindReservation");
+  j = Apply(j, d);
+
+  j.pod.reset();
+  j.reservation->current_owners = {{"default", "web-2", "new-uid"}};
+  PodFacts replacement = Pod("new-uid");
+  replacement.name = "web-2";
+  replacement.node_name = "node-2";
+  replacement.ready = false;
+  j.bound_pod = replacement;
+  d = DecideMigration(j, kT0 + seconds(2), Options());
+  EXPECT_EQ(d.status->phase, JobPhase::kRunning);
+  EXPECT_EQ(Cond(*d.status, kCondReservationBound).status, "True");
+  EXPECT_EQ(Cond(*d.status, kCondBoundPodReady).reason, "WaitForBoundPodReady");
+  EXPECT_EQ(d.status->new_pod, (OwnerRef{"default", "web-2", "new-uid"}));
+  j = Apply(j, d);
+
+  j.bound_pod->ready = true;
+  d = DecideMigration(j, kT0 + seconds(3), Options());
+  EXPECT_EQ(d.status->phase, JobPhase::kSucceeded);
+  EXPECT_EQ(d.status->status, "Complete");
+  EXPECT_EQ(d.status->message, "Bind Pod default/web-2 in Reservation job-uid");
+  EXPECT_EQ(Cond(*d.status, kCondPodBoundReservation).status, "True");
+  EXPECT_EQ(Cond(*d.status, kCondBoundPodReady).status, "True");
+  EXPECT_EQ(d.events.back().reason, "Complete");
+  EXPECT_TRUE(d.actions.empty());  // the consumed reservation stays (Succeeded, GC'd by its controller)
+  EXPECT_EQ(d.requeue_after, minutes(10) - seconds(3));
+}
+
+TEST(MigrationJobTest, APodGoneAfterTheEvictionStartedIsEvictedNotMissing) {
+  JobSnapshot j = Running();
+  j.reservation = Reservation(Phase::kAvailable, "node-2");
+  UpsertCondition(j.status, kCondEviction, "False", kReasonEvicting, "evicting", kT0);
+  j.pod.reset();
+  auto d = DecideMigration(j, kT0, Options());
+  EXPECT_EQ(d.status->phase, JobPhase::kRunning);
+  EXPECT_EQ(Cond(*d.status, kCondEviction).reason, "EvictComplete");
+}
+
+TEST(MigrationJobTest, AnAcceptedEvictionCountsEvenBeforeItsStatusIsRead) {
+  JobSnapshot j = Running();
+  j.reservation = Reservation(Phase::kAvailable, "node-2");
+  j.eviction.accepted = true;  // the status write saying so failed (or the cache is behind)
+  j.pod.reset();
+  auto d = DecideMigration(j, kT0, Options());
+  EXPECT_EQ(d.status->phase, JobPhase::kRunning);
+  EXPECT_EQ(Cond(*d.status, kCondEviction).reason, "EvictComplete");
+  EXPECT_TRUE(d.actions.empty());  // the reservation is kept for the replacement
+}
+
+TEST(MigrationJobTest, APodDeletedBeforeTheEvictionFailsTheJobAndFreesTheReservation) {
+  JobSnapshot j = Running();
+  j.reservation = Reservation(Phase::kAvailable, "node-2");
+  j.pod.reset();
+  auto d = DecideMigration(j, kT0, Options());
+  EXPECT_EQ(d.status->reason, "MissingPod");
+  EXPECT_EQ(d.actions, (std::vector<Action>{{ActionKind::kDeleteReservation, "job-uid"}}));
+}
+
+TEST(MigrationJobTest, TheTtlAbortsTheJobNamesTheStepAndDeletesOnlyItsOwnUnusedReservation) {
+  JobSnapshot j = Running();
+  j.reservation = Reservation(Phase::kAvailable, "node-2");
+  UpsertCondition(j.status, kCondReservationScheduled, "True", "", "scheduled", kT0);
+  UpsertCondition(j.status, kCondEviction, "False", kReasonEvicting, "Eviction attempt 4 of Pod default/web-1 blocked",
+                  kT0);
+  auto d = DecideMigration(j, kT0 + minutes(5), Options());
+  EXPECT_EQ(d.status->phase, JobPhase::kFailed);
+  EXPECT_EQ(d.status->reason, "Timeout");
+  EXPECT_EQ(d.status->message,
+            "Abort job caused by timeout (Eviction: Eviction attempt 4 of Pod default/web-1 blocked)");
+  EXPECT_EQ(Cond(*d.status, kCondEviction).reason, "Timeout");
+  EXPECT_EQ(d.actions, (std::vector<Action>{{ActionKind::kDeleteReservation, "job-uid"}}));
+  EXPECT_EQ(d.events[0].type, "Warning");
+
+  JobSnapshot users = j;
+  users.reservation->created_by_job = false;  // a reservationRef the user gave
+  EXPECT_TRUE(DecideMigration(users, kT0 + minutes(5), Options()).actions.empty());
+  JobSnapshot consumed = j;
+  consumed.reservation->current_owners = {{"default", "other", "o"}};
+  EXPECT_TRUE(DecideMigration(consumed, kT0 + minutes(5), Options()).actions.empty());
+
+  JobSnapshot custom = Running();
+  custom.reservation = Reservation(Phase::kPending, "");
+  custom.ttl = seconds(30);
+  EXPECT_EQ(DecideMigration(custom, kT0 + seconds(29), Options()).requeue_after, seconds(1));
+  EXPECT_EQ(DecideMigration(custom, kT0 + seconds(30), Options()).status->reason, "Timeout");
+  JobSnapshot forever = Running();
+  forever.ttl = Duration::zero();
+  forever.reservation = Reservation(Phase::kPending, "");
+  auto none = DecideMigration(forever, kT0 + std::chrono::hours(48), Options());
+  EXPECT_FALSE(none.status);
+  EXPECT_FALSE(none.requeue_after);
+}
+
+TEST(MigrationJobTest, ReservationProblemsFailTheJob) {
+  JobSnapshot expired = Running();
+  expired.reservation = Reservation(Phase::kFailed, "node-2");
+  expired.reservation->expired = true;
+  expired.reservation->failed_reason = "Expired";
+  auto d = DecideMigration(expired, kT0, Options());
+  EXPECT_EQ(d.status->reason, "ReservationExpired");
+  EXPECT_EQ(d.status->message, "Reservation job-uid expired (Expired)");
+
+  JobSnapshot missing = Running();
+  auto m = DecideMigration(missing, kT0, Options());
+  EXPECT_EQ(m.status->reason, "MissingReservation");
+  EXPECT_TRUE(m.actions.empty());
+
+  JobSnapshot taken = Running();
+  taken.reservation = Reservation(Phase::kSucceeded, "node-2");
+  taken.reservation->current_owners = {{"default", "web-9", "u9"}};
+  auto t = DecideMigration(taken, kT0, Options());
+  EXPECT_EQ(t.status->reason, "ForbiddenMigratePod");
+  EXPECT_EQ(t.status->message, "Reservation job-uid is already bound by another Pod default/web-9");
+}
+
+TEST(MigrationJobTest, AUserGivenReservationIsUsedNotCreated) {
+  JobSnapshot j = Job();
+  j.reservation_ref_name = "mine";
+  j.reservation = Reservation(Phase::kAvailable, "node-1");
+  j.reservation->name = "mine";
+  j.reservation->created_by_job = false;
+  auto d = DecideMigration(j, kT0, Options());
+  EXPECT_EQ(Cond(*d.status, kCondReservationCreated).status, "True");
+  EXPECT_EQ(d.actions, (std::vector<Action>{{ActionKind::kRecordPodUid, ""},
+                                            {ActionKind::kEvict, "", EvictionPolicy::kEviction}}));
+}
+
+TEST(MigrationJobTest, TerminalJobsAreGarbageCollectedAfterTtlPlusFiveMinutes) {
+  JobSnapshot j = Running();
+  j.status.phase = JobPhase::kSucceeded;
+  auto before = DecideMigration(j, kT0 + minutes(9), Options());
+  EXPECT_TRUE(before.actions.empty());
+  EXPECT_EQ(before.requeue_after, minutes(1));
+  auto at = DecideMigration(j, kT0 + minutes(10), Options());
+  EXPECT_EQ(at.actions, (std::vector<Action>{{ActionKind::kDeleteJob, ""}}));
+  j.ttl = Duration::zero();
+  EXPECT_EQ(DecideMigration(j, kT0 + minutes(10), Options()).requeue_after, minutes(20));
+  j.status.phase = JobPhase::kAborted;
+  EXPECT_EQ(DecideMigration(j, kT0 + minutes(30), Options()).actions.size(), 1u);
+}
+
+TEST(MigrationJobTest, APausedJobDoesNothing) {
+  JobSnapshot j = Job();
+  j.paused = true;
+  auto d = DecideMigration(j, kT0 + std::chrono::hours(1), Options());
+  EXPECT_FALSE(d.status);
+  EXPECT_TRUE(d.actions.empty());
+  EXPECT_FALSE(d.requeue_after);
+}
+
+TEST(MigrationJobTest, EvictDirectlyEvictsAndSucceeds) {
+  JobSnapshot j = Job();
+  j.mode_text = "EvictDirectly";
+  auto d = DecideMigration(j, kT0, Options());
+  EXPECT_EQ(d.actions, (std::vector<Action>{{ActionKind::kRecordPodUid, ""},
+                                            {ActionKind::kEvict, "", EvictionPolicy::kEviction}}));
+  j.pod_uid = "pod-uid";
+  auto after = DecideAfterEviction(j, *d.status, {EvictionResult::kAccepted, 201, ""}, kT0, Options(), 0.5);
+  EXPECT_EQ(after.status.phase, JobPhase::kSucceeded);
+  EXPECT_EQ(after.status.status, "Complete");
+  ASSERT_TRUE(after.transition);
+  EXPECT_EQ(after.transition->to, JobPhase::kSucceeded);
+}
+
+}  // namespace
+}  // namespace berth::reconcile::migration
