@@ -116,19 +116,23 @@ std::vector<SchedulerCache::NodeEvaluation> SchedulerCache::EvaluateOnNodes(
   AdvanceLocked();
   for (size_t i = 0; i < nodes.size(); ++i) {
     NodeEvaluation& e = out[i];
-    auto node = nodes_.find(nodes[i]);
-    if (node == nodes_.end()) continue;
-    e.known = true;
     pinned.node_name = nodes[i];
-    // The non-resource filters first: they need no snapshot pass and name this node alone.
-    if (auto reasons = placement::NonResourceFilterReasons(pinned, node->second); !reasons.empty()) {
-      placement::FitError error;
-      error.num_all_nodes = 1;
-      for (auto& r : reasons) error.reasons[std::move(r)] = 1;
-      e.decision = std::unexpected(std::move(error));
-      continue;
-    }
     e.decision = snapshot_.SchedulePod(pinned);
+    e.known = e.decision.has_value();
+    if (!e.decision) {
+      // Only a failure looks the node up (the common case stays at one snapshot decision): an
+      // unknown node, or this node's non-resource reasons alone (the FitError of a pinned
+      // decision also counts every other node as "didn't match the requested node name").
+      auto node = nodes_.find(nodes[i]);
+      if (node == nodes_.end()) continue;
+      e.known = true;
+      if (auto reasons = placement::NonResourceFilterReasons(pinned, node->second); !reasons.empty()) {
+        placement::FitError error;
+        error.num_all_nodes = 1;
+        for (auto& r : reasons) error.reasons[std::move(r)] = 1;
+        e.decision = std::unexpected(std::move(error));
+      }
+    }
     if (!e.decision || !with_scores) continue;
     if (auto usage = snapshot_.Usage(nodes[i])) {
       auto at = [](const reconcile::ResourceAmounts& a, std::string_view k) {

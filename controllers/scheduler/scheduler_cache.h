@@ -54,7 +54,9 @@ class SchedulerCache {
   reconcile::placement::PodDecision ScheduleAndAssumePod(const reconcile::placement::PodSpecView& pod);
   // EvaluateOnNodes: the kube-scheduler extender's view (controllers/extender): the pod decided
   // on each of `nodes` alone (SchedulePod with spec.nodeName pinned to it), under one lock and
-  // clock, assuming nothing. A node the cache does not know is `known == false`. `score` is the
+  // clock, assuming nothing. A node the cache does not know is `known == false`. A passing node
+  // costs one pinned decision; a failing one also pays for SchedulePod's reasons over every node
+  // (rare: kube-scheduler sends only nodes its own filters passed). `score` is the
   // node score (0..100) of --scoring-strategy with the pod added, reservations' holds counted
   // (computed only `with_scores`: the filter does not need it).
   struct NodeEvaluation {
