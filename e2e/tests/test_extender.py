@@ -235,6 +235,44 @@ class QuickStartTest(ExtenderSuite):
         self.assertIn("not found", error)
 
 
+class BindFaultTest(ExtenderSuite):
+    """pods/binding fails (409 injected by kubesim for 70% of binding POSTs): berth's bind answers the error,
+    drops its assumption and the retried bind goes into the same reservations, never past them."""
+
+    def test_failed_bindings_are_reported_and_leave_no_capacity_booked(self):
+        for i in range(2):
+            res = {"apiVersion": "scheduling.koordinator.sh/v1alpha1", "kind": "Reservation",
+                   "metadata": {"name": f"faulty-{i}"},
+                   "spec": {"ttl": "1h", "allocateOnce": False,
+                            "owners": [{"labelSelector": {"matchLabels": {"app": "faulty"}}}],
+                            "template": {"metadata": {"namespace": "default"},
+                                         "spec": {"schedulerName": "koord-scheduler", "containers": [{
+                                             "name": "main", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}]}}}}
+            self.assertEqual(self.sim.http("POST", RES_PATH, json=res).status_code, 201)
+            self.wait_available(f"faulty-{i}")
+        for i in range(8):
+            self.create_pod(f"faulty-pod-{i}", "250m", "256Mi", labels={"app": "faulty"})
+        player = KubeSchedulerPlayer(self.sim, self.url)
+        r = self.sim.http("PUT", "/kubesim/admin/faults",
+                          json={"faultRate": 0.7, "faultCodes": [409], "faultTargets": ["POST:pods/binding"]})
+        self.assertEqual(r.status_code, 200, r.text)
+        try:
+            for i in range(8):
+                node, last = player.schedule(f"faulty-pod-{i}", attempts=60)
+                self.assertIsNotNone(node, last)
+        finally:
+            self.sim.http("PUT", "/kubesim/admin/faults", json={"faultRate": 0})
+        self.assertTrue(player.bind_errors, "some bindings failed")
+        reservations = {r["metadata"]["uid"]: r for r in self.sim.get_json(RES_PATH)["items"]}
+        used = {}
+        for p in self.sim.http("GET", "/api/v1/pods", params={"labelSelector": "app=faulty"}).json()["items"]:
+            uid = json.loads(p["metadata"]["annotations"][ANNOTATION])["uid"]
+            self.assertEqual(p["spec"]["nodeName"], reservations[uid]["status"]["nodeName"])
+            used[uid] = used.get(uid, 0) + pod_requests(p)["cpu"]
+        # 8 x 250m fill both reservations exactly: a leaked assumption would have pushed a pod out of them.
+        self.assertEqual(sorted(used.values()), [1.0, 1.0])
+
+
 class NonOwnerTest(ExtenderSuite):
     nodes = 2
     sim_flags = {"node_cpu": "2", "node_memory": "8Gi"}
