@@ -11,13 +11,14 @@ smallest name here, where kube-scheduler picks at random). A failed bind is retr
 import concurrent.futures
 import json
 import os
+import subprocess
 import threading
 import time
 import unittest
 
 import requests
 
-from kubesim_fixture import ROOT, free_port, start_cluster, wait_until
+from kubesim_fixture import BIN, free_port, start_cluster, wait_until
 from test_reservation_scheduling import ANNOTATION, RES_PATH, pod_requests, quantity, testdata
 
 EXTENDER_WEIGHT = 5
@@ -228,6 +229,18 @@ class QuickStartTest(ExtenderSuite):
             self.assertEqual(r.status_code, 400, verb)
             self.assertIn("not JSON", r.json()["Error"])
         self.assertGreaterEqual(self.mgr.metric("berth_extender_requests_total", verb="bind", code="400"), 1)
+
+    def test_bad_extender_flags_exit_2(self):
+        manager = os.path.join(BIN, "berth-manager")
+        r = subprocess.run([manager, "--extender-bind-address", "abc", "--help"], capture_output=True, text=True,
+                           timeout=30)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn('--extender-bind-address: invalid bind address "abc"', r.stderr)
+        r = subprocess.run([manager, "--kubeconfig", self.sim.kubeconfig, "--extender-bind-address", "127.0.0.1:0",
+                            "--controllers=*,-scheduler", "--metrics-bind-address", "0",
+                            "--health-probe-bind-address", "0"], capture_output=True, text=True, timeout=30)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--extender-bind-address needs the scheduler controller", r.stdout + r.stderr)
 
     def test_bind_of_an_unknown_pod_answers_an_error_not_a_server_failure(self):
         player = KubeSchedulerPlayer(self.sim, self.url)
