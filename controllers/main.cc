@@ -10,6 +10,7 @@
 #include "clientgo-shim/manager/manager_flags.h"
 #include "clientgo-shim/manager/signals.h"
 #include "clientgo-shim/metrics/standard_metrics.h"
+#include "controllers/extender/extender_server.h"
 #include "controllers/manager/controller_registry.h"
 #include "controllers/manager/provisioning_classes.h"
 #include "controllers/provisioning/externalgrpc/cloud_config.h"
@@ -94,6 +95,9 @@ constexpr char kUsage[] =
     "                                       >= 2000000000, pods without a controller, pods with emptyDir or\n"
     "                                       hostPath volumes (each default false; mirror and static pods\n"
     "                                       never)\n"
+    "  --extender-bind-address string       Serve kube-scheduler's extender verbs POST /filter,\n"
+    "                                       /prioritize, /bind here (plain HTTP; needs the scheduler\n"
+    "                                       controller); \"0\" or \"\" disables (default \"0\")\n"
     "  --log-level string                   debug, info, warn or error (default info)\n"
     "  --help                               Print this help\n";
 
@@ -107,6 +111,7 @@ struct Flags {
   std::vector<std::string> scheduler_names = {"koord-scheduler"};
   reconcile::placement::ScoringStrategy scoring = reconcile::placement::ScoringStrategy::kLeastAllocated;
   reconcile::placement::PreAllocationOptions pre_allocation;
+  std::string extender_bind_address = "0";
   reconcile::provisioning::ProvisioningOptions provisioning_timers;
   // best-effort-atomic-scale-up through an externalgrpc cloud provider (off without an address).
   std::string cloud_config_path;
@@ -377,6 +382,12 @@ int main(int argc, char** argv) {
     } else if (TakeValue(*rest_args, i, "--migration-evict-local-storage-pods", value)) {
       flags.migration.evictability.evict_local_storage_pods =
           ParseBoolFlag("--migration-evict-local-storage-pods", value);
+    } else if (TakeValue(*rest_args, i, "--extender-bind-address", value)) {
+      if (auto parsed = shim::ParseBindAddress(value); !parsed) {
+        std::cerr << "berth-manager: --extender-bind-address: " << parsed.error().message << "\n";
+        return 2;
+      }
+      flags.extender_bind_address = value;
     } else if (TakeValue(*rest_args, i, "--log-level", value) || TakeValue(*rest_args, i, "--zap-log-level", value)) {
       log::Level level;
       if (!log::ParseLevel(value, level)) {
@@ -462,6 +473,31 @@ int main(int argc, char** argv) {
   if (auto started = controllers::StartControllers(controller_table, *enabled_controllers); !started) {
     log::Error("setup", "cannot start the controllers", {{"error", started.error().message}});
     return 1;
+  }
+  // The kube-scheduler extender answers from the scheduler's cache and binds through it.
+  std::unique_ptr<controllers::extender::ExtenderService> extender_service;
+  std::unique_ptr<shim::HttpServer> extender_server;
+  if (auto address = shim::ParseBindAddress(flags.extender_bind_address); address && address->enabled) {
+    if (!scheduler_controller) {
+      log::Error("setup", "--extender-bind-address needs the scheduler controller");
+      return 2;
+    }
+    controllers::SchedulerController* scheduler = scheduler_controller.get();
+    extender_service = std::make_unique<controllers::extender::ExtenderService>(
+        scheduler->cache(),
+        [scheduler](const controllers::extender::ExtenderBindingArgs& a) {
+          return scheduler->BindPodToNode(a.pod_namespace, a.pod_name, a.pod_uid, a.node);
+        },
+        &manager->registry());
+    extender_server = std::make_unique<shim::HttpServer>(flags.extender_bind_address,
+                                                         controllers::extender::ExtenderServerOptions());
+    extender_service->Register(*extender_server);
+    auto port = extender_server->Start();
+    if (!port) {
+      log::Error("setup", "cannot serve the extender", {{"error", port.error().message}});
+      return 1;
+    }
+    log::Info("setup", "serving the kube-scheduler extender", {{"port", std::to_string(*port)}});
   }
   log::Info("setup", "starting berth-manager",
             {{"config", config->source}, {"metrics", manager_options.metrics_bind_address},

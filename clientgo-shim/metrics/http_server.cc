@@ -208,9 +208,11 @@ class HttpServer::Connection : public std::enable_shared_from_this<Connection> {
     if (closed_) return;
     if (ec) return OnReadError(ec);
     const http::verb verb = parser_->get().method();
-    if (verb != http::verb::get && verb != http::verb::head) {
+    const bool post_ok = impl_.options.allow_post && verb == http::verb::post;
+    if (verb != http::verb::get && verb != http::verb::head && !post_ok) {
       // Answered before any body is read; the connection closes after the reply.
-      return Reply(ErrorReply(405, "405 method not allowed\n", {{"Allow", "GET, HEAD"}}),
+      return Reply(ErrorReply(405, "405 method not allowed\n",
+                              {{"Allow", impl_.options.allow_post ? "GET, HEAD, POST" : "GET, HEAD"}}),
                    parser_->get().version(), false, false);
     }
     if (parser_->is_done()) return Respond();
@@ -255,8 +257,9 @@ class HttpServer::Connection : public std::enable_shared_from_this<Connection> {
     const bool head = req.method() == http::verb::head;
     HttpServerReply reply;
     try {
-      reply = impl_.server.Dispatch(ParseTarget(std::string(req.method_string()),
-                                                std::string_view(req.target())));
+      HttpServerRequest request = ParseTarget(std::string(req.method_string()), std::string_view(req.target()));
+      if (req.method() == http::verb::post) request.body = req.body();
+      reply = impl_.server.Dispatch(request);
     } catch (const std::exception& e) {
       impl_.WarnLimited("handler threw", {{"path", std::string(req.target())}, {"error", e.what()}});
       reply = ErrorReply(500, "500 internal server error\n");

@@ -11,7 +11,8 @@
 //   - a deadline on the whole request (first byte to last response byte), not per read, so a
 //     client trickling one byte a second is cut off; an idle timeout between keep-alive requests;
 //   - headers over `header_limit` bytes → 431, a body over `body_limit` → 413, malformed → 400;
-//   - only GET and HEAD: any other method → 405 with "Allow: GET, HEAD"; HEAD sends no body;
+//   - only GET and HEAD (and POST with `allow_post`): any other method → 405 with an Allow
+//     header; HEAD sends no body;
 //   - running out of file descriptors is survived (the oldest connection is closed, accept is
 //     retried after a pause), never a crash.
 // Handlers are matched by exact path, then by the longest registered prefix ending in '/'.
@@ -46,6 +47,7 @@ struct HttpServerRequest {
   std::string method;
   std::string path;                           // without the query string
   std::map<std::string, std::string> query;   // percent-decoded; keys without '=' map to ""
+  std::string body;                           // POST only (allow_post), at most body_limit bytes
 };
 
 struct HttpServerReply {
@@ -64,6 +66,9 @@ struct HttpServerOptions {
   std::chrono::milliseconds idle_timeout{30'000};     // keep-alive wait for the next request. 30s.
   uint32_t header_limit = 8 * 1024;                   // request line + headers, bytes. 8 KiB.
   uint64_t body_limit = 4 * 1024;                     // GET/HEAD carry none. 4 KiB.
+  // Accept POST (with a body up to body_limit) besides GET/HEAD, e.g. for the kube-scheduler
+  // extender. Default: false.
+  bool allow_post = false;
 };
 
 // HttpServerStats: counters since Start().

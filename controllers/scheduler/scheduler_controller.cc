@@ -377,7 +377,7 @@ shim::ReconcileResult SchedulerController::ReconcilePod(const std::string& key) 
 }
 
 shim::ReconcileResult SchedulerController::Bind(const placement::PodSpecView& view,
-                                                const placement::PodPlacement& placement) {
+                                                const placement::PodPlacement& placement, std::string* not_bound) {
   Document binding(rapidjson::kObjectType);
   auto& a = binding.GetAllocator();
   json::SetString(binding, "apiVersion", "v1", a);
@@ -409,13 +409,17 @@ shim::ReconcileResult SchedulerController::Bind(const placement::PodSpecView& vi
       // The pod has a node: ours when an earlier attempt landed but its answer was lost (keep
       // the assumption until the informer confirms it, so the capacity stays booked), someone
       // else's otherwise (the informer brings that pod and its node).
-      if (*bound_to != placement.node_name) cache_.ForgetPod(view.uid);
+      if (*bound_to != placement.node_name) {
+        cache_.ForgetPod(view.uid);
+        if (not_bound) *not_bound = "pod " + key + " is already assigned to node " + *bound_to;
+      }
       log::Info(kLogger, "pod is already bound", {{"pod", key}, {"node", *bound_to}});
       return shim::ReconcileResult::Done();
     }
     cache_.ForgetPod(view.uid);
     if (IsGone(error)) {
       log::Info(kLogger, "pod to bind is gone", {{"pod", key}});
+      if (not_bound) *not_bound = "pod " + key + " is gone: " + error.message;
       return shim::ReconcileResult::Done();
     }
     // 409 (a conflict injected or caused by a stale cache, a uid mismatch of a recreated pod, a

@@ -75,6 +75,15 @@ class SchedulerController {
   // (reservation_placer.cc).
   shim::ReconcileResult ReconcileReservation(const std::string& name);
   SchedulerCache& cache() { return cache_; }
+  // BindPodToNode is the kube-scheduler extender's bind (controllers/extender, implemented in
+  // extender_bind.cc): the pod (from the informer, `uid` checked when given) is decided on `node`
+  // alone and assumed under the cache lock, so two concurrent binds can never take the same
+  // reservation capacity, then bound exactly as ReconcilePod binds (the reservation-allocated
+  // annotation on the Binding when it uses a reservation). Returns "" once bound, otherwise why
+  // not (the fit error, the pod unknown or already bound, the failed API write); nothing stays
+  // assumed after a failure.
+  std::string BindPodToNode(const std::string& namespace_name, const std::string& name, const std::string& uid,
+                            const std::string& node);
 
  private:
   SchedulerController(shim::RestClientPtr rest, SchedulerControllerOptions options);
@@ -98,8 +107,10 @@ class SchedulerController {
   shim::ReconcileResult ReconcilePolicyStatus(const std::string& key);
   void OnReservation(const rapidjson::Document& reservation, const std::string& name, bool changed);
   // ---- Pods (scheduler_controller.cc) ----
+  // Bind writes the Binding. `not_bound`, when given, is set to why the pod did not end up on
+  // placement.node_name (gone, or assigned elsewhere) when the result is Done anyway.
   shim::ReconcileResult Bind(const reconcile::placement::PodSpecView& view,
-                             const reconcile::placement::PodPlacement& placement);
+                             const reconcile::placement::PodPlacement& placement, std::string* not_bound = nullptr);
   shim::ReconcileResult MarkPodUnschedulable(const rapidjson::Value& pod, const std::string& key,
                                              const reconcile::placement::FitError& error, uint64_t seen);
   // ---- Reservations (reservation_placer.cc) ----

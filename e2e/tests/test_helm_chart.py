@@ -330,6 +330,45 @@ class ChartFurnitureTest(unittest.TestCase):
         self.assertNotIn("get lease", out[out.index("NOTES:"):])
 
 
+class ExtenderValuesTest(unittest.TestCase):
+    """extender.enabled: the flag, the Service kube-scheduler calls and the example KubeSchedulerConfiguration."""
+
+    def test_extender_is_off_by_default(self):
+        docs = render()
+        self.assertFalse([d for d in docs if d["metadata"]["name"].endswith(("-extender", "-kube-scheduler-config"))])
+        self.assertNotIn("--extender-bind-address", " ".join(manager_container(docs)["args"]))
+
+    def test_extender_renders_the_flag_service_and_a_kube_scheduler_configuration(self):
+        docs = render("extender.enabled=true", "extender.ignorable=true")
+        container = manager_container(docs)
+        self.assertIn("--extender-bind-address=:8888", container["args"])
+        self.assertIn({"name": "extender", "containerPort": 8888, "protocol": "TCP"}, container["ports"])
+        service = next(d for d in docs if d["kind"] == "Service" and d["metadata"]["name"].endswith("-extender"))
+        self.assertEqual(service["spec"]["ports"][0]["targetPort"], "extender")
+        cm = next(d for d in docs if d["kind"] == "ConfigMap" and d["metadata"]["name"].endswith("-kube-scheduler-config"))
+        config = yaml.safe_load(cm["data"]["config.yaml"])
+        self.assertEqual(config["apiVersion"], "kubescheduler.config.k8s.io/v1")
+        self.assertEqual(config["kind"], "KubeSchedulerConfiguration")
+        self.assertEqual(config["extenders"], [{
+            "urlPrefix": f"http://{service['metadata']['name']}.berth-system.svc:8888",
+            "filterVerb": "filter", "prioritizeVerb": "prioritize", "weight": 10, "bindVerb": "bind",
+            "nodeCacheCapable": True, "httpTimeout": "5s", "ignorable": True}])
+        result = subprocess.run([os.path.join(BIN, "berth-manager"), *container["args"], "--help"],
+                                capture_output=True, text=True, timeout=30)
+        self.assertEqual(result.returncode, 0, result.stderr)
+
+    def test_extender_refuses_several_replicas_and_a_disabled_scheduler(self):
+        for sets, want in ((["extender.enabled=true", "replicaCount=2"], "extender.enabled needs replicaCount: 1"),
+                           (["extender.enabled=true", "controllers.scheduler.enabled=false"],
+                            "extender.enabled needs controllers.scheduler.enabled")):
+            args = [HELM, "template", "r1", CHART]
+            for s_ in sets:
+                args += ["--set", s_]
+            result = subprocess.run(args, capture_output=True, text=True, timeout=60)
+            self.assertNotEqual(result.returncode, 0, sets)
+            self.assertIn(want, result.stderr)
+
+
 class DashboardTest(unittest.TestCase):
     """The Grafana dashboard ships in the chart and queries only metrics berth-manager exports."""
 

@@ -293,6 +293,9 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
   // With `required`: every reservation the owner index returned, for the unschedulable
   // diagnosis (so that it never walks all reservations).
   std::vector<const ReservationEntry*> indexed;
+  // A pod pinned by spec.nodeName (also the extender's per-node decisions) can only use
+  // reservations on that node: skip the others before computing their remainders.
+  const int pinned = pod.node_name.empty() ? -1 : s.NodeForConst(pod.node_name);
   if (!pod.reservation_ignored && !s.reservations.empty()) {
     const uint64_t stamp = ++s.stamp;
     auto consider = [&](std::string_view key) {
@@ -302,6 +305,7 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
         if (r->stamp == stamp) continue;
         r->stamp = stamp;
         if (r->node < 0 || !s.nodes[r->node].present) continue;
+        if (!pod.node_name.empty() && r->node != pinned) continue;
         if (required) indexed.push_back(r);
         if (!CanAllocate(pod, r->view, s.HasOwner(*r), s.nodes[r->node].view.labels)) continue;
         candidates.push_back({r->node, r, s.Remainder(*r), ReservationOrder(r->view.labels)});

@@ -1,0 +1,195 @@
+// controllers/extender/extender_codec.cc
+#include "controllers/extender/extender_codec.h"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "clientgo-shim/base/json.h"
+
+namespace berth::controllers::extender {
+namespace {
+
+using rapidjson::Value;
+
+bool EqualFoldAscii(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+std::unexpected<Error> Invalid(std::string message) { return MakeError(ErrorCode::kInvalidArgument, std::move(message)); }
+
+Result<rapidjson::Document> ParseObject(std::string_view body, std::string_view what) {
+  if (body.empty()) return Invalid(std::string(what) + ": empty body");
+  auto doc = json::Parse(body);
+  if (!doc) return Invalid(std::string(what) + ": body is not JSON: " + doc.error().message);
+  if (!doc->IsObject()) return Invalid(std::string(what) + ": body is not a JSON object");
+  return std::move(*doc);
+}
+
+// StringField: a string member (null or absent gives ""). Errors when it is another type.
+Result<std::string> StringField(const Value& object, std::string_view key, std::string_view what) {
+  const Value* v = FindKey(object, key);
+  if (!v || v->IsNull()) return std::string();
+  if (!v->IsString()) return Invalid(std::string(what) + ": " + std::string(key) + " must be a string");
+  return std::string(v->GetString(), v->GetStringLength());
+}
+
+using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+void WriteString(Writer& w, std::string_view s) { w.String(s.data(), static_cast<rapidjson::SizeType>(s.size())); }
+
+void WriteMap(Writer& w, const std::map<std::string, std::string>& m) {
+  w.StartObject();
+  for (const auto& [k, v] : m) {
+    WriteString(w, k);
+    WriteString(w, v);
+  }
+  w.EndObject();
+}
+
+}  // namespace
+
+const Value* FindKey(const Value& object, std::string_view key) {
+  if (!object.IsObject()) return nullptr;
+  const Value* found = nullptr;
+  for (const auto& m : object.GetObject()) {
+    if (EqualFoldAscii(std::string_view(m.name.GetString(), m.name.GetStringLength()), key)) found = &m.value;
+  }
+  return found;
+}
+
+Result<ExtenderArgs> DecodeExtenderArgs(std::string_view body) {
+  auto doc = ParseObject(body, "ExtenderArgs");
+  if (!doc) return std::unexpected(doc.error());
+  ExtenderArgs args;
+  args.document = std::move(*doc);
+  const Value* pod = FindKey(args.document, "Pod");
+  if (!pod || pod->IsNull()) return Invalid("ExtenderArgs: Pod is missing");
+  if (!pod->IsObject()) return Invalid("ExtenderArgs: Pod must be an object");
+  args.pod = pod;
+  const Value* names = FindKey(args.document, "NodeNames");
+  const Value* nodes = FindKey(args.document, "Nodes");
+  if (names && !names->IsNull()) {
+    if (!names->IsArray()) return Invalid("ExtenderArgs: NodeNames must be an array of strings");
+    for (const auto& n : names->GetArray()) {
+      if (!n.IsString()) return Invalid("ExtenderArgs: NodeNames must be an array of strings");
+      args.node_names.emplace_back(n.GetString(), n.GetStringLength());
+    }
+  } else if (nodes && !nodes->IsNull()) {
+    if (!nodes->IsObject()) return Invalid("ExtenderArgs: Nodes must be a NodeList object");
+    args.nodes_as_list = true;
+    const Value* items = json::Member(*nodes, "items");
+    if (items && !items->IsNull()) {
+      if (!items->IsArray()) return Invalid("ExtenderArgs: Nodes.items must be an array");
+      size_t i = 0;
+      for (const auto& item : items->GetArray()) {
+        const Value* name = item.IsObject() ? json::Find(item, {"metadata", "name"}) : nullptr;
+        if (!name || !name->IsString() || name->GetStringLength() == 0) {
+          return Invalid("ExtenderArgs: Nodes.items[" + std::to_string(i) + "] has no metadata.name");
+        }
+        args.node_names.emplace_back(name->GetString(), name->GetStringLength());
+        args.node_items.push_back(&item);
+        ++i;
+      }
+    }
+  }
+  return args;
+}
+
+std::string EncodeFilterResult(const ExtenderFilterResult& result, const ExtenderArgs* args) {
+  rapidjson::StringBuffer buffer;
+  Writer w(buffer);
+  w.StartObject();
+  const bool as_list = args != nullptr && args->nodes_as_list;
+  w.Key("Nodes");
+  if (as_list) {
+    w.StartObject();
+    w.Key("metadata");
+    w.StartObject();
+    w.EndObject();
+    w.Key("items");
+    w.StartArray();
+    // Echo the request's Node objects of the passing names, in the request's order.
+    size_t next = 0;
+    for (size_t i = 0; i < args->node_names.size() && next < result.passed.size(); ++i) {
+      if (args->node_names[i] != result.passed[next]) continue;
+      args->node_items[i]->Accept(w);
+      ++next;
+    }
+    w.EndArray();
+    w.EndObject();
+  } else {
+    w.Null();
+  }
+  w.Key("NodeNames");
+  if (as_list) {
+    w.Null();
+  } else {
+    w.StartArray();
+    for (const auto& n : result.passed) WriteString(w, n);
+    w.EndArray();
+  }
+  w.Key("FailedNodes");
+  WriteMap(w, result.failed);
+  w.Key("FailedAndUnresolvableNodes");
+  WriteMap(w, result.failed_unresolvable);
+  w.Key("Error");
+  WriteString(w, result.error);
+  w.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+std::string EncodeHostPriorityList(const std::vector<HostPriority>& list) {
+  rapidjson::StringBuffer buffer;
+  Writer w(buffer);
+  w.StartArray();
+  for (const auto& hp : list) {
+    w.StartObject();
+    w.Key("Host");
+    WriteString(w, hp.host);
+    w.Key("Score");
+    w.Int64(hp.score);
+    w.EndObject();
+  }
+  w.EndArray();
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+Result<ExtenderBindingArgs> DecodeBindingArgs(std::string_view body) {
+  auto doc = ParseObject(body, "ExtenderBindingArgs");
+  if (!doc) return std::unexpected(doc.error());
+  ExtenderBindingArgs args;
+  auto read = [&](std::string_view key, std::string& out) -> Status {
+    auto v = StringField(*doc, key, "ExtenderBindingArgs");
+    if (!v) return std::unexpected(v.error());
+    out = std::move(*v);
+    return {};
+  };
+  if (auto s = read("PodName", args.pod_name); !s) return std::unexpected(s.error());
+  if (auto s = read("PodNamespace", args.pod_namespace); !s) return std::unexpected(s.error());
+  if (auto s = read("PodUID", args.pod_uid); !s) return std::unexpected(s.error());
+  if (auto s = read("Node", args.node); !s) return std::unexpected(s.error());
+  if (args.pod_name.empty()) return Invalid("ExtenderBindingArgs: PodName is missing");
+  if (args.node.empty()) return Invalid("ExtenderBindingArgs: Node is missing");
+  return args;
+}
+
+std::string EncodeBindingResult(std::string_view error) {
+  rapidjson::StringBuffer buffer;
+  Writer w(buffer);
+  w.StartObject();
+  w.Key("Error");
+  WriteString(w, error);
+  w.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+std::string EncodeError(std::string_view message) { return EncodeBindingResult(message); }
+
+}  // namespace berth::controllers::extender

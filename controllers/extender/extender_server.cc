@@ -1,0 +1,184 @@
+// controllers/extender/extender_server.cc
+#include "controllers/extender/extender_server.h"
+
+#include <chrono>
+
+#include "clientgo-shim/base/log.h"
+#include "controllers/scheduler/scheduler_codec.h"
+#include "reconcile/placement/filters.h"
+#include "reconcile/placement/reservation_affinity.h"
+
+namespace berth::controllers::extender {
+namespace {
+
+namespace placement = reconcile::placement;
+
+constexpr char kLogger[] = "extender";
+constexpr char kJson[] = "application/json";
+constexpr std::string_view kNodeNotFound = "node(s) not found in berth's node cache";
+
+shim::HttpServerReply JsonReply(int status, std::string body) {
+  shim::HttpServerReply r;
+  r.status = status;
+  r.content_type = kJson;
+  r.body = std::move(body);
+  return r;
+}
+
+shim::HttpServerReply BadRequest(const std::string& verb, const Error& error) {
+  log::Warn(kLogger, "malformed extender request", {{"verb", verb}, {"error", error.message}});
+  return JsonReply(400, EncodeError(error.message));
+}
+
+bool IsResourceReason(std::string_view reason) {
+  return reason.starts_with("Insufficient ") || reason == placement::kReasonTooManyPods;
+}
+
+// NodeFailure: this node's reasons from a decision pinned to it. The FitError also counts the
+// other nodes (they fail NodeName), so only the reasons a node can give past the non-resource
+// filters are kept; EvaluateOnNodes answers non-resource failures itself, for this node alone.
+struct NodeFailure {
+  std::string message;
+  bool resolvable = false;  // only resource shortfalls: preemption could help
+};
+
+NodeFailure Describe(const placement::FitError& error) {
+  NodeFailure out;
+  if (!error.error.empty()) {
+    out.message = error.error;
+    return out;
+  }
+  bool all_resource = true;
+  for (const auto& [reason, count] : error.reasons) {
+    const bool ours = IsResourceReason(reason) || reason == placement::kReasonReservationInsufficient ||
+                      reason == placement::kReasonReservationAffinity;
+    const bool nonresource_here = error.num_all_nodes == 1;  // EvaluateOnNodes' own FitError
+    if (!ours && !nonresource_here) continue;
+    if (!IsResourceReason(reason)) all_resource = false;
+    if (!out.message.empty()) out.message += ", ";
+    out.message += reason;
+  }
+  if (out.message.empty() && !error.pre_filter_message.empty()) {
+    out.message = error.pre_filter_message;
+    all_resource = false;
+  }
+  for (const auto& r : error.post_filter_reasons) {
+    out.message += (out.message.empty() ? "" : ". ") + r;
+  }
+  if (out.message.empty()) out.message = error.Message();
+  out.resolvable = all_resource;
+  return out;
+}
+
+}  // namespace
+
+shim::HttpServerOptions ExtenderServerOptions() {
+  shim::HttpServerOptions o;
+  o.allow_post = true;
+  o.header_limit = 16 * 1024;
+  // A NodeList of 5,000 nodes is a few MiB; a pod at most ~1.5 MiB (etcd's object limit).
+  o.body_limit = 32 * 1024 * 1024;
+  o.request_timeout = std::chrono::seconds(10);
+  o.max_connections = 64;
+  return o;
+}
+
+ExtenderService::ExtenderService(SchedulerCache& cache, Binder binder, shim::Registry* registry)
+    : cache_(cache), binder_(std::move(binder)) {
+  if (!registry) return;
+  if (auto c = registry->AddCounter("berth_extender_requests_total",
+                                    "kube-scheduler extender requests by verb and HTTP code.", {"verb", "code"})) {
+    requests_ = *c;
+  }
+  if (auto h = registry->AddHistogram("berth_extender_request_duration_seconds",
+                                      "Time to answer a kube-scheduler extender request, by verb.", {"verb"},
+                                      {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5})) {
+    duration_ = *h;
+  }
+}
+
+void ExtenderService::Register(shim::HttpServer& server) {
+  server.Handle("/filter", [this](const shim::HttpServerRequest& r) { return Handle("filter", r, &ExtenderService::Filter); });
+  server.Handle("/prioritize",
+                [this](const shim::HttpServerRequest& r) { return Handle("prioritize", r, &ExtenderService::Prioritize); });
+  server.Handle("/bind", [this](const shim::HttpServerRequest& r) { return Handle("bind", r, &ExtenderService::Bind); });
+}
+
+shim::HttpServerReply ExtenderService::Handle(const std::string& verb, const shim::HttpServerRequest& request,
+                                              shim::HttpServerReply (ExtenderService::*handler)(const std::string&)) {
+  const auto start = std::chrono::steady_clock::now();
+  shim::HttpServerReply reply;
+  if (request.method != "POST") {
+    reply = JsonReply(405, EncodeError("kube-scheduler extender verbs are POST"));
+    reply.headers.push_back({"Allow", "POST"});
+  } else {
+    reply = (this->*handler)(request.body);
+  }
+  if (requests_) requests_->WithLabelValues({verb, std::to_string(reply.status)}).Inc();
+  if (duration_) {
+    duration_->WithLabelValues({verb}).Observe(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  return reply;
+}
+
+shim::HttpServerReply ExtenderService::Filter(const std::string& body) {
+  auto args = DecodeExtenderArgs(body);
+  if (!args) return BadRequest("filter", args.error());
+  placement::PodSpecView pod = ReadPodView(*args->pod);
+  auto evaluations = cache_.EvaluateOnNodes(pod, args->node_names, /*with_scores=*/false);
+  ExtenderFilterResult result;
+  for (size_t i = 0; i < evaluations.size(); ++i) {
+    const std::string& name = args->node_names[i];
+    const auto& e = evaluations[i];
+    if (!e.known) {
+      result.failed_unresolvable[name] = std::string(kNodeNotFound);
+    } else if (e.decision) {
+      result.passed.push_back(name);
+    } else {
+      NodeFailure failure = Describe(e.decision.error());
+      (failure.resolvable ? result.failed : result.failed_unresolvable)[name] = std::move(failure.message);
+    }
+  }
+  return JsonReply(200, EncodeFilterResult(result, &*args));
+}
+
+shim::HttpServerReply ExtenderService::Prioritize(const std::string& body) {
+  auto args = DecodeExtenderArgs(body);
+  if (!args) return BadRequest("prioritize", args.error());
+  placement::PodSpecView pod = ReadPodView(*args->pod);
+  auto evaluations = cache_.EvaluateOnNodes(pod, args->node_names, /*with_scores=*/true);
+  // When the pod can use a reservation on some candidate, the other nodes score 0: the margin is
+  // then 10 × weight × 10, enough for a weight of 10 or more to outrank every in-tree score sum,
+  // as berth's own scheduler always prefers a reservation node.
+  bool any_reservation = false;
+  for (const auto& e : evaluations) any_reservation = any_reservation || (e.known && e.decision && e.decision->reservation);
+  std::vector<HostPriority> list;
+  list.reserve(evaluations.size());
+  for (size_t i = 0; i < evaluations.size(); ++i) {
+    const auto& e = evaluations[i];
+    int64_t score = kMinExtenderPriority;
+    if (e.known && e.decision) {
+      if (e.decision->reservation) {
+        score = kMaxExtenderPriority;
+      } else if (!any_reservation) {
+        score = e.score * (kMaxExtenderPriority - 1) / placement::kMaxNodeScore;
+      }
+    }
+    list.push_back({args->node_names[i], score});
+  }
+  return JsonReply(200, EncodeHostPriorityList(list));
+}
+
+shim::HttpServerReply ExtenderService::Bind(const std::string& body) {
+  auto args = DecodeBindingArgs(body);
+  if (!args) return BadRequest("bind", args.error());
+  std::string error = binder_ ? binder_(*args) : std::string("berth's scheduler is not running");
+  if (!error.empty()) {
+    log::Info(kLogger, "extender bind failed",
+              {{"pod", args->pod_namespace + "/" + args->pod_name}, {"node", args->node}, {"error", error}});
+  }
+  return JsonReply(200, EncodeBindingResult(error));
+}
+
+}  // namespace berth::controllers::extender

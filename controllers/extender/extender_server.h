@@ -1,0 +1,62 @@
+// controllers/extender/extender_server.h
+//
+// berth as a kube-scheduler HTTP extender (issue 14): POST /filter, /prioritize and /bind on the
+// HttpServer of --extender-bind-address, so reservations hold for pods of the stock
+// kube-scheduler (schedulerName default-scheduler). Decisions come from the scheduler's
+// assumed-state cache (SchedulerCache::EvaluateOnNodes: reconcile/placement's rules, the pod
+// pinned to each candidate node):
+//   - filter: a node passes when the pod fits there without taking capacity active reservations
+//     hold for others; an owner pod passes where a matching reservation (Aligned/Restricted,
+//     reservation affinity) or free capacity fits it. Reasons use kube-scheduler's words; resource
+//     shortfalls go to FailedNodes (preemption may help), everything else (taints, affinity,
+//     reservation affinity, a node berth does not know, a pod-level error) to
+//     FailedAndUnresolvableNodes.
+//   - prioritize: 10 on a node where the pod would use a reservation; otherwise
+//     --scoring-strategy's node score scaled to 0..9, so reservation nodes always rank first.
+//   - bind: the Binder (SchedulerController::BindPodToNode): decided and assumed under the cache
+//     lock, the reservation-allocated annotation on the Binding for an owner pod.
+// A malformed body is a 400 with {"Error": ...}; decisions never give a 500. Handlers run on the
+// HttpServer's I/O thread, so a slow bind delays other requests on this server (never the
+// metrics or probe servers).
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "clientgo-shim/metrics/http_server.h"
+#include "clientgo-shim/metrics/registry.h"
+#include "controllers/extender/extender_codec.h"
+#include "controllers/scheduler/scheduler_cache.h"
+
+namespace berth::controllers::extender {
+
+// Binder binds a pod to a node; returns "" on success, otherwise why not.
+using Binder = std::function<std::string(const ExtenderBindingArgs&)>;
+
+class ExtenderService {
+ public:
+  // `registry` may be null (no metrics). `cache` and `registry` must outlive the service.
+  ExtenderService(SchedulerCache& cache, Binder binder, shim::Registry* registry);
+
+  // Register adds /filter, /prioritize and /bind to `server`.
+  void Register(shim::HttpServer& server);
+
+  shim::HttpServerReply Filter(const std::string& body);
+  shim::HttpServerReply Prioritize(const std::string& body);
+  shim::HttpServerReply Bind(const std::string& body);
+
+ private:
+  shim::HttpServerReply Handle(const std::string& verb, const shim::HttpServerRequest& request,
+                               shim::HttpServerReply (ExtenderService::*handler)(const std::string&));
+
+  SchedulerCache& cache_;
+  Binder binder_;
+  shim::CounterFamily* requests_ = nullptr;
+  shim::HistogramFamily* duration_ = nullptr;
+};
+
+// ExtenderServerOptions: the HttpServer limits for the extender (bodies carry whole pods and,
+// without nodeCacheCapable, whole NodeLists).
+shim::HttpServerOptions ExtenderServerOptions();
+
+}  // namespace berth::controllers::extender

@@ -1,0 +1,295 @@
+// ExtenderService: filter/prioritize/bind answers from the scheduler's cache, with the reasons
+// kube-scheduler would give, and the cache's assume making a double booking impossible.
+#include "controllers/extender/extender_server.h"
+
+#include <atomic>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "clientgo-shim/base/json.h"
+#include "clientgo-shim/metrics/raw_http_client.h"
+#include "reconcile/placement/filters.h"
+#include "reconcile/placement/reservation_affinity.h"
+
+namespace berth::controllers::extender {
+namespace {
+
+namespace placement = reconcile::placement;
+
+constexpr int64_t kMi = int64_t{1024} * 1024 * 1000;
+
+placement::NodeView Node(const std::string& name, int64_t cpu_milli) {
+  placement::NodeView n;
+  n.name = name;
+  n.allocatable = {{"cpu", cpu_milli}, {"memory", 8192 * kMi}, {"pods", 110 * 1000}};
+  return n;
+}
+
+placement::ReservationView Reservation(const std::string& name, const std::string& node, int64_t cpu_milli,
+                                       bool allocate_once = true) {
+  placement::ReservationView r;
+  r.name = name;
+  r.uid = "ruid-" + name;
+  r.phase = reconcile::Phase::kAvailable;
+  r.node_name = node;
+  r.allocatable = {{"cpu", cpu_milli}};
+  placement::ReservationOwner by_label;
+  auto doc = json::Parse(R"({"matchLabels":{"app":"owner"}})");
+  by_label.label_selector = *shim::LabelSelector::FromJson(&*doc);
+  r.owners = {by_label};
+  r.allocate_once = allocate_once;
+  return r;
+}
+
+// PodJson: a pod as kube-scheduler sends it; `extra_meta` is spliced into metadata.
+std::string PodJson(const std::string& name, const std::string& cpu, const std::string& labels = "{}",
+                    const std::string& extra_meta = "") {
+  return R"({"metadata":{"name":")" + name + R"(","namespace":"default","uid":"uid-)" + name + R"(","labels":)" +
+         labels + extra_meta + R"(},"spec":{"schedulerName":"default-scheduler","containers":[{"name":"c",)"
+         R"("resources":{"requests":{"cpu":")" + cpu + R"("}}}]},"status":{"phase":"Pending"}})";
+}
+
+std::string Args(const std::string& pod, const std::vector<std::string>& nodes) {
+  std::string names;
+  for (const auto& n : nodes) names += (names.empty() ? "\"" : ",\"") + n + "\"";
+  return R"({"Pod":)" + pod + R"(,"Nodes":null,"NodeNames":[)" + names + "]}";
+}
+
+class ExtenderServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cache_.UpsertNode(Node("node-0", 4000));
+    cache_.UpsertNode(Node("node-1", 4000));
+    cache_.UpsertReservation(Reservation("r0", "node-0", 3000));
+  }
+  rapidjson::Document Filter(const std::string& body) {
+    auto reply = service_.Filter(body);
+    EXPECT_EQ(reply.status, 200) << reply.body;
+    EXPECT_EQ(reply.content_type, "application/json");
+    auto doc = json::Parse(reply.body);
+    EXPECT_TRUE(doc.has_value()) << reply.body;
+    return std::move(*doc);
+  }
+  std::vector<std::string> Passed(const rapidjson::Document& d) {
+    std::vector<std::string> out;
+    for (const auto& v : d["NodeNames"].GetArray()) out.emplace_back(v.GetString());
+    return out;
+  }
+  std::map<std::string, int64_t> Scores(const std::string& body) {
+    auto reply = service_.Prioritize(body);
+    EXPECT_EQ(reply.status, 200) << reply.body;
+    auto doc = json::Parse(reply.body);
+    std::map<std::string, int64_t> out;
+    for (const auto& hp : doc->GetArray()) out[hp["Host"].GetString()] = hp["Score"].GetInt64();
+    return out;
+  }
+
+  shim::Registry registry_;
+  SchedulerCache cache_;
+  std::vector<ExtenderBindingArgs> binds_;
+  std::string bind_error_;
+  ExtenderService service_{cache_,
+                           [this](const ExtenderBindingArgs& a) {
+                             binds_.push_back(a);
+                             return bind_error_;
+                           },
+                           &registry_};
+};
+
+TEST_F(ExtenderServiceTest, NonOwnerPodIsKeptOffReservedCapacity) {
+  auto d = Filter(Args(PodJson("plain", "2"), {"node-0", "node-1"}));
+  EXPECT_EQ(Passed(d), (std::vector<std::string>{"node-1"}));
+  // Resource shortfall: FailedNodes (preemption may help), in kube-scheduler's words.
+  EXPECT_EQ(json::GetString(d, {"FailedNodes", "node-0"}), "Insufficient cpu");
+  EXPECT_EQ(d["FailedAndUnresolvableNodes"].MemberCount(), 0u);
+  EXPECT_TRUE(d["Nodes"].IsNull());
+  EXPECT_EQ(json::GetString(d, {"Error"}), "");
+  // A small pod still fits beside the reservation (4 - 3 = 1 cpu free).
+  EXPECT_EQ(Passed(Filter(Args(PodJson("small", "1"), {"node-0"}))), (std::vector<std::string>{"node-0"}));
+}
+
+TEST_F(ExtenderServiceTest, OwnerPodPassesWhereItsReservationFitsAndScoresTenThere) {
+  const std::string args = Args(PodJson("owner", "3", R"({"app":"owner"})"), {"node-0", "node-1"});
+  EXPECT_EQ(Passed(Filter(args)), (std::vector<std::string>{"node-0", "node-1"}));
+  auto scores = Scores(args);
+  EXPECT_EQ(scores["node-0"], kMaxExtenderPriority);
+  // The reservation node must win whatever kube-scheduler's in-tree scores say.
+  EXPECT_EQ(scores["node-1"], 0);
+}
+
+TEST_F(ExtenderServiceTest, PrioritizeScalesTheNodeScoreBelowTen) {
+  cache_.UpsertNode(Node("node-2", 100000));
+  auto scores = Scores(Args(PodJson("plain", "1"), {"node-1", "node-2", "ghost"}));
+  // LeastAllocated: the emptier node scores higher; no node without a reservation reaches 10.
+  EXPECT_GT(scores["node-2"], scores["node-1"]);
+  EXPECT_LE(scores["node-2"], kMaxExtenderPriority - 1);
+  EXPECT_EQ(scores["ghost"], 0);
+}
+
+TEST_F(ExtenderServiceTest, UnknownNodeIsFailedWithAReasonNeverAServerError) {
+  auto d = Filter(Args(PodJson("plain", "1"), {"ghost", "node-1"}));
+  EXPECT_EQ(Passed(d), (std::vector<std::string>{"node-1"}));
+  EXPECT_EQ(json::GetString(d, {"FailedAndUnresolvableNodes", "ghost"}), "node(s) not found in berth's node cache");
+}
+
+TEST_F(ExtenderServiceTest, TaintIsUnresolvable) {
+  placement::NodeView tainted = Node("node-t", 4000);
+  tainted.taints = {{"dedicated", "gpu", "NoSchedule"}};
+  cache_.UpsertNode(tainted);
+  auto d = Filter(Args(PodJson("plain", "1"), {"node-t"}));
+  EXPECT_TRUE(Passed(d).empty());
+  EXPECT_EQ(json::GetString(d, {"FailedAndUnresolvableNodes", "node-t"}),
+            "node(s) had untolerated taint {dedicated: gpu}");
+}
+
+TEST_F(ExtenderServiceTest, OwnerPodTooBigForARestrictedReservationIsRefusedOnThatNode) {
+  placement::ReservationView r = Reservation("r0", "node-0", 3000);
+  r.allocate_policy = placement::AllocatePolicy::kRestricted;
+  cache_.UpsertReservation(r);
+  auto d = Filter(Args(PodJson("owner", "3500m", R"({"app":"owner"})"), {"node-0", "node-1"}));
+  EXPECT_EQ(Passed(d), (std::vector<std::string>{"node-1"}));
+  EXPECT_EQ(json::GetString(d, {"FailedAndUnresolvableNodes", "node-0"}), placement::kReasonReservationInsufficient);
+  // Aligned takes the rest from the node's free capacity.
+  r.allocate_policy = placement::AllocatePolicy::kAligned;
+  cache_.UpsertReservation(r);
+  EXPECT_EQ(Passed(Filter(Args(PodJson("owner", "3500m", R"({"app":"owner"})"), {"node-0"}))),
+            (std::vector<std::string>{"node-0"}));
+}
+
+TEST_F(ExtenderServiceTest, ReservationAffinityThatSelectsNothingFailsEveryNode) {
+  const std::string affinity =
+      R"(,"annotations":{"scheduling.koordinator.sh/reservation-affinity":"{\"reservationSelector\":{\"team\":\"b\"}}"})";
+  auto d = Filter(Args(PodJson("owner", "1", R"({"app":"owner"})", affinity), {"node-0", "node-1"}));
+  EXPECT_TRUE(Passed(d).empty());
+  for (const char* node : {"node-0", "node-1"}) {
+    EXPECT_NE(json::GetString(d, {"FailedAndUnresolvableNodes", node}).find(placement::kReasonReservationAffinity),
+              std::string::npos)
+        << node << ": " << json::Serialize(d);
+  }
+}
+
+TEST_F(ExtenderServiceTest, UnparsableAffinityIsUnresolvableWithTheParseError) {
+  const std::string affinity = R"(,"annotations":{"scheduling.koordinator.sh/reservation-affinity":"{not json"})";
+  auto d = Filter(Args(PodJson("owner", "1", R"({"app":"owner"})", affinity), {"node-1"}));
+  EXPECT_TRUE(Passed(d).empty());
+  EXPECT_NE(json::GetString(d, {"FailedAndUnresolvableNodes", "node-1"}).find("invalid annotation"), std::string::npos);
+}
+
+TEST_F(ExtenderServiceTest, NodeListRequestGetsNodeListAnswer) {
+  const std::string body = R"({"Pod":)" + PodJson("plain", "2") +
+                           R"(,"Nodes":{"metadata":{},"items":[{"metadata":{"name":"node-0"}},{"metadata":{"name":"node-1"}}]},"NodeNames":null})";
+  auto d = Filter(body);
+  EXPECT_TRUE(d["NodeNames"].IsNull());
+  ASSERT_EQ(d["Nodes"]["items"].Size(), 1u);
+  EXPECT_EQ(json::GetString(d["Nodes"]["items"][0], {"metadata", "name"}), "node-1");
+}
+
+TEST_F(ExtenderServiceTest, MalformedBodiesAre400WithAJsonError) {
+  for (auto verb : {&ExtenderService::Filter, &ExtenderService::Prioritize, &ExtenderService::Bind}) {
+    auto reply = (service_.*verb)("{\"Pod\":");
+    EXPECT_EQ(reply.status, 400);
+    EXPECT_EQ(reply.content_type, "application/json");
+    auto doc = json::Parse(reply.body);
+    ASSERT_TRUE(doc.has_value()) << reply.body;
+    EXPECT_NE(json::GetString(*doc, {"Error"}).find("not JSON"), std::string::npos) << reply.body;
+  }
+}
+
+TEST_F(ExtenderServiceTest, BindCallsTheBinderAndReportsItsError) {
+  auto ok = service_.Bind(R"({"PodName":"p","PodNamespace":"ns","PodUID":"u","Node":"node-0"})");
+  EXPECT_EQ(ok.status, 200);
+  EXPECT_EQ(ok.body, R"({"Error":""})");
+  ASSERT_EQ(binds_.size(), 1u);
+  EXPECT_EQ(binds_[0].node, "node-0");
+  EXPECT_EQ(binds_[0].pod_uid, "u");
+  bind_error_ = "0/2 nodes are available: 1 Insufficient cpu.";
+  auto failed = service_.Bind(R"({"PodName":"p","PodNamespace":"ns","PodUID":"u","Node":"node-0"})");
+  EXPECT_EQ(failed.status, 200);
+  EXPECT_EQ(failed.body, R"({"Error":"0/2 nodes are available: 1 Insufficient cpu."})");
+}
+
+TEST_F(ExtenderServiceTest, ServesTheVerbsOverHttpAndCountsThem) {
+  shim::HttpServer server("127.0.0.1:0", ExtenderServerOptions());
+  service_.Register(server);
+  auto port = server.Start();
+  ASSERT_TRUE(port.has_value()) << port.error().message;
+  auto post = [&](std::string_view path, const std::string& body) {
+    std::string request = "POST " + std::string(path) +
+                          " HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: Go-http-client/1.1\r\n"
+                          "Content-Type: application/json\r\nAccept-Encoding: gzip\r\nContent-Length: " +
+                          std::to_string(body.size()) + "\r\n\r\n" + body;
+    return shim::testing::Exchange(*port, request, std::chrono::seconds(5));
+  };
+  auto filter = post("/filter", Args(PodJson("plain", "2"), {"node-0", "node-1"}));
+  EXPECT_EQ(filter.status, 200);
+  EXPECT_EQ(filter.header("content-type"), "application/json");
+  EXPECT_NE(filter.body.find(R"("NodeNames":["node-1"])"), std::string::npos) << filter.body;
+  auto prioritize = post("/prioritize", Args(PodJson("plain", "1"), {"node-1"}));
+  EXPECT_EQ(prioritize.status, 200);
+  EXPECT_TRUE(prioritize.body.starts_with(R"([{"Host":"node-1","Score":)")) << prioritize.body;
+  auto bad = post("/bind", "not json");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_TRUE(bad.body.starts_with(R"({"Error":)")) << bad.body;
+  // GET is not a verb kube-scheduler uses.
+  auto get = shim::testing::Exchange(*port, shim::testing::GetRequest("/filter"), std::chrono::seconds(5));
+  EXPECT_EQ(get.status, 405);
+  server.Stop();
+  const std::string text = registry_.Render();
+  EXPECT_NE(text.find(R"(berth_extender_requests_total{code="200",verb="filter"} 1)"), std::string::npos) << text;
+  EXPECT_NE(text.find(R"(berth_extender_requests_total{code="400",verb="bind"} 1)"), std::string::npos) << text;
+  EXPECT_NE(text.find(R"(berth_extender_requests_total{code="405",verb="filter"} 1)"), std::string::npos) << text;
+  EXPECT_NE(text.find(R"(berth_extender_request_duration_seconds_count{verb="prioritize"} 1)"), std::string::npos)
+      << text;
+}
+
+TEST_F(ExtenderServiceTest, ABodyOverTheLimitIs413AndTheServerStaysUp) {
+  shim::HttpServerOptions options = ExtenderServerOptions();
+  options.body_limit = 1024;  // the real limit is 32 MiB; the same code path
+  shim::HttpServer server("127.0.0.1:0", options);
+  service_.Register(server);
+  auto port = server.Start();
+  ASSERT_TRUE(port.has_value()) << port.error().message;
+  const std::string big(4096, ' ');
+  auto reply = shim::testing::Exchange(
+      *port, "POST /filter HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 4096\r\n\r\n" + big,
+      std::chrono::seconds(5));
+  EXPECT_EQ(reply.status, 413);
+  const std::string body = Args(PodJson("plain", "1"), {"node-1"});
+  ASSERT_LT(body.size(), 1024u);
+  auto ok = shim::testing::Exchange(*port,
+                                    "POST /filter HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: " +
+                                        std::to_string(body.size()) + "\r\n\r\n" + body,
+                                    std::chrono::seconds(5));
+  EXPECT_EQ(ok.status, 200);
+  server.Stop();
+}
+
+TEST_F(ExtenderServiceTest, TwoConcurrentBindsCannotShareOneReservation) {
+  // Both owner pods fit node-0 only through r0 (3 cpu of 4; the node has 1 cpu free). Each
+  // bind decides pinned to node-0 and assumes under the cache lock: one wins, one is refused.
+  std::atomic<int> won{0}, refused{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&, i] {
+      placement::PodSpecView pod;
+      pod.namespace_name = "default";
+      pod.name = "owner-" + std::to_string(i);
+      pod.uid = "uid-owner-" + std::to_string(i);
+      pod.labels = {{"app", "owner"}};
+      pod.requests = {{"cpu", 3000}};
+      pod.node_name = "node-0";
+      auto decision = cache_.ScheduleAndAssumePod(pod);
+      (decision ? won : refused)++;
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(won.load(), 1);
+  EXPECT_EQ(refused.load(), 7);
+  // And the filter now sees r0 taken: another owner does not pass node-0.
+  auto d = Filter(Args(PodJson("owner-late", "3", R"({"app":"owner"})"), {"node-0"}));
+  EXPECT_TRUE(Passed(d).empty());
+}
+
+}  // namespace
+}  // namespace berth::controllers::extender
