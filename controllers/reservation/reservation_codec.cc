@@ -7,6 +7,7 @@
 #include "clientgo-shim/api/timestamp.h"
 #include "clientgo-shim/base/json.h"
 #include "reconcile/common/annotation_json.h"
+#include "reconcile/reservation/lifecycle.h"
 
 namespace berth::controllers {
 namespace {
@@ -32,6 +33,34 @@ shim::Quantity::Format FormatFor(std::string_view name) {
     return shim::Quantity::Format::kBinarySI;
   }
   return shim::Quantity::Format::kDecimalSI;
+}
+
+// ReadExpiry reads spec.ttl and spec.expires (problems become spec_errors).
+void ReadExpiry(const Value& spec, reconcile::ReservationSnapshot& r) {
+  if (const Value* ttl = json::Member(spec, "ttl"); ttl && !ttl->IsNull()) {
+    if (!ttl->IsString()) {
+      r.spec_errors.push_back("spec.ttl: must be a duration string");
+    } else {
+      r.ttl_text = ttl->GetString();
+      auto d = shim::ParseDuration(r.ttl_text);
+      if (!d) {
+        r.spec_errors.push_back("spec.ttl: " + d.error().message);
+      } else if (d->count() < 0) {
+        r.spec_errors.push_back("spec.ttl: must not be negative, got " + r.ttl_text);
+      } else {
+        r.ttl = *d;
+      }
+    }
+  }
+  if (const Value* expires = json::Member(spec, "expires"); expires && !expires->IsNull()) {
+    auto t = expires->IsString() ? shim::ParseTimestamp(expires->GetString())
+                                 : Result<shim::TimePoint>(MakeError(ErrorCode::kInvalidArgument, "not a string"));
+    if (!t) {
+      r.spec_errors.push_back("spec.expires: " + t.error().message);
+    } else {
+      r.expires = std::chrono::time_point_cast<Time::duration>(*t);
+    }
+  }
 }
 
 }  // namespace
@@ -134,6 +163,15 @@ reconcile::PodResources PodResourcesOf(const Value& spec, std::vector<std::strin
   return pod;
 }
 
+std::optional<Time> ReadExpiryDeadline(const Value& object) {
+  reconcile::ReservationSnapshot r;
+  r.creation_time = ReadTime(object, {"metadata", "creationTimestamp"}).value_or(Time{});
+  const Value* spec = json::Member(object, "spec");
+  if (!spec || !spec->IsObject()) return std::nullopt;
+  ReadExpiry(*spec, r);
+  return reconcile::ExpiryDeadline(r);
+}
+
 reconcile::ReservationSnapshot ReadReservation(const Value& object) {
   reconcile::ReservationSnapshot r;
   r.name = json::GetString(object, {"metadata", "name"});
@@ -145,30 +183,7 @@ reconcile::ReservationSnapshot ReadReservation(const Value& object) {
     r.spec_errors.push_back("spec: Required value");
     return r;
   }
-  if (const Value* ttl = json::Member(*spec, "ttl"); ttl && !ttl->IsNull()) {
-    if (!ttl->IsString()) {
-      r.spec_errors.push_back("spec.ttl: must be a duration string");
-    } else {
-      r.ttl_text = ttl->GetString();
-      auto d = shim::ParseDuration(r.ttl_text);
-      if (!d) {
-        r.spec_errors.push_back("spec.ttl: " + d.error().message);
-      } else if (d->count() < 0) {
-        r.spec_errors.push_back("spec.ttl: must not be negative, got " + r.ttl_text);
-      } else {
-        r.ttl = *d;
-      }
-    }
-  }
-  if (const Value* expires = json::Member(*spec, "expires"); expires && !expires->IsNull()) {
-    auto t = expires->IsString() ? shim::ParseTimestamp(expires->GetString())
-                                 : Result<shim::TimePoint>(MakeError(ErrorCode::kInvalidArgument, "not a string"));
-    if (!t) {
-      r.spec_errors.push_back("spec.expires: " + t.error().message);
-    } else {
-      r.expires = std::chrono::time_point_cast<Time::duration>(*t);
-    }
-  }
+  ReadExpiry(*spec, r);
   if (const Value* once = json::Member(*spec, "allocateOnce"); once && once->IsBool()) r.allocate_once = once->GetBool();
   if (const Value* owners = json::Member(*spec, "owners"); owners && owners->IsArray()) {
     for (rapidjson::SizeType i = 0; i < owners->Size(); ++i) {

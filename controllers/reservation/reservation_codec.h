@@ -26,6 +26,11 @@ reconcile::ReservationSnapshot ReadReservation(const rapidjson::Value& object);
 // ReadReservation from the informer cache: the same snapshot, decoding only the fields it reads.
 reconcile::ReservationSnapshot ReadReservation(const shim::CachedObject& object);
 
+// ReadExpiryDeadline: reconcile::ExpiryDeadline (expires wins over creation + ttl) of a
+// Reservation object, reading only metadata.creationTimestamp, spec.ttl and spec.expires the way
+// ReadReservation does; nullopt when it never expires or those fields do not parse.
+std::optional<reconcile::Time> ReadExpiryDeadline(const rapidjson::Value& object);
+
 // AllocatedReservation reads the annotation: {name, uid}; nullopt when absent or malformed.
 struct AllocatedRef {
   std::string name;

@@ -2,6 +2,7 @@
 
 #include "clientgo-shim/base/json.h"
 #include "clientgo-shim/base/log.h"
+#include "controllers/common/write_errors.h"
 #include "controllers/reservation/reservation_codec.h"
 #include "reconcile/common/annotation_json.h"
 
@@ -230,7 +231,8 @@ shim::ReconcileResult ReservationController::ReconcileReservation(const std::str
 
   if (decision.delete_reservation) {
     auto deleted = client_.Delete(ReservationRef(name));
-    if (!deleted && deleted.error().code != ErrorCode::kNotFound) {
+    if (!deleted && !IsGone(deleted.error())) {
+      LogWriteRetry(kLogger, "GC delete of reservation", name, deleted.error());
       return shim::ReconcileResult::Error("GC delete of reservation " + name + ": " + deleted.error().message);
     }
     gc_total_->WithLabelValues({}).Inc();
@@ -250,8 +252,10 @@ shim::ReconcileResult ReservationController::ReconcileReservation(const std::str
   if (decision.status) {
     auto written = client_.UpdateStatus(ReservationRef(name), StatusUpdateBody(*cached, *decision.status));
     if (!written) {
-      if (written.error().code == ErrorCode::kNotFound) return shim::ReconcileResult::Done();
-      // A conflict means our cache was stale: the informer delivers the newer version soon.
+      if (IsGone(written.error())) return shim::ReconcileResult::Done();
+      // A conflict means our cache was stale: the informer delivers the newer version soon, and
+      // the retry decides again from it (an expiry is re-derived from the spec, never lost).
+      LogWriteRetry(kLogger, "reservation status update", name, written.error());
       return shim::ReconcileResult::Error("status update of reservation " + name + ": " + written.error().message);
     }
     auto written_at = std::chrono::system_clock::now();
@@ -313,9 +317,15 @@ shim::ReconcileResult ReservationController::CleanupOwners(const std::string& re
     ops.PushBack(test, a);
     ops.PushBack(remove, a);
     auto result = client_.Patch(ref, json::Serialize(ops), shim::kJsonPatch);
-    if (!result && result.error().code != ErrorCode::kNotFound) failures += " " + std::string(pod->Key()) + ": " + result.error().message;
-    else log::Info(kLogger, "removed allocation annotation of deleted reservation",
-                   {{"pod", std::string(pod->Key())}, {"reservation_uid", reservation_uid}});
+    if (!result && !IsGone(result.error())) {
+      // A failed test op (the cache was stale) or a transient error: retried from the cache,
+      // where a pod re-allocated meanwhile no longer names this uid.
+      LogWriteRetry(kLogger, "removing the allocation annotation", pod->Key(), result.error());
+      failures += " " + std::string(pod->Key()) + ": " + result.error().message;
+    } else if (result) {
+      log::Info(kLogger, "removed allocation annotation of deleted reservation",
+                {{"pod", std::string(pod->Key())}, {"reservation_uid", reservation_uid}});
+    }
   }
   if (!failures.empty()) return shim::ReconcileResult::Error("cleaning owners of " + reservation_uid + ":" + failures);
   return shim::ReconcileResult::Done();

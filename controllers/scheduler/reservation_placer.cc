@@ -7,6 +7,7 @@
 
 #include "clientgo-shim/base/json.h"
 #include "clientgo-shim/base/log.h"
+#include "controllers/common/write_errors.h"
 #include "controllers/reservation/reservation_codec.h"
 #include "controllers/scheduler/pre_allocation_codec.h"
 #include "controllers/scheduler/scheduler_codec.h"
@@ -62,17 +63,28 @@ void SetCondition(std::vector<reconcile::Condition>& conditions, std::string_vie
 }  // namespace
 
 shim::ReconcileResult SchedulerController::ReconcileReservation(const std::string& name) {
+  WakeOnExpiry();
   auto doc = ToJson(reservations_->store().Get(name));
   if (!doc) return shim::ReconcileResult::Done();
   if (json::Find(*doc, {"metadata", "deletionTimestamp"})) return shim::ReconcileResult::Done();
-  if (!IsOurs(json::GetString(*doc, {"spec", "template", "spec", "schedulerName"}))) return shim::ReconcileResult::Done();
   auto phase = reconcile::ParsePhase(json::GetString(*doc, {"status", "phase"}));
-  if (!phase) return shim::ReconcileResult::Done();
-  bool placed = !json::GetString(*doc, {"status", "nodeName"}).empty();
-  uint64_t seen = cluster_generation_.load();
-  if (*phase == reconcile::Phase::kPending && !placed) return PlaceReservation(*doc, name, seen);
-  if (*phase == reconcile::Phase::kWaiting && placed) return PromoteWaiting(*doc, name, seen);
-  return shim::ReconcileResult::Done();
+  if (!phase || reconcile::IsTerminal(*phase)) return shim::ReconcileResult::Done();
+  // Past its deadline a reservation is neither placed nor promoted: the lifecycle controller
+  // fails it (and the cache already treats it as gone). Before it, look again at the deadline.
+  std::optional<reconcile::Time> deadline = ReadExpiryDeadline(*doc);
+  auto now = std::chrono::system_clock::now();
+  if (deadline && *deadline <= now) return shim::ReconcileResult::Done();
+  shim::ReconcileResult result = shim::ReconcileResult::Done();
+  if (IsOurs(json::GetString(*doc, {"spec", "template", "spec", "schedulerName"}))) {
+    bool placed = !json::GetString(*doc, {"status", "nodeName"}).empty();
+    uint64_t seen = cluster_generation_.load();
+    if (*phase == reconcile::Phase::kPending && !placed) result = PlaceReservation(*doc, name, seen);
+    if (*phase == reconcile::Phase::kWaiting && placed) result = PromoteWaiting(*doc, name, seen);
+  }
+  if (deadline && result.kind == shim::ReconcileResult::Kind::kDone) {
+    return shim::ReconcileResult::RequeueAfter(*deadline - now + std::chrono::milliseconds(1));
+  }
+  return result;
 }
 
 shim::ReconcileResult SchedulerController::PlaceReservation(Document& doc, const std::string& name, uint64_t seen) {
@@ -119,7 +131,8 @@ shim::ReconcileResult SchedulerController::PlaceReservation(Document& doc, const
       status.phase = reconcile::Phase::kPending;
       auto written = write();
       if (!written) {
-        if (written.error().code == ErrorCode::kNotFound) return shim::ReconcileResult::Done();
+        if (IsGone(written.error())) return shim::ReconcileResult::Done();
+        LogWriteRetry(kLogger, "reservation Unschedulable status update", name, written.error());
         return shim::ReconcileResult::Error("status update of reservation " + name + ": " + written.error().message);
       }
     }
@@ -147,7 +160,8 @@ shim::ReconcileResult SchedulerController::PlaceReservation(Document& doc, const
     if (!patched) {
       cache_.ForgetReservation(uid);
       attempts_->WithLabelValues({"reservation", "error"}).Inc();
-      if (patched.error().code == ErrorCode::kNotFound) return shim::ReconcileResult::Done();
+      if (IsGone(patched.error())) return shim::ReconcileResult::Done();
+      LogWriteRetry(kLogger, "recording pre-allocated pods", name, patched.error());
       return shim::ReconcileResult::Error("recording pre-allocated pods of reservation " + name + ": " +
                                           patched.error().message);
     }
@@ -169,10 +183,12 @@ shim::ReconcileResult SchedulerController::PlaceReservation(Document& doc, const
                            std::string(waiting ? kReasonWaiting : kReasonAvailable), waiting_message, now, now}};
   auto written = write();
   if (!written) {
+    // Forgotten, so a retry (or another reservation) decides from what the cache really holds.
     cache_.ForgetReservation(uid);
     attempts_->WithLabelValues({"reservation", "error"}).Inc();
-    if (written.error().code == ErrorCode::kNotFound) return shim::ReconcileResult::Done();
+    if (IsGone(written.error())) return shim::ReconcileResult::Done();
     // A conflict means the cache was stale; the informer brings the newer version.
+    LogWriteRetry(kLogger, "reservation placement status update", name, written.error());
     return shim::ReconcileResult::Error("status update of reservation " + name + ": " + written.error().message);
   }
   attempts_->WithLabelValues({"reservation", "scheduled"}).Inc();
@@ -201,8 +217,10 @@ shim::ReconcileResult SchedulerController::PromoteWaiting(Document& doc, const s
       json::SetString(doc, "apiVersion", std::string(kGroup) + "/" + kVersion, doc.GetAllocator());
       json::SetString(doc, "kind", "Reservation", doc.GetAllocator());
       auto written = client_.UpdateStatus(shim::ResourceRef{kGroup, kVersion, "reservations", "", name}, doc);
-      if (!written && written.error().code != ErrorCode::kNotFound) {
-        log::Warn(kLogger, "writing the Waiting message failed", {{"reservation", name}, {"error", written.error().message}});
+      if (!written) {
+        if (IsGone(written.error())) return shim::ReconcileResult::Done();
+        LogWriteRetry(kLogger, "reservation Waiting message update", name, written.error());
+        return shim::ReconcileResult::Error("status update of reservation " + name + ": " + written.error().message);
       }
     }
     ParkReservation(name, seen);
@@ -216,7 +234,8 @@ shim::ReconcileResult SchedulerController::PromoteWaiting(Document& doc, const s
   json::SetString(doc, "kind", "Reservation", doc.GetAllocator());
   auto written = client_.UpdateStatus(shim::ResourceRef{kGroup, kVersion, "reservations", "", name}, doc);
   if (!written) {
-    if (written.error().code == ErrorCode::kNotFound) return shim::ReconcileResult::Done();
+    if (IsGone(written.error())) return shim::ReconcileResult::Done();
+    LogWriteRetry(kLogger, "reservation Available status update", name, written.error());
     return shim::ReconcileResult::Error("status update of reservation " + name + ": " + written.error().message);
   }
   log::Info(kLogger, "waiting reservation is available", {{"reservation", name}});

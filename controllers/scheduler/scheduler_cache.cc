@@ -12,7 +12,32 @@ bool SameNode(const placement::NodeView& a, const placement::NodeView& b) {
 
 }  // namespace
 
-SchedulerCache::SchedulerCache(placement::SchedulerOptions options) : snapshot_(options) {}
+SchedulerCache::SchedulerCache(placement::SchedulerOptions options, NowFunction now)
+    : now_(now ? std::move(now) : NowFunction([] { return std::chrono::system_clock::now(); })),
+      snapshot_(options) {}
+
+void SchedulerCache::AdvanceLocked() {
+  for (std::string& uid : snapshot_.AdvanceClock(now_())) expired_.push_back(std::move(uid));
+}
+
+std::vector<std::string> SchedulerCache::TakeExpired() {
+  std::lock_guard lock(mu_);
+  AdvanceLocked();
+  std::vector<std::string> out;
+  out.swap(expired_);
+  return out;
+}
+
+bool SchedulerCache::IsReservationExpired(std::string_view uid) {
+  std::lock_guard lock(mu_);
+  AdvanceLocked();
+  return snapshot_.IsExpired(uid);
+}
+
+std::optional<reconcile::Time> SchedulerCache::NextExpiry() const {
+  std::lock_guard lock(mu_);
+  return snapshot_.NextExpiry();
+}
 
 bool SchedulerCache::UpsertNode(const placement::NodeView& node) {
   std::lock_guard lock(mu_);
@@ -48,6 +73,7 @@ bool SchedulerCache::RemovePod(std::string_view uid) {
 
 void SchedulerCache::UpsertReservation(const placement::ReservationView& reservation) {
   std::lock_guard lock(mu_);
+  AdvanceLocked();
   snapshot_.UpsertReservation(reservation);
   if (!reservation.node_name.empty() || reconcile::IsTerminal(reservation.phase)) {
     assumed_reservations_.erase(reservation.uid);
@@ -62,6 +88,7 @@ void SchedulerCache::RemoveReservation(std::string_view uid) {
 
 placement::PodDecision SchedulerCache::ScheduleAndAssumePod(const placement::PodSpecView& pod) {
   std::lock_guard lock(mu_);
+  AdvanceLocked();
   placement::PodDecision decision = snapshot_.SchedulePod(pod);
   if (!decision) return decision;
   if (auto assumed = snapshot_.AssumePod(pod, *decision); !assumed) {
@@ -96,6 +123,7 @@ placement::ReservationDecision SchedulerCache::PlaceAndAssumeReservation(
     const placement::PodSpecView& template_pod, const placement::ReservationView& reservation,
     bool pre_allocation) {
   std::lock_guard lock(mu_);
+  AdvanceLocked();
   placement::ReservationDecision decision = snapshot_.PlaceReservation(template_pod, pre_allocation);
   return AssumeLocked(reservation, std::move(decision));
 }
@@ -105,6 +133,7 @@ placement::ReservationDecision SchedulerCache::PlacePreAllocationAndAssume(
     const std::vector<placement::PreAllocatablePod>& pods, const placement::PreAllocationPolicy& policy,
     const placement::PreAllocationOptions& options) {
   std::lock_guard lock(mu_);
+  AdvanceLocked();
   placement::ReservationDecision decision = std::unexpected(placement::FitError{});
   bool decided = false;
   if (options.prefer_no_pre_allocated_pods) {
@@ -137,13 +166,15 @@ bool SchedulerCache::IsReservationAssumed(std::string_view uid) const {
   return assumed_reservations_.contains(std::string(uid));
 }
 
-bool SchedulerCache::ReservationFitsNow(std::string_view uid) const {
+bool SchedulerCache::ReservationFitsNow(std::string_view uid) {
   std::lock_guard lock(mu_);
+  AdvanceLocked();
   return snapshot_.ReservationFitsNow(uid);
 }
 
-placement::WaitingDecision SchedulerCache::DecideWaiting(std::string_view uid) const {
+placement::WaitingDecision SchedulerCache::DecideWaiting(std::string_view uid) {
   std::lock_guard lock(mu_);
+  AdvanceLocked();
   return snapshot_.DecideWaiting(uid);
 }
 

@@ -6,8 +6,14 @@
 // the same capacity: the second decision already sees the first one's assumed pod or
 // reservation. The assumption lasts until the informer shows the write (confirm) or the worker
 // reports the write failed (Forget*).
+// Expiry: before every decision and every reservation update the snapshot's clock is moved to
+// `now` (ClusterSnapshot::AdvanceClock), so a reservation is unusable from its deadline on even
+// while its status still says Available (the lifecycle controller is slow, off, or just took
+// over). The reservations that expired that way are kept for TakeExpired, so the controller can
+// wake the pods parked on the capacity they held.
 #pragma once
 
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -22,7 +28,9 @@ namespace berth::controllers {
 
 class SchedulerCache {
  public:
-  explicit SchedulerCache(reconcile::placement::SchedulerOptions options = {});
+  using NowFunction = std::function<reconcile::Time()>;
+  // `now` is the wall clock of expiry deadlines. Default: std::chrono::system_clock::now.
+  explicit SchedulerCache(reconcile::placement::SchedulerOptions options = {}, NowFunction now = {});
 
   // --- Informer feed (any thread) ---------------------------------------------------------
   // UpsertNode adds or replaces a node. Returns true when the node is new or its scheduling
@@ -64,13 +72,22 @@ class SchedulerCache {
   // ForgetReservation drops the assumption (the status write failed).
   void ForgetReservation(std::string_view uid);
 
+  // --- Expiry ---------------------------------------------------------------------------
+  // TakeExpired moves the snapshot's clock to now() (as every decision does) and returns (and
+  // clears) the uids of the reservations that expired since the last call while they held
+  // capacity.
+  std::vector<std::string> TakeExpired();
+  // IsReservationExpired: known to the cache and past its deadline now.
+  bool IsReservationExpired(std::string_view uid);
+  std::optional<reconcile::Time> NextExpiry() const;
+
   // --- Queries ----------------------------------------------------------------------------
   bool IsPodAssumed(std::string_view uid) const;
   bool IsReservationAssumed(std::string_view uid) const;
-  bool ReservationFitsNow(std::string_view uid) const;
+  bool ReservationFitsNow(std::string_view uid);
   // DecideWaiting: the pre-allocated pods a Waiting reservation still waits for, or whether it
   // may turn Available (ClusterSnapshot::DecideWaiting).
-  reconcile::placement::WaitingDecision DecideWaiting(std::string_view uid) const;
+  reconcile::placement::WaitingDecision DecideWaiting(std::string_view uid);
   std::optional<reconcile::placement::NodeUsage> Usage(std::string_view node) const;
   reconcile::ResourceAmounts Allocated(std::string_view reservation_uid) const;
   int NodeCount() const;
@@ -81,8 +98,13 @@ class SchedulerCache {
   reconcile::placement::ReservationDecision AssumeLocked(const reconcile::placement::ReservationView& reservation,
                                                          reconcile::placement::ReservationDecision decision);
 
+  // AdvanceLocked moves the snapshot's clock to now_(), keeping what expired. Callers hold mu_.
+  void AdvanceLocked();
+
   mutable std::mutex mu_;
+  NowFunction now_;
   reconcile::placement::ClusterSnapshot snapshot_;
+  std::vector<std::string> expired_;  // for TakeExpired
   // Nodes as last seen, to tell real changes from status heartbeats.
   std::unordered_map<std::string, reconcile::placement::NodeView> nodes_;
   // Pods the cache counts (bound), and reservations assumed but not yet seen placed.

@@ -201,6 +201,8 @@ placement::ReservationView ReadReservationView(const Value& reservation) {
   const Value* owners = json::Find(reservation, {"status", "currentOwners"});
   view.has_current_owners = owners && owners->IsArray() && !owners->Empty();
   view.pre_allocated = ReadPreAllocatedPods(reservation);
+  // The lifecycle controller's rule (expires wins over creation + ttl), read the same way.
+  view.expiry_deadline = ReadExpiryDeadline(reservation);
   return view;
 }
 

@@ -33,7 +33,8 @@ reconcile::placement::PodSpecView ReadPodView(const rapidjson::Value& pod);
 // "default"), the Reservation's name and uid, template labels and spec (nodeName pins the node).
 reconcile::placement::PodSpecView ReadTemplateView(const rapidjson::Value& reservation);
 
-// ReadReservationView: the Reservation as the scheduler cache needs it.
+// ReadReservationView: the Reservation as the scheduler cache needs it, with its expiry
+// deadline (ReadExpiryDeadline of reservation_codec.h).
 reconcile::placement::ReservationView ReadReservationView(const rapidjson::Value& reservation);
 
 // PodIsTerminal: status.phase is Succeeded or Failed.

@@ -8,6 +8,7 @@
 
 #include "clientgo-shim/base/json.h"
 #include "clientgo-shim/base/log.h"
+#include "controllers/common/write_errors.h"
 #include "controllers/reservation/reservation_codec.h"
 #include "controllers/scheduler/pre_allocation_codec.h"
 #include "controllers/scheduler/reservation_change.h"
@@ -251,6 +252,12 @@ void SchedulerController::OnReservation(const Document& reservation, const std::
   placement::ReservationView view = ReadReservationView(*doc);
   cache_.UpsertReservation(view);
   if (changed) RetryParked();
+  if (view.expiry_deadline && !reconcile::IsTerminal(view.phase)) {
+    // Look at it again at its deadline (any scheduler's: its held capacity is freed then), so
+    // that parked pods are woken even when no lifecycle controller writes Failed.
+    auto left = *view.expiry_deadline - std::chrono::system_clock::now();
+    reservation_controller_->queue().AddAfter(name, std::max<std::chrono::nanoseconds>(left, std::chrono::nanoseconds(0)));
+  }
   if (!IsOurs(json::GetString(*doc, {"spec", "template", "spec", "schedulerName"}))) return;
   if (json::Find(*doc, {"metadata", "deletionTimestamp"})) return;
   bool pending = view.phase == reconcile::Phase::kPending && view.node_name.empty();
@@ -265,7 +272,13 @@ void SchedulerController::OnReservation(const Document& reservation, const std::
 
 // ---- Pods ----------------------------------------------------------------------------------
 
+void SchedulerController::WakeOnExpiry() {
+  // Capacity an expired reservation held is free for other pods now: wake the parked ones.
+  if (!cache_.TakeExpired().empty()) RetryParked();
+}
+
 shim::ReconcileResult SchedulerController::ReconcilePod(const std::string& key) {
+  WakeOnExpiry();
   shim::ObjectPtr cached = pods_->store().Get(key);
   if (!cached) return shim::ReconcileResult::Done();
   if (auto node = cached->FindString({"spec", "nodeName"}); node && !node->empty()) return shim::ReconcileResult::Done();
@@ -309,16 +322,27 @@ shim::ReconcileResult SchedulerController::Bind(const placement::PodSpecView& vi
   request.body = json::Serialize(binding);
   auto response = rest_->Do(request);
   if (!response) {
-    cache_.ForgetPod(view.uid);
+    const Error& error = response.error();
+    const std::string key = view.namespace_name + "/" + view.name;
     attempts_->WithLabelValues({"pod", "error"}).Inc();
-    if (response.error().code == ErrorCode::kNotFound || response.error().code == ErrorCode::kConflict) {
-      // Deleted, being deleted, or bound by someone else: the informer tells the rest.
-      log::Info(kLogger, "binding rejected", {{"pod", view.namespace_name + "/" + view.name},
-                                              {"error", response.error().message}});
+    if (auto bound_to = AlreadyAssignedNode(error)) {
+      // The pod has a node: ours when an earlier attempt landed but its answer was lost (keep
+      // the assumption until the informer confirms it, so the capacity stays booked), someone
+      // else's otherwise (the informer brings that pod and its node).
+      if (*bound_to != placement.node_name) cache_.ForgetPod(view.uid);
+      log::Info(kLogger, "pod is already bound", {{"pod", key}, {"node", *bound_to}});
       return shim::ReconcileResult::Done();
     }
-    return shim::ReconcileResult::Error("binding " + view.namespace_name + "/" + view.name + ": " +
-                                        response.error().message);
+    cache_.ForgetPod(view.uid);
+    if (IsGone(error)) {
+      log::Info(kLogger, "pod to bind is gone", {{"pod", key}});
+      return shim::ReconcileResult::Done();
+    }
+    // 409 (a conflict injected or caused by a stale cache, a uid mismatch of a recreated pod, a
+    // pod being deleted), 429, 5xx, timeouts: try again with backoff, deciding again from the
+    // cache (the assumption was dropped, so no capacity stays booked for a pod not bound).
+    LogWriteRetry(kLogger, "binding", key, error);
+    return shim::ReconcileResult::Error("binding " + key + ": " + error.message);
   }
   attempts_->WithLabelValues({"pod", "scheduled"}).Inc();
   if (options_.pod_scheduled_events) {
@@ -349,8 +373,13 @@ shim::ReconcileResult SchedulerController::MarkPodUnschedulable(const Value& pod
     status.AddMember("conditions", conditions, a);
     auto written = client_.Patch(shim::ResourceRef{"", "v1", "pods", view.namespace_name, view.name},
                                  json::Serialize(patch), shim::kStrategicMergePatch, "status");
-    if (!written && written.error().code != ErrorCode::kNotFound) {
-      log::Warn(kLogger, "writing PodScheduled failed", {{"pod", key}, {"error", written.error().message}});
+    if (!written) {
+      if (IsGone(written.error())) return shim::ReconcileResult::Done();
+      // Not parked: a parked pod waits for a cluster change and would keep no condition
+      // explaining why it is Pending. Retried with backoff (and decided again).
+      LogWriteRetry(kLogger, "PodScheduled condition update", key, written.error());
+      recorder_->Event(PodReference(view), shim::EventType::kWarning, "FailedScheduling", Truncate(message));
+      return shim::ReconcileResult::Error("PodScheduled of " + key + ": " + written.error().message);
     }
   }
   recorder_->Event(PodReference(view), shim::EventType::kWarning, "FailedScheduling", Truncate(message));

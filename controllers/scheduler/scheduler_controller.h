@@ -16,6 +16,11 @@
 //     The pod's reservation-affinity annotation and reservation-ignored label, and the
 //     reservations' reservation-order label, steer which reservation (reservation_affinity.h).
 //     Unschedulable pods get PodScheduled=False/Unschedulable and a `FailedScheduling` Event.
+//     A failed binding drops the assumption and requeues the pod with backoff (it is decided
+//     again from the cache); only "the pod is already assigned to a node" ends the attempt.
+// A reservation past its expiry deadline (ttl/expires) is never allocated nor placed and holds
+// no capacity, whatever its phase says (scheduler_cache.h); it is requeued at its deadline.
+// Failed writes follow controllers/common/write_errors.h.
 // The reservation half lives in reservation_placer.cc, the rest in scheduler_controller.cc.
 // Every decision is assumed in the cache before the write (see scheduler_cache.h). Unschedulable
 // keys are parked and re-queued only when the cluster changes (node added or changed, a counted
@@ -74,6 +79,8 @@ class SchedulerController {
   bool IsOurs(std::string_view scheduler_name) const;
   // RetryParked re-queues every parked key: the cluster changed.
   void RetryParked();
+  // WakeOnExpiry retries the parked keys when a reservation holding capacity has expired.
+  void WakeOnExpiry();
   // Park keeps a key until the next cluster change, unless one happened since `seen`.
   void ParkPod(const std::string& key, uint64_t seen);
   void ParkReservation(const std::string& key, uint64_t seen);

@@ -3,6 +3,8 @@
 //                [--seed-file objects.yaml] [fault and timing flags; see --help]
 #include <csignal>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include <boost/program_options.hpp>
 
@@ -31,6 +33,7 @@ int main(int argc, char** argv) {
   kubesim::KubesimOptions options;
   std::string pod_ready_delay = "0s", pod_gc_delay = "0s", watch_drop_every = "0s", latency = "0s",
               bookmark_interval = "60s", fault_codes = "500,429,409";
+  std::vector<std::string> fault_targets;
   int port = 0;
   po::options_description desc("kubesim: a Kubernetes API-server emulator");
   desc.add_options()
@@ -52,6 +55,8 @@ int main(int argc, char** argv) {
       ("bookmark-interval", po::value<std::string>(&bookmark_interval)->default_value("60s"), "BOOKMARK period on watches that allow them")
       ("fault-rate", po::value<double>(&options.faults.fault_rate)->default_value(0.0), "fraction of requests failed on purpose (0..1)")
       ("fault-codes", po::value<std::string>(&fault_codes)->default_value("500,429,409"), "status codes used for injected faults")
+      ("fault-target", po::value<std::vector<std::string>>(&fault_targets)->composing(),
+       "inject faults only into requests for [METHOD:]resource[/subresource], e.g. POST:pods/binding (repeatable; default: every request)")
       ("watch-drop-every", po::value<std::string>(&watch_drop_every)->default_value("0s"), "close every watch stream after this long (0 = never)")
       ("latency", po::value<std::string>(&latency)->default_value("0s"), "added latency per request")
       ("audit-log", po::value<std::string>(&options.audit_log), "append one JSON line per API request (verb, apiGroup, resource, subresource, namespace, name, userAgent, code) to this file")
@@ -97,6 +102,14 @@ int main(int argc, char** argv) {
       return 2;
     }
     options.faults.fault_codes.push_back(value);
+  }
+  for (const std::string& text : fault_targets) {
+    auto target = kubesim::ParseFaultTarget(text);
+    if (!target) {
+      std::cerr << "kubesim: invalid --fault-target: " << target.error().message << "\n";
+      return 2;
+    }
+    options.faults.targets.push_back(std::move(*target));
   }
   options.cluster.kubelet = !vm["no-kubelet"].as<bool>();
   options.cluster.workload_controllers = !vm["no-workload-controllers"].as<bool>();

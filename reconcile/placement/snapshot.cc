@@ -136,7 +136,7 @@ void ClusterSnapshot::State::RefreshHold(ReservationEntry& r) {
   }
   r.node = -1;
   r.held.clear();
-  bool active = r.view.phase == Phase::kAvailable || r.view.phase == Phase::kWaiting || r.assumed;
+  bool active = (r.view.phase == Phase::kAvailable || r.view.phase == Phase::kWaiting || r.assumed) && !r.expired;
   if (!active || r.view.node_name.empty()) return;
   r.node = NodeFor(r.view.node_name, /*create=*/true);
   r.held = Remainder(r);
@@ -320,6 +320,7 @@ void ClusterSnapshot::UpsertReservation(const ReservationView& view) {
   } else {
     s.Index(*it->second, /*add=*/false);
     s.IndexPreAllocated(*it->second, /*add=*/false);
+    if (const auto& old = it->second->view.expiry_deadline) s.deadlines.erase({*old, view.uid});
   }
   ReservationEntry& r = *it->second;
   if (r.assumed && view.node_name.empty() && !IsTerminal(view.phase)) {
@@ -349,6 +350,8 @@ void ClusterSnapshot::UpsertReservation(const ReservationView& view) {
       r.restricted[i] = listed && r.view.allocatable.count(s.resources.names[i]) > 0;
     }
   }
+  r.expired = r.view.expiry_deadline && *r.view.expiry_deadline <= s.now;
+  if (r.view.expiry_deadline && !r.expired) s.deadlines.insert({*r.view.expiry_deadline, view.uid});
   s.Index(r, /*add=*/true);
   s.IndexPreAllocated(r, /*add=*/true);
   s.RefreshHold(r);
@@ -361,6 +364,7 @@ void ClusterSnapshot::RemoveReservation(std::string_view uid) {
   ReservationEntry& r = *it->second;
   s.Index(r, /*add=*/false);
   s.IndexPreAllocated(r, /*add=*/false);
+  if (r.view.expiry_deadline) s.deadlines.erase({*r.view.expiry_deadline, r.view.uid});
   r.view.phase = Phase::kFailed;
   r.assumed = false;
   s.RefreshHold(r);
@@ -397,6 +401,9 @@ Status ClusterSnapshot::AssumeReservation(const ReservationView& reservation,
   if (reservation.uid.empty()) {
     return MakeError(ErrorCode::kInvalidArgument, "assume reservation: empty uid");
   }
+  if (reservation.expiry_deadline && *reservation.expiry_deadline <= s.now) {
+    return MakeError(ErrorCode::kInvalidArgument, "assume reservation " + reservation.name + ": expired");
+  }
   int node = s.NodeFor(placement.node_name, /*create=*/false);
   if (node < 0 || !s.nodes[node].present) {
     return MakeError(ErrorCode::kInvalidArgument, "assume reservation " + reservation.name +
@@ -430,6 +437,36 @@ void ClusterSnapshot::ForgetReservation(std::string_view uid) {
   r.view.allocatable.clear();
   r.allocatable.clear();
   s.RefreshHold(r);
+}
+
+std::vector<std::string> ClusterSnapshot::AdvanceClock(Time now) {
+  State& s = *state_;
+  std::vector<std::string> expired;
+  if (now <= s.now) return expired;
+  s.now = now;
+  while (!s.deadlines.empty() && s.deadlines.begin()->first <= now) {
+    std::string uid = std::move(s.deadlines.begin()->second);
+    s.deadlines.erase(s.deadlines.begin());
+    auto it = s.reservations.find(uid);
+    if (it == s.reservations.end()) continue;
+    ReservationEntry& r = *it->second;
+    const bool mattered = r.node >= 0;  // held capacity, so owners could allocate it
+    r.expired = true;
+    s.RefreshHold(r);
+    if (mattered) expired.push_back(std::move(uid));
+  }
+  return expired;
+}
+
+std::optional<Time> ClusterSnapshot::NextExpiry() const {
+  const State& s = *state_;
+  if (s.deadlines.empty()) return std::nullopt;
+  return s.deadlines.begin()->first;
+}
+
+bool ClusterSnapshot::IsExpired(std::string_view uid) const {
+  auto it = state_->reservations.find(uid);
+  return it != state_->reservations.end() && it->second->expired;
 }
 
 bool ClusterSnapshot::ReservationFitsNow(std::string_view uid) const {

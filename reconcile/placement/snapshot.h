@@ -8,7 +8,8 @@
 //
 // Accounting per node, for each resource (milli-units):
 //   requested = sum of the effective requests of bound and assumed pods ("pods": 1000 each)
-//   held      = sum over active reservations (Available or Waiting, or assumed) of
+//   held      = sum over active reservations (Available or Waiting, or assumed, and not past
+//               their expiry deadline) of
 //               max(0, allocatable - allocated), where allocated sums the requests (masked to
 //               allocatable) of the pods whose reservation-allocated uid names the reservation
 //   free      = allocatable - requested - held          (what a non-owner pod may use)
@@ -94,6 +95,18 @@ class ClusterSnapshot {
   // RemoveReservation forgets the reservation (its pods stay counted as ordinary pods).
   void RemoveReservation(std::string_view uid);
 
+  // --- Time ------------------------------------------------------------------------------
+  // AdvanceClock moves the snapshot's clock to `now` (never backwards). A reservation whose
+  // expiry_deadline is <= the clock is expired: no pod may allocate it, it holds no capacity
+  // and it cannot be assumed placed, whatever its phase. Returns the uids that expired with
+  // this call (those that held capacity or could be allocated until now). The controller calls
+  // it before every decision, so expiry is exact and needs no status write.
+  std::vector<std::string> AdvanceClock(Time now);
+  // NextExpiry: the earliest deadline of a reservation not yet expired, or nullopt.
+  std::optional<Time> NextExpiry() const;
+  // IsExpired: the reservation is known and past its deadline at the snapshot's clock.
+  bool IsExpired(std::string_view uid) const;
+
   // --- Decisions (const: they do not change the cache) ------------------------------------
   // SchedulePod picks a node (and possibly a reservation) for a pod. Filters, in order:
   // NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodeResourcesFit (with
@@ -140,8 +153,8 @@ class ClusterSnapshot {
   // ForgetPod drops an assumption (binding failed); a pod already seen bound is left alone.
   void ForgetPod(std::string_view uid);
   // AssumeReservation makes the reservation hold placement.allocatable on placement.node_name
-  // until UpsertReservation shows the placement. Errors: kInvalidArgument for an empty uid or
-  // an unknown node.
+  // until UpsertReservation shows the placement. Errors: kInvalidArgument for an empty uid, an
+  // unknown node, or a reservation past its expiry deadline.
   Status AssumeReservation(const ReservationView& reservation,
                            const ReservationPlacement& placement);
   // ForgetReservation drops an assumed placement (the status write failed).

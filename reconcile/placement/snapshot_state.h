@@ -8,7 +8,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
@@ -102,6 +104,7 @@ struct ReservationEntry {
   int node = -1;                // node it holds capacity on, -1 when not holding
   Dense held;                   // what it currently adds to node.held
   bool assumed = false;
+  bool expired = false;         // past view.expiry_deadline at State::now
   std::vector<std::string> index_keys;  // owner-index buckets it is filed under
   mutable uint64_t stamp = 0;   // dedup during candidate lookup
 };
@@ -125,6 +128,9 @@ struct ClusterSnapshot::State {
   internal::StringMap<std::vector<std::string>> pre_allocators;
   mutable uint64_t stamp = 0;
   mutable std::string key_buffer;
+  // The snapshot's clock (AdvanceClock) and the deadlines of reservations not yet expired.
+  Time now{};
+  std::set<std::pair<Time, std::string>> deadlines;
 
   int NodeFor(std::string_view name, bool create);
   int NodeForConst(std::string_view name) const;  // -1 when unknown

@@ -193,6 +193,10 @@ struct ReservationView {
   // The pods this reservation pre-allocates (preAllocation). While it is Waiting, the capacity
   // they still hold is not held a second time by the reservation.
   std::vector<PreAllocatedPod> pre_allocated;
+  // ExpiryDeadline (reservation/lifecycle.h) of the reservation; nullopt = never expires. From
+  // this instant on the reservation is unusable and holds nothing, whatever its phase says
+  // (the lifecycle controller may not have written Failed yet, e.g. right after a takeover).
+  std::optional<Time> expiry_deadline;
 };
 
 // ReservationRef: the value of the reservation-allocated annotation.

@@ -50,6 +50,11 @@ std::string FaultConfigJson(const FaultConfig& config, std::optional<size_t> his
   json::SetMember(doc, "watchDropEverySeconds",
                   json::Value(static_cast<int64_t>(config.watch_drop_every.count())), a);
   json::SetMember(doc, "seed", json::Value(static_cast<uint64_t>(config.seed)), a);
+  if (!config.targets.empty()) {  // absent: every request is a target
+    json::Value targets(rapidjson::kArrayType);
+    for (const FaultTarget& t : config.targets) targets.PushBack(json::Value(FormatFaultTarget(t).c_str(), a), a);
+    json::SetMember(doc, "faultTargets", std::move(targets), a);
+  }
   if (history_window) {
     json::SetMember(doc, "historyWindow", json::Value(static_cast<uint64_t>(*history_window)), a);
   }
@@ -91,6 +96,16 @@ Result<FaultConfigUpdate> ParseFaultConfigUpdate(std::string_view body,
     } else if (key == "seed") {
       if (!v.IsUint64()) return BadField(key, "must be a non-negative integer");
       out.config.seed = v.GetUint64();
+    } else if (key == "faultTargets") {
+      if (!v.IsArray()) return BadField(key, "must be an array of \"[METHOD:]resource[/subresource]\" strings");
+      std::vector<FaultTarget> targets;
+      for (const auto& t : v.GetArray()) {
+        if (!t.IsString()) return BadField(key, "must be an array of \"[METHOD:]resource[/subresource]\" strings");
+        auto parsed = ParseFaultTarget(t.GetString());
+        if (!parsed) return MakeError(ErrorCode::kBadRequest, "invalid fault config: faultTargets: " + parsed.error().message);
+        targets.push_back(std::move(*parsed));
+      }
+      out.config.targets = std::move(targets);
     } else if (key == "historyWindow") {
       if (!v.IsUint64() || v.GetUint64() < 1) return BadField(key, "must be a positive integer");
       out.history_window = static_cast<size_t>(v.GetUint64());

@@ -2,6 +2,7 @@
 
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "e2e/kubesim/server/status_response.h"
 
@@ -86,7 +87,72 @@ HttpResponse Conflict(std::string_view path) {
                         d);
 }
 
+bool ValidNameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
+}
+
+bool ValidResourceName(std::string_view name) {
+  if (name.empty()) return false;
+  for (char c : name) {
+    if (!ValidNameChar(c)) return false;
+  }
+  return true;
+}
+
+// RequestResource: resource and subresource of a REST path, as RequestInfo derives them (the
+// full derivation is api/audit_log's DescribeRequest; server/ sits below api/ and cannot use it).
+std::pair<std::string_view, std::string_view> RequestResource(std::string_view path) {
+  auto segs = Segments(path);
+  size_t start;
+  if (segs.size() >= 2 && segs[0] == "api") {
+    start = 2;
+  } else if (segs.size() >= 3 && segs[0] == "apis") {
+    start = 3;
+  } else {
+    return {};
+  }
+  std::vector<std::string_view> rest(segs.begin() + static_cast<long>(start), segs.end());
+  if (rest.size() >= 3 && rest[0] == "namespaces" && rest[2] != "status" && rest[2] != "finalize") {
+    rest.erase(rest.begin(), rest.begin() + 2);
+  }
+  if (rest.empty()) return {};
+  return {rest[0], rest.size() >= 3 ? rest[2] : std::string_view{}};
+}
+
 }  // namespace
+
+Result<FaultTarget> ParseFaultTarget(std::string_view text) {
+  auto bad = [&](const std::string& why) {
+    return MakeError(ErrorCode::kInvalidArgument, "fault target \"" + std::string(text) + "\": " + why);
+  };
+  FaultTarget t;
+  std::string_view rest = text;
+  if (size_t colon = rest.find(':'); colon != std::string_view::npos) {
+    t.method = std::string(rest.substr(0, colon));
+    rest.remove_prefix(colon + 1);
+    static constexpr std::string_view kMethods[] = {"GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"};
+    bool known = false;
+    for (std::string_view m : kMethods) known = known || m == t.method;
+    if (!known) return bad("unknown method \"" + t.method + "\" (GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE)");
+  }
+  std::string_view resource = rest;
+  if (size_t slash = rest.find('/'); slash != std::string_view::npos) {
+    resource = rest.substr(0, slash);
+    std::string_view sub = rest.substr(slash + 1);
+    if (!ValidResourceName(sub)) return bad("the subresource must be one lower-case name");
+    t.subresource = std::string(sub);
+  }
+  if (!ValidResourceName(resource)) return bad("the resource must be a lower-case plural name");
+  t.resource = std::string(resource);
+  return t;
+}
+
+std::string FormatFaultTarget(const FaultTarget& target) {
+  std::string out = target.method.empty() ? "" : target.method + ":";
+  out += target.resource;
+  if (!target.subresource.empty()) out += "/" + target.subresource;
+  return out;
+}
 
 bool ValidFaultCode(int code) { return code == 500 || code == 429 || code == 409; }
 
@@ -99,8 +165,21 @@ bool FaultInjector::IsExempt(std::string_view path) {
          HasPathPrefix(path, "/livez");
 }
 
+bool FaultInjector::Targeted(const HttpRequest& request) const {
+  if (IsExempt(request.path)) return false;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (config_.targets.empty()) return true;
+  auto [resource, subresource] = RequestResource(request.path);
+  for (const FaultTarget& t : config_.targets) {
+    if ((t.method.empty() || t.method == request.method) && t.resource == resource && t.subresource == subresource) {
+      return true;
+    }
+  }
+  return false;
+}
+
 std::optional<HttpResponse> FaultInjector::MaybeFail(const HttpRequest& request) {
-  if (IsExempt(request.path)) return std::nullopt;
+  if (!Targeted(request)) return std::nullopt;
   int code = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);

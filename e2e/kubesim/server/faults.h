@@ -11,12 +11,32 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "clientgo-shim/base/result.h"
 #include "e2e/kubesim/server/http_types.h"
 
 namespace berth::kubesim {
+
+// FaultTarget limits injection to one resource (and subresource), optionally one HTTP method:
+// "POST:pods/binding", "pods/binding", "PUT:reservations/status", "pods". The resource and
+// subresource are derived from the path as kube-apiserver's RequestInfo does (namespaces/<ns>/
+// is skipped, except namespaces' own status and finalize subresources). The group is not
+// matched (resource names of this emulator are unique enough for tests).
+struct FaultTarget {
+  std::string method;       // "" = any method
+  std::string resource;     // plural, e.g. "pods"
+  std::string subresource;  // "" = the object or collection itself, not its subresources
+  bool operator==(const FaultTarget&) const = default;
+};
+
+// ParseFaultTarget reads "[METHOD:]resource[/subresource]". Errors: kInvalidArgument naming the
+// problem (unknown method, empty or malformed resource name, more than one subresource).
+Result<FaultTarget> ParseFaultTarget(std::string_view text);
+// FormatFaultTarget is the inverse of ParseFaultTarget.
+std::string FormatFaultTarget(const FaultTarget& target);
 
 // FaultConfig: what to inject. fault_codes is a subset of {500, 429, 409}.
 struct FaultConfig {
@@ -25,6 +45,9 @@ struct FaultConfig {
   std::chrono::milliseconds latency{0};       // added to every eligible request
   std::chrono::seconds watch_drop_every{0};   // 0 = never cut watches
   uint64_t seed = 1;
+  // Only requests matching one of these may fail (and only they draw from the generator); empty
+  // = every request that is not exempt. Latency and watch drops are not targeted.
+  std::vector<FaultTarget> targets = {};
 };
 
 // FaultInjector: thread-safe; one per server.
@@ -39,6 +62,8 @@ class FaultInjector {
 
   // ApplyLatency sleeps for the configured latency (the fault is the delay itself).
   void ApplyLatency() const;
+  // Targeted: `request` is not exempt and matches FaultConfig::targets (or there are none).
+  bool Targeted(const HttpRequest& request) const;
 
   // WatchDropEvery is how long a watch handler may stream before closing the stream (0 = off).
   std::chrono::seconds WatchDropEvery() const;

@@ -248,5 +248,34 @@ TEST(SchedulerCacheTest, ConcurrentWorkersNeverOverAllocateARestrictedReservatio
   ExpectNoNodeOvercommitted(cache, scheduled);
 }
 
+TEST(SchedulerCacheTest, AReservationExpiresOnTheCachesClockAndIsReportedOnceForWakingParkedPods) {
+  auto now = std::make_shared<std::atomic<int64_t>>(1'000'000);  // seconds since the epoch
+  SchedulerCache cache({}, [now] { return reconcile::Time{} + std::chrono::seconds(now->load()); });
+  cache.UpsertNode(Node("node-0", 4000, 4096));
+  placement::ReservationView r = AvailableReservation("r", "node-0", 3000, 1024, false);
+  r.expiry_deadline = reconcile::Time{} + std::chrono::seconds(1'000'010);
+  cache.UpsertReservation(r);
+  EXPECT_EQ(cache.NextExpiry(), r.expiry_deadline);
+  placement::PodSpecView owner = Pod("owner", 500, 10);
+  owner.labels = {{"app", "owner"}};
+  auto before = cache.ScheduleAndAssumePod(owner);
+  ASSERT_TRUE(before.has_value());
+  ASSERT_TRUE(before->reservation.has_value());
+  EXPECT_FALSE(cache.ScheduleAndAssumePod(Pod("big", 2000, 10)).has_value()) << "3 of 4 cpu held";
+  EXPECT_TRUE(cache.TakeExpired().empty());
+
+  now->store(1'000'010);  // the deadline: no event, no status write, only the clock
+  placement::PodSpecView owner2 = Pod("owner2", 500, 10);
+  owner2.labels = {{"app", "owner"}};
+  auto after = cache.ScheduleAndAssumePod(owner2);
+  ASSERT_TRUE(after.has_value());
+  EXPECT_FALSE(after->reservation.has_value()) << "an expired reservation must not be allocated";
+  EXPECT_TRUE(cache.ScheduleAndAssumePod(Pod("big", 2000, 10)).has_value()) << "the held capacity is free";
+  EXPECT_TRUE(cache.IsReservationExpired(r.uid));
+  EXPECT_EQ(cache.TakeExpired(), std::vector<std::string>{r.uid});
+  EXPECT_TRUE(cache.TakeExpired().empty()) << "reported once";
+  EXPECT_FALSE(cache.NextExpiry().has_value());
+}
+
 }  // namespace
 }  // namespace berth::controllers

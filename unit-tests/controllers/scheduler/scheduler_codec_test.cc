@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "clientgo-shim/api/timestamp.h"
 #include "clientgo-shim/base/json.h"
 #include "reconcile/placement/reservation_affinity.h"
 
@@ -245,6 +246,24 @@ TEST(SchedulerCodecTest, ATemplateNamesItsFieldsUnderSpecTemplateSpec) {
   placement::PodSpecView t = ReadTemplateView(doc);
   EXPECT_EQ(t.request_errors, (std::vector<std::string>{
                                   "spec.template.spec.containers[0].resources.requests.cpu: invalid quantity \"abc\""}));
+TEST(SchedulerCodecTest, AReservationViewCarriesTheLifecycleExpiryDeadline) {
+  auto ttl_only = Parse(R"({"metadata":{"name":"r","uid":"u","creationTimestamp":"2026-01-01T00:00:00Z"},
+    "spec":{"ttl":"1h","owners":[{"object":{"name":"p"}}]}})");
+  auto deadline = ReadReservationView(ttl_only).expiry_deadline;
+  ASSERT_TRUE(deadline.has_value());
+  EXPECT_EQ(shim::FormatTimestamp(*deadline), "2026-01-01T01:00:00Z");
+  auto both = Parse(R"({"metadata":{"name":"r","uid":"u","creationTimestamp":"2026-01-01T00:00:00Z"},
+    "spec":{"ttl":"1h","expires":"2026-01-01T00:05:00Z","owners":[{"object":{"name":"p"}}]}})");
+  deadline = ReadReservationView(both).expiry_deadline;
+  ASSERT_TRUE(deadline.has_value());
+  EXPECT_EQ(shim::FormatTimestamp(*deadline), "2026-01-01T00:05:00Z") << "expires wins over ttl";
+  auto never = Parse(R"({"metadata":{"name":"r","uid":"u","creationTimestamp":"2026-01-01T00:00:00Z"},
+    "spec":{"ttl":"0s","owners":[{"object":{"name":"p"}}]}})");
+  EXPECT_FALSE(ReadReservationView(never).expiry_deadline.has_value());
+  // A malformed ttl is a spec error the lifecycle controller reports; it is no deadline here.
+  auto malformed = Parse(R"({"metadata":{"name":"r","uid":"u","creationTimestamp":"2026-01-01T00:00:00Z"},
+    "spec":{"ttl":"soon","owners":[{"object":{"name":"p"}}]}})");
+  EXPECT_FALSE(ReadReservationView(malformed).expiry_deadline.has_value());
 }
 
 }  // namespace

@@ -78,5 +78,35 @@ TEST(AdminTest, RestartNeedsPostAndOtherPathsAreNotHandled) {
   EXPECT_FALSE(HandleAdminRequest(Req("GET", "/kubesim/admin/objects"), hooks).has_value());
 }
 
+TEST(AdminTest, FaultTargetsAreSetReportedClearedAndValidated) {
+  FaultInjector faults;
+  AdminHooks hooks{&faults, nullptr, nullptr};
+  auto put = HandleAdminRequest(
+      Req("PUT", "/kubesim/admin/faults", R"({"faultTargets":["POST:pods/binding","reservations/status"]})"), hooks);
+  ASSERT_TRUE(put.has_value());
+  EXPECT_EQ(put->response.status, 200) << put->response.body;
+  ASSERT_EQ(faults.GetConfig().targets.size(), 2u);
+  EXPECT_EQ(faults.GetConfig().targets[0], (FaultTarget{"POST", "pods", "binding"}));
+  EXPECT_EQ(faults.GetConfig().targets[1], (FaultTarget{"", "reservations", "status"}));
+  auto get = HandleAdminRequest(Req("GET", "/kubesim/admin/faults"), hooks);
+  ASSERT_TRUE(get.has_value());
+  EXPECT_NE(get->response.body.find(R"("faultTargets":["POST:pods/binding","reservations/status"])"),
+            std::string::npos)
+      << get->response.body;
+
+  for (const char* body : {R"({"faultTargets":"pods"})", R"({"faultTargets":[1]})", R"({"faultTargets":["FETCH:pods"]})",
+                           R"({"faultTargets":["Pods"]})", R"({"faultTargets":["pods/a/b"]})", R"({"faultTargets":[""]})"}) {
+    auto r = HandleAdminRequest(Req("PUT", "/kubesim/admin/faults", body), hooks);
+    ASSERT_TRUE(r.has_value()) << body;
+    EXPECT_EQ(r->response.status, 400) << body;
+  }
+  EXPECT_EQ(faults.GetConfig().targets.size(), 2u) << "a rejected PUT changes nothing";
+
+  auto cleared = HandleAdminRequest(Req("PUT", "/kubesim/admin/faults", R"({"faultTargets":[]})"), hooks);
+  ASSERT_TRUE(cleared.has_value());
+  EXPECT_TRUE(faults.GetConfig().targets.empty());
+  EXPECT_EQ(cleared->response.body.find("faultTargets"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace berth::kubesim

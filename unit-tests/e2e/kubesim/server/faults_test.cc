@@ -116,5 +116,54 @@ TEST(FaultInjectorTest, ConfigRoundTripsAndWatchDropEveryIsExposed) {
   EXPECT_EQ(f.GetConfig().seed, 9u);
 }
 
+TEST(FaultTargetTest, ParsesMethodResourceAndSubresourceAndRejectsTheRest) {
+  auto t = ParseFaultTarget("POST:pods/binding");
+  ASSERT_TRUE(t.has_value()) << t.error().message;
+  EXPECT_EQ(*t, (FaultTarget{"POST", "pods", "binding"}));
+  EXPECT_EQ(FormatFaultTarget(*t), "POST:pods/binding");
+  t = ParseFaultTarget("reservations");
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(*t, (FaultTarget{"", "reservations", ""}));
+  EXPECT_EQ(FormatFaultTarget(*t), "reservations");
+  for (const char* bad : {"", ":pods", "post:pods", "FETCH:pods", "Pods", "pods/", "/binding", "pods/a/b",
+                          "POST:", "pods binding", "POST:pods:binding"}) {
+    auto r = ParseFaultTarget(bad);
+    EXPECT_FALSE(r.has_value()) << bad;
+    if (!r) EXPECT_NE(r.error().message.find("fault target"), std::string::npos) << r.error().message;
+  }
+}
+
+TEST(FaultTargetTest, OnlyMatchingRequestsFailAndDrawFromTheGenerator) {
+  FaultInjector f(FaultConfig{.fault_rate = 1.0, .fault_codes = {409}, .targets = {{"POST", "pods", "binding"}}});
+  EXPECT_TRUE(f.MaybeFail(Req("POST", "/api/v1/namespaces/ns/pods/p/binding")).has_value());
+  EXPECT_FALSE(f.MaybeFail(Req("POST", "/api/v1/namespaces/ns/pods")).has_value()) << "pod create";
+  EXPECT_FALSE(f.MaybeFail(Req("PATCH", "/api/v1/namespaces/ns/pods/p/status")).has_value());
+  EXPECT_FALSE(f.MaybeFail(Req("GET", "/api/v1/namespaces/ns/pods/p/binding")).has_value()) << "other method";
+  EXPECT_FALSE(f.MaybeFail(Req("POST", "/api/v1/namespaces/ns/pods/p/eviction")).has_value());
+  EXPECT_FALSE(f.MaybeFail(Req("POST", "/apis/scheduling.koordinator.sh/v1alpha1/reservations")).has_value());
+
+  // A status target matches cluster-scoped and namespaced objects; namespaces' own status too.
+  FaultInjector s(FaultConfig{.fault_rate = 1.0, .fault_codes = {500},
+                              .targets = {{"", "reservations", "status"}, {"", "namespaces", "status"}}});
+  EXPECT_TRUE(s.MaybeFail(Req("PUT", "/apis/scheduling.koordinator.sh/v1alpha1/reservations/r/status")).has_value());
+  EXPECT_FALSE(s.MaybeFail(Req("PUT", "/apis/scheduling.koordinator.sh/v1alpha1/reservations/r")).has_value());
+  EXPECT_TRUE(s.MaybeFail(Req("PUT", "/api/v1/namespaces/ns/status")).has_value());
+  EXPECT_FALSE(s.MaybeFail(Req("PUT", "/api/v1/namespaces/ns")).has_value());
+  EXPECT_FALSE(s.MaybeFail(Req("GET", "/healthz")).has_value());
+
+  // Untargeted requests draw nothing: the targeted sequence is the same with or without them.
+  FaultConfig half{.fault_rate = 0.5, .seed = 3, .targets = {{"POST", "pods", "binding"}}};
+  FaultInjector quiet(half), noisy(half);
+  std::vector<int> a, b;
+  for (int i = 0; i < 100; ++i) {
+    auto q = quiet.MaybeFail(Req("POST", "/api/v1/namespaces/ns/pods/p/binding"));
+    a.push_back(q ? q->status : 0);
+    noisy.MaybeFail(Req("GET", "/api/v1/pods"));
+    auto n = noisy.MaybeFail(Req("POST", "/api/v1/namespaces/ns/pods/p/binding"));
+    b.push_back(n ? n->status : 0);
+  }
+  EXPECT_EQ(a, b);
+}
+
 }  // namespace
 }  // namespace berth::kubesim
