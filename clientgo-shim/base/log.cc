@@ -13,6 +13,7 @@ namespace {
 
 std::atomic<int> g_level{static_cast<int>(Level::kInfo)};
 std::mutex g_write_mu;
+Sink g_sink;  // guarded by g_write_mu; empty = stderr
 
 const char* LevelName(Level level) {
   switch (level) {
@@ -25,6 +26,12 @@ const char* LevelName(Level level) {
 }
 
 }  // namespace
+
+Sink SetSink(Sink sink) {
+  std::lock_guard lock(g_write_mu);
+  std::swap(g_sink, sink);
+  return sink;
+}
 
 void SetLevel(Level level) { g_level.store(static_cast<int>(level)); }
 
@@ -64,8 +71,12 @@ void Write(Level level, std::string_view logger, std::string_view message, const
   if (!Enabled(level)) return;
   double ts = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   std::string line = FormatLine(level, ts, logger, message, fields);
-  line.push_back('\n');
   std::lock_guard lock(g_write_mu);
+  if (g_sink) {
+    g_sink(line);
+    return;
+  }
+  line.push_back('\n');
   std::fwrite(line.data(), 1, line.size(), stderr);
   std::fflush(stderr);
 }

@@ -6,6 +6,7 @@
 // Example:  log::Info("reservation expired", {{"reservation", name}, {"lag_ms", "12"}});
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -30,6 +31,12 @@ inline void Debug(std::string_view logger, std::string_view msg, const Fields& f
 inline void Info(std::string_view logger, std::string_view msg, const Fields& f = {}) { Write(Level::kInfo, logger, msg, f); }
 inline void Warn(std::string_view logger, std::string_view msg, const Fields& f = {}) { Write(Level::kWarn, logger, msg, f); }
 inline void Error(std::string_view logger, std::string_view msg, const Fields& f = {}) { Write(Level::kError, logger, msg, f); }
+
+// Sink receives each rendered line (no trailing newline), under the writer lock.
+using Sink = std::function<void(std::string_view line)>;
+// SetSink sends lines to `sink` instead of stderr (nullptr restores stderr) and returns the
+// previous sink. Tests capture log output with it.
+Sink SetSink(Sink sink);
 
 // FormatLine renders a line without writing it (for tests). `ts` is seconds since the epoch.
 std::string FormatLine(Level level, double ts, std::string_view logger, std::string_view message,

@@ -14,6 +14,19 @@ TimePoint WallNow() {
   return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
 }
 
+constexpr std::string_view kLogger = "events";
+
+// IsRetriable: the server may take the same write later (client-go: "if we can't contact the
+// server, then hold everything while we keep trying"); anything else is about the event itself.
+bool IsRetriable(const Error& e) {
+  if (e.code == ErrorCode::kTransport || e.code == ErrorCode::kTimeout) return true;
+  return e.http_status == 429 || e.http_status >= 500;
+}
+
+std::string Describe(const ObjectReference& o) {
+  return o.kind + " " + (o.ns.empty() ? o.name : o.ns + "/" + o.name);
+}
+
 std::string Hex(uint64_t v) {
   char buf[24];
   std::snprintf(buf, sizeof(buf), "%llx", static_cast<unsigned long long>(v));
@@ -40,7 +53,10 @@ ObjectReference ReferenceOf(const json::Value& object) {
 EventRecorder::EventRecorder(EventRecorderOptions options)
     : options_(std::move(options)),
       clock_(options_.clock != nullptr ? *options_.clock : DefaultWaitClock()),
-      client_(options_.rest) {
+      client_(options_.rest),
+      rng_(options_.rng_seed != 0 ? options_.rng_seed : std::random_device{}()),
+      failure_log_(std::chrono::seconds(30), [this] { return clock_.Now(); }) {
+  if (options_.max_tries < 1) options_.max_tries = 1;
   thread_ = std::thread([this] { Loop(); });
 }
 
@@ -68,7 +84,7 @@ void EventRecorder::Stop() {
     std::lock_guard<std::mutex> l(mu_);
     if (!thread_.joinable()) return;
   }
-  Flush(std::chrono::seconds(5));
+  Flush(options_.stop_flush_timeout);
   {
     std::lock_guard<std::mutex> l(mu_);
     stop_ = true;
@@ -180,6 +196,13 @@ Status EventRecorder::CreateEvent(const Pending& p, const std::string& key) {
   return {};
 }
 
+bool EventRecorder::SleepUnlessStopped(std::chrono::nanoseconds d) {
+  std::unique_lock<std::mutex> l(mu_);
+  const SteadyTime deadline = clock_.Now() + std::chrono::duration_cast<SteadyTime::duration>(d);
+  while (!stop_ && clock_.Now() < deadline) clock_.WaitUntil(cv_, l, deadline);
+  return !stop_;
+}
+
 void EventRecorder::Send(const Pending& p) {
   const ObjectReference& o = p.object;
   const std::string spam_key = options_.component + "\x1f" + options_.host + "\x1f" + o.kind +
@@ -192,6 +215,60 @@ void EventRecorder::Send(const Pending& p) {
   }
   const std::string key = spam_key + "\x1f" + o.field_path + "\x1f" + EventTypeName(p.type) +
                           "\x1f" + p.reason + "\x1f" + p.message;
+  for (int tries = 1;; ++tries) {
+    if (TrySend(p, key) == Outcome::kDone) return;
+    const bool out_of_tries = tries >= options_.max_tries;
+    // client-go randomises only the first sleep, so replicas spread out after an outage.
+    const auto sleep =
+        tries == 1 ? std::chrono::duration_cast<std::chrono::nanoseconds>(
+                         options_.retry_sleep *
+                         std::uniform_real_distribution<double>(0.0, 1.0)(rng_))
+                   : std::chrono::nanoseconds(options_.retry_sleep);
+    if (!out_of_tries) {
+      std::lock_guard<std::mutex> l(mu_);
+      stats_.last_retry_sleep = sleep;
+    }
+    if (out_of_tries || !SleepUnlessStopped(sleep)) {
+      failure_log_.Write(log::Level::kError, kLogger, "gave up",
+                         out_of_tries ? "unable to write event (retry limit exceeded)"
+                                      : "unable to write event (stopping)",
+                         {{"object", Describe(o)},
+                          {"reason", p.reason},
+                          {"tries", std::to_string(tries)}});
+      std::lock_guard<std::mutex> l(mu_);
+      ++stats_.failed;
+      return;
+    }
+    std::lock_guard<std::mutex> l(mu_);
+    ++stats_.retries;
+  }
+}
+
+EventRecorder::Outcome EventRecorder::TrySend(const Pending& p, const std::string& key) {
+  // A failure is retried, or final: counted and logged here.
+  auto failed = [&](const Error& e) {
+    if (IsRetriable(e)) {
+      failure_log_.Write(log::Level::kWarn, kLogger,
+                         std::string("retry\x1f") + ErrorCodeName(e.code),
+                         "unable to write event (may retry after sleeping)",
+                         {{"object", Describe(p.object)},
+                          {"reason", p.reason},
+                          {"error", e.message}});
+      return Outcome::kRetry;
+    }
+    // AlreadyExists: the same Event is there (client-go logs it at V(5)); not worth a warning.
+    const log::Level level =
+        e.code == ErrorCode::kAlreadyExists ? log::Level::kDebug : log::Level::kError;
+    failure_log_.Write(level, kLogger, std::string("rejected\x1f") + ErrorCodeName(e.code),
+                       "server rejected event (will not retry)",
+                       {{"object", Describe(p.object)},
+                        {"reason", p.reason},
+                        {"code", std::to_string(e.http_status)},
+                        {"error", e.message}});
+    std::lock_guard<std::mutex> l(mu_);
+    ++stats_.failed;
+    return Outcome::kDone;
+  };
   auto it = cache_.find(key);
   if (it != cache_.end()) {
     Aggregate& agg = it->second.first;
@@ -207,21 +284,19 @@ void EventRecorder::Send(const Pending& p) {
       lru_.splice(lru_.begin(), lru_, it->second.second);
       std::lock_guard<std::mutex> l(mu_);
       ++stats_.patched;
-      return;
+      return Outcome::kDone;
     }
-    if (patched.error().code != ErrorCode::kNotFound) {
-      std::lock_guard<std::mutex> l(mu_);
-      ++stats_.failed;  // keep the aggregate: the Event still exists
-      return;
-    }
+    // Any failure but 404 keeps the aggregate: the Event still exists.
+    if (patched.error().code != ErrorCode::kNotFound) return failed(patched.error());
     // The Event was deleted (or expired by TTL): forget it and create a fresh one.
     lru_.erase(it->second.second);
     cache_.erase(it);
   }
   Status s = CreateEvent(p, key);
+  if (!s) return failed(s.error());
   std::lock_guard<std::mutex> l(mu_);
-  if (s) ++stats_.created;
-  else ++stats_.failed;
+  ++stats_.created;
+  return Outcome::kDone;
 }
 
 }  // namespace berth::shim

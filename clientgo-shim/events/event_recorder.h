@@ -10,6 +10,14 @@
 //     by one token every 5 minutes; events over the limit are dropped.
 //   - Event names are "<object name>.<hex unix nanoseconds>" in the object's namespace
 //     ("default" for cluster-scoped objects).
+//   - Retries (client-go's recordToSink): a write that fails with no response (connection,
+//     TLS, timeout), 429 or 5xx is tried again, up to max_tries (12) in all, sleeping
+//     retry_sleep (10 s) between tries, the first sleep randomised in [0, retry_sleep) so that
+//     replicas do not all retry at once after an outage. Any other 4xx (422 invalid, 403
+//     forbidden, 409 AlreadyExists) is final. client-go retries only the no-response case and
+//     leaves 429/5xx to its REST client, which retries a POST only when Retry-After is set; here
+//     a 500 or 503 without Retry-After does not lose the Event either. Events queue behind the
+//     one being retried, as in client-go. Failures are logged (logger "events", rate-limited).
 // Fields written: involvedObject, reason, message, type, source.component/host,
 // reportingComponent, reportingInstance, firstTimestamp, lastTimestamp, count.
 // Thread-safety: Event() from any thread.
@@ -23,11 +31,13 @@
 #include <deque>
 #include <list>
 #include <mutex>
+#include <random>
 #include <string>
 #include <thread>
 #include <unordered_map>
 
 #include "clientgo-shim/api/timestamp.h"
+#include "clientgo-shim/base/rate_limited_log.h"
 #include "clientgo-shim/client/object_client.h"
 #include "clientgo-shim/queue/clock.h"
 
@@ -59,7 +69,11 @@ struct EventRecorderOptions {
   std::chrono::milliseconds refill_period{300000};  // one token per. Default: 5 min (client-go).
   size_t max_queue = 1000;            // pending events before Event() drops. Default: 1000.
   size_t max_aggregated = 4096;       // remembered Events for aggregation (LRU). Default: 4096.
-  WaitClock* clock = nullptr;             // rate-limit time. Default: DefaultWaitClock().
+  WaitClock* clock = nullptr;  // rate-limit time and retry sleeps. Default: DefaultWaitClock().
+  int max_tries = 12;          // tries per event, first included. Default: 12 (client-go).
+  std::chrono::milliseconds retry_sleep{10000};  // between tries. Default: 10 s (client-go).
+  uint64_t rng_seed = 0;       // first-sleep jitter; 0 = random. Default: 0.
+  std::chrono::milliseconds stop_flush_timeout{5000};  // Stop() sends queued events for. 5 s.
 };
 
 // EventRecorderStats: counters for tests and logs.
@@ -68,7 +82,9 @@ struct EventRecorderStats {
   uint64_t patched = 0;
   uint64_t rate_limited = 0;  // dropped by the spam filter
   uint64_t queue_full = 0;    // dropped because the queue was full
-  uint64_t failed = 0;        // the API write failed
+  uint64_t failed = 0;        // the API write failed for good (final error or out of tries)
+  uint64_t retries = 0;       // writes tried again after a retriable failure
+  std::chrono::nanoseconds last_retry_sleep{0};  // the most recent sleep before a retry
 };
 
 class EventRecorder {
@@ -84,7 +100,8 @@ class EventRecorder {
   // Flush waits until every queued event has been handled, or `timeout` passes.
   // Returns whether the queue drained.
   bool Flush(std::chrono::milliseconds timeout);
-  // Stop sends what is queued (bounded by Flush(5 s)) and joins the thread. Idempotent.
+  // Stop sends what is queued (bounded by Flush(stop_flush_timeout)), ends a retry sleep and
+  // joins the thread. Idempotent.
   void Stop();
   EventRecorderStats Stats() const;
 
@@ -106,10 +123,16 @@ class EventRecorder {
     SteadyTime last;
   };
 
+  // What one try of writing an event came to.
+  enum class Outcome { kDone, kRetry };
+
   void Loop();
   void Send(const Pending& p);
+  Outcome TrySend(const Pending& p, const std::string& key);
   bool Allow(const std::string& spam_key);
   Status CreateEvent(const Pending& p, const std::string& key);
+  // SleepUnlessStopped waits `d` on the clock; false when Stop() cut it short.
+  bool SleepUnlessStopped(std::chrono::nanoseconds d);
 
   EventRecorderOptions options_;
   WaitClock& clock_;
@@ -127,6 +150,8 @@ class EventRecorder {
   std::unordered_map<std::string, Bucket> buckets_;
   std::list<std::string> lru_;  // most recent first
   std::unordered_map<std::string, std::pair<Aggregate, std::list<std::string>::iterator>> cache_;
+  std::mt19937_64 rng_;
+  log::RateLimitedLog failure_log_;
 
   std::thread thread_;
 };

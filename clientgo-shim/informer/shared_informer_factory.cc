@@ -49,6 +49,12 @@ void SharedInformerFactory::Stop() {
   for (const auto& informer : all) informer->Stop();
 }
 
+std::vector<std::pair<InformerKey, std::shared_ptr<SharedInformer>>>
+SharedInformerFactory::Informers() const {
+  std::lock_guard lock(mu_);
+  return {informers_.begin(), informers_.end()};
+}
+
 size_t SharedInformerFactory::Size() const {
   std::lock_guard lock(mu_);
   return informers_.size();

@@ -47,6 +47,8 @@ class SharedInformerFactory {
   bool WaitForCacheSync(SteadyTime deadline) const;
   // Stop stops every informer.
   void Stop();
+  // Informers: every informer created so far, with its key (for health checks and logs).
+  std::vector<std::pair<InformerKey, std::shared_ptr<SharedInformer>>> Informers() const;
   // Size: the number of distinct informers.
   size_t Size() const;
 

@@ -15,6 +15,27 @@ std::string DefaultLeaderElectionNamespace() {
   return "default";
 }
 
+Status InformersSyncedCheck(const SharedInformerFactory& informers) {
+  std::string why;
+  for (const auto& [key, informer] : informers.Informers()) {
+    if (informer->HasSynced()) continue;
+    std::string name = key.path;
+    if (!key.label_selector.empty()) name += " labelSelector=" + key.label_selector;
+    if (!key.field_selector.empty()) name += " fieldSelector=" + key.field_selector;
+    const ReflectorStats stats = informer->Stats();
+    if (!why.empty()) why += "; ";
+    why += "informer " + name + " has not synced";
+    if (stats.last_error.empty()) {
+      why += " (no list has completed yet, no error so far)";
+    } else {
+      why += ": last " + stats.last_error_op + " error: " + stats.last_error + " (" +
+             std::to_string(stats.errors) + " list/watch errors)";
+    }
+  }
+  if (why.empty()) return {};
+  return MakeError(ErrorCode::kInternal, std::move(why));
+}
+
 Result<std::unique_ptr<Manager>> Manager::Create(ManagerOptions options) {
   if (!options.rest) return MakeError(ErrorCode::kInvalidArgument, "manager: rest client is required");
   for (const std::string* a : {&options.metrics_bind_address, &options.health_probe_bind_address}) {
@@ -70,12 +91,7 @@ Manager::Manager(ManagerOptions options)
       informers_(std::make_unique<SharedInformerFactory>(options_.rest,
                                                          options_.informer_options)) {
   healthz_.AddCheck("ping", PingCheck);
-  readyz_.AddCheck("informer-sync", [this]() -> Status {
-    if (!informers_->WaitForCacheSync(std::chrono::steady_clock::now())) {
-      return MakeError(ErrorCode::kInternal, "informers not synced");
-    }
-    return {};
-  });
+  readyz_.AddCheck("informer-sync", [this]() { return InformersSyncedCheck(*informers_); });
 }
 
 Manager::~Manager() { Stop(); }
@@ -95,9 +111,9 @@ Result<Controller*> Manager::AddController(ControllerOptions options, Reconciler
 }
 
 void Manager::AddCacheSyncWaiter(std::string name, std::function<bool(SteadyTime)> wait) {
-  readyz_.AddCheck(name + "-sync", [wait]() -> Status {
+  readyz_.AddCheck(name + "-sync", [wait, name]() -> Status {
     if (!wait(std::chrono::steady_clock::now())) {
-      return MakeError(ErrorCode::kInternal, "cache not synced");
+      return MakeError(ErrorCode::kInternal, "the " + name + " cache has not synced");
     }
     return {};
   });

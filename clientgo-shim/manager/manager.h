@@ -139,6 +139,11 @@ class Manager {
   std::thread starter_;        // waits for cache sync, then starts controllers
 };
 
+// InformersSyncedCheck is the /readyz "informer-sync" check: it fails naming every informer
+// that has not synced and why, e.g. "informer /api/v1/pods has not synced: last list error:
+// Unauthorized (3 list/watch errors)".
+Status InformersSyncedCheck(const SharedInformerFactory& informers);
+
 // DefaultLeaderElectionNamespace: the in-cluster service-account namespace file, else "default".
 std::string DefaultLeaderElectionNamespace();
 

@@ -30,6 +30,14 @@ std::set<std::string> ExcludedChecks(const HttpServerRequest& request) {
   return out;
 }
 
+// OneLine keeps a check's reason on its own line of the probe body.
+std::string OneLine(std::string text) {
+  for (char& c : text) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return text.empty() ? "unknown reason" : text;
+}
+
 }  // namespace
 
 Status PingCheck() { return {}; }
@@ -71,17 +79,18 @@ HttpServerReply HealthChecks::Serve(const HttpServerRequest& request,
     std::string name;
     bool healthy;
     bool excluded;
+    std::string reason;  // why a failed check failed
   };
   std::vector<Part> parts;  // std::map iteration: already sorted by name
   bool failed = false;
   for (const auto& [name, check] : checks) {
     if (excluded.erase(name) > 0) {
-      parts.push_back({name, true, true});
+      parts.push_back({name, true, true, {}});
       continue;
     }
-    const bool ok = check().has_value();
-    failed = failed || !ok;
-    parts.push_back({name, ok, false});
+    Status s = check();
+    failed = failed || !s;
+    parts.push_back({name, s.has_value(), false, s ? std::string() : OneLine(s.error().message)});
   }
   const bool verbose = request.query.contains("verbose");
   if (!failed && !verbose) return TextReply(200, "ok");
@@ -89,6 +98,7 @@ HttpServerReply HealthChecks::Serve(const HttpServerRequest& request,
   for (const Part& p : parts) {
     if (p.excluded) body += "[+]" + p.name + " excluded: ok\n";
     else if (p.healthy) body += "[+]" + p.name + " ok\n";
+    else if (verbose) body += "[-]" + p.name + " failed: " + p.reason + "\n";
     else body += "[-]" + p.name + " failed: reason withheld\n";
   }
   if (!excluded.empty()) {

@@ -4,7 +4,12 @@
 //   GET /healthz, /readyz      200 "ok" when every check passes; otherwise 500 with one line per
 //                              check ("[+]name ok" / "[-]name failed: reason withheld") and
 //                              "healthz check failed". ?verbose lists the checks on success too
-//                              (ending "healthz check passed"); ?exclude=<name> skips a check.
+//                              (ending "healthz check passed") and gives each failed check's
+//                              reason ("[-]informer-sync failed: informer /api/v1/pods has not
+//                              synced: last list error: Unauthorized …") where controller-runtime
+//                              withholds it: the probe port is not exposed outside the pod, and
+//                              an operator asking ?verbose wants to know why; ?exclude=<name>
+//                              skips a check.
 //                              No checks registered → an implicit "ping" check.
 //   GET /healthz/<name>        one check: 200 "ok" or 500 "internal server error: <reason>".
 //   GET /metrics               Registry::Render() as text format 0.0.4.

@@ -171,7 +171,12 @@ Status Connection::Open(const ServerUrl& server, const std::string& tls_name, bo
     Status st = fail("TLS handshake with", o);
     const long verify_result = SSL_get_verify_result(ssl_handle);
     if (verify && verify_result != X509_V_OK) {
-      st.error().message += " (" + std::string(X509_verify_cert_error_string(verify_result)) + ")";
+      tls_failure_ = X509_verify_cert_error_string(verify_result);
+      st.error().message += " (" + tls_failure_ + ")";
+    } else if (o.stop == Stop::kNone && o.ec.category() == asio::error::get_ssl_category()) {
+      // A TLS protocol error (e.g. "wrong version number" from a plain-HTTP port); a reset or
+      // EOF mid-handshake is an ordinary transport error.
+      tls_failure_ = Describe(o.ec);
     }
     ERR_clear_error();
     Close();

@@ -67,6 +67,11 @@ class Connection {
   Outcome RunUntil(StartOp&& start, Clock::time_point deadline, const std::atomic<bool>* cancel,
                    Clock::duration poll = std::chrono::seconds(1));
 
+  // TlsFailure: after Open failed in the TLS handshake (not by deadline or cancel), why: the
+  // certificate verify error ("unable to get local issuer certificate", "Hostname mismatch")
+  // or the handshake error ("wrong version number"); "" otherwise.
+  const std::string& TlsFailure() const { return tls_failure_; }
+
   // Close shuts the socket without a TLS close_notify (the peer may already be gone).
   void Close();
 
@@ -85,6 +90,7 @@ class Connection {
   std::shared_ptr<boost::asio::ssl::context> tls_;
   Stream stream_;
   boost::beast::flat_buffer buffer_;
+  std::string tls_failure_;
 };
 
 template <class StartOp>

@@ -11,6 +11,7 @@
 
 #include <boost/beast/http.hpp>
 
+#include "clientgo-shim/base/rate_limited_log.h"
 #include "clientgo-shim/transport/api_error.h"
 #include "clientgo-shim/transport/connection.h"
 #include "clientgo-shim/transport/line_splitter.h"
@@ -28,6 +29,7 @@ constexpr size_t kReadChunk = 64 * 1024;
 constexpr size_t kMaxErrorBody = 1 << 20;     // enough for any Status; more is a proxy page
 constexpr uint32_t kHeaderLimit = 256 * 1024;
 constexpr auto kResetRetryDelay = std::chrono::seconds(1);  // client-go: synthetic Retry-After 1
+constexpr std::string_view kLogger = "rest-client";
 
 using Parser = http::response_parser<http::buffer_body>;
 
@@ -40,6 +42,7 @@ struct AttemptResult {
   int status = 0;                // 0 = no response
   std::optional<Error> error;    // unset = success
   bool connection_reset = false; // transport failure that a GET may retry
+  std::string tls_failure;       // the TLS handshake failed: why (Connection::TlsFailure)
 };
 
 // Exchange: a request written and its response header read, on a connection we own.
@@ -83,6 +86,7 @@ struct HttpsRestClient::Impl {
   mutable std::mutex mu;
   std::vector<std::unique_ptr<Connection>> idle;  // guarded by mu; back = most recent
   std::atomic<size_t> opened{0};
+  std::unique_ptr<log::RateLimitedLog> failure_log;  // TLS, 401 and 403 failures
 
   // TakeIdle pops the most recently used live idle connection, dropping expired ones.
   std::unique_ptr<Connection> TakeIdle() {
@@ -156,7 +160,8 @@ struct HttpsRestClient::Impl {
   // the same for idempotent requests, and for any request whose write failed).
   Result<Exchange> SendAndReadHeader(const RestRequest& r, Clock::time_point deadline,
                                      std::chrono::milliseconds timeout,
-                                     const std::atomic<bool>* cancel, bool* reset) {
+                                     const std::atomic<bool>* cancel, bool* reset,
+                                     std::string* tls_failure) {
     const http::request<http::string_body> req = BuildRequest(r);
     for (size_t tries = 0;; ++tries) {
       Exchange ex;
@@ -169,6 +174,7 @@ struct HttpsRestClient::Impl {
         Status st = ex.conn->Open(server, tls_name, !options.insecure_skip_tls_verify, deadline,
                                   cancel);
         if (!st) {
+          *tls_failure = ex.conn->TlsFailure();
           st.error().message = r.method + " " + r.path + ": " + st.error().message;
           return std::unexpected(st.error());
         }
@@ -271,6 +277,34 @@ struct HttpsRestClient::Impl {
     return e;
   }
 
+  // LogFailure writes the failures a user must see to fix the configuration (wrong CA, wrong
+  // host name, bad or missing credentials, missing RBAC), at most once per (server, reason) per
+  // failure_log_interval: without a line these only show up as objects that never change.
+  void LogFailure(const RestRequest& r, const AttemptResult& result) {
+    const Error& e = *result.error;
+    const std::string url = server.ToString();
+    if (!result.tls_failure.empty()) {
+      failure_log->Write(log::Level::kError, kLogger, url + "\x1ftls\x1f" + result.tls_failure,
+                         "TLS handshake with the API server failed",
+                         {{"server", url},
+                          {"reason", result.tls_failure},
+                          {"request", r.method + " " + r.path},
+                          {"error", e.message}});
+    } else if (result.status == 401 || result.status == 403) {
+      const bool unauthorized = result.status == 401;
+      failure_log->Write(
+          unauthorized ? log::Level::kError : log::Level::kWarn, kLogger,
+          url + "\x1f" + std::to_string(result.status) + "\x1f" + e.message,
+          unauthorized ? "the API server rejected the client's credentials"
+                       : "the API server forbade a request",
+          {{"server", url},
+           {"code", std::to_string(result.status)},
+           {"reason", e.message},
+           {"statusReason", e.reason},
+           {"request", r.method + " " + r.path}});
+    }
+  }
+
   // WithRetries runs `attempt` until it succeeds or the retry rules say stop (see the header).
   template <class Attempt>
   std::optional<Error> WithRetries(const RestRequest& r, Clock::time_point deadline,
@@ -303,9 +337,15 @@ struct HttpsRestClient::Impl {
       } else if (result.status == 0 && result.connection_reset && IsIdempotent(r.method)) {
         wait = kResetRetryDelay;
       }
-      if (!wait || retries >= options.max_retries) return std::move(e);
+      if (!wait || retries >= options.max_retries) {
+        LogFailure(r, result);
+        return std::move(e);
+      }
       wait = std::min<Clock::duration>(*wait, options.max_retry_delay);
-      if (Clock::now() + *wait >= deadline) return std::move(e);
+      if (Clock::now() + *wait >= deadline) {
+        LogFailure(r, result);
+        return std::move(e);
+      }
       SleepFor(*wait, cancel);
     }
   }
@@ -333,6 +373,7 @@ Result<std::shared_ptr<HttpsRestClient>> HttpsRestClient::Create(HttpsRestClient
   if (options.cancel_poll_interval.count() <= 0) {
     options.cancel_poll_interval = std::chrono::seconds(1);
   }
+  impl->failure_log = std::make_unique<log::RateLimitedLog>(options.failure_log_interval);
   impl->options = std::move(options);
   return std::shared_ptr<HttpsRestClient>(new HttpsRestClient(std::move(impl)));
 }
@@ -345,7 +386,8 @@ Result<RestResponse> HttpsRestClient::Do(const RestRequest& request) {
   std::optional<Error> error = im.WithRetries(request, deadline, nullptr, [&]() {
     AttemptResult result;
     bool reset = false;
-    Result<Exchange> ex = im.SendAndReadHeader(request, deadline, timeout, nullptr, &reset);
+    Result<Exchange> ex =
+        im.SendAndReadHeader(request, deadline, timeout, nullptr, &reset, &result.tls_failure);
     if (!ex) {
       result.error = ex.error();
       result.connection_reset = reset;
@@ -393,7 +435,7 @@ Status HttpsRestClient::Stream(const RestRequest& request,
         bool reset = false;
         const Clock::time_point header_deadline = Clock::now() + timeout;
         Result<Exchange> ex = im.SendAndReadHeader(request, header_deadline, timeout, cancel,
-                                                   &reset);
+                                                   &reset, &result.tls_failure);
         if (!ex) {
           result.error = ex.error();
           result.connection_reset = reset;
@@ -420,6 +462,8 @@ Status HttpsRestClient::Stream(const RestRequest& request,
   if (body_error) return std::unexpected(std::move(*body_error));
   return {};
 }
+
+std::string HttpsRestClient::Server() const { return impl_->server.ToString(); }
 
 size_t HttpsRestClient::IdleConnectionCountForTest() const {
   std::lock_guard<std::mutex> lock(impl_->mu);

@@ -16,6 +16,10 @@
 //    (exponential backoff) and connection resets. A stale kept-alive connection that the server
 //    closed is replaced transparently.
 //  - Optional client-side QPS/burst limiter (off by default).
+//  - Failures only the user can fix are logged (JSON lines, logger "rest-client"), at most once
+//    per (server, reason) per failure_log_interval with a "suppressed" count: a failed TLS
+//    handshake (error; reason = the certificate verify text, e.g. "unable to get local issuer
+//    certificate", "Hostname mismatch"), 401 (error) and 403 (warn) with the Status message.
 // Thread-safety: Do and Stream may be called concurrently from any threads.
 // Example:
 //   auto client = HttpsRestClient::Create({.server = "https://127.0.0.1:6443", .ca_pem = ca,
@@ -63,6 +67,8 @@ struct HttpsRestClientOptions {
   // latency. The metrics layer maps it to rest_client_requests_total. Default: none.
   std::function<void(std::string_view method, int code, std::chrono::duration<double> latency)>
       on_request;
+  // One log line per (server, reason) per interval for TLS/401/403 failures; 0 logs each.
+  std::chrono::milliseconds failure_log_interval{30000};  // Default: 30 s.
 };
 
 class HttpsRestClient : public RestClient {
@@ -83,6 +89,9 @@ class HttpsRestClient : public RestClient {
   Status Stream(const RestRequest& request,
                 const std::function<bool(std::string_view line)>& on_line,
                 const std::atomic<bool>* cancel = nullptr) override;
+
+  // Server: the server URL ("https://host:port[/prefix]").
+  std::string Server() const override;
 
   // IdleConnectionCountForTest: connections waiting in the pool.
   size_t IdleConnectionCountForTest() const;

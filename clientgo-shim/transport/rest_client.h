@@ -74,6 +74,8 @@ class RestClient {
   virtual Status Stream(const RestRequest& request,
                         const std::function<bool(std::string_view line)>& on_line,
                         const std::atomic<bool>* cancel = nullptr) = 0;
+  // Server names the API server for log lines ("https://10.0.0.1:6443"); "" when unknown.
+  virtual std::string Server() const { return {}; }
 };
 
 using RestClientPtr = std::shared_ptr<RestClient>;

@@ -19,7 +19,8 @@ Reflector::Reflector(RestClientPtr client, std::shared_ptr<Store> store, Reflect
       store_(std::move(store)),
       options_(std::move(options)),
       rng_(SeedOf(options_.rng_seed)),
-      machine_(options_.list_watch, clock, rng_) {}
+      machine_(options_.list_watch, clock, rng_),
+      error_log_(options_.error_log_interval, [&clock] { return clock.Now(); }) {}
 
 Reflector::~Reflector() { Stop(); }
 
@@ -54,11 +55,35 @@ ReflectorStats Reflector::Stats() const {
   return stats_;
 }
 
-void Reflector::RecordError(const Error& error, bool relist) {
-  std::lock_guard lock(mu_);
-  ++stats_.errors;
-  if (relist) ++stats_.relist_errors;
-  stats_.last_error = error.message;
+void Reflector::RecordError(const Error& error, std::string_view op) {
+  const bool relist = IsRelistError(error);
+  {
+    std::lock_guard lock(mu_);
+    ++stats_.errors;
+    if (relist) ++stats_.relist_errors;
+    stats_.last_error = error.message;
+    stats_.last_error_op = std::string(op);
+  }
+  // client-go: a failed list is an error, a failed watch a warning, an expired resourceVersion
+  // (answered by a relist) routine.
+  const log::Level level = relist         ? log::Level::kDebug
+                           : op == "list" ? log::Level::kError
+                                          : log::Level::kWarn;
+  const ListWatchOptions& lw = options_.list_watch;
+  std::string resource = lw.path;
+  if (!lw.label_selector.empty()) resource += "?labelSelector=" + lw.label_selector;
+  if (!lw.field_selector.empty()) {
+    resource += (lw.label_selector.empty() ? "?" : "&") + ("fieldSelector=" + lw.field_selector);
+  }
+  log::Fields fields = {{"resource", resource}, {"server", client_->Server()},
+                        {"error", error.message}, {"errorCode", ErrorCodeName(error.code)}};
+  if (error.http_status != 0) fields.emplace_back("code", std::to_string(error.http_status));
+  if (!error.reason.empty()) fields.emplace_back("reason", error.reason);
+  error_log_.Write(level, "reflector",
+                   std::string(op) + "\x1f" + ErrorCodeName(error.code) + "\x1f" +
+                       std::to_string(error.http_status),
+                   op == "list" ? "failed to list" : "watch ended with an error",
+                   std::move(fields));
 }
 
 void Reflector::Run() {
@@ -105,7 +130,7 @@ void Reflector::DoList(const RestRequest& request) {
                                    : Result<ListPage>(std::unexpected(response.error()));
   if (!page) {
     pending_list_.clear();
-    RecordError(page.error(), IsRelistError(page.error()));
+    RecordError(page.error(), "list");
     machine_.OnListFailed(page.error());
     return;
   }
@@ -190,7 +215,7 @@ void Reflector::DoWatch(const RestRequest& request) {
     stats_.dropped_objects += dropped;
   }
   if (stop_) return;
-  if (!result) RecordError(result.error(), IsRelistError(result.error()));
+  if (!result) RecordError(result.error(), "watch");
   machine_.OnWatchEnded(result);
 }
 

@@ -4,7 +4,10 @@
 // its own thread: LIST pages (RestClient::Do) are transformed and packed as they arrive, swapped
 // into the Store with Replace once the last page is in, then WATCH lines (RestClient::Stream)
 // are decoded, transformed and applied with ApplyEvent. Errors never stop it: the machine backs
-// off and relists or resumes (see list_watch_machine.h).
+// off and relists or resumes (see list_watch_machine.h). Errors are logged (logger
+// "reflector", with the resource, server and error; a failed list at error, a failed watch at
+// warn, an expired resourceVersion at debug), at most once per (verb, code) per
+// error_log_interval, and the last one is kept for /readyz.
 // Generic over any resource: give it the collection path ("/api/v1/pods",
 // "/apis/scheduling.koordinator.sh/v1alpha1/reservations") and optional selectors.
 // Memory: only one raw page (≤500 objects) is held at a time; the store's previous contents and
@@ -25,6 +28,7 @@
 #include <string>
 #include <thread>
 
+#include "clientgo-shim/base/rate_limited_log.h"
 #include "clientgo-shim/cache/store.h"
 #include "clientgo-shim/cache/transform.h"
 #include "clientgo-shim/transport/rest_client.h"
@@ -38,6 +42,8 @@ struct ReflectorOptions {
   ListWatchOptions list_watch;               // path (required), selectors, paging, backoff
   Transform transform = DefaultTransform();  // Default: DefaultTransform().
   uint64_t rng_seed = 0;                     // 0: seeded from the clock. Default: 0.
+  // One log line per (list|watch, HTTP code) per interval; 0 logs every error. Default: 30 s.
+  std::chrono::milliseconds error_log_interval{30000};
 };
 
 // ReflectorStats: counters for tests, benchmarks and metrics.
@@ -51,6 +57,7 @@ struct ReflectorStats {
   uint64_t relist_errors = 0;   // errors that forced a relist (410/Expired/too-large RV)
   uint64_t dropped_objects = 0; // objects a transform rejected or that could not be cached
   std::string last_error;
+  std::string last_error_op;    // "list" or "watch": what last_error came from
 };
 
 class Reflector {
@@ -81,7 +88,7 @@ class Reflector {
   void Run();
   void DoList(const RestRequest& request);
   void DoWatch(const RestRequest& request);
-  void RecordError(const Error& error, bool relist);
+  void RecordError(const Error& error, std::string_view op);
   void PublishResourceVersion();
   ObjectPtr Cache(rapidjson::Value& object, rapidjson::Document::AllocatorType& alloc);
 
@@ -98,6 +105,7 @@ class Reflector {
   mutable std::mutex mu_;
   mutable std::condition_variable cv_;  // sync and stop
   ReflectorStats stats_;
+  log::RateLimitedLog error_log_;
   std::string resource_version_;
 };
 

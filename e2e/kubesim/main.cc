@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
       ("history-window", po::value<size_t>(&options.history_window)->default_value(50000), "write events kept for watch resume; older RVs get 410 Expired")
       ("bookmark-interval", po::value<std::string>(&bookmark_interval)->default_value("60s"), "BOOKMARK period on watches that allow them")
       ("fault-rate", po::value<double>(&options.faults.fault_rate)->default_value(0.0), "fraction of requests failed on purpose (0..1)")
-      ("fault-codes", po::value<std::string>(&fault_codes)->default_value("500,429,409"), "status codes used for injected faults")
+      ("fault-codes", po::value<std::string>(&fault_codes)->default_value("500,429,409"), "HTTP error codes (400..599) used for injected faults, e.g. 500,503,429,409; 429 and 503 carry Retry-After")
       ("fault-target", po::value<std::vector<std::string>>(&fault_targets)->composing(),
        "inject faults only into requests for [METHOD:]resource[/subresource], e.g. POST:pods/binding (repeatable; default: every request)")
       ("watch-drop-every", po::value<std::string>(&watch_drop_every)->default_value("0s"), "close every watch stream after this long (0 = never)")
@@ -89,20 +89,12 @@ int main(int argc, char** argv) {
     std::cerr << "kubesim: --fault-rate must be within 0..1\n";
     return 2;
   }
-  options.faults.fault_codes.clear();
-  for (size_t start = 0; start <= fault_codes.size();) {
-    size_t comma = fault_codes.find(',', start);
-    if (comma == std::string::npos) comma = fault_codes.size();
-    std::string code = fault_codes.substr(start, comma - start);
-    start = comma + 1;
-    if (code.empty()) continue;
-    int value = std::atoi(code.c_str());
-    if (!kubesim::ValidFaultCode(value)) {
-      std::cerr << "kubesim: --fault-codes accepts 500, 429 and 409, not \"" << code << "\"\n";
-      return 2;
-    }
-    options.faults.fault_codes.push_back(value);
+  auto codes = kubesim::ParseFaultCodes(fault_codes);
+  if (!codes) {
+    std::cerr << "kubesim: invalid --fault-codes: " << codes.error().message << "\n";
+    return 2;
   }
+  options.faults.fault_codes = std::move(*codes);
   for (const std::string& text : fault_targets) {
     auto target = kubesim::ParseFaultTarget(text);
     if (!target) {

@@ -1,7 +1,10 @@
 """kubesim conformance: simulated cluster behaviour (binding, kubelet, pod GC, namespace deletion) and faults."""
+import os
+import subprocess
 import time
 import unittest
 
+from kubesim_fixture import BIN
 from conformance_util import ConformanceCase, WatchStream, configmap, pod, start_kubesim, wait_until
 
 PODS = "/api/v1/namespaces/default/pods"
@@ -105,6 +108,40 @@ class FaultTest(ConformanceCase):
             self.set_faults(faultRate=0)
         for _ in range(20):
             self.assertEqual(self.sim.http("GET", "/api/v1/namespaces/default/configmaps").status_code, 200)
+
+    def test_any_error_code_is_injected_with_the_reason_kube_apiserver_gives_it(self):
+        cases = [
+            (503, "ServiceUnavailable", "the server is currently unable to handle the request"),
+            (504, "Timeout", None),
+            (403, "Forbidden", 'configmaps "cm" is forbidden: injected fault'),
+            (401, "Unauthorized", "Unauthorized"),
+            (422, "Invalid", 'configmaps "cm" is invalid: injected fault'),
+        ]
+        try:
+            for code, reason, message in cases:
+                with self.subTest(code=code):
+                    self.set_faults(faultRate=1, faultCodes=[code])
+                    r = self.sim.http("GET", "/api/v1/namespaces/default/configmaps/cm")
+                    self.assertStatus(r, code, reason, message=message)
+                    retry_after = r.headers.get("Retry-After")
+                    if code == 503:
+                        self.assertEqual(retry_after, "1", r.headers)
+                        self.assertEqual(r.json()["details"]["retryAfterSeconds"], 1)
+                    else:
+                        self.assertIsNone(retry_after, r.headers)
+        finally:
+            self.set_faults(faultRate=0)
+
+    def test_fault_codes_outside_4xx_5xx_are_rejected_by_admin_and_flag(self):
+        r = self.sim.http("PUT", "/kubesim/admin/faults", json={"faultCodes": [302]})
+        self.assertStatus(r, 400, "BadRequest", message_contains="400..599")
+        binary = os.path.join(BIN, "kubesim")
+        for bad in ("500,abc", "302", "500,,429", ""):
+            with self.subTest(codes=bad):
+                done = subprocess.run([binary, "--port", "0", "--fault-codes", bad],
+                                      capture_output=True, text=True, timeout=30)
+                self.assertEqual(done.returncode, 2, done.stderr)
+                self.assertIn("invalid --fault-codes", done.stderr)
 
     def test_fault_rate_zero_injects_nothing(self):
         self.set_faults(faultRate=0, faultCodes=[500])

@@ -80,7 +80,7 @@ Result<FaultConfigUpdate> ParseFaultConfigUpdate(std::string_view body,
       std::vector<int> codes;
       for (const auto& c : v.GetArray()) {
         if (!c.IsInt() || !ValidFaultCode(c.GetInt())) {
-          return BadField(key, "may only contain 500, 429 and 409");
+          return BadField(key, "may only contain HTTP error codes 400..599");
         }
         codes.push_back(c.GetInt());
       }

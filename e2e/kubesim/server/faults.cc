@@ -1,5 +1,6 @@
 #include "e2e/kubesim/server/faults.h"
 
+#include <charconv>
 #include <string>
 #include <thread>
 #include <utility>
@@ -57,20 +58,100 @@ ConflictTarget GuessConflictTarget(std::string_view path) {
   return t;
 }
 
+constexpr std::string_view kInjected = "injected fault";
+
 HttpResponse InternalError() {
   StatusDetails d;
-  d.cause_message = "injected fault";
+  d.cause_message = std::string(kInjected);
   return StatusResponse(500, "InternalError", "Internal error occurred: injected fault", d);
 }
 
-HttpResponse TooManyRequests() {
+// RetryLater: 429 and 503 tell the client when to come back, in the header (what client-go
+// reads) and in details.retryAfterSeconds, as the apiserver's max-in-flight/APF filters do.
+HttpResponse RetryLater(int code, std::string_view reason, std::string_view message) {
   StatusDetails d;
   d.retry_after_seconds = 1;
-  HttpResponse r = StatusResponse(
-      429, "TooManyRequests",
-      "the server has received too many requests and has asked us to try again later", d);
+  d.cause_message = std::string(kInjected);
+  HttpResponse r = StatusResponse(code, reason, message, d);
   r.headers.emplace_back("Retry-After", "1");
   return r;
+}
+
+// ResourceText: `pods "p"` / `deployments.apps "web"` / `pods`, as apimachinery's errors name
+// the object.
+std::string ResourceText(const ConflictTarget& t) {
+  std::string qualified = t.group.empty() ? t.resource : t.resource + "." + t.group;
+  return t.name.empty() ? qualified : qualified + " \"" + t.name + "\"";
+}
+
+// OtherFault: any other 4xx/5xx with the reason kube-apiserver gives that code and a message
+// in the shape of apimachinery's constructor for it (NewForbidden, NewNotFound, …).
+HttpResponse OtherFault(int code, const HttpRequest& request) {
+  const ConflictTarget t = GuessConflictTarget(request.path);
+  StatusDetails d;
+  d.name = t.name;
+  d.group = t.group;
+  d.kind = t.name.empty() && t.resource == "resource" ? "" : t.resource;
+  d.cause_message = std::string(kInjected);
+  std::string reason;
+  std::string message;
+  switch (code) {
+    case 400: reason = "BadRequest"; message = "injected fault"; break;
+    case 401: reason = "Unauthorized"; message = "Unauthorized"; break;
+    case 403:
+      reason = "Forbidden";
+      message = ResourceText(t) + " is forbidden: injected fault";
+      break;
+    case 404:
+      reason = "NotFound";
+      message = t.name.empty() ? "the server could not find the requested resource"
+                               : ResourceText(t) + " not found";
+      break;
+    case 405:
+      reason = "MethodNotAllowed";
+      message = request.method + " is not supported on resources of kind \"" + t.resource + "\"";
+      break;
+    case 406:
+      reason = "NotAcceptable";
+      message = "the server was unable to respond with a content type that the client supports";
+      break;
+    case 410:
+      // The apiserver's 410s are expired resourceVersions.
+      reason = "Expired";
+      message = request.Query("watch") == "true" || request.Query("watch") == "1"
+                    ? "The resourceVersion for the provided watch is too old."
+                    : "The resourceVersion for the provided list is too old.";
+      break;
+    case 413:
+      reason = "RequestEntityTooLarge";
+      message = "Request entity too large: injected fault";
+      break;
+    case 415:
+      reason = "UnsupportedMediaType";
+      message = "the body of the request was in an unknown format";
+      break;
+    case 422: reason = "Invalid"; message = ResourceText(t) + " is invalid: injected fault"; break;
+    case 503:
+      return RetryLater(503, "ServiceUnavailable",
+                        "the server is currently unable to handle the request");
+    case 504:
+      reason = "Timeout";
+      message = "Timeout: request did not complete within requested timeout - injected fault";
+      break;
+    default:
+      if (code >= 500) {
+        // apimachinery's NewGenericServerResponse for a 5xx it has no reason for.
+        reason = "InternalError";
+        message = "an error on the server (\"injected fault\") has prevented the request from "
+                  "succeeding";
+      } else {
+        // StatusReasonUnknown: kube-apiserver leaves the reason empty.
+        message = "the server responded with the status code " + std::to_string(code) +
+                  " but did not return more information";
+      }
+      break;
+  }
+  return StatusResponse(code, reason, message, d);
 }
 
 HttpResponse Conflict(std::string_view path) {
@@ -154,7 +235,32 @@ std::string FormatFaultTarget(const FaultTarget& target) {
   return out;
 }
 
-bool ValidFaultCode(int code) { return code == 500 || code == 429 || code == 409; }
+
+bool ValidFaultCode(int code) { return code >= 400 && code <= 599; }
+
+Result<std::vector<int>> ParseFaultCodes(std::string_view text) {
+  std::vector<int> codes;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = text.find(',', start);
+    std::string_view item =
+        text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    int code = 0;
+    auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), code);
+    if (item.empty() || ec != std::errc() || end != item.data() + item.size() ||
+        !ValidFaultCode(code)) {
+      return MakeError(ErrorCode::kInvalidArgument,
+                       "fault codes are HTTP error codes 400..599 separated by commas, not \"" +
+                           std::string(item) + "\" in \"" + std::string(text) + "\"");
+    }
+    codes.push_back(code);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return codes;
+}
 
 FaultInjector::FaultInjector(FaultConfig config)
     : config_(std::move(config)), rng_(config_.seed) {}
@@ -192,9 +298,13 @@ std::optional<HttpResponse> FaultInjector::MaybeFail(const HttpRequest& request)
   }
   if (code == 409 && !IsMutating(request.method)) code = 500;
   switch (code) {
-    case 429: return TooManyRequests();
+    case 429:
+      return RetryLater(429, "TooManyRequests",
+                        "the server has received too many requests and has asked us to try again "
+                        "later");
     case 409: return Conflict(request.path);
-    default: return InternalError();
+    case 500: return InternalError();
+    default: return OtherFault(code, request);
   }
 }
 

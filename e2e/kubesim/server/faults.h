@@ -1,7 +1,10 @@
 // e2e/kubesim/server/faults.h
 //
-// Deterministic fault injection for kubesim: a seeded fraction of API requests fails with the
-// apiserver's own 500 / 429 / 409 Status bodies, requests can be slowed down, and watch streams
+// Deterministic fault injection for kubesim: a seeded fraction of API requests fails with any
+// configured 4xx/5xx code and the Status body kube-apiserver sends for it (reason by code: 500
+// InternalError, 429 TooManyRequests and 503 ServiceUnavailable with Retry-After: 1, 409
+// Conflict, 504 Timeout, 403 Forbidden, 401 Unauthorized, 422 Invalid, 404 NotFound, 410
+// Expired, …), requests can be slowed down, and watch streams
 // can be cut periodically. The controller under test must survive all of these; the seed makes a
 // failing run reproducible.
 #pragma once
@@ -38,7 +41,7 @@ Result<FaultTarget> ParseFaultTarget(std::string_view text);
 // FormatFaultTarget is the inverse of ParseFaultTarget.
 std::string FormatFaultTarget(const FaultTarget& target);
 
-// FaultConfig: what to inject. fault_codes is a subset of {500, 429, 409}.
+// FaultConfig: what to inject. fault_codes are HTTP error codes (400..599).
 struct FaultConfig {
   double fault_rate = 0.0;  // 0..1, fraction of eligible requests that fail
   std::vector<int> fault_codes = {500, 429, 409};
@@ -82,7 +85,11 @@ class FaultInjector {
   std::mt19937_64 rng_;
 };
 
-// ValidFaultCode: whether code may appear in FaultConfig::fault_codes.
+// ValidFaultCode: whether code may appear in FaultConfig::fault_codes (400..599).
 bool ValidFaultCode(int code);
+
+// ParseFaultCodes reads --fault-codes: comma-separated codes ("500,503,429"; spaces allowed).
+// Errors: kInvalidArgument naming the bad item (empty, not an integer, outside 400..599).
+Result<std::vector<int>> ParseFaultCodes(std::string_view text);
 
 }  // namespace berth::kubesim

@@ -15,7 +15,7 @@ std::string StatusBody(int code, std::string_view reason, std::string_view messa
   json::SetMember(doc, "metadata", json::Value(rapidjson::kObjectType), a);
   json::SetString(doc, "status", "Failure", a);
   json::SetString(doc, "message", message, a);
-  json::SetString(doc, "reason", reason, a);
+  if (!reason.empty()) json::SetString(doc, "reason", reason, a);  // omitempty, as metav1.Status
   if (details) {
     json::Value d(rapidjson::kObjectType);
     if (!details->name.empty()) json::SetString(d, "name", details->name, a);

@@ -181,7 +181,8 @@ TEST(EventRecorderTest, EventNeverBlocksTheCallerAndDropsWhenTheQueueIsFull) {
 TEST(EventRecorderTest, FailedWritesAreCountedAndDoNotStopTheRecorder) {
   std::atomic<int> calls{0};
   auto fake = std::make_shared<FakeRestClient>([&](const RestRequest&) -> Result<RestResponse> {
-    if (calls++ == 0) return Fail(ErrorCode::kInternal, 500, "boom");
+    // 403 is final (no retry); retries are in event_recorder_retry_test.cc.
+    if (calls++ == 0) return Fail(ErrorCode::kForbidden, 403, "events is forbidden");
     return Ok("{}");
   });
   EventRecorder rec(Options(fake));

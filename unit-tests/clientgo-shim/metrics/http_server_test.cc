@@ -143,7 +143,7 @@ TEST(ProbesTest, VerboseListsChecksAndExcludeSkipsOne) {
   req.query["verbose"] = "";
   HttpServerReply fail = checks.Serve(req, "");
   EXPECT_EQ(fail.status, 500);
-  EXPECT_EQ(fail.body, "[-]a failed: reason withheld\n[+]b ok\nhealthz check failed\n");
+  EXPECT_EQ(fail.body, "[-]a failed: x\n[+]b ok\nhealthz check failed\n");  // ?verbose: the reason
   req.query["exclude"] = "a";
   HttpServerReply ok = checks.Serve(req, "");
   EXPECT_EQ(ok.status, 200);

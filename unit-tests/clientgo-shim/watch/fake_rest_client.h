@@ -34,6 +34,9 @@ class FakeRestClient : public RestClient {
  public:
   // ListHandler answers Do; default: queued responses, then 500.
   std::function<Result<RestResponse>(const RestRequest&)> list_handler;
+  // What Server() answers (log lines name it).
+  std::string server_url = "https://fake-apiserver:6443";
+  std::string Server() const override { return server_url; }
 
   void QueueList(Result<RestResponse> response) {
     std::lock_guard lock(mu_);

@@ -49,8 +49,8 @@ TEST(AdminTest, MalformedOrInvalidBodiesGet400AndChangeNothing) {
   FaultInjector faults;
   AdminHooks hooks{&faults, nullptr, nullptr};
   for (const char* body :
-       {"", "{", "[]", R"({"faultRate":1.5})", R"({"faultRate":"high"})", R"({"faultCodes":[404]})",
-        R"({"faultCodes":[]})", R"({"latencyMs":-1})", R"({"seed":-3})", R"({"fautRate":0.1})",
+       {"", "{", "[]", R"({"faultRate":1.5})", R"({"faultRate":"high"})", R"({"faultCodes":[200]})",
+        R"({"faultCodes":[600]})", R"({"faultCodes":[]})", R"({"latencyMs":-1})", R"({"seed":-3})", R"({"fautRate":0.1})",
         R"({"historyWindow":0})", R"({"historyWindow":5})"}) {
     auto r = HandleAdminRequest(Req("PUT", "/kubesim/admin/faults", body), hooks);
     ASSERT_TRUE(r.has_value()) << body;
