@@ -114,6 +114,9 @@ class Api:
             time.sleep(0.05)
         raise AssertionError(f"{method} {path}: still failing after 40 tries: {last}")
 
+    def close(self):
+        self.session.close()
+
     def items(self, path):
         r = self.call("GET", path, ok=(200,))
         if r.status_code != 200:
@@ -257,7 +260,7 @@ class AuditWatcher:
     def __init__(self, path):
         self.path = path
         self.holder = None           # User-Agent of the identity whose Lease write succeeded last
-        self.holders = []            # (line number, user agent) per change of holder
+        self.holders = []            # (ts, user agent) per change of holder
         self.violations = []
         self.bindings = {}           # "ns/name" -> successful bindings
         self.status_writes = {}      # reservation name -> [(ts, phase, user agent)]
@@ -297,10 +300,11 @@ class AuditWatcher:
         ua, verb, code = l.get("userAgent", ""), l.get("verb"), l.get("code", 0)
         ok = 200 <= code < 300
         if (l.get("resource") == "leases" and l.get("namespace") == LEASE_NAMESPACE
-                and l.get("name") == LEASE_NAME and verb in ("create", "update", "patch")):
+                and l.get("name") in (LEASE_NAME, "") and verb in ("create", "update", "patch")):
+            # (a create is a POST to the collection: the audit line names no object)
             if ok and ua != self.holder:
                 self.holder = ua
-                self.holders.append((self.lines, ua))
+                self.holders.append((l.get("ts"), ua))
             return
         if not ua.startswith("berth/"):
             return
@@ -316,14 +320,24 @@ class AuditWatcher:
             if self.bindings[key] > 1:
                 self.violations.append(f"audit line {self.lines}: pod {key} bound a second time by {ua!r}")
         if ok and l.get("resource") == "reservations" and l.get("subresource") == "status" and l.get("phase"):
-            self.status_writes.setdefault(l["name"], []).append((l["ts"], l["phase"], ua))
+            self.status_writes.setdefault(l["name"], []).append((l["ts"], l["phase"], ua, l.get("nodeName")))
+
+    def history(self, name):
+        """The status writes of one reservation and the Lease takeovers among them, for failure messages."""
+        writes = self.status_writes.get(name, [])
+        if not writes:
+            return f"{name}: no status write"
+        t0 = writes[0][0]
+        events = [(ts, f"{phase} node={node} by {ua}") for ts, phase, ua, node in writes]
+        events += [(ts, f"Lease taken by {ua}") for ts, ua in self.holders if ts and t0 - 10 <= ts <= writes[-1][0]]
+        return f"{name}:\n" + "\n".join(f"    {ts - t0:+7.2f}s {text}" for ts, text in sorted(events))
 
     def expiry_findings(self, reservations):
         """Checks every expiry against the workload's record of each reservation; returns (findings, lags)."""
         findings, lags = [], []
         for name, info in sorted(reservations.items()):
             writes = self.status_writes.get(name, [])
-            phases = [p for _, p, _ in writes]
+            phases = [w[1] for w in writes]
             into_failed = [i for i, p in enumerate(phases) if p == "Failed" and (i == 0 or phases[i - 1] != "Failed")]
             if len(into_failed) > 1:
                 findings.append(f"{name}: {len(into_failed)} transitions to Failed: {phases}")

@@ -18,8 +18,10 @@ BERTH_SOAK_SECONDS (default 180, the CI variant) sets the length; e.g. BERTH_SOA
 600 s timeout then needs raising: run it directly, `python3 -m unittest -v test_chaos_soak` in e2e/tests with
 BERTH_BIN set). Only 127.0.0.1 is used; every loop is bounded in count and time.
 """
+import collections
 import json
 import os
+import re
 import shutil
 import signal
 import tempfile
@@ -90,10 +92,11 @@ class ChaosSoakTest(unittest.TestCase):
             injected = sim.get_json("/kubesim/admin/faults").get("injectedFaults", {})
             # Nothing of the workload is left in either cluster (bound pods end gracefully: the simulated kubelet
             # completes their deletion).
+            checks = {"chaos": Api(sim, "soak-check"), "replay": Api(replay_sim, "soak-check")}
+
             def leftovers():
-                return {label: (len(Api(s, "soak-check").items(RES_PATH)),
-                                len(Api(s, "soak-check").items("/api/v1/namespaces/default/pods")))
-                        for label, s in (("chaos", sim), ("replay", replay_sim))}
+                return {label: (len(api.items(RES_PATH)), len(api.items("/api/v1/namespaces/default/pods")))
+                        for label, api in checks.items()}
             left = {}
 
             def emptied():
@@ -103,6 +106,8 @@ class ChaosSoakTest(unittest.TestCase):
                 wait_until(emptied, timeout=60, interval=1, message="the clusters to empty")
             except AssertionError:
                 pass  # asserted below, with the counts
+            for api in [snapshots.api, workload.api, replay.api, *checks.values()]:
+                api.close()
         finally:
             for t in threads:
                 t.stop()
@@ -114,17 +119,32 @@ class ChaosSoakTest(unittest.TestCase):
                 replay_sim.stop()
             sim.stop()
 
+        expiry, lags = audit.expiry_findings(workload.reservations)
+        kinds = [k for k, _ in chaos.events]
+        summary = {
+            "seconds": SOAK_SECONDS, "groups": groups, "reservations": len(workload.reservations),
+            "pods": workload.pods_created, "faultsInjected": injected,
+            "takeovers": {k: kinds.count(k) for k in ("kill", "pause")},
+            "takeoverSeconds": [round(s, 1) for _, s in chaos.events],
+            "expiries": len(lags), "expiryLagMaxSeconds": round(max(lags), 2) if lags else None,
+            "auditLinesChecked": audit.lines, "berthWrites": audit.berth_writes,
+            "bindings": sum(audit.bindings.values()), "snapshots": snapshots.snapshots,
+            "snapshotChecks": snapshots.checks, "workloadRetries": workload.api.retries,
+        }
+        print("\nchaos soak: " + json.dumps(summary))
+        outcomes = collections.Counter(json.dumps(o, sort_keys=True) for o in workload.outcomes.values())
+        print("group outcomes (count: outcome):\n" + "\n".join(f"  {n}: {o}" for o, n in sorted(outcomes.items())))
         self.assertEqual(workload.errors + replay.errors + chaos.errors, [])
         self.assertEqual(audit.violations, [], "audit-log invariants")
-        self.assertEqual(snapshots.violations, [], "allocation invariants")
-        expiry, lags = audit.expiry_findings(workload.reservations)
+        named = sorted(set(re.findall(r"\b(soak-\d+)\b(?!-)", "\n".join(snapshots.violations))))
+        self.assertEqual(snapshots.violations, [], "allocation invariants; status writes (audit log):\n" +
+                         "\n".join(audit.history(n) for n in named))
         self.assertEqual(expiry, [], f"expiry exactly once, within {EXPIRY_BOUND_S}s of the deadline")
         diffs = {g: {"chaos": workload.outcomes.get(g), "replay": replay.outcomes.get(g)}
                  for g in range(groups) if workload.outcomes.get(g) != replay.outcomes.get(g)}
         self.assertEqual(diffs, {}, "group outcomes differ from the fault-free replay")
         self.assertEqual(left, {"chaos": (0, 0), "replay": (0, 0)}, "objects left behind (reservations, pods)")
         # The soak did what it claims: faults, takeovers of both kinds, expiries, pods in reservations.
-        kinds = [k for k, _ in chaos.events]
         expected_events = (groups * GROUP_INTERVAL_S + OUTCOME_AT_S) // CHAOS_PERIOD_S - 1
         self.assertGreaterEqual(len(kinds), min(expected_events, 2), chaos.events)
         if expected_events >= 2:
@@ -134,17 +154,6 @@ class ChaosSoakTest(unittest.TestCase):
         self.assertTrue(lags, "no reservation expired")
         self.assertTrue(any(o.get("podsInReservation") for o in workload.outcomes.values()))
         self.assertGreater(len(audit.holders), len(kinds), "every takeover shows in the Lease writes")
-        summary = {
-            "seconds": SOAK_SECONDS, "groups": groups, "reservations": len(workload.reservations),
-            "pods": workload.pods_created, "faultsInjected": injected,
-            "takeovers": {k: kinds.count(k) for k in ("kill", "pause")},
-            "takeoverSeconds": [round(s, 1) for _, s in chaos.events],
-            "expiries": len(lags), "expiryLagMaxSeconds": round(max(lags), 2),
-            "auditLinesChecked": audit.lines, "berthWrites": audit.berth_writes,
-            "bindings": sum(audit.bindings.values()), "snapshots": snapshots.snapshots,
-            "snapshotChecks": snapshots.checks, "workloadRetries": workload.api.retries,
-        }
-        print("\nchaos soak: " + json.dumps(summary))
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ class AuditingSink : public ResponseSink {
     if (recorded_) return;
     recorded_ = true;
     RequestInfo info = DescribeRequest(request_);
-    std::string phase;
+    std::string phase, node;
     // Only successful status writes are parsed for their phase: cheap, and what the soak test reads.
     if (status >= 200 && status < 300 && info.subresource == "status" &&
         (info.verb == "update" || info.verb == "patch")) {
@@ -50,10 +50,12 @@ class AuditingSink : public ResponseSink {
         if (st != doc.MemberEnd() && st->value.IsObject()) {
           auto ph = st->value.FindMember("phase");
           if (ph != st->value.MemberEnd() && ph->value.IsString()) phase = ph->value.GetString();
+          auto nn = st->value.FindMember("nodeName");
+          if (nn != st->value.MemberEnd() && nn->value.IsString()) node = nn->value.GetString();
         }
       }
     }
-    log_.Write(info, request_.Header("user-agent"), status, phase);
+    log_.Write(info, request_.Header("user-agent"), status, phase, node);
   }
   ResponseSink& inner_;
   AuditLog& log_;

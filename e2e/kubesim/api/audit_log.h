@@ -34,11 +34,11 @@ struct RequestInfo {
 RequestInfo DescribeRequest(const HttpRequest& request);
 
 // AuditLogLine renders one audit line (JSON, no trailing newline). `ts` is the wall-clock time the
-// response was decided (Unix seconds, millisecond resolution); `phase`, when not empty, is the
-// status.phase of the object a successful status write returned (so a test can follow phase
-// transitions from the log alone).
+// response was decided (Unix seconds, millisecond resolution); `phase` and `nodeName`, when not
+// empty, are status.phase and status.nodeName of the object a successful status write returned
+// (so a test can follow phase transitions and placements from the log alone).
 std::string AuditLogLine(const RequestInfo& info, std::string_view user_agent, int code,
-                         std::string_view phase = {});
+                         std::string_view phase = {}, std::string_view node_name = {});
 
 // AuditLog appends audit lines to a file; Write is thread-safe and flushes every line.
 class AuditLog {
@@ -52,7 +52,7 @@ class AuditLog {
 
   // Write appends the line for one request.
   void Write(const RequestInfo& info, std::string_view user_agent, int code,
-             std::string_view phase = {});
+             std::string_view phase = {}, std::string_view node_name = {});
 
  private:
   explicit AuditLog(std::FILE* file) : file_(file) {}
