@@ -76,11 +76,13 @@ class ChaosSoakTest(unittest.TestCase):
 
             audit = AuditWatcher(audit_path)
             snapshots = SnapshotChecker(Api(sim, "soak-snapshot"))
+            # The same checks on the replay tell a fault-induced violation from one the workload always causes.
+            replay_snapshots = SnapshotChecker(Api(replay_sim, "soak-snapshot"))
             start = time.time() + 1
             workload = Workload(Api(sim, "soak-workload"), groups, start)
             replay = Workload(Api(replay_sim, "soak-workload"), groups, start)
             chaos = Chaos(managers, period=CHAOS_PERIOD_S)
-            threads = [audit, snapshots, workload, replay, chaos]
+            threads = [audit, snapshots, replay_snapshots, workload, replay, chaos]
             for t in threads:
                 t.run_in_background()
             limit = GROUP_INTERVAL_S * groups + OUTCOME_AT_S + 120
@@ -106,7 +108,7 @@ class ChaosSoakTest(unittest.TestCase):
                 wait_until(emptied, timeout=60, interval=1, message="the clusters to empty")
             except AssertionError:
                 pass  # asserted below, with the counts
-            for api in [snapshots.api, workload.api, replay.api, *checks.values()]:
+            for api in [snapshots.api, replay_snapshots.api, workload.api, replay.api, *checks.values()]:
                 api.close()
         finally:
             for t in threads:
@@ -130,6 +132,7 @@ class ChaosSoakTest(unittest.TestCase):
             "auditLinesChecked": audit.lines, "berthWrites": audit.berth_writes,
             "bindings": sum(audit.bindings.values()), "snapshots": snapshots.snapshots,
             "snapshotChecks": snapshots.checks, "workloadRetries": workload.api.retries,
+            "replaySnapshotViolations": len(replay_snapshots.violations),
         }
         print("\nchaos soak: " + json.dumps(summary))
         outcomes = collections.Counter(json.dumps(o, sort_keys=True) for o in workload.outcomes.values())
@@ -137,7 +140,8 @@ class ChaosSoakTest(unittest.TestCase):
         self.assertEqual(workload.errors + replay.errors + chaos.errors, [])
         self.assertEqual(audit.violations, [], "audit-log invariants")
         named = sorted(set(re.findall(r"\b(soak-\d+)\b(?!-)", "\n".join(snapshots.violations))))
-        self.assertEqual(snapshots.violations, [], "allocation invariants; status writes (audit log):\n" +
+        self.assertEqual(snapshots.violations, [], "allocation invariants (the fault-free replay's: "
+                         f"{replay_snapshots.violations}); status writes (audit log):\n" +
                          "\n".join(audit.history(n) for n in named))
         self.assertEqual(expiry, [], f"expiry exactly once, within {EXPIRY_BOUND_S}s of the deadline")
         diffs = {g: {"chaos": workload.outcomes.get(g), "replay": replay.outcomes.get(g)}
