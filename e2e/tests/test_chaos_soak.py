@@ -16,9 +16,10 @@ group and left no reservation and no pod behind.
 
 BERTH_SOAK_SECONDS (default 180, the CI variant) sets the length; e.g. BERTH_SOAK_SECONDS=3600 for an hour (ctest's
 600 s timeout then needs raising: run it directly, `python3 -m unittest -v test_chaos_soak` in e2e/tests with
-BERTH_BIN set). Only 127.0.0.1 is used; every loop is bounded in count and time.
+BERTH_BIN set). BERTH_SOAK_ARTIFACTS=DIR keeps the audit log and the managers' logs there. Only 127.0.0.1 is used; every loop is bounded in count and time.
 """
 import collections
+import glob
 import json
 import os
 import re
@@ -40,7 +41,8 @@ NODE_FLAGS = {"node_cpu": "8", "node_memory": "32Gi"}
 
 def manager_args():
     return (["--leader-elect", "--leader-election-namespace", LEASE_NAMESPACE, "--leader-election-id", LEASE_NAME,
-             "--reservation-owner-sync-interval", "0", "--reservation-gc-duration", "1h"] + LEASE_FLAGS)
+             "--reservation-owner-sync-interval", "0", "--reservation-gc-duration", "1h"] + LEASE_FLAGS +
+            (["--log-level", "debug"] if os.environ.get("BERTH_SOAK_ARTIFACTS") else []))
 
 
 class ChaosSoakTest(unittest.TestCase):
@@ -117,6 +119,11 @@ class ChaosSoakTest(unittest.TestCase):
                 if m.proc is not None and m.proc.poll() is None:
                     m.proc.send_signal(signal.SIGCONT)  # a manager the chaos thread left paused
                 m.stop()
+            if os.environ.get("BERTH_SOAK_ARTIFACTS"):  # keep the evidence: audit log and every manager's log
+                keep = os.environ["BERTH_SOAK_ARTIFACTS"]
+                os.makedirs(keep, exist_ok=True)
+                for path in [audit_path] + glob.glob(os.path.join(sim.dir, "berth-manager.*.log")):
+                    shutil.copy(path, keep)
             if replay_sim:
                 replay_sim.stop()
             sim.stop()
