@@ -246,6 +246,8 @@ TEST(SchedulerCodecTest, ATemplateNamesItsFieldsUnderSpecTemplateSpec) {
   placement::PodSpecView t = ReadTemplateView(doc);
   EXPECT_EQ(t.request_errors, (std::vector<std::string>{
                                   "spec.template.spec.containers[0].resources.requests.cpu: invalid quantity \"abc\""}));
+}
+
 TEST(SchedulerCodecTest, AReservationViewCarriesTheLifecycleExpiryDeadline) {
   auto ttl_only = Parse(R"({"metadata":{"name":"r","uid":"u","creationTimestamp":"2026-01-01T00:00:00Z"},
     "spec":{"ttl":"1h","owners":[{"object":{"name":"p"}}]}})");
