@@ -238,10 +238,6 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
         if (r->stamp == stamp) continue;
         r->stamp = stamp;
         if (r->node < 0 || !s.nodes[r->node].present) continue;
-        // A placement only assumed (its status write not yet confirmed) takes no pods: if the write
-        // fails, the reservation is placed again, possibly on another node, and pods bound into it
-        // meanwhile would sit on the wrong node (found by e2e/tests/test_chaos_soak.py).
-        if (r->assumed) continue;
         if (required) indexed.push_back(r);
         if (!CanAllocate(pod, r->view, s.HasOwner(*r), s.nodes[r->node].view.labels)) continue;
         candidates.push_back({r->node, r, s.Remainder(*r), ReservationOrder(r->view.labels)});

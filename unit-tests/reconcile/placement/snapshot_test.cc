@@ -287,30 +287,6 @@ TEST(Snapshot, AssumedReservationHoldsUntilItsStatusArrives) {
   EXPECT_FALSE(snap.AssumeReservation(r, {.node_name = "nope"}).has_value());
 }
 
-TEST(Snapshot, AnAssumedPlacementTakesNoPodsUntilItsStatusArrives) {
-  // If the placement's status write fails, the reservation is placed again, maybe elsewhere: a pod
-  // bound into the assumed placement would be left on the wrong node.
-  ClusterSnapshot snap;
-  snap.UpsertNode(Node("n1", 4, 16));
-  ReservationView r = Reservation("r", "", {}, AllocatePolicy::kRestricted);
-  r.phase = Phase::kPending;
-  snap.UpsertReservation(r);
-  ReservationDecision d = snap.PlaceReservation(Pod("r", 2 * kCore, 0), false);
-  ASSERT_TRUE(d.has_value());
-  ASSERT_TRUE(snap.AssumeReservation(r, *d).has_value());
-  PodDecision early = snap.SchedulePod(Pod("owner", kCore, 0));
-  ASSERT_TRUE(early.has_value());  // the free capacity beside it, not the reservation
-  EXPECT_FALSE(early->reservation.has_value());
-  r.node_name = d->node_name;  // the informer brings the written status
-  r.phase = Phase::kAvailable;
-  r.allocatable = d->allocatable;
-  snap.UpsertReservation(r);
-  PodDecision later = snap.SchedulePod(Pod("owner", kCore, 0));
-  ASSERT_TRUE(later.has_value());
-  ASSERT_TRUE(later->reservation.has_value());
-  EXPECT_EQ(later->node_name, "n1");
-}
-
 TEST(Snapshot, PreAllocationSkipsTheFitAndWaitsForCapacity) {
   ClusterSnapshot snap;
   snap.UpsertNode(Node("n1", 4, 16));
