@@ -24,7 +24,7 @@ class AuditingSink : public ResponseSink {
   AuditingSink(ResponseSink& inner, AuditLog& log, const HttpRequest& request)
       : inner_(inner), log_(log), request_(request) {}
   void Send(HttpResponse response) override {
-    Record(response.status);
+    Record(response.status, response.body);
     inner_.Send(std::move(response));
   }
   bool BeginStream(int status, std::string_view content_type) override {
@@ -35,10 +35,27 @@ class AuditingSink : public ResponseSink {
   void EndStream() override { inner_.EndStream(); }
 
  private:
-  void Record(int status) {
+  void Record(int status, std::string_view body = {}) {
     if (recorded_) return;
     recorded_ = true;
-    log_.Write(DescribeRequest(request_), request_.Header("user-agent"), status);
+    RequestInfo info = DescribeRequest(request_);
+    std::string phase, node;
+    // Only successful status writes are parsed for their phase: cheap, and what the soak test reads.
+    if (status >= 200 && status < 300 && info.subresource == "status" &&
+        (info.verb == "update" || info.verb == "patch")) {
+      Document doc;
+      doc.Parse(body.data(), body.size());
+      if (!doc.HasParseError() && doc.IsObject()) {
+        auto st = doc.FindMember("status");
+        if (st != doc.MemberEnd() && st->value.IsObject()) {
+          auto ph = st->value.FindMember("phase");
+          if (ph != st->value.MemberEnd() && ph->value.IsString()) phase = ph->value.GetString();
+          auto nn = st->value.FindMember("nodeName");
+          if (nn != st->value.MemberEnd() && nn->value.IsString()) node = nn->value.GetString();
+        }
+      }
+    }
+    log_.Write(info, request_.Header("user-agent"), status, phase, node);
   }
   ResponseSink& inner_;
   AuditLog& log_;

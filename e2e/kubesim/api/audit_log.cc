@@ -2,6 +2,7 @@
 #include "e2e/kubesim/api/audit_log.h"
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <vector>
 
@@ -93,7 +94,8 @@ RequestInfo DescribeRequest(const HttpRequest& request) {
   return info;
 }
 
-std::string AuditLogLine(const RequestInfo& info, std::string_view user_agent, int code) {
+std::string AuditLogLine(const RequestInfo& info, std::string_view user_agent, int code,
+                         std::string_view phase, std::string_view node_name) {
   rapidjson::Document doc(rapidjson::kObjectType);
   auto& a = doc.GetAllocator();
   json::SetString(doc, "verb", info.verb, a);
@@ -109,6 +111,11 @@ std::string AuditLogLine(const RequestInfo& info, std::string_view user_agent, i
   }
   json::SetString(doc, "userAgent", user_agent, a);
   doc.AddMember("code", code, a);
+  if (!phase.empty()) json::SetString(doc, "phase", phase, a);
+  if (!node_name.empty()) json::SetString(doc, "nodeName", node_name, a);
+  const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::system_clock::now().time_since_epoch());
+  doc.AddMember("ts", static_cast<double>(now.count()) / 1000.0, a);
   return json::Serialize(doc);
 }
 
@@ -123,8 +130,9 @@ Result<std::unique_ptr<AuditLog>> AuditLog::Open(const std::string& path) {
 
 AuditLog::~AuditLog() { std::fclose(file_); }
 
-void AuditLog::Write(const RequestInfo& info, std::string_view user_agent, int code) {
-  std::string line = AuditLogLine(info, user_agent, code);
+void AuditLog::Write(const RequestInfo& info, std::string_view user_agent, int code,
+                     std::string_view phase, std::string_view node_name) {
+  std::string line = AuditLogLine(info, user_agent, code, phase, node_name);
   line.push_back('\n');
   std::lock_guard lock(mu_);
   std::fwrite(line.data(), 1, line.size(), file_);

@@ -33,8 +33,12 @@ struct RequestInfo {
 // paths that are not resource paths give a non-resource RequestInfo.
 RequestInfo DescribeRequest(const HttpRequest& request);
 
-// AuditLogLine renders one audit line (JSON, no trailing newline).
-std::string AuditLogLine(const RequestInfo& info, std::string_view user_agent, int code);
+// AuditLogLine renders one audit line (JSON, no trailing newline). `ts` is the wall-clock time the
+// response was decided (Unix seconds, millisecond resolution); `phase` and `nodeName`, when not
+// empty, are status.phase and status.nodeName of the object a successful status write returned
+// (so a test can follow phase transitions and placements from the log alone).
+std::string AuditLogLine(const RequestInfo& info, std::string_view user_agent, int code,
+                         std::string_view phase = {}, std::string_view node_name = {});
 
 // AuditLog appends audit lines to a file; Write is thread-safe and flushes every line.
 class AuditLog {
@@ -47,7 +51,8 @@ class AuditLog {
   AuditLog& operator=(const AuditLog&) = delete;
 
   // Write appends the line for one request.
-  void Write(const RequestInfo& info, std::string_view user_agent, int code);
+  void Write(const RequestInfo& info, std::string_view user_agent, int code,
+             std::string_view phase = {}, std::string_view node_name = {});
 
  private:
   explicit AuditLog(std::FILE* file) : file_(file) {}

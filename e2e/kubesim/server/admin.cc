@@ -39,7 +39,8 @@ HttpResponse MethodNotAllowed() {
 
 }  // namespace
 
-std::string FaultConfigJson(const FaultConfig& config, std::optional<size_t> history_window) {
+std::string FaultConfigJson(const FaultConfig& config, std::optional<size_t> history_window,
+                            const std::map<int, uint64_t>* injected) {
   json::Document doc(rapidjson::kObjectType);
   auto& a = doc.GetAllocator();
   json::SetMember(doc, "faultRate", json::Value(config.fault_rate), a);
@@ -57,6 +58,13 @@ std::string FaultConfigJson(const FaultConfig& config, std::optional<size_t> his
   }
   if (history_window) {
     json::SetMember(doc, "historyWindow", json::Value(static_cast<uint64_t>(*history_window)), a);
+  }
+  if (injected) {
+    json::Value counts(rapidjson::kObjectType);
+    for (const auto& [code, n] : *injected) {
+      counts.AddMember(json::Value(std::to_string(code).c_str(), a), json::Value(n), a);
+    }
+    json::SetMember(doc, "injectedFaults", std::move(counts), a);
   }
   return json::Serialize(doc);
 }
@@ -106,6 +114,8 @@ Result<FaultConfigUpdate> ParseFaultConfigUpdate(std::string_view body,
         targets.push_back(std::move(*parsed));
       }
       out.config.targets = std::move(targets);
+    } else if (key == "injectedFaults") {
+      // Read-only (GET's counters): ignored, so a GET body can be PUT back.
     } else if (key == "historyWindow") {
       if (!v.IsUint64() || v.GetUint64() < 1) return BadField(key, "must be a positive integer");
       out.history_window = static_cast<size_t>(v.GetUint64());
@@ -128,8 +138,9 @@ std::optional<AdminOutcome> HandleAdminRequest(const HttpRequest& request,
     return std::nullopt;
   };
   if (request.method == "GET") {
-    return AdminOutcome{JsonResponse(FaultConfigJson(hooks.faults->GetConfig(), current_history())),
-                        false};
+    const std::map<int, uint64_t> injected = hooks.faults->InjectedCounts();
+    return AdminOutcome{
+        JsonResponse(FaultConfigJson(hooks.faults->GetConfig(), current_history(), &injected)), false};
   }
   if (request.method != "PUT") return AdminOutcome{MethodNotAllowed(), false};
   auto update = ParseFaultConfigUpdate(request.body, hooks.faults->GetConfig());

@@ -36,8 +36,10 @@ struct AdminOutcome {
 // then gets it). A wrong method gets 405, a malformed PUT body 400, both as Status.
 std::optional<AdminOutcome> HandleAdminRequest(const HttpRequest& request, const AdminHooks& hooks);
 
-// FaultConfigJson renders the config (and historyWindow when given) in the admin JSON shape.
-std::string FaultConfigJson(const FaultConfig& config, std::optional<size_t> history_window);
+// FaultConfigJson renders the config (and historyWindow, injectedFaults {"<code>": count} when
+// given) in the admin JSON shape.
+std::string FaultConfigJson(const FaultConfig& config, std::optional<size_t> history_window,
+                            const std::map<int, uint64_t>* injected = nullptr);
 
 // FaultConfigUpdate: a parsed PUT body applied to the current config.
 struct FaultConfigUpdate {

@@ -294,8 +294,9 @@ std::optional<HttpResponse> FaultInjector::MaybeFail(const HttpRequest& request)
     uint64_t pick = rng_();
     if (config_.fault_codes.empty() || u >= config_.fault_rate) return std::nullopt;
     code = config_.fault_codes[pick % config_.fault_codes.size()];
+    if (code == 409 && !IsMutating(request.method)) code = 500;
+    ++injected_[code];
   }
-  if (code == 409 && !IsMutating(request.method)) code = 500;
   switch (code) {
     case 429:
       return RetryLater(429, "TooManyRequests",
@@ -319,6 +320,11 @@ void FaultInjector::ApplyLatency() const {
 std::chrono::seconds FaultInjector::WatchDropEvery() const {
   std::lock_guard<std::mutex> lock(mu_);
   return config_.watch_drop_every;
+}
+
+std::map<int, uint64_t> FaultInjector::InjectedCounts() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return injected_;
 }
 
 FaultConfig FaultInjector::GetConfig() const {

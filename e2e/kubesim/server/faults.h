@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -72,6 +73,9 @@ class FaultInjector {
   std::chrono::seconds WatchDropEvery() const;
 
   FaultConfig GetConfig() const;
+  // InjectedCounts: how many faults were injected so far, by HTTP code (for soak figures; not
+  // reset by SetConfig).
+  std::map<int, uint64_t> InjectedCounts() const;
   // SetConfig replaces the configuration and reseeds the generator with config.seed, so the same
   // config yields the same fault sequence from that point on.
   void SetConfig(FaultConfig config);
@@ -83,6 +87,7 @@ class FaultInjector {
   mutable std::mutex mu_;
   FaultConfig config_;
   std::mt19937_64 rng_;
+  std::map<int, uint64_t> injected_;
 };
 
 // ValidFaultCode: whether code may appear in FaultConfig::fault_codes (400..599).

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -126,6 +127,25 @@ TEST(AuditLogLine, ResourceLineHasEveryField) {
   EXPECT_EQ(json::GetString(*doc, {"userAgent"}), "berth/0.1");
   ASSERT_NE(json::Find(*doc, {"code"}), nullptr);
   EXPECT_EQ(json::Find(*doc, {"code"})->GetInt(), 201);
+}
+
+TEST(AuditLogLine, StatusWritesCarryThePhaseAndEveryLineATimestamp) {
+  auto info = DescribeRequest(Req("PUT", "/apis/scheduling.koordinator.sh/v1alpha1/reservations/r/status"));
+  const double before = static_cast<double>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch()).count()) / 1000.0;
+  auto doc = json::Parse(AuditLogLine(info, "berth/0.1", 200, "Failed", "node-1"));
+  ASSERT_TRUE(doc);
+  EXPECT_EQ(json::GetString(*doc, {"subresource"}), "status");
+  EXPECT_EQ(json::GetString(*doc, {"phase"}), "Failed");
+  EXPECT_EQ(json::GetString(*doc, {"nodeName"}), "node-1");
+  const json::Value* ts = json::Find(*doc, {"ts"});
+  ASSERT_NE(ts, nullptr);
+  EXPECT_GE(ts->GetDouble(), before - 0.001);
+  EXPECT_LT(ts->GetDouble(), before + 60);
+  auto without = json::Parse(AuditLogLine(info, "berth/0.1", 409));
+  ASSERT_TRUE(without);
+  EXPECT_EQ(json::Find(*without, {"phase"}), nullptr);
+  EXPECT_EQ(json::Find(*without, {"nodeName"}), nullptr);
 }
 
 TEST(AuditLog, ConcurrentWritesProduceWholeLines) {

@@ -36,7 +36,11 @@ TEST(AdminTest, PutSetsGivenFieldsAndGetReportsThemWithHistoryWindow) {
   auto get = HandleAdminRequest(Req("GET", "/kubesim/admin/faults"), hooks);
   ASSERT_TRUE(get.has_value());
   EXPECT_EQ(get->response.body,
-            R"({"faultRate":0.5,"faultCodes":[429,409],"latencyMs":5,"watchDropEverySeconds":30,"seed":7,"historyWindow":42})");
+            R"({"faultRate":0.5,"faultCodes":[429,409],"latencyMs":5,"watchDropEverySeconds":30,"seed":7,"historyWindow":42,"injectedFaults":{}})");
+  // The GET body can be PUT back: the read-only counters are ignored.
+  auto back = HandleAdminRequest(Req("PUT", "/kubesim/admin/faults", get->response.body), hooks);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->response.status, 200) << back->response.body;
 
   // A partial PUT keeps the other fields.
   auto partial = HandleAdminRequest(Req("PUT", "/kubesim/admin/faults", R"({"faultRate":0})"), hooks);

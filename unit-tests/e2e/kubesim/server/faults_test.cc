@@ -1,5 +1,6 @@
 #include "e2e/kubesim/server/faults.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,18 @@ TEST(FaultInjectorTest, SameSeedGivesTheSameSequenceAndOtherSeedsDiffer) {
   // SetConfig reseeds: the sequence restarts.
   a.SetConfig(FaultConfig{.fault_rate = 0.5, .seed = 42});
   EXPECT_EQ(sa, Sequence(a, 200));
+}
+
+TEST(FaultInjectorTest, InjectedCountsAreKeptByTheCodeActuallySent) {
+  FaultInjector f(FaultConfig{.fault_rate = 1.0, .fault_codes = {409}});
+  EXPECT_TRUE(f.InjectedCounts().empty());
+  for (int i = 0; i < 3; ++i) f.MaybeFail(Req("PUT", "/api/v1/namespaces/ns/pods/p"));
+  f.MaybeFail(Req("GET", "/api/v1/pods"));  // a read's 409 is sent as 500
+  f.MaybeFail(Req("GET", "/healthz"));      // exempt: not counted
+  EXPECT_EQ(f.InjectedCounts(), (std::map<int, uint64_t>{{409, 3}, {500, 1}}));
+  f.SetConfig(FaultConfig{.fault_rate = 0.0});
+  f.MaybeFail(Req("GET", "/api/v1/pods"));
+  EXPECT_EQ(f.InjectedCounts(), (std::map<int, uint64_t>{{409, 3}, {500, 1}}));
 }
 
 TEST(FaultInjectorTest, AdminAndHealthPathsAreNeverFailed) {
