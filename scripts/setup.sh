@@ -8,13 +8,12 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 debs=(
   build-essential cmake ninja-build ccache pkg-config unzip curl
   libboost1.81-dev libboost-system1.81-dev libboost-program-options1.81-dev
-  libssl-dev rapidjson-dev libyaml-cpp-dev
+  libssl-dev rapidjson-dev libyaml-cpp-dev prometheus-cpp-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-kubernetes python3-requests python3-yaml
   prometheus
 )
-# prometheus-cpp is not packaged for bookworm; berth writes the Prometheus text format itself.
 
 missing=()
 for pkg in "${debs[@]}"; do
