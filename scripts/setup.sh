@@ -8,7 +8,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 debs=(
   build-essential cmake ninja-build ccache pkg-config unzip curl
   libboost1.81-dev libboost-system1.81-dev libboost-program-options1.81-dev
-  libssl-dev rapidjson-dev libyaml-cpp-dev
+  libssl-dev rapidjson-dev libyaml-cpp-dev prometheus-cpp-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libfuzzer-14-dev libexpected-dev
@@ -17,7 +17,6 @@ debs=(
 )
 # clang-14 + libfuzzer-14-dev build the fuzz targets (scripts/fuzz.sh); libexpected-dev stands in for
 # std::expected there, which libstdc++ 12 offers only to g++.
-# prometheus-cpp is not packaged for bookworm; berth writes the Prometheus text format itself.
 
 missing=()
 for pkg in "${debs[@]}"; do

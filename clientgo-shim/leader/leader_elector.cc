@@ -79,6 +79,7 @@ LeaderElector::LeaderElector(LeaderElectionConfig config)
     if (m) {
       master_status_ = &m->master_status->WithLabelValues({config_.metric_name});
       master_status_->Set(0);
+      slowpath_ = &m->slowpath_total->WithLabelValues({config_.metric_name});
     }
   }
 }
@@ -129,6 +130,31 @@ LeaderElector::Attempt LeaderElector::TryAcquireOrRenew(SteadyTime* start) {
   const int duration_s = static_cast<int>(
       std::max<int64_t>(1, (config_.lease_duration.count() + 999) / 1000));
   LeaderElectionRecord desired{config_.identity, duration_s, wall, wall, 0};
+
+  // Fast path (client-go): a leader whose lease is still valid renews from the record it last
+  // wrote, one Update without a Get. When that fails (a conflict, a timeout), fall back to the
+  // slow path, Get then Update, and count it in leader_election_slowpath_total.
+  bool fast_path = false;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    fast_path = have_observed_ && observed_.holder_identity == config_.identity &&
+                observed_time_ + std::chrono::seconds(observed_.lease_duration_seconds) > clock_.Now();
+    if (fast_path) {
+      desired.acquire_time = observed_.acquire_time;
+      desired.lease_transitions = observed_.lease_transitions;
+    }
+  }
+  if (fast_path) {
+    if (lock_.Update(desired)) {
+      std::lock_guard<std::mutex> l(mu_);
+      observed_ = desired;
+      observed_time_ = clock_.Now();
+      return Attempt::kHeld;
+    }
+    if (slowpath_ != nullptr) slowpath_->Inc();
+    desired.acquire_time = wall;
+    desired.lease_transitions = 0;
+  }
 
   auto current = lock_.Get();
   if (!current) {

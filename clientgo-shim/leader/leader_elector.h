@@ -110,6 +110,7 @@ class LeaderElector {
   WaitClock& clock_;
   LeaseLock lock_;
   Gauge* master_status_ = nullptr;
+  Counter* slowpath_ = nullptr;  // leader_election_slowpath_total{name}
   std::shared_ptr<LeaderFence> fence_;
 
   mutable std::mutex mu_;

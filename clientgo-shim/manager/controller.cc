@@ -60,6 +60,7 @@ Result<std::unique_ptr<Controller>> Controller::Create(ControllerOptions options
     metrics->InitController(c->name_, c->workers_);
     c->errors_ = &metrics->reconcile_errors_total->WithLabelValues({c->name_});
     c->terminal_errors_ = &metrics->terminal_reconcile_errors_total->WithLabelValues({c->name_});
+    c->panics_ = &metrics->reconcile_panics_total->WithLabelValues({c->name_});
     c->reconcile_time_ = &metrics->reconcile_time_seconds->WithLabelValues({c->name_});
     c->active_workers_ = &metrics->active_workers->WithLabelValues({c->name_});
   }
@@ -103,8 +104,10 @@ void Controller::ReconcileOne(const std::string& key) {
     result = reconciler_(key);
   } catch (const std::exception& e) {
     result = ReconcileResult::Error(std::string("panic: ") + e.what());
+    if (panics_ != nullptr) panics_->Inc();
   } catch (...) {
     result = ReconcileResult::Error("panic: unknown exception");
+    if (panics_ != nullptr) panics_->Inc();
   }
   if (reconcile_time_ != nullptr) {
     reconcile_time_->Observe(std::chrono::duration<double>(clock_.Now() - start).count());

@@ -79,6 +79,7 @@ class Controller {
   std::optional<ControllerRuntimeMetrics> metrics_;
   Counter* errors_ = nullptr;
   Counter* terminal_errors_ = nullptr;
+  Counter* panics_ = nullptr;  // controller_runtime_reconcile_panics_total
   Histogram* reconcile_time_ = nullptr;
   Gauge* active_workers_ = nullptr;
   WaitClock& clock_;

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "clientgo-shim/manager/signals.h"
+#include "clientgo-shim/metrics/process_metrics.h"
 #include "clientgo-shim/transport/fenced_rest_client.h"
 
 namespace berth::shim {
@@ -92,6 +93,8 @@ Manager::Manager(ManagerOptions options)
                                                          options_.informer_options)) {
   healthz_.AddCheck("ping", PingCheck);
   readyz_.AddCheck("informer-sync", [this]() { return InformersSyncedCheck(*informers_); });
+  // controller-runtime's registry always carries the process collector.
+  RegisterProcessMetrics(registry_);
 }
 
 Manager::~Manager() { Stop(); }

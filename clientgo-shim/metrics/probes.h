@@ -12,7 +12,7 @@
 //                              skips a check.
 //                              No checks registered → an implicit "ping" check.
 //   GET /healthz/<name>        one check: 200 "ok" or 500 "internal server error: <reason>".
-//   GET /metrics               Registry::Render() as text format 0.0.4.
+//   GET /metrics               Registry::Render(): text format 0.0.4 from prometheus-cpp.
 // Headers: Content-Type text/plain; charset=utf-8, X-Content-Type-Options: nosniff.
 // Thread-safety: AddCheck and Run may be called from any thread.
 #pragma once

@@ -1,15 +1,14 @@
 // clientgo-shim/metrics/registry.h
 //
-// A small Prometheus registry (prometheus-cpp is not packaged on Debian bookworm): counter, gauge
-// and histogram families with labels, rendered in the text exposition format 0.0.4 exactly as
-// client_golang writes it:
-//   - families sorted by name, each with "# HELP" (\ and newline escaped) and "# TYPE";
-//   - label pairs sorted by label name, values escaped (\\, \", \n); children sorted by labels;
-//   - histograms as cumulative name_bucket{...,le="…"} lines ending in le="+Inf", then _sum, _count;
-//   - numbers as Go's strconv.FormatFloat(v, 'g', -1, 64) ("1e-08", "0.005", "+Inf", "NaN");
-//   - families with labels but no children yet are not written.
-// Registering a name again with the same type and label names returns the existing family, so
-// several controllers can share one family; a mismatch is an error.
+// berth's metrics API, a thin adapter over prometheus-cpp's core library (prometheus::Registry,
+// families, Counter/Gauge/Histogram, TextSerializer). It keeps client_golang's shape, which the
+// callers and the dashboards rely on:
+//   - a family has a fixed list of label names, children are looked up by values in that order
+//     (WithLabelValues), and a wrong number of values never crashes the process;
+//   - registering a name again with the same type, label names and buckets returns the existing
+//     family, so several controllers share one; a mismatch is an error, never an exception;
+//   - Render() writes text format 0.0.4 through prometheus::TextSerializer, with families sorted by
+//     name and children by label pairs (client_golang's order, so pages are stable for diffing).
 // Thread-safety: everything may be used from any thread; metric handles stay valid as long as the
 // Registry lives.
 // Example:
@@ -19,13 +18,19 @@
 //   std::string page = r.Render();
 #pragma once
 
-#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <prometheus/collectable.h>
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
 
 #include "clientgo-shim/base/result.h"
 
@@ -34,46 +39,49 @@ namespace berth::shim {
 // Counter: a monotonically increasing value.
 class Counter {
  public:
-  // Inc adds `v`; negative values are ignored (counters never go down).
-  void Inc(double v = 1.0);
-  double Value() const { return value_.load(); }
+  using Impl = prometheus::Counter;
+  explicit Counter(Impl& impl) : impl_(&impl) {}
+  // Inc adds `v`; negative values and NaN are ignored (counters never go down).
+  void Inc(double v = 1.0) {
+    if (v >= 0) impl_->Increment(v);
+  }
+  double Value() const { return impl_->Value(); }
 
  private:
-  std::atomic<double> value_{0.0};
+  Impl* impl_;
 };
 
 // Gauge: a value that goes up and down.
 class Gauge {
  public:
-  void Set(double v) { value_.store(v); }
-  void Add(double v) { value_.fetch_add(v); }
-  void Inc() { Add(1.0); }
-  void Dec() { Add(-1.0); }
-  double Value() const { return value_.load(); }
+  using Impl = prometheus::Gauge;
+  explicit Gauge(Impl& impl) : impl_(&impl) {}
+  void Set(double v) { impl_->Set(v); }
+  void Add(double v) { impl_->Increment(v); }
+  void Inc() { impl_->Increment(); }
+  void Dec() { impl_->Decrement(); }
+  double Value() const { return impl_->Value(); }
 
  private:
-  std::atomic<double> value_{0.0};
+  Impl* impl_;
 };
 
-// Histogram: counts observations into cumulative buckets (upper bounds, ascending).
+// Histogram: counts observations into cumulative buckets (upper bounds, ascending; `le` is
+// inclusive).
 class Histogram {
  public:
-  explicit Histogram(std::vector<double> bounds);
-  void Observe(double v);
+  using Impl = prometheus::Histogram;
+  explicit Histogram(Impl& impl) : impl_(&impl) {}
+  void Observe(double v) { impl_->Observe(v); }
   struct Snapshot {
     std::vector<uint64_t> cumulative;  // one per bound, then +Inf
     double sum = 0;
     uint64_t count = 0;
   };
   Snapshot Read() const;
-  const std::vector<double>& bounds() const { return bounds_; }
 
  private:
-  const std::vector<double> bounds_;
-  mutable std::mutex mu_;
-  std::vector<uint64_t> counts_;  // per bucket, non-cumulative; last = above every bound
-  double sum_ = 0;
-  uint64_t count_ = 0;
+  Impl* impl_;
 };
 
 enum class MetricType { kCounter, kGauge, kHistogram };
@@ -93,16 +101,18 @@ class Family {
 
  private:
   friend class Registry;
-  Family(std::string name, std::string help, std::vector<std::string> label_names,
+  using Impl = typename M::Impl;
+  Family(prometheus::Family<Impl>& impl, std::string name, std::vector<std::string> label_names,
          std::vector<double> buckets);
-  std::unique_ptr<M> Make() const;
+  Impl& AddImpl(const prometheus::Labels& labels);
 
+  prometheus::Family<Impl>& impl_;
   const std::string name_;
-  const std::string help_;
   const std::vector<std::string> label_names_;
   const std::vector<double> buckets_;  // histograms only
   mutable std::mutex mu_;
   std::map<std::vector<std::string>, std::unique_ptr<M>> children_;
+  std::unique_ptr<Impl> detached_impl_;  // owned here, never registered
   std::unique_ptr<M> detached_;
 };
 
@@ -130,7 +140,11 @@ class Registry {
                                         std::vector<std::string> label_names,
                                         std::vector<double> buckets);
 
-  // Render writes every family in text format 0.0.4.
+  // AddCollectable adds a prometheus-cpp collector that computes its families at scrape time
+  // (e.g. the process_* collector). Registering the same pointer twice is a no-op.
+  void AddCollectable(std::shared_ptr<prometheus::Collectable> collectable);
+
+  // Render writes every family in text format 0.0.4 (prometheus::TextSerializer).
   std::string Render() const;
 
  private:
@@ -138,20 +152,14 @@ class Registry {
   Result<Entry*> Register(std::string_view name, std::string_view help, MetricType type,
                           const std::vector<std::string>& label_names,
                           const std::vector<double>& buckets);
+  const std::shared_ptr<prometheus::Registry> impl_;
   mutable std::mutex mu_;
   std::map<std::string, std::unique_ptr<Entry>, std::less<>> families_;
+  std::vector<std::shared_ptr<prometheus::Collectable>> collectables_;
 };
 
 // kTextContentType is the Content-Type of a text-format 0.0.4 page.
 inline constexpr std::string_view kTextContentType = "text/plain; version=0.0.4; charset=utf-8";
-
-// FormatMetricValue formats like Go's strconv.FormatFloat(v, 'g', -1, 64), with "+Inf", "-Inf"
-// and "NaN" as Prometheus writes them.
-std::string FormatMetricValue(double v);
-
-// EscapeLabelValue escapes \, " and newline; EscapeHelp escapes \ and newline.
-std::string EscapeLabelValue(std::string_view v);
-std::string EscapeHelp(std::string_view v);
 
 // ExponentialBuckets is client_golang's prometheus.ExponentialBuckets(start, factor, count),
 // computed by repeated multiplication so the bounds match Go's bit for bit.

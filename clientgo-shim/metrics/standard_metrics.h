@@ -5,6 +5,7 @@
 //   controller_runtime_reconcile_total{controller,result}      result ∈ success|error|requeue|requeue_after
 //   controller_runtime_reconcile_errors_total{controller}
 //   controller_runtime_terminal_reconcile_errors_total{controller}
+//   controller_runtime_reconcile_panics_total{controller}        a reconciler that threw
 //   controller_runtime_reconcile_time_seconds{controller}      40 buckets 0.005 … 60
 //   controller_runtime_max_concurrent_reconciles{controller}
 //   controller_runtime_active_workers{controller}
@@ -37,6 +38,7 @@ struct ControllerRuntimeMetrics {
   CounterFamily* reconcile_total = nullptr;
   CounterFamily* reconcile_errors_total = nullptr;
   CounterFamily* terminal_reconcile_errors_total = nullptr;
+  CounterFamily* reconcile_panics_total = nullptr;
   HistogramFamily* reconcile_time_seconds = nullptr;
   GaugeFamily* max_concurrent_reconciles = nullptr;
   GaugeFamily* active_workers = nullptr;

@@ -4,6 +4,7 @@
 #include "clientgo-shim/base/log.h"
 #include "controllers/common/write_errors.h"
 #include "controllers/reservation/reservation_codec.h"
+#include "controllers/reservation/reservation_metrics.h"
 #include "reconcile/common/annotation_json.h"
 
 namespace berth::controllers {
@@ -95,8 +96,7 @@ Result<std::unique_ptr<ReservationController>> ReservationController::Setup(
                               "Time from a reservation's expiry deadline to its Failed status write.", {},
                               {0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10});
   auto gc = reg.AddCounter("berth_reservation_gc_total", "Terminal reservations deleted by garbage collection.");
-  auto transitions = reg.AddCounter("berth_reservation_transitions_total",
-                                    "Reservation phase transitions written by berth.", {"from", "to", "reason"});
+  auto transitions = RegisterReservationTransitions(reg);
   if (!phase || !lag || !gc || !transitions) return MakeError(ErrorCode::kInternal, "registering reservation metrics failed");
   c->phase_gauge_ = *phase;
   c->expiry_lag_ = *lag;

@@ -9,6 +9,7 @@
 #include "clientgo-shim/base/log.h"
 #include "controllers/common/write_errors.h"
 #include "controllers/reservation/reservation_codec.h"
+#include "controllers/reservation/reservation_metrics.h"
 #include "controllers/scheduler/pre_allocation_codec.h"
 #include "controllers/scheduler/scheduler_codec.h"
 #include "controllers/scheduler/scheduler_controller.h"
@@ -192,6 +193,9 @@ shim::ReconcileResult SchedulerController::PlaceReservation(Document& doc, const
     return shim::ReconcileResult::Error("status update of reservation " + name + ": " + written.error().message);
   }
   attempts_->WithLabelValues({"reservation", "scheduled"}).Inc();
+  transitions_->WithLabelValues({std::string(reconcile::PhaseName(reconcile::Phase::kPending)),
+                                 std::string(reconcile::PhaseName(where.phase)), std::string(kReasonScheduled)})
+      .Inc();
   log::Debug(kLogger, "reservation placed", {{"reservation", name}, {"node", where.node_name},
                                              {"phase", std::string(reconcile::PhaseName(where.phase))}});
   recorder_->Event(ReservationReference(name, uid), shim::EventType::kNormal, "Scheduled",
@@ -238,6 +242,10 @@ shim::ReconcileResult SchedulerController::PromoteWaiting(Document& doc, const s
     LogWriteRetry(kLogger, "reservation Available status update", name, written.error());
     return shim::ReconcileResult::Error("status update of reservation " + name + ": " + written.error().message);
   }
+  transitions_->WithLabelValues({std::string(reconcile::PhaseName(reconcile::Phase::kWaiting)),
+                                 std::string(reconcile::PhaseName(reconcile::Phase::kAvailable)),
+                                 std::string(kReasonAvailable)})
+      .Inc();
   log::Info(kLogger, "waiting reservation is available", {{"reservation", name}});
   recorder_->Event(ReservationReference(name, uid), shim::EventType::kNormal, std::string(kReasonAvailable),
                    "Reservation " + name + " is available on " + status.node_name);

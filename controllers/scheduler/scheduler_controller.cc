@@ -9,6 +9,7 @@
 #include "clientgo-shim/base/json.h"
 #include "clientgo-shim/base/log.h"
 #include "controllers/common/write_errors.h"
+#include "controllers/reservation/reservation_metrics.h"
 #include "controllers/reservation/reservation_codec.h"
 #include "controllers/scheduler/pre_allocation_codec.h"
 #include "controllers/scheduler/reservation_change.h"
@@ -110,8 +111,15 @@ Result<std::unique_ptr<SchedulerController>> SchedulerController::Setup(
   auto& reg = manager.registry();
   auto attempts = reg.AddCounter("berth_scheduler_attempts_total",
                                  "Scheduling attempts of pods and Reservations by result.", {"kind", "result"});
-  if (!attempts) return MakeError(ErrorCode::kInternal, "registering scheduler metrics failed");
+  auto transitions = RegisterReservationTransitions(reg);
+  if (!attempts || !transitions) return MakeError(ErrorCode::kInternal, "registering scheduler metrics failed");
   c->attempts_ = *attempts;
+  c->transitions_ = *transitions;
+  // Every series at zero from the start, as controller-runtime does for reconcile_total, so
+  // rate() and the dashboard work before the first attempt.
+  for (const char* kind : {"pod", "reservation"}) {
+    for (const char* result : {"scheduled", "unschedulable", "error"}) c->attempts_->WithLabelValues({kind, result});
+  }
 
   auto& informers = manager.informers();
   c->reservations_ = informers.InformerFor(shim::InformerKey{kReservationsPath, "", ""});

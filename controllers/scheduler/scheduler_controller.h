@@ -143,6 +143,7 @@ class SchedulerController {
   std::set<std::string> parked_reservations_;
 
   shim::CounterFamily* attempts_ = nullptr;
+  shim::CounterFamily* transitions_ = nullptr;  // berth_reservation_transitions_total
 };
 
 }  // namespace berth::controllers

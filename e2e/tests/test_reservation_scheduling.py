@@ -32,6 +32,17 @@ def quantity(text):
     return float(text)
 
 
+def transitions(mgr, frm, to, reason):
+    return mgr.metric("berth_reservation_transitions_total", **{"from": frm}, to=to, reason=reason)
+
+
+def wait_transitions(test, frm, to, reason, count):
+    # The counter moves right after the status write the watch already delivered.
+    wait_until(lambda: transitions(test.mgr, frm, to, reason) >= count, timeout=5,
+               message=f"berth_reservation_transitions_total {frm}->{to} ({reason}) to reach {count}")
+    test.assertEqual(transitions(test.mgr, frm, to, reason), count)
+
+
 def testdata(name):
     return os.path.join(TESTDATA, name)
 
@@ -150,9 +161,14 @@ class UserGuideTest(SchedulingSuite):
     nodes = 3
 
     def test_quick_start_reservation_demo_then_pod_demo_0_allocates_200m_and_400Mi_and_survives_the_delete(self):
+        placed = transitions(self.mgr, "Pending", "Available", "Scheduled")
+        attempts = self.mgr.metric("berth_scheduler_attempts_total", kind="reservation", result="scheduled")
         out = self.sim.kubectl("create", "-f", testdata("reservation-demo.yaml"))
         self.assertEqual(out.strip(), "reservation.scheduling.koordinator.sh/reservation-demo created")
         r = self.wait_phase("reservation-demo", "Available")
+        wait_transitions(self, "Pending", "Available", "Scheduled", placed + 1)
+        self.assertEqual(self.mgr.metric("berth_scheduler_attempts_total", kind="reservation", result="scheduled"),
+                         attempts + 1)
         node = r["status"]["nodeName"]
         self.assertRegex(node, r"^node-\d$")
         wide = self.sim.kubectl("get", "reservation", "reservation-demo", "-o", "wide")
@@ -399,9 +415,12 @@ class ConstrainedNodeTest(SchedulingSuite):
     def test_a_pre_allocation_reservation_waits_on_a_full_node_and_turns_available_when_a_pod_is_deleted(self):
         self.create_pod("filler", "1800m", "1Gi")
         self.wait_running("filler")
+        to_waiting = transitions(self.mgr, "Pending", "Waiting", "Scheduled")
+        promoted = transitions(self.mgr, "Waiting", "Available", "Available")
         self.create_reservation("pre", "1", "1Gi", [{"labelSelector": {"matchLabels": {"app": "later"}}}],
                                 pre_allocation=True)
         r = self.wait_phase("pre", "Waiting")
+        wait_transitions(self, "Pending", "Waiting", "Scheduled", to_waiting + 1)
         self.assertEqual(r["status"]["nodeName"], "node-0")
         ready = [c for c in r["status"]["conditions"] if c["type"] == "Ready"][0]
         self.assertEqual((ready["status"], ready["reason"]), ("False", "Waiting"))
@@ -411,6 +430,7 @@ class ConstrainedNodeTest(SchedulingSuite):
         r = self.wait_phase("pre", "Available")
         ready = [c for c in r["status"]["conditions"] if c["type"] == "Ready"][0]
         self.assertEqual((ready["status"], ready["reason"]), ("True", "Available"))
+        wait_transitions(self, "Waiting", "Available", "Available", promoted + 1)
 
     def test_an_unplaceable_reservation_stays_pending_with_the_fit_error_and_is_placed_once_room_is_freed(self):
         self.create_pod("filler", "1800m", "1Gi")

@@ -34,11 +34,13 @@ struct LeaseServer {
   std::atomic<bool> fail_writes{false};
   std::atomic<int> puts{0};
   std::atomic<int> requests{0};
+  std::atomic<int> gets{0};
 
   Result<RestResponse> Handle(const RestRequest& r) {
     ++requests;
     std::lock_guard<std::mutex> l(mu);
     if (r.method == "GET") {
+      ++gets;
       if (!lease) return Fail(ErrorCode::kNotFound, 404, "leases \"l\" not found");
       return Ok(json::Serialize(*lease));
     }
@@ -145,6 +147,35 @@ TEST(LeaderElectorTest, CreatesAMissingLeaseAndLeads) {
             std::string::npos);
 }
 
+TEST(LeaderElectorTest, RenewsOnTheFastPathAndCountsTheSlowPathAfterAConflict) {
+  Fixture f;
+  auto e = *LeaderElector::Create(f.Config("me"));
+  e->Start();
+  ASSERT_TRUE(WaitFor([&] { return e->IsLeader(); }));
+  const std::string slow_zero = "leader_election_slowpath_total{name=\"berth\"} 0\n";
+  EXPECT_NE(f.registry.Render().find(slow_zero), std::string::npos);
+  // A renewal of a still-valid lease is one PUT from the record last written, no GET.
+  const int gets = f.server.gets.load(), puts = f.server.puts.load();
+  ASSERT_TRUE(WaitFor([&] {
+    f.clock.Advance(1s);
+    return f.server.puts.load() >= puts + 2;
+  }));
+  EXPECT_EQ(f.server.gets.load(), gets);
+  EXPECT_NE(f.registry.Render().find(slow_zero), std::string::npos);
+  // Someone else writes the Lease (same holder, new resourceVersion): the fast PUT conflicts, the
+  // slow path (GET, PUT) renews, and is counted once.
+  f.server.Put(R"({"metadata":{"name":"berth","namespace":"kube-system"},)"
+               R"("spec":{"holderIdentity":"me","leaseDurationSeconds":15}})");
+  ASSERT_TRUE(WaitFor([&] {
+    f.clock.Advance(1s);
+    return f.registry.Render().find("leader_election_slowpath_total{name=\"berth\"} 1\n") !=
+           std::string::npos;
+  }));
+  EXPECT_GT(f.server.gets.load(), gets);
+  EXPECT_TRUE(WaitFor([&] { return f.server.Record().holder_identity == "me" && e->IsLeader(); }));
+  e->Stop();
+}
+
 TEST(LeaderElectorTest, WaitsForAnotherHoldersLeaseToExpireOnTheLocalClock) {
   Fixture f;
   f.server.Put(R"({"metadata":{"name":"berth","namespace":"kube-system"},"spec":{)"
@@ -230,8 +261,12 @@ TEST(LeaderElectorTest, AnotherHolderObservedLosesLeadershipAtOnce) {
   EXPECT_FALSE(e->fence()->MayWrite());
   EXPECT_EQ(e->fence()->CheckWrite().error().message,
             "leader fence closed: leadership lost: lease kube-system/berth is held by other");
-  EXPECT_EQ(f.server.puts.load(), puts) << "the other holder's Lease is not overwritten";
+  // One PUT: the fast-path renewal from the record we last wrote, rejected (409) by its stale
+  // resourceVersion; the slow path then reads the Lease and writes nothing.
+  EXPECT_EQ(f.server.puts.load(), puts + 1) << "the other holder's Lease is not overwritten";
   EXPECT_EQ(f.server.Record().holder_identity, "other");
+  EXPECT_NE(f.registry.Render().find("leader_election_slowpath_total{name=\"berth\"} 1\n"),
+            std::string::npos);
 }
 
 TEST(LeaderElectorTest, SuccessfulRenewalsKeepTheFenceOpenPastManyRenewDeadlines) {

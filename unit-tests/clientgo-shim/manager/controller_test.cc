@@ -140,6 +140,14 @@ TEST(ControllerTest, ReconcilesAndCountsEveryOutcomeInControllerRuntimeMetrics) 
   EXPECT_EQ(total("success"), 2);  // ns/ok and the retried ns/fail
   EXPECT_EQ(total("requeue_after"), 1);
   EXPECT_GE(total("error"), 4);  // fail once, terminal once, throw at least twice
+  {
+    // Only the throwing key counts as a panic, once per throw.
+    const std::string prefix = "controller_runtime_reconcile_panics_total{controller=\"widgets\"} ";
+    const size_t at = page.find(prefix);
+    ASSERT_NE(at, std::string::npos);
+    std::lock_guard<std::mutex> l(mu);
+    EXPECT_EQ(std::stod(page.substr(at + prefix.size())), calls["ns/throw"]);
+  }
   EXPECT_NE(page.find("controller_runtime_terminal_reconcile_errors_total{controller=\"widgets\"} 1\n"),
             std::string::npos);
   EXPECT_NE(page.find("controller_runtime_active_workers{controller=\"widgets\"} 0\n"),

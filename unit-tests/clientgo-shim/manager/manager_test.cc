@@ -150,6 +150,11 @@ TEST(ManagerTest, LosingTheLeaseFailsWaitAndFencesTheInFlightReconcilesWrite) {
       return testing::Ok(R"({"metadata":{"name":"berth","namespace":"sys","resourceVersion":"9"},)"
                          R"("spec":{"holderIdentity":"other","leaseDurationSeconds":15}})");
     }
+    // Once stolen, the Lease has a new resourceVersion: the leader's fast-path renewal (a PUT of
+    // the version it last wrote) conflicts, as on a real API server, and the slow path reads it.
+    if (r.path.find("/leases") != std::string::npos && r.method == "PUT" && stolen) {
+      return testing::Fail(ErrorCode::kConflict, 409, "the object has been modified");
+    }
     return testing::Ok(r.body.empty() ? "{}" : r.body);
   });
   ManagerOptions o;
