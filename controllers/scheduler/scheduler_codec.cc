@@ -211,6 +211,7 @@ placement::ReservationView ReadReservationView(const Value& reservation) {
   // The lifecycle controller's rule (expires wins over creation + ttl), read the same way.
   view.expiry_deadline = ReadExpiryDeadline(reservation);
   view.provisioning_request = Str(reservation, {"metadata", "annotations", kBookingForAnnotation});
+  view.invalid_spec = !ReadReservation(reservation).spec_errors.empty();
   return view;
 }
 

@@ -136,7 +136,8 @@ void ClusterSnapshot::State::RefreshHold(ReservationEntry& r) {
   }
   r.node = -1;
   r.held.clear();
-  bool active = (r.view.phase == Phase::kAvailable || r.view.phase == Phase::kWaiting || r.assumed) && !r.expired;
+  bool active = (r.view.phase == Phase::kAvailable || r.view.phase == Phase::kWaiting || r.assumed) && !r.expired &&
+                !r.view.invalid_spec;
   if (!active || r.view.node_name.empty()) return;
   r.node = NodeFor(r.view.node_name, /*create=*/true);
   r.held = Remainder(r);
@@ -407,6 +408,9 @@ Status ClusterSnapshot::AssumeReservation(const ReservationView& reservation,
   }
   if (reservation.expiry_deadline && *reservation.expiry_deadline <= s.now) {
     return MakeError(ErrorCode::kInvalidArgument, "assume reservation " + reservation.name + ": expired");
+  }
+  if (reservation.invalid_spec) {
+    return MakeError(ErrorCode::kInvalidArgument, "assume reservation " + reservation.name + ": invalid spec");
   }
   int node = s.NodeFor(placement.node_name, /*create=*/false);
   if (node < 0 || !s.nodes[node].present) {

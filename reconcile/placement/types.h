@@ -205,6 +205,11 @@ struct ReservationView {
   // (annotation berth.dev/provisioning-request); "" for other reservations. When set, exactly
   // the request's consumer pods may allocate it, whatever `owners` says.
   std::string provisioning_request;
+  // The spec has errors the lifecycle controller reports as InvalidSpec (an unparsable or
+  // negative quantity, malformed containers, an unparsable ttl/expires). Such a reservation
+  // is never placed, holds no capacity and is allocated by no pod, whatever its phase says:
+  // berth cannot tell what it reserves or for how long.
+  bool invalid_spec = false;
 };
 
 // ReservationRef: the value of the reservation-allocated annotation.

@@ -269,4 +269,14 @@ TEST(SchedulerCodecTest, AReservationViewCarriesTheLifecycleExpiryDeadline) {
 }
 
 }  // namespace
+TEST(ReadReservationViewTest, ASpecErrorMarksTheViewInvalid) {
+  auto bad = Parse(R"({"metadata":{"name":"r","uid":"u"},"spec":{"owners":[{"object":{"name":"p"}}],
+    "template":{"spec":{"containers":[{"name":"c","resources":{"requests":{"memory":"-1Gi"}}}]}}},
+    "status":{"phase":"Available","nodeName":"n1","allocatable":{"memory":"0"}}})");
+  EXPECT_TRUE(ReadReservationView(bad).invalid_spec);
+  auto good = Parse(R"({"metadata":{"name":"r","uid":"u"},"spec":{"owners":[{"object":{"name":"p"}}],
+    "template":{"spec":{"containers":[{"name":"c","resources":{"requests":{"memory":"1Gi"}}}]}}}})");
+  EXPECT_FALSE(ReadReservationView(good).invalid_spec);
+}
+
 }  // namespace berth::controllers
