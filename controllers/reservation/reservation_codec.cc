@@ -141,6 +141,27 @@ Value WriteAmounts(const reconcile::ResourceAmounts& amounts, rapidjson::Documen
   return out;
 }
 
+std::optional<reconcile::ResourceAmounts> ReadResizeAllocatable(const Value& reservation,
+                                                                std::vector<std::string>* errors) {
+  const Value* text = json::Find(reservation, {"metadata", "annotations", kReservationResizeAllocatableAnnotation});
+  if (!text || !text->IsString()) return std::nullopt;
+  const std::string path = std::string("metadata.annotations[") + kReservationResizeAllocatableAnnotation + "]";
+  auto doc = reconcile::ParseAnnotationJson({text->GetString(), text->GetStringLength()});
+  if (!doc || !doc->IsObject()) {
+    if (errors) errors->push_back(path + ": " + (doc ? std::string("must be a JSON object") : doc.error().message));
+    return std::nullopt;
+  }
+  std::vector<std::string> problems;
+  reconcile::ResourceAmounts amounts =
+      ReadList(json::Member(*doc, "resources"), path + ".resources", &problems, std::nullopt, true);
+  if (!problems.empty()) {
+    if (errors) errors->insert(errors->end(), problems.begin(), problems.end());
+    return std::nullopt;
+  }
+  if (amounts.empty()) return std::nullopt;
+  return amounts;
+}
+
 reconcile::PodResources PodResourcesOf(const Value& spec, std::vector<std::string>* errors, std::string_view path) {
   reconcile::PodResources pod;
   auto container_path = [&](std::string_view list, rapidjson::SizeType i) {
@@ -231,6 +252,7 @@ reconcile::ReservationSnapshot ReadReservation(const Value& object) {
   } else if (template_spec && template_spec->IsObject()) {
     PodResourcesOf(*template_spec, &r.spec_errors, "spec.template.spec");
   }
+  ReadResizeAllocatable(object, &r.spec_errors);
   if (const Value* status = json::Member(object, "status"); status && status->IsObject()) {
     r.status.phase = reconcile::ParsePhase(json::GetString(*status, {"phase"})).value_or(reconcile::Phase::kPending);
     r.status.node_name = json::GetString(*status, {"nodeName"});

@@ -4,6 +4,7 @@
 #include "controllers/reservation/reservation_codec.h"
 #include "reconcile/common/annotation_json.h"
 #include "controllers/scheduler/pre_allocation_codec.h"
+#include "reconcile/placement/exact_match.h"
 #include "reconcile/placement/reservation_affinity.h"
 
 namespace berth::controllers {
@@ -141,6 +142,15 @@ placement::PodSpecView ReadPodView(const Value& pod) {
       view.reservation_affinity_error = parsed.error().message;
     }
   }
+  if (const Value* exact = json::Find(pod, {"metadata", "annotations", placement::kAnnotationExactMatchReservation});
+      exact && exact->IsString()) {
+    auto parsed = placement::ParseExactMatchReservation({exact->GetString(), exact->GetStringLength()});
+    if (parsed) {
+      view.exact_match_resources = std::move(*parsed);
+    } else {
+      view.exact_match_error = parsed.error().message;
+    }
+  }
   return view;
 }
 
@@ -152,6 +162,10 @@ placement::PodSpecView ReadTemplateView(const Value& reservation) {
   if (view.namespace_name.empty()) view.namespace_name = "default";
   view.labels = ReadStringMap(json::Find(reservation, {"spec", "template", "metadata", "labels"}));
   FillSpec(json::Find(reservation, {"spec", "template", "spec"}), "spec.template.spec", view);
+  if (auto resized = ReadResizeAllocatable(reservation)) {
+    view.requests = std::move(*resized);
+    view.requests.erase(std::string(placement::kResourcePods));
+  }
   return view;
 }
 

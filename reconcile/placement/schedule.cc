@@ -9,6 +9,7 @@
 #include "reconcile/placement/owners.h"
 #include "reconcile/placement/reservation_affinity.h"
 #include "reconcile/placement/snapshot.h"
+#include "reconcile/placement/exact_match.h"
 #include "reconcile/placement/snapshot_state.h"
 
 namespace berth::reconcile::placement {
@@ -213,6 +214,12 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
     err.num_all_nodes = s.present_nodes;
     err.error = "invalid annotation " + std::string(kAnnotationReservationAffinity) + ": " +
                 pod.reservation_affinity_error;
+    return std::unexpected(std::move(err));
+  }
+  if (!pod.exact_match_error.empty()) {
+    FitError err;
+    err.num_all_nodes = s.present_nodes;
+    err.error = "invalid annotation " + std::string(kAnnotationExactMatchReservation) + ": " + pod.exact_match_error;
     return std::unexpected(std::move(err));
   }
   // koordinator: a pod with reservation affinity must allocate a reservation the affinity selects.

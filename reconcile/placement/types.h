@@ -122,6 +122,11 @@ struct PodSpecView {
   // reservation_affinity_error holds why and the pod is unschedulable.
   std::shared_ptr<const ReservationAffinity> reservation_affinity;
   std::string reservation_affinity_error;
+  // The annotation scheduling.koordinator.sh/exact-match-reservation's resourceNames: the pod
+  // allocates only reservations whose allocatable equals its requests for these. When the
+  // annotation does not parse, exact_match_error holds why and the pod is unschedulable.
+  std::vector<std::string> exact_match_resources;
+  std::string exact_match_error;
   // "<namespace>/<name>" of the ProvisioningRequest the pod consumes (annotation
   // autoscaling.x-k8s.io/consume-provisioning-request or its deprecated cluster-autoscaler key);
   // "" when none. Such a pod may allocate that request's booking Reservations.
