@@ -27,6 +27,8 @@
 // pod deleted or finished, a reservation changed or deleted), never on a poll.
 #pragma once
 
+#include <map>
+
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -89,7 +91,7 @@ class SchedulerController {
   void OnPodDeleted(const shim::ObjectPtr& object);
   void OnReservation(const rapidjson::Document& reservation, const std::string& name, bool changed);
   // ---- Pods (scheduler_controller.cc) ----
-  shim::ReconcileResult Bind(const reconcile::placement::PodSpecView& view,
+  shim::ReconcileResult Bind(std::string_view scheduler_name, const reconcile::placement::PodSpecView& view,
                              const reconcile::placement::PodPlacement& placement);
   shim::ReconcileResult MarkPodUnschedulable(const rapidjson::Value& pod, const std::string& key,
                                              const reconcile::placement::FitError& error, uint64_t seen);
@@ -108,7 +110,10 @@ class SchedulerController {
   shim::RestClientPtr rest_;
   shim::ObjectClient client_;
   SchedulerCache cache_;
-  std::unique_ptr<shim::EventRecorder> recorder_;
+  // One recorder per served scheduler name, as kube-scheduler has one per profile: an Event's
+  // source component is the schedulerName of the pod or reservation it is about.
+  std::map<std::string, std::unique_ptr<shim::EventRecorder>, std::less<>> recorders_;
+  shim::EventRecorder& RecorderFor(std::string_view scheduler_name);
   std::shared_ptr<shim::SharedInformer> reservations_;
   std::shared_ptr<shim::SharedInformer> pods_;
   std::shared_ptr<shim::SharedInformer> nodes_;

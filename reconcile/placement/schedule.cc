@@ -203,6 +203,15 @@ FitError CollectReasons(const std::vector<NodeEntry>& nodes, int present, const 
   return err;
 }
 
+// RenameReason moves the count of reason `from` to `to` (a reservation's own wording).
+void RenameReason(FitError& err, std::string_view from, std::string_view to) {
+  auto it = err.reasons.find(std::string(from));
+  if (it == err.reasons.end()) return;
+  int count = it->second;
+  err.reasons.erase(it);
+  err.reasons[std::string(to)] += count;
+}
+
 }  // namespace
 
 PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
@@ -393,7 +402,9 @@ ReservationDecision ClusterSnapshot::PlaceReservation(const PodSpecView& templat
   CompiledPod c = Compile(s.resources, template_pod, /*count_pods=*/false);
   // Never placed, not even as Waiting for pre-allocated pods to leave: no node can hold it.
   if (AnyUnbounded(c)) {
-    return std::unexpected(CollectReasons(s.nodes, s.present_nodes, template_pod, c, true));
+    FitError err = CollectReasons(s.nodes, s.present_nodes, template_pod, c, true);
+    RenameReason(err, kReasonNodeName, kReasonReservationNodeName);
+    return std::unexpected(std::move(err));
   }
   Pick best;
   const int first = template_pod.node_name.empty() ? 0 : s.NodeForConst(template_pod.node_name);
@@ -410,8 +421,9 @@ ReservationDecision ClusterSnapshot::PlaceReservation(const PodSpecView& templat
     if (Better(pick, best, s.nodes)) best = pick;
   }
   if (best.node < 0) {
-    return std::unexpected(
-        CollectReasons(s.nodes, s.present_nodes, template_pod, c, !pre_allocation));
+    FitError err = CollectReasons(s.nodes, s.present_nodes, template_pod, c, !pre_allocation);
+    RenameReason(err, kReasonNodeName, kReasonReservationNodeName);
+    return std::unexpected(std::move(err));
   }
   ReservationPlacement out;
   out.node_name = s.nodes[best.node].view.name;
