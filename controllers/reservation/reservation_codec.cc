@@ -353,7 +353,8 @@ Value StatusJson(const reconcile::ReservationStatus& status, rapidjson::Document
 }
 
 reconcile::ReservationSnapshot ReadReservation(const shim::CachedObject& object) {
-  // Only what ReadReservation(Value) reads: metadata name/uid/creation/deletion, spec, status.
+  // Only what ReadReservation(Value) reads: metadata name/uid/creation/deletion, the resize
+  // annotation, spec, status.
   rapidjson::Document doc(rapidjson::kObjectType);
   auto& a = doc.GetAllocator();
   Value& meta = json::EnsureObject(doc, "metadata", a);
@@ -362,6 +363,10 @@ reconcile::ReservationSnapshot ReadReservation(const shim::CachedObject& object)
   for (const char* key : {"creationTimestamp", "deletionTimestamp"}) {
     Value v;
     if (object.FindValue({"metadata", key}, v, a)) meta.AddMember(rapidjson::StringRef(key), v, a);
+  }
+  if (auto resize = object.FindString({"metadata", "annotations", kReservationResizeAllocatableAnnotation})) {
+    Value& annotations = json::EnsureObject(meta, "annotations", a);
+    json::SetString(annotations, kReservationResizeAllocatableAnnotation, std::string(*resize), a);
   }
   for (const char* key : {"spec", "status"}) {
     Value v;

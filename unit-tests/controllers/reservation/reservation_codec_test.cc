@@ -240,4 +240,17 @@ TEST(ReadReservationTest, MalformedTemplatesAndTtlsAreSpecErrorsNamingTheField) 
   EXPECT_TRUE(errors(R"({"spec":{"owners":[{"object":{"name":"p"}}],"template":{"spec":{"containers":[]}}}})").empty());
 }
 
+TEST(ReadReservationTest, TheCachedObjectOverloadSeesAMalformedResizeAnnotation) {
+  auto doc = Doc(R"({"metadata":{"name":"r","uid":"u","annotations":{
+      "scheduling.koordinator.sh/reservation-resize-allocatable":"{\"resources\":{\"cpu\":\"lots\"}}"}},
+    "spec":{"owners":[{"object":{"name":"p"}}],"template":{"spec":{}}}})");
+  auto cached = shim::CachedObject::FromJson(doc);
+  ASSERT_TRUE(cached.has_value());
+  auto r = ReadReservation(**cached);
+  ASSERT_EQ(r.spec_errors.size(), 1u);
+  EXPECT_EQ(r.spec_errors[0],
+            "metadata.annotations[scheduling.koordinator.sh/reservation-resize-allocatable].resources.cpu: "
+            "invalid quantity \"lots\"");
+}
+
 }  // namespace berth::controllers
