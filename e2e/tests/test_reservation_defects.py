@@ -136,6 +136,39 @@ class ReservationDefectsTest(SchedulingSuite):
         # The lifecycle controller saw both before expiring "ours" 1 s after creation; it wrote nothing on the other.
         self.assertNotIn("status", self.reservation("foreign"))
 
+    def test_host_ports_conflict_and_a_reservation_holds_its_template_port(self):
+        def with_port(obj, port, ip=None):
+            entry = {"containerPort": port, "hostPort": port}
+            if ip:
+                entry["hostIP"] = ip
+            obj["spec"]["containers"][0]["ports"] = [entry]
+            return obj
+        self.kubectl_create(with_port(self.pod_obj("web-1", "web", "100m"), 8080))
+        self.kubectl_create(with_port(self.pod_obj("web-2", "web", "100m"), 8080))
+        nodes = {self.wait_running(n)["spec"]["nodeName"] for n in ("web-1", "web-2")}
+        self.assertEqual(len(nodes), 2, "two pods with the same hostPort never share a node")
+        self.kubectl_create(with_port(self.pod_obj("web-3", "web", "100m"), 8080, "10.1.2.3"))
+        pod = self.wait_unschedulable("web-3")
+        self.assertEqual(condition(pod, "PodScheduled")["message"],
+                         "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports.")
+        tmpl = {"containers": [{"name": "main", "ports": [{"containerPort": 9443, "hostPort": 9443}],
+                                "resources": {"requests": {"cpu": "100m"}}}], "nodeName": "node-0"}
+        self.kubectl_create(self.reservation_obj("port-holder", tmpl, allocateOnce=False))
+        self.wait_phase("port-holder", "Available")
+        stranger = with_port(self.pod_obj("stranger", "nobody", "100m"), 9443)
+        stranger["spec"]["nodeName"] = None
+        stranger["spec"]["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["node-0"]}]}]}}}
+        del stranger["spec"]["nodeName"]
+        self.kubectl_create(stranger)
+        pod = self.wait_unschedulable("stranger")
+        self.assertIn("node(s) didn't have free ports for the requested pod ports",
+                      condition(pod, "PodScheduled")["message"])
+        self.kubectl_create(with_port(self.pod_obj("holder-owner", "port-holder", "100m"), 9443))
+        owner = self.wait_running("holder-owner")
+        self.assertEqual(owner["spec"]["nodeName"], "node-0")
+        self.assertEqual(self.allocated(owner), "port-holder")
+
 
 if __name__ == "__main__":
     unittest.main()

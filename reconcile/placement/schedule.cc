@@ -54,6 +54,7 @@ bool PassesNonResource(const PodSpecView& pod, const CompiledPod& c, const NodeE
     return false;
   }
   if (c.needs_affinity && !PassesNodeAffinity(pod, n.view.name, n.view.labels)) return false;
+  if (!pod.host_ports.empty() && n.host_ports.Conflicts(pod.host_ports)) return false;
   return true;
 }
 
@@ -192,6 +193,9 @@ FitError CollectReasons(const std::vector<NodeEntry>& nodes, int present, const 
     std::vector<std::string> reasons = NonResourceFilterReasons(pod, n.view);
     if (!reasons.empty()) {
       for (auto& reason : reasons) err.reasons[std::move(reason)]++;
+    } else if (!pod.host_ports.empty() &&
+               (n.host_ports.Conflicts(pod.host_ports) || n.reserved_ports.Conflicts(pod.host_ports))) {
+      err.reasons[std::string(kReasonNodePorts)]++;  // NodePorts runs before NodeResourcesFit
     } else if (required && !std::binary_search(required->begin(), required->end(), static_cast<int>(i))) {
       err.reasons[std::string(kReasonReservationAffinity)]++;
     } else if (std::binary_search(blocked.begin(), blocked.end(), static_cast<int>(i))) {
@@ -283,12 +287,23 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
   std::vector<int> blocked;  // nodes where matched reservations all failed
   const int first = pod.node_name.empty() ? 0 : s.NodeForConst(pod.node_name);
   const int last = pod.node_name.empty() ? static_cast<int>(s.nodes.size()) - 1 : first;
+  // NodePorts against reservations: ports a reservation's template holds are free only to the
+  // pods that may allocate it (its candidates on this node).
+  auto reserved_ports_free = [&](const NodeEntry& n, size_t next, int i) {
+    if (pod.host_ports.empty() || n.reserved_ports.empty()) return true;
+    HostPortUsage others = n.reserved_ports;
+    for (size_t j = next; j < candidates.size() && candidates[j].node == i; ++j) {
+      others.Add(candidates[j].reservation->held_ports, -1);
+    }
+    return !others.Conflicts(pod.host_ports);
+  };
   // visit evaluates node i; `next` indexes the first candidate on a node >= i (nodes are visited
   // in increasing order within one pass).
   auto visit = [&](int i, size_t& next) {
     const NodeEntry& n = s.nodes[i];
     while (next < candidates.size() && candidates[next].node < i) ++next;
     if (!n.present || !PassesNonResource(pod, c, n)) return;
+    if (!reserved_ports_free(n, next, i)) return;
     Pick pick;
     pick.node = i;
     // koordinator: once the pod matches reservations on a node it must fit through one of
@@ -412,6 +427,7 @@ ReservationDecision ClusterSnapshot::PlaceReservation(const PodSpecView& templat
   for (int i = std::max(first, 0); first >= 0 && i <= last; ++i) {
     const NodeEntry& n = s.nodes[i];
     if (!n.present || !PassesNonResource(template_pod, c, n)) continue;
+    if (!template_pod.host_ports.empty() && n.reserved_ports.Conflicts(template_pod.host_ports)) continue;
     bool fits = FitsFree(c, n);
     if (!fits && !pre_allocation) continue;
     Pick pick;

@@ -97,6 +97,7 @@ void ClusterSnapshot::State::CountPod(const PodEntry& pod, int sign) {
     Slot(node.requested, internal::kPods) += sign * internal::kOnePod;
     node.nonzero_cpu += sign * pod.nonzero_cpu;
     node.nonzero_memory += sign * pod.nonzero_memory;
+    if (!pod.host_ports.empty()) node.host_ports.Add(pod.host_ports, sign);
     RecomputeFree(node);
   }
   if (!pod.reservation_uid.empty()) {
@@ -132,10 +133,12 @@ void ClusterSnapshot::State::RefreshHold(ReservationEntry& r) {
     NodeEntry& old = nodes[r.node];
     for (size_t i = 0; i < r.held.size(); ++i) Slot(old.held, static_cast<int>(i)) -= r.held[i];
     old.holding_reservations--;
+    old.reserved_ports.Add(r.held_ports, -1);
     RecomputeFree(old);
   }
   r.node = -1;
   r.held.clear();
+  r.held_ports.clear();
   bool active = (r.view.phase == Phase::kAvailable || r.view.phase == Phase::kWaiting || r.assumed) && !r.expired &&
                 !r.view.invalid_spec;
   if (!active || r.view.node_name.empty()) return;
@@ -157,6 +160,8 @@ void ClusterSnapshot::State::RefreshHold(ReservationEntry& r) {
   NodeEntry& node = nodes[r.node];
   for (size_t i = 0; i < r.held.size(); ++i) Slot(node.held, static_cast<int>(i)) += r.held[i];
   node.holding_reservations++;
+  r.held_ports = r.view.host_ports;
+  node.reserved_ports.Add(r.held_ports, +1);
   RecomputeFree(node);
 }
 
@@ -282,6 +287,7 @@ PodEntry ClusterSnapshot::State::MakePod(const PodSpecView& pod, std::string_vie
   e.nonzero_cpu = cpu != 0 ? cpu : kDefaultMilliCpuRequest;
   e.nonzero_memory = mem != 0 ? mem : kDefaultMemoryRequestMilli;
   e.reservation_uid = pod.reservation_uid;
+  e.host_ports = pod.host_ports;
   return e;
 }
 

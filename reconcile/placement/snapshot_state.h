@@ -80,6 +80,8 @@ struct NodeEntry {
   __int128 nonzero_cpu = 0;     // scoring: requested cpu with the 100m default per pod
   __int128 nonzero_memory = 0;  // scoring: requested memory with the 200Mi default per pod
   int holding_reservations = 0;
+  HostPortUsage host_ports;  // NodePorts: ports of the pods counted on this node
+  HostPortUsage reserved_ports;  // template ports of the active reservations on this node
 };
 
 struct PodEntry {
@@ -89,6 +91,7 @@ struct PodEntry {
   int64_t nonzero_memory = 0;
   std::string reservation_uid;
   bool assumed = false;
+  std::vector<HostPort> host_ports;
 };
 
 // Usage: what the pods naming one reservation uid add up to (exists before the reservation).
@@ -99,6 +102,7 @@ struct Usage {
 
 struct ReservationEntry {
   ReservationView view;
+  std::vector<HostPort> held_ports;  // what RefreshHold added to nodes[node].reserved_ports
   Dense allocatable;            // pods masked out
   std::vector<char> restricted;  // per index: Restricted enforces this resource
   int node = -1;                // node it holds capacity on, -1 when not holding

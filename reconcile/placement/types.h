@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "clientgo-shim/api/label_selector.h"
+#include "reconcile/placement/node_ports.h"
 #include "reconcile/common/resources.h"
 #include "reconcile/reservation/types.h"
 
@@ -127,6 +128,8 @@ struct PodSpecView {
   // annotation does not parse, exact_match_error holds why and the pod is unschedulable.
   std::vector<std::string> exact_match_resources;
   std::string exact_match_error;
+  // Host ports of containers and restartable init containers (hostPort > 0), for NodePorts.
+  std::vector<HostPort> host_ports;
   // "<namespace>/<name>" of the ProvisioningRequest the pod consumes (annotation
   // autoscaling.x-k8s.io/consume-provisioning-request or its deprecated cluster-autoscaler key);
   // "" when none. Such a pod may allocate that request's booking Reservations.
@@ -215,6 +218,9 @@ struct ReservationView {
   // is never placed, holds no capacity and is allocated by no pod, whatever its phase says:
   // berth cannot tell what it reserves or for how long.
   bool invalid_spec = false;
+  // The template's host ports: while the reservation is active they are held on its node against
+  // every pod that does not allocate it (koordinator reserves them like resources).
+  std::vector<HostPort> host_ports;
 };
 
 // ReservationRef: the value of the reservation-allocated annotation.

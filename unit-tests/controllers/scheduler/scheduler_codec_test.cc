@@ -308,4 +308,17 @@ TEST(ReadTemplateViewTest, AMalformedResizeAnnotationIsASpecErrorAndChangesNothi
   }
 }
 
+TEST(ReadPodViewTest, HostPortsOfContainersAndSidecarsWithDefaults) {
+  auto doc = Parse(R"({"metadata":{"name":"p","namespace":"d","uid":"u"},"spec":{
+    "containers":[{"name":"a","ports":[{"containerPort":80,"hostPort":8080},{"containerPort":81},
+                                       {"containerPort":53,"hostPort":53,"protocol":"UDP","hostIP":"10.0.0.1"},
+                                       {"hostPort":"x"},7]}],
+    "initContainers":[{"name":"once","ports":[{"hostPort":1000}]},
+                      {"name":"side","restartPolicy":"Always","ports":[{"hostPort":2000}]}]}})");
+  placement::PodSpecView v = ReadPodView(doc);
+  EXPECT_EQ(v.host_ports, (std::vector<placement::HostPort>{{"TCP", "0.0.0.0", 8080},
+                                                            {"UDP", "10.0.0.1", 53},
+                                                            {"TCP", "0.0.0.0", 2000}}));
+}
+
 }  // namespace berth::controllers
