@@ -75,7 +75,11 @@ constexpr char kUsage[] =
     "                                       per interval during bind bursts; 0 writes every change\n"
     "                                       (default 1s)\n"
     "  --scheduler-names strings            Comma-separated schedulerName values whose pods and\n"
-    "                                       Reservations berth schedules (default koord-scheduler)\n"
+    "                                       Reservations berth schedules and whose Reservations the\n"
+    "                                       lifecycle controller manages (default koord-scheduler)\n"
+    "  --reservation-lifecycle-all-schedulers bool\n"
+    "                                       Expire, sync and collect every Reservation whatever its\n"
+    "                                       schedulerName (default false)\n"
     "  --scoring-strategy string            LeastAllocated or MostAllocated (default LeastAllocated)\n"
     "  --pre-allocation-cluster-mode bool   Let preAllocationPolicy.mode Cluster pre-allocate labelled\n"
     "                                       pods (enableClusterMode; default true)\n"
@@ -109,6 +113,7 @@ struct Flags {
   std::chrono::nanoseconds owner_sync_interval = std::chrono::seconds(1);
   int reservation_workers = 4;
   std::vector<std::string> scheduler_names = {"koord-scheduler"};
+  bool reservation_lifecycle_all_schedulers = false;
   reconcile::placement::ScoringStrategy scoring = reconcile::placement::ScoringStrategy::kLeastAllocated;
   reconcile::placement::PreAllocationOptions pre_allocation;
   std::string extender_bind_address = "0";
@@ -203,6 +208,8 @@ int main(int argc, char** argv) {
          options.gc_duration = flags.gc_duration;
          options.owner_sync_interval = flags.owner_sync_interval;
          options.workers = flags.reservation_workers;
+         options.scheduler_names = flags.scheduler_names;
+         options.all_schedulers = flags.reservation_lifecycle_all_schedulers;
          auto c = controllers::ReservationController::Setup(*manager, rest_ref, options);
          if (!c) return std::unexpected(c.error());
          reservation_controller = std::move(*c);
@@ -347,6 +354,8 @@ int main(int argc, char** argv) {
         return 2;
       }
       flags.scoring = reconcile::placement::ParseScoringStrategy(value);
+    } else if (TakeValue(*rest_args, i, "--reservation-lifecycle-all-schedulers", value)) {
+      flags.reservation_lifecycle_all_schedulers = ParseBoolFlag("--reservation-lifecycle-all-schedulers", value);
     } else if (TakeValue(*rest_args, i, "--pre-allocation-cluster-mode", value)) {
       flags.pre_allocation.enable_cluster_mode = ParseBoolFlag("--pre-allocation-cluster-mode", value);
     } else if (TakeValue(*rest_args, i, "--pre-allocation-cluster-label-key", value)) {

@@ -27,6 +27,37 @@ std::string Describe(const ObjectReference& o) {
   return o.kind + " " + (o.ns.empty() ? o.name : o.ns + "/" + o.name);
 }
 
+// IsDnsSubdomain: apimachinery's IsDNS1123Subdomain (at most 253 characters of lowercase
+// alphanumerics, '-' and '.', each dot-separated label starting and ending alphanumeric).
+bool IsDnsSubdomain(std::string_view name) {
+  if (name.empty() || name.size() > 253) return false;
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  size_t start = 0;
+  while (start <= name.size()) {
+    size_t dot = name.find('.', start);
+    if (dot == std::string_view::npos) dot = name.size();
+    std::string_view label = name.substr(start, dot - start);
+    if (label.empty() || !alnum(label.front()) || !alnum(label.back())) return false;
+    for (char c : label) {
+      if (!alnum(c) && c != '-') return false;
+    }
+    start = dot + 1;
+  }
+  return true;
+}
+
+// RandomUuid: a version-4 UUID from `rng` (client-go's uuid.NewUUID stand-in for event names).
+std::string RandomUuid(std::mt19937_64& rng) {
+  uint64_t hi = rng(), lo = rng();
+  hi = (hi & 0xFFFFFFFFFFFF0FFFull) | 0x0000000000004000ull;  // version 4
+  lo = (lo & 0x3FFFFFFFFFFFFFFFull) | 0x8000000000000000ull;  // RFC 4122 variant
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(hi >> 32),
+                static_cast<unsigned>((hi >> 16) & 0xFFFF), static_cast<unsigned>(hi & 0xFFFF),
+                static_cast<unsigned>(lo >> 48), static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFull));
+  return buf;
+}
+
 std::string Hex(uint64_t v) {
   char buf[24];
   std::snprintf(buf, sizeof(buf), "%llx", static_cast<unsigned long long>(v));
@@ -134,8 +165,15 @@ bool EventRecorder::Allow(const std::string& spam_key) {
 
 Status EventRecorder::CreateEvent(const Pending& p, const std::string& key) {
   const std::string ns = p.object.ns.empty() ? "default" : p.object.ns;
-  const std::string name =
-      p.object.name + "." + Hex(static_cast<uint64_t>(p.at.time_since_epoch().count()));
+  std::string name = p.object.name + "." + Hex(static_cast<uint64_t>(p.at.time_since_epoch().count()));
+  if (!IsDnsSubdomain(name)) {
+    // client-go (kubernetes PR #129790): a name the API server would reject (an object name near
+    // the 253-character limit, or not a DNS subdomain) is replaced by a random UUID, so the Event
+    // is not lost to a 422.
+    failure_log_.Write(log::Level::kInfo, kLogger, "renamed", "event name is not a valid DNS subdomain; using a UUID",
+                       {{"object", Describe(p.object)}, {"length", std::to_string(name.size())}});
+    name = RandomUuid(rng_);
+  }
   // One Event per scheduled pod: the body is written straight out (no DOM), and the created
   // object in the response is not parsed (only success matters).
   rapidjson::StringBuffer buf;

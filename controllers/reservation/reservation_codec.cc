@@ -141,19 +141,64 @@ Value WriteAmounts(const reconcile::ResourceAmounts& amounts, rapidjson::Documen
   return out;
 }
 
+std::optional<reconcile::ResourceAmounts> ReadResizeAllocatable(const Value& reservation,
+                                                                std::vector<std::string>* errors) {
+  const Value* text = json::Find(reservation, {"metadata", "annotations", kReservationResizeAllocatableAnnotation});
+  if (!text || !text->IsString()) return std::nullopt;
+  const std::string path = std::string("metadata.annotations[") + kReservationResizeAllocatableAnnotation + "]";
+  auto doc = reconcile::ParseAnnotationJson({text->GetString(), text->GetStringLength()});
+  if (!doc || !doc->IsObject()) {
+    if (errors) errors->push_back(path + ": " + (doc ? std::string("must be a JSON object") : doc.error().message));
+    return std::nullopt;
+  }
+  std::vector<std::string> problems;
+  reconcile::ResourceAmounts amounts =
+      ReadList(json::Member(*doc, "resources"), path + ".resources", &problems, std::nullopt, true);
+  if (!problems.empty()) {
+    if (errors) errors->insert(errors->end(), problems.begin(), problems.end());
+    return std::nullopt;
+  }
+  if (amounts.empty()) return std::nullopt;
+  return amounts;
+}
+
 reconcile::PodResources PodResourcesOf(const Value& spec, std::vector<std::string>* errors, std::string_view path) {
   reconcile::PodResources pod;
   auto container_path = [&](std::string_view list, rapidjson::SizeType i) {
     return FieldPath(path, list) + "[" + std::to_string(i) + "]";
   };
-  if (const Value* cs = json::Member(spec, "containers"); cs && cs->IsArray()) {
+  // A container list or container of the wrong shape is an error (the API server's decoder
+  // would reject it), never an empty pod: that would reserve nothing and look valid.
+  auto list_of = [&](std::string_view list) -> const Value* {
+    const Value* cs = json::Member(spec, list);
+    if (!cs || cs->IsNull()) return nullptr;
+    if (!cs->IsArray()) {
+      if (errors) errors->push_back(FieldPath(path, list) + ": must be a list of containers, got " + json::Serialize(*cs));
+      return nullptr;
+    }
     for (rapidjson::SizeType i = 0; i < cs->Size(); ++i) {
+      const Value& c = (*cs)[i];
+      if (!c.IsObject()) {
+        if (errors) errors->push_back(container_path(list, i) + ": must be a container object, got " + json::Serialize(c));
+        continue;
+      }
+      const Value* resources = json::Member(c, "resources");
+      if (resources && !resources->IsNull() && !resources->IsObject() && errors) {
+        errors->push_back(container_path(list, i) + ".resources: must be an object, got " + json::Serialize(*resources));
+      }
+    }
+    return cs;
+  };
+  if (const Value* cs = list_of("containers")) {
+    for (rapidjson::SizeType i = 0; i < cs->Size(); ++i) {
+      if (!(*cs)[i].IsObject()) continue;
       pod.containers.push_back(ReadRequests((*cs)[i], container_path("containers", i), errors));
     }
   }
-  if (const Value* cs = json::Member(spec, "initContainers"); cs && cs->IsArray()) {
+  if (const Value* cs = list_of("initContainers")) {
     for (rapidjson::SizeType i = 0; i < cs->Size(); ++i) {
       const Value& c = (*cs)[i];
+      if (!c.IsObject()) continue;
       pod.init_containers.push_back({ReadRequests(c, container_path("initContainers", i), errors),
                                      json::GetString(c, {"restartPolicy"}) == "Always"});
     }
@@ -196,9 +241,18 @@ reconcile::ReservationSnapshot ReadReservation(const Value& object) {
     r.spec_errors.push_back("spec.owners: Required value");
   }
   // Unparsable template quantities would make the reservation reserve the wrong amount.
-  if (const Value* template_spec = json::Find(*spec, {"template", "spec"}); template_spec && template_spec->IsObject()) {
+  const Value* pod_template = json::Member(*spec, "template");
+  const Value* template_spec = pod_template && pod_template->IsObject() ? json::Member(*pod_template, "spec") : nullptr;
+  if (!pod_template || pod_template->IsNull()) {
+    r.spec_errors.push_back("spec.template: Required value");
+  } else if (!pod_template->IsObject()) {
+    r.spec_errors.push_back("spec.template: must be a pod template object, got " + json::Serialize(*pod_template));
+  } else if (template_spec && !template_spec->IsNull() && !template_spec->IsObject()) {
+    r.spec_errors.push_back("spec.template.spec: must be a pod spec object, got " + json::Serialize(*template_spec));
+  } else if (template_spec && template_spec->IsObject()) {
     PodResourcesOf(*template_spec, &r.spec_errors, "spec.template.spec");
   }
+  ReadResizeAllocatable(object, &r.spec_errors);
   if (const Value* status = json::Member(object, "status"); status && status->IsObject()) {
     r.status.phase = reconcile::ParsePhase(json::GetString(*status, {"phase"})).value_or(reconcile::Phase::kPending);
     r.status.node_name = json::GetString(*status, {"nodeName"});
@@ -299,7 +353,8 @@ Value StatusJson(const reconcile::ReservationStatus& status, rapidjson::Document
 }
 
 reconcile::ReservationSnapshot ReadReservation(const shim::CachedObject& object) {
-  // Only what ReadReservation(Value) reads: metadata name/uid/creation/deletion, spec, status.
+  // Only what ReadReservation(Value) reads: metadata name/uid/creation/deletion, the resize
+  // annotation, spec, status.
   rapidjson::Document doc(rapidjson::kObjectType);
   auto& a = doc.GetAllocator();
   Value& meta = json::EnsureObject(doc, "metadata", a);
@@ -308,6 +363,10 @@ reconcile::ReservationSnapshot ReadReservation(const shim::CachedObject& object)
   for (const char* key : {"creationTimestamp", "deletionTimestamp"}) {
     Value v;
     if (object.FindValue({"metadata", key}, v, a)) meta.AddMember(rapidjson::StringRef(key), v, a);
+  }
+  if (auto resize = object.FindString({"metadata", "annotations", kReservationResizeAllocatableAnnotation})) {
+    Value& annotations = json::EnsureObject(meta, "annotations", a);
+    json::SetString(annotations, kReservationResizeAllocatableAnnotation, std::string(*resize), a);
   }
   for (const char* key : {"spec", "status"}) {
     Value v;

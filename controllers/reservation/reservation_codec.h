@@ -44,6 +44,18 @@ reconcile::ConsumerPod ReadConsumerPod(const rapidjson::Value& pod);
 // (the lifecycle controller reads every consumer of a reservation on each reconcile).
 reconcile::ConsumerPod ReadConsumerPod(const shim::CachedObject& pod);
 
+// kReservationResizeAllocatableAnnotation: JSON {"resources":{...}} on a Reservation; when it
+// names resources they replace the template's requests as what the reservation reserves (the
+// placement fit and status.allocatable), as koordinator's Bind does.
+inline constexpr char kReservationResizeAllocatableAnnotation[] =
+    "scheduling.koordinator.sh/reservation-resize-allocatable";
+
+// ReadResizeAllocatable: the annotation's resources, or nullopt when it is absent, names none or
+// is malformed; a malformed one (invalid JSON, resources not an object, a quantity that does not
+// parse or is negative) is reported in `errors`, naming the annotation.
+std::optional<reconcile::ResourceAmounts> ReadResizeAllocatable(const rapidjson::Value& reservation,
+                                                                std::vector<std::string>* errors = nullptr);
+
 // PodResourcesOf reads container requests and overhead (quantities → milli-units). A request
 // that does not parse counts as reconcile::kUnboundedAmount (never 0: a bound pod with one makes
 // its node full, not empty). When `errors` is given, every request, limit or overhead entry that

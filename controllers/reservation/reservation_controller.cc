@@ -207,9 +207,21 @@ shim::ReconcileResult ReservationController::Reconcile(const std::string& key) {
   return ReconcileReservation(key);
 }
 
+bool ManagesReservation(const ReservationControllerOptions& options, std::string_view scheduler_name) {
+  if (options.all_schedulers) return true;
+  if (scheduler_name.empty()) scheduler_name = "default-scheduler";
+  return std::find(options.scheduler_names.begin(), options.scheduler_names.end(), scheduler_name) !=
+         options.scheduler_names.end();
+}
+
 shim::ReconcileResult ReservationController::ReconcileReservation(const std::string& name) {
   shim::ObjectPtr cached = own_writes_.Read(name, [&] { return reservations_->store().Get(name); });
   if (!cached) return shim::ReconcileResult::Done();  // gone: the delete handler queued cleanup
+  // Another scheduler's reservation: it expires, syncs and collects its own (koordinator's
+  // controller runs inside koord-scheduler and sees only what that scheduler is responsible for).
+  if (!ManagesReservation(options_, cached->FindString({"spec", "template", "spec", "schedulerName"}).value_or(""))) {
+    return shim::ReconcileResult::Done();
+  }
   reconcile::ReservationSnapshot snapshot = ReadReservation(*cached);
   if (!snapshot.status.node_name.empty()) {
     snapshot.node_exists = nodes_->store().Get(snapshot.status.node_name) != nullptr;

@@ -35,7 +35,18 @@ struct ReservationControllerOptions {
   // Phase transitions, conditions and Events are never held. 0 writes every change at once.
   // Default: 1s (the EndpointSlice controller's batch period is of the same order).
   std::chrono::nanoseconds owner_sync_interval = std::chrono::seconds(1);
+  // --scheduler-names: the lifecycle controller writes only reservations whose
+  // spec.template.spec.schedulerName (empty = "default-scheduler", koordinator's fallback) is one
+  // of these; another scheduler's reservations are its own business. Default: {"koord-scheduler"}.
+  std::vector<std::string> scheduler_names = {"koord-scheduler"};
+  // --reservation-lifecycle-all-schedulers: manage every reservation whatever its schedulerName
+  // (berth's behaviour before issue 13). Default: false.
+  bool all_schedulers = false;
 };
+
+// ManagesReservation: whether the lifecycle controller with `options` acts on a reservation whose
+// template schedulerName is `scheduler_name`.
+bool ManagesReservation(const ReservationControllerOptions& options, std::string_view scheduler_name);
 
 class ReservationController {
  public:

@@ -2,6 +2,7 @@
 //
 // SchedulerController::BindPodToNode: the bind verb of the kube-scheduler extender
 // (controllers/extender) on top of the pod half of the scheduler.
+#include "clientgo-shim/base/json.h"
 #include "controllers/scheduler/scheduler_codec.h"
 #include "controllers/scheduler/scheduler_controller.h"
 #include "controllers/scheduler/scheduler_support.h"
@@ -26,7 +27,9 @@ std::string SchedulerController::BindPodToNode(const std::string& namespace_name
   if (!decision) return decision.error().Message();
   view.node_name.clear();
   std::string not_bound;
-  shim::ReconcileResult result = Bind(view, *decision, &not_bound);
+  // Events name the pod's own scheduler (default-scheduler for kube-scheduler's pods).
+  shim::ReconcileResult result = Bind(json::GetString(*doc, {"spec", "schedulerName"}, "default-scheduler"), view,
+                                      *decision, &not_bound);
   if (result.kind == shim::ReconcileResult::Kind::kError) return result.error;
   return not_bound;
 }

@@ -137,7 +137,8 @@ shim::ReconcileResult SchedulerController::PlaceReservation(Document& doc, const
         return shim::ReconcileResult::Error("status update of reservation " + name + ": " + written.error().message);
       }
     }
-    recorder_->Event(ReservationReference(name, uid), shim::EventType::kWarning, "FailedScheduling", Truncate(message));
+    RecorderFor(json::GetString(doc, {"spec", "template", "spec", "schedulerName"}))
+      .Event(ReservationReference(name, uid), shim::EventType::kWarning, "FailedScheduling", Truncate(message));
     ParkReservation(name, seen);
     return shim::ReconcileResult::Done();
   }
@@ -198,7 +199,8 @@ shim::ReconcileResult SchedulerController::PlaceReservation(Document& doc, const
       .Inc();
   log::Debug(kLogger, "reservation placed", {{"reservation", name}, {"node", where.node_name},
                                              {"phase", std::string(reconcile::PhaseName(where.phase))}});
-  recorder_->Event(ReservationReference(name, uid), shim::EventType::kNormal, "Scheduled",
+  RecorderFor(json::GetString(doc, {"spec", "template", "spec", "schedulerName"}))
+      .Event(ReservationReference(name, uid), shim::EventType::kNormal, "Scheduled",
                    "Successfully assigned " + name + " to " + where.node_name);
   return shim::ReconcileResult::Done();
 }
@@ -247,7 +249,8 @@ shim::ReconcileResult SchedulerController::PromoteWaiting(Document& doc, const s
                                  std::string(kReasonAvailable)})
       .Inc();
   log::Info(kLogger, "waiting reservation is available", {{"reservation", name}});
-  recorder_->Event(ReservationReference(name, uid), shim::EventType::kNormal, std::string(kReasonAvailable),
+  RecorderFor(json::GetString(doc, {"spec", "template", "spec", "schedulerName"}))
+      .Event(ReservationReference(name, uid), shim::EventType::kNormal, std::string(kReasonAvailable),
                    "Reservation " + name + " is available on " + status.node_name);
   return shim::ReconcileResult::Done();
 }

@@ -4,6 +4,7 @@
 #include "controllers/reservation/reservation_codec.h"
 #include "reconcile/common/annotation_json.h"
 #include "controllers/scheduler/pre_allocation_codec.h"
+#include "reconcile/placement/exact_match.h"
 #include "reconcile/placement/reservation_affinity.h"
 
 namespace berth::controllers {
@@ -69,6 +70,33 @@ std::vector<placement::NodeSelectorRequirement> ReadRequirements(const Value* li
   return out;
 }
 
+// ReadHostPorts: kube-scheduler's GetHostPorts — ports with hostPort > 0 of the containers and
+// of restartable (sidecar) init containers; protocol defaults to TCP, hostIP to 0.0.0.0.
+std::vector<placement::HostPort> ReadHostPorts(const Value& spec) {
+  std::vector<placement::HostPort> out;
+  auto read = [&](const Value* list, bool sidecars_only) {
+    if (!list || !list->IsArray()) return;
+    for (const auto& c : list->GetArray()) {
+      if (!c.IsObject()) continue;
+      if (sidecars_only && json::GetString(c, {"restartPolicy"}) != "Always") continue;
+      const Value* ports = json::Member(c, "ports");
+      if (!ports || !ports->IsArray()) continue;
+      for (const auto& p : ports->GetArray()) {
+        const Value* host_port = p.IsObject() ? json::Member(p, "hostPort") : nullptr;
+        if (!host_port || !host_port->IsInt() || host_port->GetInt() <= 0) continue;
+        placement::HostPort hp;
+        hp.port = host_port->GetInt();
+        if (std::string_view protocol = json::GetString(p, {"protocol"}); !protocol.empty()) hp.protocol = protocol;
+        if (std::string_view ip = json::GetString(p, {"hostIP"}); !ip.empty()) hp.ip = ip;
+        out.push_back(std::move(hp));
+      }
+    }
+  };
+  read(json::Member(spec, "containers"), false);
+  read(json::Member(spec, "initContainers"), true);
+  return out;
+}
+
 // FillSpec reads the pod-spec part shared by pods and reservation templates; `path` is the
 // spec's field path, for the messages of quantities that do not parse.
 void FillSpec(const Value* spec, std::string_view path, placement::PodSpecView& view) {
@@ -88,6 +116,7 @@ void FillSpec(const Value* spec, std::string_view path, placement::PodSpecView& 
     view.required_node_affinity = std::move(out);
   }
   view.tolerations = ReadTolerations(json::Member(*spec, "tolerations"));
+  view.host_ports = ReadHostPorts(*spec);
   view.requests = reconcile::EffectiveRequests(PodResourcesOf(*spec, &view.request_errors, path));
   view.requests.erase(std::string(placement::kResourcePods));
 }
@@ -142,6 +171,15 @@ placement::PodSpecView ReadPodView(const Value& pod) {
       view.reservation_affinity_error = parsed.error().message;
     }
   }
+  if (const Value* exact = json::Find(pod, {"metadata", "annotations", placement::kAnnotationExactMatchReservation});
+      exact && exact->IsString()) {
+    auto parsed = placement::ParseExactMatchReservation({exact->GetString(), exact->GetStringLength()});
+    if (parsed) {
+      view.exact_match_resources = std::move(*parsed);
+    } else {
+      view.exact_match_error = parsed.error().message;
+    }
+  }
   return view;
 }
 
@@ -153,6 +191,10 @@ placement::PodSpecView ReadTemplateView(const Value& reservation) {
   if (view.namespace_name.empty()) view.namespace_name = "default";
   view.labels = ReadStringMap(json::Find(reservation, {"spec", "template", "metadata", "labels"}));
   FillSpec(json::Find(reservation, {"spec", "template", "spec"}), "spec.template.spec", view);
+  if (auto resized = ReadResizeAllocatable(reservation)) {
+    view.requests = std::move(*resized);
+    view.requests.erase(std::string(placement::kResourcePods));
+  }
   return view;
 }
 
@@ -212,6 +254,11 @@ placement::ReservationView ReadReservationView(const Value& reservation) {
   // The lifecycle controller's rule (expires wins over creation + ttl), read the same way.
   view.expiry_deadline = ReadExpiryDeadline(reservation);
   view.provisioning_request = Str(reservation, {"metadata", "annotations", kBookingForAnnotation});
+  view.invalid_spec = !ReadReservation(reservation).spec_errors.empty();
+  if (const Value* template_spec = json::Find(reservation, {"spec", "template", "spec"});
+      template_spec && template_spec->IsObject()) {
+    view.host_ports = ReadHostPorts(*template_spec);
+  }
   return view;
 }
 

@@ -95,18 +95,27 @@ SchedulerController::SchedulerController(shim::RestClientPtr rest, SchedulerCont
       cache_(placement::SchedulerOptions{options_.scoring}) {}
 
 SchedulerController::~SchedulerController() {
-  if (recorder_) recorder_->Stop();
+  for (auto& [name, recorder] : recorders_) recorder->Stop();
+}
+
+shim::EventRecorder& SchedulerController::RecorderFor(std::string_view scheduler_name) {
+  auto it = recorders_.find(scheduler_name);
+  // Only served names reach here; the first profile's recorder stands in for anything else.
+  if (it == recorders_.end()) it = recorders_.find(options_.scheduler_names.front());
+  return *it->second;
 }
 
 Result<std::unique_ptr<SchedulerController>> SchedulerController::Setup(
     shim::Manager& manager, shim::RestClientPtr rest, SchedulerControllerOptions options) {
   if (options.scheduler_names.empty()) return MakeError(ErrorCode::kInvalidArgument, "no scheduler names");
   std::unique_ptr<SchedulerController> c(new SchedulerController(rest, std::move(options)));
-  shim::EventRecorderOptions events;
-  events.rest = rest;
-  events.component = "berth-scheduler";
-  events.max_queue = 10000;
-  c->recorder_ = std::make_unique<shim::EventRecorder>(events);
+  for (const std::string& name : c->options_.scheduler_names) {
+    shim::EventRecorderOptions events;
+    events.rest = rest;
+    events.component = name;  // kube-scheduler: the profile's schedulerName
+    events.max_queue = 10000;
+    c->recorders_.emplace(name, std::make_unique<shim::EventRecorder>(events));
+  }
 
   auto& reg = manager.registry();
   auto attempts = reg.AddCounter("berth_scheduler_attempts_total",
@@ -381,10 +390,10 @@ shim::ReconcileResult SchedulerController::ReconcilePod(const std::string& key) 
   uint64_t seen = cluster_generation_.load();
   placement::PodDecision decision = cache_.ScheduleAndAssumePod(view);
   if (!decision) return MarkPodUnschedulable(*doc, key, decision.error(), seen);
-  return Bind(view, *decision);
+  return Bind(json::GetString(*doc, {"spec", "schedulerName"}), view, *decision);
 }
 
-shim::ReconcileResult SchedulerController::Bind(const placement::PodSpecView& view,
+shim::ReconcileResult SchedulerController::Bind(std::string_view scheduler_name, const placement::PodSpecView& view,
                                                 const placement::PodPlacement& placement, std::string* not_bound) {
   Document binding(rapidjson::kObjectType);
   auto& a = binding.GetAllocator();
@@ -438,7 +447,7 @@ shim::ReconcileResult SchedulerController::Bind(const placement::PodSpecView& vi
   }
   attempts_->WithLabelValues({"pod", "scheduled"}).Inc();
   if (options_.pod_scheduled_events) {
-    recorder_->Event(PodReference(view), shim::EventType::kNormal, "Scheduled",
+    RecorderFor(scheduler_name).Event(PodReference(view), shim::EventType::kNormal, "Scheduled",
                      "Successfully assigned " + view.namespace_name + "/" + view.name + " to " + placement.node_name);
   }
   return shim::ReconcileResult::Done();
@@ -470,11 +479,13 @@ shim::ReconcileResult SchedulerController::MarkPodUnschedulable(const Value& pod
       // Not parked: a parked pod waits for a cluster change and would keep no condition
       // explaining why it is Pending. Retried with backoff (and decided again).
       LogWriteRetry(kLogger, "PodScheduled condition update", key, written.error());
-      recorder_->Event(PodReference(view), shim::EventType::kWarning, "FailedScheduling", Truncate(message));
+      RecorderFor(json::GetString(pod, {"spec", "schedulerName"}))
+          .Event(PodReference(view), shim::EventType::kWarning, "FailedScheduling", Truncate(message));
       return shim::ReconcileResult::Error("PodScheduled of " + key + ": " + written.error().message);
     }
   }
-  recorder_->Event(PodReference(view), shim::EventType::kWarning, "FailedScheduling", Truncate(message));
+  RecorderFor(json::GetString(pod, {"spec", "schedulerName"}))
+          .Event(PodReference(view), shim::EventType::kWarning, "FailedScheduling", Truncate(message));
   ParkPod(key, seen);
   return shim::ReconcileResult::Done();
 }

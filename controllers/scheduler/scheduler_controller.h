@@ -27,6 +27,8 @@
 // pod deleted or finished, a reservation changed or deleted), never on a poll.
 #pragma once
 
+#include <map>
+
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -107,9 +109,10 @@ class SchedulerController {
   shim::ReconcileResult ReconcilePolicyStatus(const std::string& key);
   void OnReservation(const rapidjson::Document& reservation, const std::string& name, bool changed);
   // ---- Pods (scheduler_controller.cc) ----
-  // Bind writes the Binding. `not_bound`, when given, is set to why the pod did not end up on
-  // placement.node_name (gone, or assigned elsewhere) when the result is Done anyway.
-  shim::ReconcileResult Bind(const reconcile::placement::PodSpecView& view,
+  // Bind writes the Binding; its Events name scheduler_name as their source. `not_bound`, when
+  // given, is set to why the pod did not end up on placement.node_name (gone, or assigned
+  // elsewhere) when the result is Done anyway.
+  shim::ReconcileResult Bind(std::string_view scheduler_name, const reconcile::placement::PodSpecView& view,
                              const reconcile::placement::PodPlacement& placement, std::string* not_bound = nullptr);
   shim::ReconcileResult MarkPodUnschedulable(const rapidjson::Value& pod, const std::string& key,
                                              const reconcile::placement::FitError& error, uint64_t seen);
@@ -128,7 +131,10 @@ class SchedulerController {
   shim::RestClientPtr rest_;
   shim::ObjectClient client_;
   SchedulerCache cache_;
-  std::unique_ptr<shim::EventRecorder> recorder_;
+  // One recorder per served scheduler name, as kube-scheduler has one per profile: an Event's
+  // source component is the schedulerName of the pod or reservation it is about.
+  std::map<std::string, std::unique_ptr<shim::EventRecorder>, std::less<>> recorders_;
+  shim::EventRecorder& RecorderFor(std::string_view scheduler_name);
   std::shared_ptr<shim::SharedInformer> reservations_;
   std::shared_ptr<shim::SharedInformer> pods_;
   std::shared_ptr<shim::SharedInformer> nodes_;

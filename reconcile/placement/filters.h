@@ -18,6 +18,10 @@ namespace berth::reconcile::placement {
 
 // Failure reasons, worded exactly like the upstream plugins.
 inline constexpr std::string_view kReasonNodeName = "node(s) didn't match the requested node name";
+// koordinator's wording for a reservation whose template pins spec.nodeName (the reserve pod's
+// node moves to an annotation there, checked by the Reservation plugin instead of NodeName).
+inline constexpr std::string_view kReasonReservationNodeName =
+    "node(s) didn't match the nodeName specified by reservation";
 inline constexpr std::string_view kReasonUnschedulable = "node(s) were unschedulable";
 inline constexpr std::string_view kReasonNodeAffinity =
     "node(s) didn't match Pod's node affinity/selector";

@@ -1,6 +1,8 @@
 // reconcile/placement/owners.cc
 #include "reconcile/placement/owners.h"
 
+#include "reconcile/placement/exact_match.h"
+
 #include "reconcile/placement/filters.h"
 #include "reconcile/placement/reservation_affinity.h"
 
@@ -56,6 +58,10 @@ bool CanAllocate(const PodSpecView& pod, const ReservationView& reservation, boo
   if (pod.reservation_ignored) return false;
   if (reservation.allocate_once && has_owner) return false;
   if (!MatchesReservationOwners(pod, reservation)) return false;
+  if (!pod.exact_match_resources.empty() &&
+      !ExactMatchesReservation(pod.requests, reservation.allocatable, pod.exact_match_resources)) {
+    return false;
+  }
   AffinityOutcome outcome = ClassifyForAffinity(pod.reservation_affinity.get(), pod.tolerations,
                                                 reservation, node_labels);
   return outcome == AffinityOutcome::kMatched || outcome == AffinityOutcome::kNameMatched;

@@ -1,6 +1,7 @@
 // reconcile/placement/reservation_affinity.cc
 #include "reconcile/placement/reservation_affinity.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "clientgo-shim/base/go_format.h"
@@ -329,6 +330,13 @@ int64_t ReservationOrder(const LabelMap& labels) {
   return v;
 }
 
+bool ToleratesPausedReservation(const ReservationAffinity* affinity) {
+  if (!affinity) return false;
+  static const Taint kPaused{std::string(kTaintUnschedulable), "", std::string(kEffectNoSchedule)};
+  return std::any_of(affinity->tolerations.begin(), affinity->tolerations.end(),
+                     [](const Toleration& t) { return ToleratesTaint(t, kPaused); });
+}
+
 AffinityOutcome ClassifyForAffinity(const ReservationAffinity* affinity,
                                     const std::vector<Toleration>& fallback_tolerations,
                                     const ReservationView& reservation, const LabelMap& node_labels,
@@ -336,7 +344,11 @@ AffinityOutcome ClassifyForAffinity(const ReservationAffinity* affinity,
   if (affinity && !affinity->name.empty()) {
     return affinity->name == reservation.name ? AffinityOutcome::kNameMatched : AffinityOutcome::kNameUnmatched;
   }
-  if (reservation.unschedulable) return AffinityOutcome::kUnschedulable;
+  // koordinator (PR #2796): a paused reservation (spec.unschedulable) is treated as carrying the
+  // taint node.kubernetes.io/unschedulable:NoSchedule, which only the reservation-affinity
+  // tolerations may tolerate (never the pod's own: a DaemonSet-style toleration of cordoned
+  // nodes must not open paused reservations).
+  if (reservation.unschedulable && !ToleratesPausedReservation(affinity)) return AffinityOutcome::kUnschedulable;
   const auto& tolerations = affinity ? affinity->tolerations : fallback_tolerations;
   if (const Taint* taint = FirstUntoleratedTaint(tolerations, reservation.taints)) {
     if (taint_key) *taint_key = "{" + taint->key + ": " + taint->value + "}";

@@ -66,6 +66,10 @@ int64_t ReservationOrder(const LabelMap& labels);
 // pod with a Reservation (the order it checks in).
 enum class AffinityOutcome { kMatched, kNameMatched, kNameUnmatched, kUnschedulable, kTaint, kAffinityUnmatched };
 
+// ToleratesPausedReservation: the affinity's tolerations tolerate the taint
+// node.kubernetes.io/unschedulable:NoSchedule, koordinator's stand-in for spec.unschedulable.
+bool ToleratesPausedReservation(const ReservationAffinity* affinity);
+
 // ClassifyForAffinity: the outcome for a pod (with `affinity`, possibly null) that matches the
 // Reservation's owners; `taint_key` receives "{key: value}" of the first untolerated taint.
 // Without an affinity, taints are checked against `fallback_tolerations` (berth keeps the pod's

@@ -9,6 +9,7 @@
 #include "reconcile/placement/owners.h"
 #include "reconcile/placement/reservation_affinity.h"
 #include "reconcile/placement/snapshot.h"
+#include "reconcile/placement/exact_match.h"
 #include "reconcile/placement/snapshot_state.h"
 
 namespace berth::reconcile::placement {
@@ -53,6 +54,7 @@ bool PassesNonResource(const PodSpecView& pod, const CompiledPod& c, const NodeE
     return false;
   }
   if (c.needs_affinity && !PassesNodeAffinity(pod, n.view.name, n.view.labels)) return false;
+  if (!pod.host_ports.empty() && n.host_ports.Conflicts(pod.host_ports)) return false;
   return true;
 }
 
@@ -225,6 +227,9 @@ FitError CollectReasons(const std::vector<NodeEntry>& nodes, int present, const 
     std::vector<std::string> reasons = NonResourceFilterReasons(pod, n.view);
     if (!reasons.empty()) {
       for (auto& reason : reasons) err.reasons[std::move(reason)]++;
+    } else if (!pod.host_ports.empty() &&
+               (n.host_ports.Conflicts(pod.host_ports) || n.reserved_ports.Conflicts(pod.host_ports))) {
+      err.reasons[std::string(kReasonNodePorts)]++;  // NodePorts runs before NodeResourcesFit
     } else if (required && !std::binary_search(required->begin(), required->end(), static_cast<int>(i))) {
       err.reasons[std::string(kReasonReservationAffinity)]++;
     } else if (std::binary_search(blocked.begin(), blocked.end(), static_cast<int>(i))) {
@@ -244,6 +249,15 @@ FitError CollectReasons(const std::vector<NodeEntry>& nodes, int present, const 
   return err;
 }
 
+// RenameReason moves the count of reason `from` to `to` (a reservation's own wording).
+void RenameReason(FitError& err, std::string_view from, std::string_view to) {
+  auto it = err.reasons.find(std::string(from));
+  if (it == err.reasons.end()) return;
+  int count = it->second;
+  err.reasons.erase(it);
+  err.reasons[std::string(to)] += count;
+}
+
 }  // namespace
 
 PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
@@ -255,6 +269,12 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
     err.num_all_nodes = s.present_nodes;
     err.error = "invalid annotation " + std::string(kAnnotationReservationAffinity) + ": " +
                 pod.reservation_affinity_error;
+    return std::unexpected(std::move(err));
+  }
+  if (!pod.exact_match_error.empty()) {
+    FitError err;
+    err.num_all_nodes = s.present_nodes;
+    err.error = "invalid annotation " + std::string(kAnnotationExactMatchReservation) + ": " + pod.exact_match_error;
     return std::unexpected(std::move(err));
   }
   // koordinator: a pod with reservation affinity must allocate a reservation the affinity selects.
@@ -335,12 +355,23 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
   std::vector<int> blocked;  // nodes where matched reservations all failed
   const int first = pod.node_name.empty() ? 0 : s.NodeForConst(pod.node_name);
   const int last = pod.node_name.empty() ? static_cast<int>(s.nodes.size()) - 1 : first;
+  // NodePorts against reservations: ports a reservation's template holds are free only to the
+  // pods that may allocate it (its candidates on this node).
+  auto reserved_ports_free = [&](const NodeEntry& n, size_t next, int i) {
+    if (pod.host_ports.empty() || n.reserved_ports.empty()) return true;
+    HostPortUsage others = n.reserved_ports;
+    for (size_t j = next; j < candidates.size() && candidates[j].node == i; ++j) {
+      others.Add(candidates[j].reservation->held_ports, -1);
+    }
+    return !others.Conflicts(pod.host_ports);
+  };
   // visit evaluates node i; `next` indexes the first candidate on a node >= i (nodes are visited
   // in increasing order within one pass).
   auto visit = [&](int i, size_t& next) {
     const NodeEntry& n = s.nodes[i];
     while (next < candidates.size() && candidates[next].node < i) ++next;
     if (!n.present || !PassesNonResource(pod, c, n)) return;
+    if (!reserved_ports_free(n, next, i)) return;
     Pick pick;
     pick.node = i;
     if (gate.Check(i, &pick.policy_score) != PolicyGate::Verdict::kPass) return;
@@ -457,7 +488,9 @@ ReservationDecision ClusterSnapshot::PlaceReservation(const PodSpecView& templat
   CompiledPod c = Compile(s.resources, template_pod, /*count_pods=*/false);
   // Never placed, not even as Waiting for pre-allocated pods to leave: no node can hold it.
   if (AnyUnbounded(c)) {
-    return std::unexpected(CollectReasons(s.nodes, s.present_nodes, template_pod, c, true));
+    FitError err = CollectReasons(s.nodes, s.present_nodes, template_pod, c, true);
+    RenameReason(err, kReasonNodeName, kReasonReservationNodeName);
+    return std::unexpected(std::move(err));
   }
   Pick best;
   const int first = template_pod.node_name.empty() ? 0 : s.NodeForConst(template_pod.node_name);
@@ -465,6 +498,7 @@ ReservationDecision ClusterSnapshot::PlaceReservation(const PodSpecView& templat
   for (int i = std::max(first, 0); first >= 0 && i <= last; ++i) {
     const NodeEntry& n = s.nodes[i];
     if (!n.present || !PassesNonResource(template_pod, c, n)) continue;
+    if (!template_pod.host_ports.empty() && n.reserved_ports.Conflicts(template_pod.host_ports)) continue;
     bool fits = FitsFree(c, n);
     if (!fits && !pre_allocation) continue;
     Pick pick;
@@ -474,8 +508,9 @@ ReservationDecision ClusterSnapshot::PlaceReservation(const PodSpecView& templat
     if (Better(pick, best, s.nodes)) best = pick;
   }
   if (best.node < 0) {
-    return std::unexpected(
-        CollectReasons(s.nodes, s.present_nodes, template_pod, c, !pre_allocation));
+    FitError err = CollectReasons(s.nodes, s.present_nodes, template_pod, c, !pre_allocation);
+    RenameReason(err, kReasonNodeName, kReasonReservationNodeName);
+    return std::unexpected(std::move(err));
   }
   ReservationPlacement out;
   out.node_name = s.nodes[best.node].view.name;

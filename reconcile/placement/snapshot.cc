@@ -97,6 +97,7 @@ void ClusterSnapshot::State::CountPod(const PodEntry& pod, int sign) {
     Slot(node.requested, internal::kPods) += sign * internal::kOnePod;
     node.nonzero_cpu += sign * pod.nonzero_cpu;
     node.nonzero_memory += sign * pod.nonzero_memory;
+    if (!pod.host_ports.empty()) node.host_ports.Add(pod.host_ports, sign);
     RecomputeFree(node);
   }
   if (!policies.empty()) CountPolicies(pod, sign);
@@ -133,11 +134,14 @@ void ClusterSnapshot::State::RefreshHold(ReservationEntry& r) {
     NodeEntry& old = nodes[r.node];
     for (size_t i = 0; i < r.held.size(); ++i) Slot(old.held, static_cast<int>(i)) -= r.held[i];
     old.holding_reservations--;
+    old.reserved_ports.Add(r.held_ports, -1);
     RecomputeFree(old);
   }
   r.node = -1;
   r.held.clear();
-  bool active = (r.view.phase == Phase::kAvailable || r.view.phase == Phase::kWaiting || r.assumed) && !r.expired;
+  r.held_ports.clear();
+  bool active = (r.view.phase == Phase::kAvailable || r.view.phase == Phase::kWaiting || r.assumed) && !r.expired &&
+                !r.view.invalid_spec;
   if (!active || r.view.node_name.empty()) return;
   r.node = NodeFor(r.view.node_name, /*create=*/true);
   r.held = Remainder(r);
@@ -157,6 +161,8 @@ void ClusterSnapshot::State::RefreshHold(ReservationEntry& r) {
   NodeEntry& node = nodes[r.node];
   for (size_t i = 0; i < r.held.size(); ++i) Slot(node.held, static_cast<int>(i)) += r.held[i];
   node.holding_reservations++;
+  r.held_ports = r.view.host_ports;
+  node.reserved_ports.Add(r.held_ports, +1);
   RecomputeFree(node);
 }
 
@@ -286,6 +292,7 @@ PodEntry ClusterSnapshot::State::MakePod(const PodSpecView& pod, std::string_vie
   e.namespace_name = pod.namespace_name;
   e.labels = pod.labels;
   e.terminating = pod.terminating;
+  e.host_ports = pod.host_ports;
   return e;
 }
 
@@ -412,6 +419,9 @@ Status ClusterSnapshot::AssumeReservation(const ReservationView& reservation,
   }
   if (reservation.expiry_deadline && *reservation.expiry_deadline <= s.now) {
     return MakeError(ErrorCode::kInvalidArgument, "assume reservation " + reservation.name + ": expired");
+  }
+  if (reservation.invalid_spec) {
+    return MakeError(ErrorCode::kInvalidArgument, "assume reservation " + reservation.name + ": invalid spec");
   }
   int node = s.NodeFor(placement.node_name, /*create=*/false);
   if (node < 0 || !s.nodes[node].present) {

@@ -81,6 +81,8 @@ struct NodeEntry {
   __int128 nonzero_cpu = 0;     // scoring: requested cpu with the 100m default per pod
   __int128 nonzero_memory = 0;  // scoring: requested memory with the 200Mi default per pod
   int holding_reservations = 0;
+  HostPortUsage host_ports;  // NodePorts: ports of the pods counted on this node
+  HostPortUsage reserved_ports;  // template ports of the active reservations on this node
 };
 
 struct PodEntry {
@@ -94,6 +96,7 @@ struct PodEntry {
   std::string namespace_name;
   LabelMap labels;
   bool terminating = false;
+  std::vector<HostPort> host_ports;
 };
 
 // PolicyEntry: one ResourcePolicy with its unit membership per node and its counts.
@@ -111,6 +114,7 @@ struct Usage {
 
 struct ReservationEntry {
   ReservationView view;
+  std::vector<HostPort> held_ports;  // what RefreshHold added to nodes[node].reserved_ports
   Dense allocatable;            // pods masked out
   std::vector<char> restricted;  // per index: Restricted enforces this resource
   int node = -1;                // node it holds capacity on, -1 when not holding

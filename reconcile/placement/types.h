@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "clientgo-shim/api/label_selector.h"
+#include "reconcile/placement/node_ports.h"
 #include "reconcile/common/resources.h"
 #include "reconcile/reservation/types.h"
 
@@ -122,6 +123,13 @@ struct PodSpecView {
   // reservation_affinity_error holds why and the pod is unschedulable.
   std::shared_ptr<const ReservationAffinity> reservation_affinity;
   std::string reservation_affinity_error;
+  // The annotation scheduling.koordinator.sh/exact-match-reservation's resourceNames: the pod
+  // allocates only reservations whose allocatable equals its requests for these. When the
+  // annotation does not parse, exact_match_error holds why and the pod is unschedulable.
+  std::vector<std::string> exact_match_resources;
+  std::string exact_match_error;
+  // Host ports of containers and restartable init containers (hostPort > 0), for NodePorts.
+  std::vector<HostPort> host_ports;
   // "<namespace>/<name>" of the ProvisioningRequest the pod consumes (annotation
   // autoscaling.x-k8s.io/consume-provisioning-request or its deprecated cluster-autoscaler key);
   // "" when none. Such a pod may allocate that request's booking Reservations.
@@ -207,6 +215,14 @@ struct ReservationView {
   // (annotation berth.dev/provisioning-request); "" for other reservations. When set, exactly
   // the request's consumer pods may allocate it, whatever `owners` says.
   std::string provisioning_request;
+  // The spec has errors the lifecycle controller reports as InvalidSpec (an unparsable or
+  // negative quantity, malformed containers, an unparsable ttl/expires). Such a reservation
+  // is never placed, holds no capacity and is allocated by no pod, whatever its phase says:
+  // berth cannot tell what it reserves or for how long.
+  bool invalid_spec = false;
+  // The template's host ports: while the reservation is active they are held on its node against
+  // every pod that does not allocate it (koordinator reserves them like resources).
+  std::vector<HostPort> host_ports;
 };
 
 // ReservationRef: the value of the reservation-allocated annotation.

@@ -206,4 +206,26 @@ TEST(EventRecorderTest, ClusterScopedObjectsGetEventsInDefault) {
 }
 
 }  // namespace
+// Issue 13 / kubernetes PR #129790: an Event whose "<object>.<hex time>" name would be rejected
+// (too long for a DNS subdomain) is written under a UUID name instead of being lost.
+TEST(EventRecorderTest, AnOverLongEventNameIsReplacedByAUuid) {
+  auto fake = std::make_shared<FakeRestClient>([](const RestRequest& r) { return Ok(r.body, 201); });
+  EventRecorder rec(Options(fake));
+  const std::string long_name(250, 'a');
+  rec.Event(Pod(long_name), EventType::kNormal, "Scheduled", "ok");
+  rec.Event(Pod("short"), EventType::kNormal, "Scheduled", "ok");
+  ASSERT_TRUE(rec.Flush(5s));
+  auto reqs = fake->requests();
+  ASSERT_EQ(reqs.size(), 2u);
+  auto body = json::Parse(reqs[0].body);
+  ASSERT_TRUE(body);
+  const std::string name(json::GetString(*body, {"metadata", "name"}));
+  EXPECT_EQ(name.size(), 36u) << name;
+  EXPECT_EQ(name[14], '4') << "version 4: " << name;
+  EXPECT_EQ(json::GetString(*body, {"involvedObject", "name"}), long_name) << "the object is still named";
+  auto second = json::Parse(reqs[1].body);
+  ASSERT_TRUE(second);
+  EXPECT_TRUE(json::GetString(*second, {"metadata", "name"}).starts_with("short.")) << "valid names are unchanged";
+}
+
 }  // namespace berth::shim

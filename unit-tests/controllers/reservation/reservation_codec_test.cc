@@ -218,4 +218,39 @@ TEST(StatusJsonTest, WritesCanonicalQuantitiesAndOwners) {
 }
 
 }  // namespace
+// Issue 13: every template field koordinator's decoder would reject is a spec error naming it.
+TEST(ReadReservationTest, MalformedTemplatesAndTtlsAreSpecErrorsNamingTheField) {
+  auto errors = [](std::string_view json) { return ReadReservation(Doc(std::string(json))).spec_errors; };
+  EXPECT_EQ(errors(R"({"spec":{"owners":[{"object":{"name":"p"}}],"template":{"spec":{"containers":"oops"}}}})"),
+            (std::vector<std::string>{"spec.template.spec.containers: must be a list of containers, got \"oops\""}));
+  EXPECT_EQ(errors(R"({"spec":{"owners":[{"object":{"name":"p"}}],"template":{"spec":{"containers":[7]}}}})"),
+            (std::vector<std::string>{"spec.template.spec.containers[0]: must be a container object, got 7"}));
+  EXPECT_EQ(errors(R"({"spec":{"owners":[{"object":{"name":"p"}}],
+    "template":{"spec":{"initContainers":[{"name":"c","resources":{"requests":"lots"}},{"name":"d","resources":3}]}}}})"),
+            (std::vector<std::string>{
+                "spec.template.spec.initContainers[1].resources: must be an object, got 3",
+                "spec.template.spec.initContainers[0].resources.requests: must be an object of quantities"}));
+  EXPECT_EQ(errors(R"({"spec":{"owners":[{"object":{"name":"p"}}],"template":{"spec":"x"}}})"),
+            (std::vector<std::string>{"spec.template.spec: must be a pod spec object, got \"x\""}));
+  EXPECT_EQ(errors(R"({"spec":{"owners":[{"object":{"name":"p"}}]}})"),
+            (std::vector<std::string>{"spec.template: Required value"}));
+  auto ttl = errors(R"({"spec":{"ttl":"1d","owners":[{"object":{"name":"p"}}],"template":{"spec":{}}}})");
+  ASSERT_EQ(ttl.size(), 1u);
+  EXPECT_EQ(ttl[0], "spec.ttl: time: unknown unit \"d\" in duration \"1d\"");
+  EXPECT_TRUE(errors(R"({"spec":{"owners":[{"object":{"name":"p"}}],"template":{"spec":{"containers":[]}}}})").empty());
+}
+
+TEST(ReadReservationTest, TheCachedObjectOverloadSeesAMalformedResizeAnnotation) {
+  auto doc = Doc(R"({"metadata":{"name":"r","uid":"u","annotations":{
+      "scheduling.koordinator.sh/reservation-resize-allocatable":"{\"resources\":{\"cpu\":\"lots\"}}"}},
+    "spec":{"owners":[{"object":{"name":"p"}}],"template":{"spec":{}}}})");
+  auto cached = shim::CachedObject::FromJson(doc);
+  ASSERT_TRUE(cached.has_value());
+  auto r = ReadReservation(**cached);
+  ASSERT_EQ(r.spec_errors.size(), 1u);
+  EXPECT_EQ(r.spec_errors[0],
+            "metadata.annotations[scheduling.koordinator.sh/reservation-resize-allocatable].resources.cpu: "
+            "invalid quantity \"lots\"");
+}
+
 }  // namespace berth::controllers

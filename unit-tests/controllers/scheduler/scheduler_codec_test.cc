@@ -6,6 +6,7 @@
 
 #include "clientgo-shim/api/timestamp.h"
 #include "clientgo-shim/base/json.h"
+#include "controllers/reservation/reservation_codec.h"
 #include "reconcile/placement/reservation_affinity.h"
 
 namespace berth::controllers {
@@ -269,4 +270,55 @@ TEST(SchedulerCodecTest, AReservationViewCarriesTheLifecycleExpiryDeadline) {
 }
 
 }  // namespace
+TEST(ReadReservationViewTest, ASpecErrorMarksTheViewInvalid) {
+  auto bad = Parse(R"({"metadata":{"name":"r","uid":"u"},"spec":{"owners":[{"object":{"name":"p"}}],
+    "template":{"spec":{"containers":[{"name":"c","resources":{"requests":{"memory":"-1Gi"}}}]}}},
+    "status":{"phase":"Available","nodeName":"n1","allocatable":{"memory":"0"}}})");
+  EXPECT_TRUE(ReadReservationView(bad).invalid_spec);
+  auto good = Parse(R"({"metadata":{"name":"r","uid":"u"},"spec":{"owners":[{"object":{"name":"p"}}],
+    "template":{"spec":{"containers":[{"name":"c","resources":{"requests":{"memory":"1Gi"}}}]}}}})");
+  EXPECT_FALSE(ReadReservationView(good).invalid_spec);
+}
+
+TEST(ReadTemplateViewTest, ResizeAllocatableReplacesTheTemplateRequests) {
+  auto doc = Parse(R"({"metadata":{"name":"r","uid":"u","annotations":{
+      "scheduling.koordinator.sh/reservation-resize-allocatable":"{\"resources\":{\"cpu\":\"3\",\"memory\":\"1Gi\"}}"}},
+    "spec":{"owners":[{"object":{"name":"p"}}],
+    "template":{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"1","memory":"4Gi"}}}]}}}})");
+  placement::PodSpecView t = ReadTemplateView(doc);
+  EXPECT_EQ(t.requests.at("cpu"), 3000);
+  EXPECT_EQ(t.requests.at("memory"), (int64_t{1} << 30) * 1000);
+  EXPECT_TRUE(ReadReservation(doc).spec_errors.empty());
+}
+
+TEST(ReadTemplateViewTest, AMalformedResizeAnnotationIsASpecErrorAndChangesNothing) {
+  for (const char* value : {R"(not json)", R"([1])", R"({\"resources\":{\"cpu\":\"lots\"}})",
+                            R"({\"resources\":{\"cpu\":\"-1\"}})", R"({\"resources\":7})"}) {
+    std::string text = std::string(R"({"metadata":{"name":"r","uid":"u","annotations":{
+      "scheduling.koordinator.sh/reservation-resize-allocatable":")") + value + R"("}},
+      "spec":{"owners":[{"object":{"name":"p"}}],
+      "template":{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"1"}}}]}}}})";
+    auto doc = Parse(text);
+    EXPECT_EQ(ReadTemplateView(doc).requests.at("cpu"), 1000) << value;
+    auto errors = ReadReservation(doc).spec_errors;
+    ASSERT_EQ(errors.size(), 1u) << value;
+    EXPECT_EQ(errors[0].rfind("metadata.annotations[scheduling.koordinator.sh/reservation-resize-allocatable]", 0), 0u)
+        << errors[0];
+    EXPECT_TRUE(ReadReservationView(doc).invalid_spec) << value;
+  }
+}
+
+TEST(ReadPodViewTest, HostPortsOfContainersAndSidecarsWithDefaults) {
+  auto doc = Parse(R"({"metadata":{"name":"p","namespace":"d","uid":"u"},"spec":{
+    "containers":[{"name":"a","ports":[{"containerPort":80,"hostPort":8080},{"containerPort":81},
+                                       {"containerPort":53,"hostPort":53,"protocol":"UDP","hostIP":"10.0.0.1"},
+                                       {"hostPort":"x"},7]}],
+    "initContainers":[{"name":"once","ports":[{"hostPort":1000}]},
+                      {"name":"side","restartPolicy":"Always","ports":[{"hostPort":2000}]}]}})");
+  placement::PodSpecView v = ReadPodView(doc);
+  EXPECT_EQ(v.host_ports, (std::vector<placement::HostPort>{{"TCP", "0.0.0.0", 8080},
+                                                            {"UDP", "10.0.0.1", 53},
+                                                            {"TCP", "0.0.0.0", 2000}}));
+}
+
 }  // namespace berth::controllers

@@ -229,6 +229,52 @@ TEST(CanAllocate, WithAnAffinityTheAffinitysTolerationsDecideTheReservationTaint
   EXPECT_EQ(key, "{dedicated: ml}");
 }
 
+// Issue 13 / koordinator PR #2796: a paused reservation takes a pod whose reservation-affinity
+// tolerations tolerate node.kubernetes.io/unschedulable:NoSchedule, and only such a pod.
+TEST(CanAllocate, AnAffinityTolerationOfUnschedulableOpensAPausedReservation) {
+  ReservationView r = Reservation("r", "n1", 1);
+  r.unschedulable = true;
+  EXPECT_FALSE(CanAllocate(Pod("p", 100), r, false));
+  EXPECT_FALSE(CanAllocate(Pod("p", 100, "{}"), r, false));
+  EXPECT_TRUE(CanAllocate(
+      Pod("p", 100, R"({"tolerations": [{"key": "node.kubernetes.io/unschedulable", "operator": "Exists",
+                                        "effect": "NoSchedule"}]})"),
+      r, false));
+  EXPECT_TRUE(CanAllocate(Pod("p", 100, R"({"tolerations": [{"operator": "Exists"}]})"), r, false));
+  // Wrong effect or key: still paused.
+  EXPECT_FALSE(CanAllocate(
+      Pod("p", 100, R"({"tolerations": [{"key": "node.kubernetes.io/unschedulable", "operator": "Exists",
+                                        "effect": "NoExecute"}]})"),
+      r, false));
+  EXPECT_FALSE(CanAllocate(Pod("p", 100, R"({"tolerations": [{"key": "other", "operator": "Exists"}]})"), r, false));
+  // The pod's own toleration (a DaemonSet's for cordoned nodes) does not open it.
+  PodSpecView own = Pod("p", 100);
+  own.tolerations = {{"node.kubernetes.io/unschedulable", "Exists", "", "NoSchedule"}};
+  EXPECT_FALSE(CanAllocate(own, r, false));
+  // The toleration does not lift the reservation's own taints.
+  r.taints = {{"dedicated", "ml", "NoSchedule"}};
+  EXPECT_FALSE(CanAllocate(
+      Pod("p", 100, R"({"tolerations": [{"key": "node.kubernetes.io/unschedulable", "operator": "Exists"}]})"),
+      r, false));
+}
+
+TEST(ScheduleWithAffinity, ATolerantOwnerIsPlacedIntoAPausedReservation) {
+  ClusterSnapshot snap;
+  snap.UpsertNode(Node("n1", 4));
+  ReservationView r = Reservation("r", "n1", 2);
+  r.unschedulable = true;
+  snap.UpsertReservation(r);
+  PodDecision refused = snap.SchedulePod(Pod("p", 500, "{}"));
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_NE(refused.error().Message().find("1 Reservation(s) is unschedulable"), std::string::npos)
+      << refused.error().Message();
+  PodDecision placed = snap.SchedulePod(
+      Pod("p", 500, R"({"tolerations": [{"key": "node.kubernetes.io/unschedulable", "operator": "Exists"}]})"));
+  ASSERT_TRUE(placed.has_value()) << placed.error().Message();
+  ASSERT_TRUE(placed->reservation.has_value());
+  EXPECT_EQ(placed->reservation->name, "r");
+}
+
 TEST(CanAllocate, ANamedReservationIsUsableEvenWhenUnschedulableOrTainted) {
   ReservationView r = Reservation("r", "n1", 1);
   r.unschedulable = true;

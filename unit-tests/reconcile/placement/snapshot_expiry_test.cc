@@ -150,4 +150,42 @@ TEST(SnapshotExpiry, UsesTheLifecycleRuleExpiresWinsOverTtl) {
 }
 
 }  // namespace
+// Issue 13: an InvalidSpec reservation is never placed, holds nothing and is allocated by no
+// pod, even when it was Available before its spec was found invalid (an edit after binding).
+TEST(SnapshotInvalidSpec, AnAvailableReservationWithAnInvalidSpecHoldsNothingAndIsNotAllocated) {
+  ClusterSnapshot snap;
+  snap.UpsertNode(Node("n1", 4));
+  snap.AdvanceClock(kT0);
+  ReservationView r = Reservation("r", "n1", 3, std::nullopt);
+  snap.UpsertReservation(r);
+  ASSERT_EQ(snap.Usage("n1")->held.at("cpu"), 3 * kCore);
+  r.invalid_spec = true;
+  snap.UpsertReservation(r);
+  EXPECT_EQ(snap.Usage("n1")->held.count("cpu"), 0u);
+  EXPECT_EQ(snap.Usage("n1")->reservations, 0);
+  PodDecision owner = snap.SchedulePod(Pod("a", 500));
+  ASSERT_TRUE(owner.has_value());
+  EXPECT_FALSE(owner->reservation.has_value()) << "an InvalidSpec reservation must not be allocated";
+  EXPECT_TRUE(snap.SchedulePod(Pod("other", 3 * kCore, "other")).has_value()) << "nothing is held";
+  // Fixing the spec makes it hold and serve again.
+  r.invalid_spec = false;
+  snap.UpsertReservation(r);
+  EXPECT_EQ(snap.Usage("n1")->held.at("cpu"), 3 * kCore);
+}
+
+TEST(SnapshotInvalidSpec, AnInvalidSpecReservationCannotBeAssumedPlaced) {
+  ClusterSnapshot snap;
+  snap.UpsertNode(Node("n1", 4));
+  snap.AdvanceClock(kT0);
+  ReservationView r = Reservation("r", "", 2, std::nullopt);
+  r.phase = Phase::kPending;
+  r.invalid_spec = true;
+  ReservationPlacement placement;
+  placement.node_name = "n1";
+  placement.allocatable = {{"cpu", 2 * kCore}};
+  placement.phase = Phase::kAvailable;
+  EXPECT_FALSE(snap.AssumeReservation(r, placement).has_value());
+  EXPECT_EQ(snap.Usage("n1")->held.count("cpu"), 0u);
+}
+
 }  // namespace berth::reconcile::placement
