@@ -3,7 +3,9 @@
 # CRDs from crds/, berth-manager, the koordinator user guide's quick start (the reservation is
 # placed on a node and its owner pod scheduled into it), its multiple-owners example with a
 # Deployment, and a short-lived reservation expiring on
-# time (Failed/Expired, with an Event) and then garbage-collected.
+# time (Failed/Expired, with an Event) and then garbage-collected; a check-capacity ProvisioningRequest
+# booked and consumed; a ResourcePolicy filling an on-demand unit before spot, and a scale-down that
+# removes the spot pods first (pod-deletion-cost).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/setup.sh"
@@ -67,6 +69,72 @@ printf '\n\033[1m$ kubectl describe node node-1 | grep -A 8 "Allocated resources
 kubectl describe node node-1 | grep -A 8 "Allocated resources"
 step kubectl delete deployment app-demo
 step kubectl delete reservation reservation-demo-big
+
+# ProvisioningRequest, check-capacity (Cluster Autoscaler's example): berth finds room, books it as a
+# Reservation only the request's consumer pods may use, and releases it once they are bound.
+step kubectl create -f "$root/e2e/testdata/provisioningrequest/check-capacity.yaml"
+wait_for "the request to be Provisioned" 15 bash -c "[ \"\$(kubectl get provreq provreq-check-capacity -o jsonpath='{.status.conditions[?(@.type==\"Provisioned\")].status}')\" = True ]"
+step kubectl get provreq provreq-check-capacity
+step kubectl get reservations -l berth.dev/provisioning-request-name=provreq-check-capacity -o wide
+cat >"$work/consumer.yaml" <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: provreq-consumer
+  namespace: default
+  annotations:
+    autoscaling.x-k8s.io/consume-provisioning-request: provreq-check-capacity
+spec:
+  schedulerName: koord-scheduler
+  containers:
+  - name: pi
+    image: perl
+    resources: {requests: {cpu: 700m, memory: 500Mi}}
+YAML
+step kubectl create -f "$work/consumer.yaml"
+wait_for "the booking to be consumed" 15 bash -c "[ \"\$(kubectl get provreq provreq-check-capacity -o jsonpath='{.status.conditions[?(@.type==\"BookingExpired\")].reason}')\" = CapacityBookingConsumed ]"
+step kubectl get pod provreq-consumer -o wide
+step kubectl get provreq provreq-check-capacity -o jsonpath='{range .status.conditions[*]}{.type}={.status} {.reason}: {.message}{"\n"}{end}'
+step kubectl delete pod provreq-consumer
+
+# ResourcePolicy: an on-demand unit (priority 10, at most 2 pods) fills first, the spot unit takes the
+# rest; the pod-deletion-cost berth writes makes a scale-down remove the spot pods first.
+step kubectl label node node-0 pool=on-demand
+step kubectl label node node-1 node-2 pool=spot
+cat >"$work/policy.yaml" <<'YAML'
+apiVersion: scheduling.sigs.x-k8s.io/v1alpha1
+kind: ResourcePolicy
+metadata: {name: web, namespace: default}
+spec:
+  podSelector: {matchLabels: {app: web}}
+  strategy: prefer
+  units:
+  - {name: on-demand, priority: 10, maxCount: 2, nodeSelector: {matchLabels: {pool: on-demand}}}
+  - {name: spot, priority: 1, nodeSelector: {matchLabels: {pool: spot}}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  replicas: 5
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      schedulerName: koord-scheduler
+      containers:
+      - {name: web, image: nginx, resources: {requests: {cpu: 500m, memory: 128Mi}}}
+YAML
+step kubectl apply -f "$work/policy.yaml"
+step kubectl rollout status deployment/web --timeout=30s
+step kubectl get pods -l app=web -o custom-columns='NAME:.metadata.name,NODE:.spec.nodeName,DELETION-COST:.metadata.annotations.controller\.kubernetes\.io/pod-deletion-cost'
+wait_for "the policy status to count the pods" 15 bash -c '[ "$(kubectl get rsp web -o jsonpath={.status.unitSummary})" = "on-demand 2/2, spot 3" ]'
+step kubectl get rsp web
+step kubectl scale deployment/web --replicas=2
+wait_for "the scale-down" 15 bash -c '[ "$(kubectl get pods -l app=web --no-headers | wc -l)" = 2 ]'
+echo; echo "after scaling to 2, the on-demand pods remain:"
+step kubectl get pods -l app=web -o wide
+step kubectl delete -f "$work/policy.yaml"
 
 cat >"$work/short.yaml" <<'YAML'
 apiVersion: scheduling.koordinator.sh/v1alpha1
