@@ -392,7 +392,9 @@ class DashboardTest(unittest.TestCase):
         sim = Kubesim(nodes=1)
         try:
             sim.kubectl("apply", "-f", os.path.join(ROOT, "crds"))
-            mgr = BerthManager(sim, extra_args=["--leader-elect", "--leader-election-namespace", "default"])
+            # The reservation below names no scheduler berth serves: the flag lets the lifecycle controller expire it.
+            mgr = BerthManager(sim, extra_args=["--leader-elect", "--leader-election-namespace", "default",
+                                                "--reservation-lifecycle-all-schedulers", "true"])
             try:
                 # Some families appear only once observed: expire one reservation so all have samples.
                 sim.kubectl("create", "-f", "-", input=json.dumps({

@@ -75,7 +75,9 @@ class DisabledControllersTest(unittest.TestCase):
         self.sim.kubectl("create", "-f", "-", input=json.dumps({
             "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "waits", "namespace": "default"},
             "spec": {"schedulerName": "koord-scheduler", "containers": [{"name": "c", "image": "x"}]}}))
-        mgr = BerthManager(self.sim, extra_args=["--controllers=*,-scheduler"])
+        # The reservation names no scheduler berth serves, so the lifecycle controller needs the flag to act.
+        mgr = BerthManager(self.sim, extra_args=["--controllers=*,-scheduler", "--reservation-lifecycle-all-schedulers",
+                                                 "true"])
         self.addCleanup(mgr.stop)
         self.sim.kubectl("create", "-f", "-", input=json.dumps({
             "apiVersion": "scheduling.koordinator.sh/v1alpha1", "kind": "Reservation", "metadata": {"name": "r"},
