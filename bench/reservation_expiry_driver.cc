@@ -254,8 +254,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "kubesim: %s\n", port.error().message.c_str());
     return 1;
   }
-  std::string crd_path = std::string(__FILE__);
-  crd_path = crd_path.substr(0, crd_path.rfind('/')) + "/../crds/scheduling.koordinator.sh_reservations.yaml";
+  std::string crd_path = std::string(BERTH_SOURCE_DIR) + "/crds/scheduling.koordinator.sh_reservations.yaml";
   crd_path = FlagString(argc, argv, "--crd", crd_path);
   if (auto s = sim.LoadObjects(ReadFile(crd_path)); !s) {
     std::fprintf(stderr, "loading the CRD %s: %s\n", crd_path.c_str(), s.error().message.c_str());

@@ -102,8 +102,7 @@ int main(int argc, char** argv) {
   berth::log::SetLevel(berth::log::Level::kWarn);
   const int pods = FlagInt(argc, argv, "--pods", 50000);
   const int nodes = FlagInt(argc, argv, "--nodes", 200);
-  std::string crd_path = std::string(__FILE__);
-  crd_path = crd_path.substr(0, crd_path.rfind('/')) + "/../crds/scheduling.sigs.x-k8s.io_resourcepolicies.yaml";
+  std::string crd_path = std::string(BERTH_SOURCE_DIR) + "/crds/scheduling.sigs.x-k8s.io_resourcepolicies.yaml";
   crd_path = FlagString(argc, argv, "--crd", crd_path);
 
   KubesimOptions options;

@@ -146,8 +146,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   // The CRD from the source tree (next to bench/), or --crd PATH.
-  std::string crd_path = std::string(__FILE__);
-  crd_path = crd_path.substr(0, crd_path.rfind('/')) + "/../crds/scheduling.koordinator.sh_reservations.yaml";
+  std::string crd_path = std::string(BERTH_SOURCE_DIR) + "/crds/scheduling.koordinator.sh_reservations.yaml";
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::string(argv[i]) == "--crd") crd_path = argv[i + 1];
   }

@@ -31,9 +31,7 @@
 namespace berth::controllers::testing {
 
 inline std::string ReadSourceFile(const std::string& relative) {
-  std::string here = __FILE__;
-  std::string root = here.substr(0, here.rfind("/unit-tests/"));
-  std::ifstream in(root + "/" + relative);
+  std::ifstream in(std::string(BERTH_SOURCE_DIR) + "/" + relative);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();

@@ -14,8 +14,7 @@ namespace berth::kubesim::schema::testing {
 
 // TestdataPath resolves a file under this folder's testdata/, next to this header.
 inline std::string TestdataPath(const std::string& name) {
-  std::string here = __FILE__;
-  return here.substr(0, here.find_last_of('/')) + "/testdata/" + name;
+  return std::string(BERTH_SOURCE_DIR) + "/unit-tests/e2e/kubesim/schema/testdata/" + name;
 }
 
 inline rapidjson::Document LoadJson(const std::string& name) {

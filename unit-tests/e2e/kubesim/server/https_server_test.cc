@@ -517,12 +517,8 @@ std::string RunCommand(const std::string& cmd) {
 // KubectlBinaries: the machine's kubectl v1.32 and, when present, the repo's pinned v1.34.
 std::vector<std::string> KubectlBinaries() {
   std::vector<std::string> out = {"/usr/bin/kubectl"};
-  std::string here = __FILE__;
-  const std::string suffix = "unit-tests/e2e/kubesim/server/https_server_test.cc";
-  if (here.size() > suffix.size() && here.ends_with(suffix)) {
-    std::string pinned = here.substr(0, here.size() - suffix.size()) + ".tools/bin/kubectl";
-    if (::access(pinned.c_str(), X_OK) == 0) out.push_back(pinned);
-  }
+  const std::string pinned = std::string(BERTH_SOURCE_DIR) + "/.tools/bin/kubectl";
+  if (::access(pinned.c_str(), X_OK) == 0) out.push_back(pinned);
   return out;
 }
 
