@@ -140,7 +140,7 @@ class ChaosSoakTest(unittest.TestCase):
             "seconds": SOAK_SECONDS, "groups": groups, "reservations": len(workload.reservations),
             "pods": workload.pods_created, "faultsInjected": injected,
             "takeovers": {k: kinds.count(k) for k in ("kill", "pause")},
-            "takeoverSeconds": [round(s, 1) for _, s in chaos.events],
+            "takeoverSeconds": [round(s, 1) for _, s in chaos.events], "leaseLosses": chaos.lease_losses,
             "expiries": len(lags), "expiryLagMaxSeconds": round(max(lags), 2) if lags else None,
             "auditLinesChecked": audit.lines, "berthWrites": audit.berth_writes,
             "bindings": sum(audit.bindings.values()), "snapshots": snapshots.snapshots,
