@@ -511,6 +511,7 @@ class Chaos:
             while not self._stop.wait(self.period):
                 self._restart_exited()
                 old = self.leader()
+                self._restart_exited()  # the old leader may have lost its Lease while we looked for the new one
                 other = next(m for m in self.managers if m is not old)
                 kind = "kill" if n % 2 == 0 else "pause"
                 n += 1
