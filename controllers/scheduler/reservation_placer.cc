@@ -90,7 +90,11 @@ shim::ReconcileResult SchedulerController::ReconcileReservation(const std::strin
 
 shim::ReconcileResult SchedulerController::PlaceReservation(Document& doc, const std::string& name, uint64_t seen) {
   std::string uid(json::GetString(doc, {"metadata", "uid"}));
-  if (uid.empty() || cache_.IsReservationAssumed(uid)) return shim::ReconcileResult::Done();
+  if (uid.empty()) return shim::ReconcileResult::Done();
+  // An earlier placement whose write failed is written again as it was (sticky): owner pods
+  // may already be bound into it on its node. Otherwise an assumed one awaits its informer event.
+  std::optional<placement::ReservationPlacement> unwritten = cache_.UnwrittenPlacement(uid);
+  if (!unwritten && cache_.IsReservationAssumed(uid)) return shim::ReconcileResult::Done();
   reconcile::ReservationSnapshot snapshot = ReadReservation(doc);
   if (!snapshot.spec_errors.empty()) {
     // The lifecycle controller reports it (Ready=False, InvalidSpec, naming the fields). Placing
@@ -106,7 +110,9 @@ shim::ReconcileResult SchedulerController::PlaceReservation(Document& doc, const
   view.pre_allocated.clear();  // a Pending reservation is decided afresh
   bool pre_allocation = ReadPreAllocationEnabled(doc);
   placement::ReservationDecision decision;
-  if (pre_allocation) {
+  if (unwritten) {
+    decision = std::move(*unwritten);
+  } else if (pre_allocation) {
     placement::PreAllocationPolicy policy = ReadPreAllocationPolicy(doc);
     decision = cache_.PlacePreAllocationAndAssume(template_pod, view, PreAllocatablePods(policy), policy,
                                                   options_.pre_allocation);
@@ -160,9 +166,12 @@ shim::ReconcileResult SchedulerController::PlaceReservation(Document& doc, const
     auto patched = client_.Patch(shim::ResourceRef{kGroup, kVersion, "reservations", "", name}, json::Serialize(patch),
                                  shim::kMergePatch);
     if (!patched) {
-      cache_.ForgetReservation(uid);
       attempts_->WithLabelValues({"reservation", "error"}).Inc();
-      if (IsGone(patched.error())) return shim::ReconcileResult::Done();
+      if (IsGone(patched.error())) {
+        cache_.ForgetReservation(uid);
+        return shim::ReconcileResult::Done();
+      }
+      cache_.MarkPlacementUnwritten(uid);
       LogWriteRetry(kLogger, "recording pre-allocated pods", name, patched.error());
       return shim::ReconcileResult::Error("recording pre-allocated pods of reservation " + name + ": " +
                                           patched.error().message);
@@ -185,10 +194,14 @@ shim::ReconcileResult SchedulerController::PlaceReservation(Document& doc, const
                            std::string(waiting ? kReasonWaiting : kReasonAvailable), waiting_message, now, now}};
   auto written = write();
   if (!written) {
-    // Forgotten, so a retry (or another reservation) decides from what the cache really holds.
-    cache_.ForgetReservation(uid);
     attempts_->WithLabelValues({"reservation", "error"}).Inc();
-    if (IsGone(written.error())) return shim::ReconcileResult::Done();
+    if (IsGone(written.error())) {
+      cache_.ForgetReservation(uid);
+      return shim::ReconcileResult::Done();
+    }
+    // Kept assumed on its node (pods may be bound into it already); the retry writes the same
+    // placement. Forgetting it here let the retry place it on another node.
+    cache_.MarkPlacementUnwritten(uid);
     // A conflict means the cache was stale; the informer brings the newer version.
     LogWriteRetry(kLogger, "reservation placement status update", name, written.error());
     return shim::ReconcileResult::Error("status update of reservation " + name + ": " + written.error().message);

@@ -78,6 +78,7 @@ void SchedulerCache::UpsertReservation(const placement::ReservationView& reserva
   snapshot_.UpsertReservation(reservation);
   if (!reservation.node_name.empty() || reconcile::IsTerminal(reservation.phase)) {
     assumed_reservations_.erase(reservation.uid);
+    unwritten_reservations_.erase(reservation.uid);
   }
 }
 
@@ -85,6 +86,7 @@ void SchedulerCache::RemoveReservation(std::string_view uid) {
   std::lock_guard lock(mu_);
   snapshot_.RemoveReservation(uid);
   assumed_reservations_.erase(std::string(uid));
+  unwritten_reservations_.erase(std::string(uid));
 }
 
 placement::PodDecision SchedulerCache::ScheduleAndAssumePod(const placement::PodSpecView& pod) {
@@ -169,6 +171,7 @@ placement::ReservationDecision SchedulerCache::AssumeLocked(const placement::Res
     return std::unexpected(std::move(error));
   }
   assumed_reservations_.insert(reservation.uid);
+  unwritten_reservations_.erase(reservation.uid);
   return decision;
 }
 
@@ -207,6 +210,18 @@ void SchedulerCache::ForgetReservation(std::string_view uid) {
   std::lock_guard lock(mu_);
   snapshot_.ForgetReservation(uid);
   assumed_reservations_.erase(std::string(uid));
+  unwritten_reservations_.erase(std::string(uid));
+}
+
+void SchedulerCache::MarkPlacementUnwritten(std::string_view uid) {
+  std::lock_guard lock(mu_);
+  if (assumed_reservations_.contains(std::string(uid))) unwritten_reservations_.insert(std::string(uid));
+}
+
+std::optional<placement::ReservationPlacement> SchedulerCache::UnwrittenPlacement(std::string_view uid) const {
+  std::lock_guard lock(mu_);
+  if (!unwritten_reservations_.contains(std::string(uid))) return std::nullopt;
+  return snapshot_.AssumedPlacement(uid);
 }
 
 bool SchedulerCache::IsPodAssumed(std::string_view uid) const {

@@ -88,8 +88,15 @@ class SchedulerCache {
       const std::vector<reconcile::placement::PreAllocatablePod>& pods,
       const reconcile::placement::PreAllocationPolicy& policy,
       const reconcile::placement::PreAllocationOptions& options);
-  // ForgetReservation drops the assumption (the status write failed).
+  // ForgetReservation drops the assumption (the reservation is gone).
   void ForgetReservation(std::string_view uid);
+  // A failed placement write does not forget the assumption: owner pods may already be bound
+  // into it on its node, so placing it again elsewhere would leave them off their reservation.
+  // MarkPlacementUnwritten records the failure; UnwrittenPlacement then returns the assumed
+  // placement to write again (nullopt when not assumed or its write did not fail). Both end
+  // with the assumption (the informer shows the placement, or the reservation is removed).
+  void MarkPlacementUnwritten(std::string_view uid);
+  std::optional<reconcile::placement::ReservationPlacement> UnwrittenPlacement(std::string_view uid) const;
 
   // --- Expiry ---------------------------------------------------------------------------
   // TakeExpired moves the snapshot's clock to now() (as every decision does) and returns (and
@@ -132,6 +139,7 @@ class SchedulerCache {
   // Pods the cache counts (bound), and reservations assumed but not yet seen placed.
   std::unordered_set<std::string> counted_pods_;
   std::unordered_set<std::string> assumed_reservations_;
+  std::unordered_set<std::string> unwritten_reservations_;  // assumed, placement write failed
 };
 
 }  // namespace berth::controllers

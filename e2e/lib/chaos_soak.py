@@ -477,6 +477,7 @@ class Chaos:
         self.period = period
         self.events = []       # (kind, seconds until the standby led)
         self.errors = []
+        self.lease_losses = 0  # managers that exited on their own lost Lease (renewal failed under faults)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -491,11 +492,26 @@ class Chaos:
         return wait_until(lambda: next((m for m in self.managers if leads(m)), None), timeout=timeout, interval=0.2,
                           message="a leader")
 
+    def _restart_exited(self):
+        # A leader whose renewals fail under faults past its renew deadline exits (code 1) by design; a
+        # Deployment would restart it, so the soak does too (otherwise the next takeover has no standby).
+        for m in self.managers:
+            if m.running():
+                continue
+            code = m.proc.poll() if m.proc else None
+            if code != 1:
+                self.errors.append(f"manager (log {m.log_path}) exited {code}, not 1 (leader election lost)")
+            self.lease_losses += 1
+            m.stop()
+            m.start(wait_ready=False)
+
     def _run(self):
         n = 0
         try:
             while not self._stop.wait(self.period):
+                self._restart_exited()
                 old = self.leader()
+                self._restart_exited()  # the old leader may have lost its Lease while we looked for the new one
                 other = next(m for m in self.managers if m is not old)
                 kind = "kill" if n % 2 == 0 else "pause"
                 n += 1

@@ -443,6 +443,13 @@ Status ClusterSnapshot::AssumeReservation(const ReservationView& reservation,
   return {};
 }
 
+std::optional<ReservationPlacement> ClusterSnapshot::AssumedPlacement(std::string_view uid) const {
+  auto it = state_->reservations.find(uid);
+  if (it == state_->reservations.end() || !it->second->assumed) return std::nullopt;
+  const ReservationView& v = it->second->view;
+  return ReservationPlacement{v.node_name, v.allocatable, v.phase, v.pre_allocated};
+}
+
 void ClusterSnapshot::ForgetReservation(std::string_view uid) {
   State& s = *state_;
   auto it = s.reservations.find(uid);

@@ -166,8 +166,12 @@ class ClusterSnapshot {
   // unknown node, or a reservation past its expiry deadline.
   Status AssumeReservation(const ReservationView& reservation,
                            const ReservationPlacement& placement);
-  // ForgetReservation drops an assumed placement (the status write failed).
+  // ForgetReservation drops an assumed placement (the reservation is gone).
   void ForgetReservation(std::string_view uid);
+  // AssumedPlacement: the placement an assumed reservation holds (node, phase, allocatable,
+  // pre-allocated pods), so a failed status write can be retried with the same placement;
+  // nullopt when the reservation is not assumed.
+  std::optional<ReservationPlacement> AssumedPlacement(std::string_view uid) const;
 
   // --- Queries ---------------------------------------------------------------------------
   // ReservationFitsNow: for a placed (e.g. Waiting) reservation, true when its node is not

@@ -133,6 +133,73 @@ TEST(SchedulerCacheTest, AnAssumedReservationHoldsItsNodeUntilForgotten) {
   EXPECT_TRUE(cache.ScheduleAndAssumePod(Pod("other", 500, 10)).has_value());
 }
 
+// The chaos soak's finding: a reservation assumed on node-0 takes an owner pod; its placement
+// write fails. Forgetting the assumption (the old fault policy) lets the retry place it on
+// node-1 (node-0 is now full of the pod), leaving the pod bound off its reservation's node.
+// Marked unwritten instead, the assumption stays and the retry writes node-0 again.
+TEST(SchedulerCacheTest, AFailedPlacementWriteKeepsTheAssumedNodeForTheRetry) {
+  for (bool sticky : {true, false}) {
+    SCOPED_TRACE(sticky ? "sticky" : "forgotten");
+    SchedulerCache cache;
+    cache.UpsertNode(Node("node-0", 1000, 1024));
+    auto r = AvailableReservation("r", "", 800, 100, false);
+    r.phase = reconcile::Phase::kPending;
+    r.allocate_policy = placement::AllocatePolicy::kRestricted;
+    cache.UpsertReservation(r);
+    placement::PodSpecView tmpl = Pod("r", 800, 100);
+    tmpl.uid = r.uid;
+    auto placed = cache.PlaceAndAssumeReservation(tmpl, r, false);
+    ASSERT_TRUE(placed.has_value());
+    ASSERT_EQ(placed->node_name, "node-0");
+    EXPECT_FALSE(cache.UnwrittenPlacement(r.uid).has_value());  // the write has not failed
+    auto owner = Pod("owner-0", 800, 100);
+    owner.labels = {{"app", "owner"}};
+    auto bound = cache.ScheduleAndAssumePod(owner);
+    ASSERT_TRUE(bound.has_value());
+    ASSERT_TRUE(bound->reservation.has_value());
+    EXPECT_EQ(bound->node_name, "node-0");
+    cache.UpsertNode(Node("node-1", 1000, 1024));
+    if (!sticky) {
+      cache.ForgetReservation(r.uid);
+      auto again = cache.PlaceAndAssumeReservation(tmpl, r, false);
+      ASSERT_TRUE(again.has_value());
+      EXPECT_EQ(again->node_name, "node-1");  // the move the soak saw
+      continue;
+    }
+    cache.MarkPlacementUnwritten(r.uid);
+    cache.UpsertReservation(r);  // the watch still shows it unplaced
+    EXPECT_TRUE(cache.IsReservationAssumed(r.uid));
+    auto retry = cache.UnwrittenPlacement(r.uid);
+    ASSERT_TRUE(retry.has_value());
+    EXPECT_EQ(retry->node_name, "node-0");
+    EXPECT_EQ(retry->phase, reconcile::Phase::kAvailable);
+    EXPECT_EQ(retry->allocatable, placed->allocatable);
+    EXPECT_EQ(cache.Allocated(r.uid).at("cpu"), 800);
+    // The written placement, once seen, ends both the assumption and the retry.
+    auto confirmed = AvailableReservation("r", "node-0", 800, 100, false);
+    confirmed.allocate_policy = placement::AllocatePolicy::kRestricted;
+    cache.UpsertReservation(confirmed);
+    EXPECT_FALSE(cache.IsReservationAssumed(r.uid));
+    EXPECT_FALSE(cache.UnwrittenPlacement(r.uid).has_value());
+  }
+}
+
+TEST(SchedulerCacheTest, RemovingAReservationEndsAnUnwrittenPlacement) {
+  SchedulerCache cache;
+  cache.UpsertNode(Node("node-0", 1000, 1024));
+  auto r = AvailableReservation("r", "", 800, 100, true);
+  r.phase = reconcile::Phase::kPending;
+  placement::PodSpecView tmpl = Pod("r", 800, 100);
+  tmpl.uid = r.uid;
+  ASSERT_TRUE(cache.PlaceAndAssumeReservation(tmpl, r, false).has_value());
+  cache.MarkPlacementUnwritten(r.uid);
+  ASSERT_TRUE(cache.UnwrittenPlacement(r.uid).has_value());
+  cache.RemoveReservation(r.uid);
+  EXPECT_FALSE(cache.IsReservationAssumed(r.uid));
+  EXPECT_FALSE(cache.UnwrittenPlacement(r.uid).has_value());
+  EXPECT_TRUE(cache.ScheduleAndAssumePod(Pod("other", 900, 10)).has_value());
+}
+
 TEST(SchedulerCacheTest, SeeingTheReservationPlacedEndsItsAssumption) {
   SchedulerCache cache;
   cache.UpsertNode(Node("node-0", 1000, 1024));
