@@ -79,6 +79,12 @@ struct Fixture {
       [this](const RestRequest& r) { return server.Handle(r); });
   FakeWaitClock clock;
   Registry registry;
+  // AdvanceParked moves the fake clock once the elector thread is parked in its wait: advancing
+  // before it has computed its deadline would push that deadline past the advance.
+  void AdvanceParked(std::chrono::nanoseconds d) {
+    EXPECT_TRUE(WaitFor([&] { return clock.WaiterCount() > 0; })) << "the elector never parked";
+    clock.Advance(d);
+  }
   std::atomic<int> started{0}, stopped{0};
   std::atomic<int> puts_at_stop{-1};
 
@@ -185,9 +191,9 @@ TEST(LeaderElectorTest, WaitsForAnotherHoldersLeaseToExpireOnTheLocalClock) {
   e->Start();
   ASSERT_TRUE(WaitFor([&] { return e->GetLeader() == "other"; }));
   EXPECT_FALSE(e->IsLeader()) << "an old renewTime alone must not count: the local clock decides";
-  f.clock.Advance(14s);
+  f.AdvanceParked(14s);
   EXPECT_FALSE(e->IsLeader());
-  f.clock.Advance(3s);
+  f.AdvanceParked(3s);
   ASSERT_TRUE(WaitFor([&] { return e->IsLeader(); }));
   auto rec = f.server.Record();
   EXPECT_EQ(rec.holder_identity, "me");
@@ -255,7 +261,7 @@ TEST(LeaderElectorTest, AnotherHolderObservedLosesLeadershipAtOnce) {
   // A standby took the Lease (say after a network partition our renewals did not cross).
   f.server.Put(R"({"metadata":{"name":"berth","namespace":"kube-system"},"spec":{)"
                R"("holderIdentity":"other","leaseDurationSeconds":15,"leaseTransitions":1}})");
-  f.clock.Advance(2s);  // one retryPeriod: the next renewal reads the Lease; far from 10 s
+  f.AdvanceParked(2s);  // one retryPeriod: the next renewal reads the Lease; far from 10 s
   ASSERT_TRUE(WaitFor([&] { return f.stopped.load() == 1; }));
   EXPECT_TRUE(e->Lost());
   EXPECT_FALSE(e->fence()->MayWrite());
@@ -276,7 +282,7 @@ TEST(LeaderElectorTest, SuccessfulRenewalsKeepTheFenceOpenPastManyRenewDeadlines
   ASSERT_TRUE(WaitFor([&] { return e->IsLeader(); }));
   for (int i = 0; i < 15; ++i) {  // 30 s of fake time, three renewDeadlines
     const int puts = f.server.puts.load();
-    f.clock.Advance(2s);
+    f.AdvanceParked(2s);
     ASSERT_TRUE(WaitFor([&] { return f.server.puts.load() > puts; })) << "renewal " << i;
     EXPECT_TRUE(e->fence()->MayWrite()) << "after renewal " << i;
   }
@@ -293,13 +299,13 @@ TEST(LeaderElectorTest, FailedRenewalsCloseTheFenceRenewDeadlineAfterTheLastSucc
   f.server.fail_writes = true;
   for (int i = 0; i < 4; ++i) {  // 8 s of failing renewals (GET, then a failing PUT)
     const int requests = f.server.requests.load();
-    f.clock.Advance(2s);
+    f.AdvanceParked(2s);
     ASSERT_TRUE(WaitFor([&] { return f.server.requests.load() >= requests + 2; }));
   }
   EXPECT_TRUE(e->fence()->MayWrite());
   EXPECT_EQ(e->fence()->ClosesAt(), acquired_by + 10s)
       << "failed rounds do not start a fresh deadline";
-  f.clock.Advance(2s);
+  f.AdvanceParked(2s);
   EXPECT_FALSE(e->fence()->MayWrite());
   ASSERT_TRUE(WaitFor([&] { return f.stopped.load() == 1; }));
 }
