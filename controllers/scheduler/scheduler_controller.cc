@@ -134,6 +134,7 @@ Result<std::unique_ptr<SchedulerController>> SchedulerController::Setup(
   c->reservations_ = informers.InformerFor(shim::InformerKey{kReservationsPath, "", ""});
   c->pods_ = informers.InformerFor(shim::InformerKey{"/api/v1/pods", "", ""});
   c->nodes_ = informers.InformerFor(shim::InformerKey{"/api/v1/nodes", "", ""});
+  c->namespaces_ = informers.InformerFor(shim::InformerKey{"/api/v1/namespaces", "", ""});
   // The ResourcePolicy CRD may be missing (Helm installs crds/ only on the first install): then
   // the scheduler runs without policies rather than wait forever for an informer that cannot sync.
   if (ResourcePoliciesServed(*rest)) {
@@ -173,6 +174,25 @@ Result<std::unique_ptr<SchedulerController>> SchedulerController::Setup(
         if (!deleted.object) return;
         self->cache_.RemoveNode(deleted.object->Name());
         if (self->cache_.HasResourcePolicies()) self->EnqueuePolicyStatus("", /*batch=*/true);
+      }});
+  // Namespace labels decide which pods a namespaceSelector term covers: a change may admit or
+  // repel parked pods.
+  auto on_namespace = [self](const shim::ObjectPtr& obj) {
+    auto doc = ToJson(obj);
+    if (!doc) return;
+    placement::LabelMap labels;
+    if (const auto* l = json::Find(*doc, {"metadata", "labels"}); l && l->IsObject()) {
+      for (const auto& m : l->GetObject()) {
+        if (m.value.IsString()) labels.emplace(m.name.GetString(), m.value.GetString());
+      }
+    }
+    if (self->cache_.UpsertNamespace(obj->Name(), labels)) self->RetryParked();
+  };
+  c->namespaces_->AddEventHandler(shim::EventHandler{
+      [on_namespace](const shim::ObjectPtr& obj, bool) { on_namespace(obj); },
+      [on_namespace](const shim::ObjectPtr&, const shim::ObjectPtr& obj) { on_namespace(obj); },
+      [self](const shim::DeletedObject& deleted) {
+        if (deleted.object) self->cache_.RemoveNamespace(deleted.object->Name());
       }});
   c->pods_->AddEventHandler(shim::EventHandler{
       [self](const shim::ObjectPtr& obj, bool) { self->OnPod(nullptr, obj); },
@@ -310,6 +330,9 @@ void SchedulerController::OnPod(const shim::ObjectPtr& old_object, const shim::O
     std::lock_guard lock(parked_mu_);
     parked_pods_.erase(std::string(object->Key()));
   }
+  // A pod that just landed can satisfy a parked pod's required pod affinity or lower a
+  // topology domain's skew: parked pods try again (kube-scheduler's Pod/Add event).
+  if (!old_object || !old_object->FindString({"spec", "nodeName"})) RetryParked();
 }
 
 void SchedulerController::OnNodeChanged() {

@@ -138,6 +138,7 @@ class SchedulerController {
   std::shared_ptr<shim::SharedInformer> reservations_;
   std::shared_ptr<shim::SharedInformer> pods_;
   std::shared_ptr<shim::SharedInformer> nodes_;
+  std::shared_ptr<shim::SharedInformer> namespaces_;  // labels for pod affinity's namespaceSelector
   std::shared_ptr<shim::SharedInformer> resource_policies_;
   shim::Controller* pod_controller_ = nullptr;
   shim::Controller* reservation_controller_ = nullptr;

@@ -5,8 +5,11 @@
 // nothing fits.
 #include <algorithm>
 #include <optional>
+#include <unordered_set>
 
 #include "reconcile/placement/owners.h"
+#include "reconcile/placement/plugin_scores.h"
+#include "reconcile/placement/pod_constraints.h"
 #include "reconcile/placement/reservation_affinity.h"
 #include "reconcile/placement/snapshot.h"
 #include "reconcile/placement/exact_match.h"
@@ -25,6 +28,8 @@ struct CompiledPod {
   std::vector<internal::Request> requests;  // non-zero, plus "pods" when counted
   int64_t nonzero_cpu = 0;
   int64_t nonzero_memory = 0;
+  int64_t cpu = 0;     // the actual requests (NodeResourcesBalancedAllocation)
+  int64_t memory = 0;
   bool needs_affinity = false;
 };
 
@@ -43,6 +48,8 @@ CompiledPod Compile(const internal::ResourceTable& table, const PodSpecView& pod
                                                                  : kDefaultMilliCpuRequest;
   c.nonzero_memory = mem != pod.requests.end() && mem->second != 0 ? mem->second
                                                                     : kDefaultMemoryRequestMilli;
+  c.cpu = cpu != pod.requests.end() ? cpu->second : 0;
+  c.memory = mem != pod.requests.end() ? mem->second : 0;
   c.needs_affinity = !pod.node_selector.empty() || pod.required_node_affinity.has_value();
   return c;
 }
@@ -138,12 +145,23 @@ bool UsesRemainder(const CompiledPod& c, const Dense& rem) {
   return false;
 }
 
-int64_t Score(ScoringStrategy strategy, const CompiledPod& c, const NodeEntry& n) {
+int64_t FitScore(ScoringStrategy strategy, const CompiledPod& c, const NodeEntry& n) {
   return NodeScore(strategy,
                    internal::ClampAmount(n.nonzero_cpu + At(n.held, internal::kCpu) + c.nonzero_cpu),
                    At(n.allocatable, internal::kCpu),
                    internal::ClampAmount(n.nonzero_memory + At(n.held, internal::kMemory) + c.nonzero_memory),
                    At(n.allocatable, internal::kMemory));
+}
+
+// Score: the plugins every node gets without normalisation: NodeResourcesFit and
+// NodeResourcesBalancedAllocation (reservations' holds count as requested, like their reserve pods).
+int64_t Score(ScoringStrategy strategy, const CompiledPod& c, const NodeEntry& n) {
+  const int64_t balanced = BalancedAllocationScore(
+      internal::ClampAmount(At(n.requested, internal::kCpu) + At(n.held, internal::kCpu) + c.cpu),
+      At(n.allocatable, internal::kCpu),
+      internal::ClampAmount(At(n.requested, internal::kMemory) + At(n.held, internal::kMemory) + c.memory),
+      At(n.allocatable, internal::kMemory));
+  return FitScore(strategy, c, n) * kWeightNodeResourcesFit + balanced * kWeightBalancedAllocation;
 }
 
 // OrderKey: the reservation-order label's preference (lower first; 0 means none, ranked last).
@@ -214,11 +232,26 @@ void AddResourceReasons(const CompiledPod& c, const NodeEntry& n, bool ignore_re
 // CollectReasons: each node's reasons. `blocked` (sorted node indexes) are the nodes where the
 // pod matched reservations but fit none of them; with `required` (sorted node indexes with a
 // matching reservation, for a pod with reservation affinity) every other node fails on affinity.
+// ConstraintFilters: PodTopologySpread and InterPodAffinity for one decision (they run after
+// NodeResourcesFit in kube-scheduler's default order).
+struct ConstraintFilters {
+  internal::TopologySpreadFilter spread;
+  internal::InterPodAffinityFilter affinity;
+  std::string_view Check(const LabelMap& node_labels) const {
+    if (spread.active()) {
+      if (std::string_view reason = spread.Check(node_labels); !reason.empty()) return reason;
+    }
+    if (affinity.active()) return affinity.Check(node_labels);
+    return {};
+  }
+};
+
 FitError CollectReasons(const std::vector<NodeEntry>& nodes, int present, const PodSpecView& pod,
                         const CompiledPod& c, bool check_resources,
                         const std::vector<int>& blocked = {},
                         const std::vector<int>* required = nullptr,
-                        const PolicyGate* gate = nullptr) {
+                        const PolicyGate* gate = nullptr,
+                        const ConstraintFilters* constraints = nullptr) {
   FitError err;
   err.num_all_nodes = present;
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -236,6 +269,9 @@ FitError CollectReasons(const std::vector<NodeEntry>& nodes, int present, const 
       err.reasons[std::string(kReasonReservationInsufficient)]++;
     } else if (check_resources && !FitsFree(c, n, pod.reservation_ignored)) {
       AddResourceReasons(c, n, pod.reservation_ignored, err);
+    } else if (std::string_view reason = constraints != nullptr ? constraints->Check(n.view.labels) : std::string_view();
+               !reason.empty()) {
+      err.reasons[std::string(reason)]++;
     } else if (gate != nullptr) {
       // ResourcePolicy runs after the default filters, as an out-of-tree plugin would.
       int64_t score = 0;
@@ -257,6 +293,70 @@ void RenameReason(FitError& err, std::string_view from, std::string_view to) {
   err.reasons.erase(it);
   err.reasons[std::string(to)] += count;
 }
+
+// Scorer: the score plugins that need every feasible node before a node's score is known
+// (NodeAffinity, TaintToleration, InterPodAffinity, PodTopologySpread normalise over them). When
+// none applies to a decision the nodes are compared as they are visited (Score only); otherwise
+// the feasible picks are kept and Finish adds the weighted normalised scores, then picks the best.
+class Scorer {
+ public:
+  Scorer(const std::vector<NodeEntry>& nodes, bool any_prefer_no_schedule, const PodSpecView& pod,
+         const internal::ConstraintContext& ctx)
+      : nodes_(nodes), pod_(pod), ctx_(ctx) {
+    node_affinity_ = !pod.preferred_node_affinity.empty();
+    taints_ = any_prefer_no_schedule;
+    inter_pod_ = (pod.pod_affinity != nullptr && !pod.pod_affinity->empty()) || ctx.index.HasTerms();
+    for (const TopologySpreadConstraint& c : pod.topology_spread) {
+      if (!c.do_not_schedule) spread_.push_back(c);
+    }
+    // kube-scheduler's cluster-default constraints (a pod without constraints) need the Services
+    // and workloads selecting the pod: berth does not watch those, so none apply.
+  }
+  bool collect() const { return node_affinity_ || taints_ || inter_pod_ || !spread_.empty(); }
+
+  Pick Finish(std::vector<Pick>& picks) const {
+    std::vector<int> feasible;
+    feasible.reserve(picks.size());
+    for (const Pick& p : picks) feasible.push_back(p.node);
+    auto add = [&](std::vector<int64_t> scores, int64_t weight) {
+      for (size_t k = 0; k < scores.size(); ++k) picks[k].score += scores[k] * weight;
+    };
+    if (node_affinity_ || taints_) {
+      std::vector<int64_t> affinity(picks.size()), taints(picks.size());
+      for (size_t k = 0; k < picks.size(); ++k) {
+        const NodeView& v = nodes_[picks[k].node].view;
+        if (node_affinity_) affinity[k] = NodeAffinityRawScore(pod_.preferred_node_affinity, v.name, v.labels);
+        if (taints_) taints[k] = IntolerablePreferNoScheduleTaints(pod_.tolerations, v.taints);
+      }
+      if (node_affinity_) {
+        DefaultNormalizeScore(affinity, /*reverse=*/false);
+        add(std::move(affinity), kWeightNodeAffinity);
+      }
+      if (taints_) {
+        DefaultNormalizeScore(taints, /*reverse=*/true);
+        add(std::move(taints), kWeightTaintToleration);
+      }
+    }
+    if (inter_pod_) add(internal::InterPodAffinityScores(ctx_, feasible), kWeightInterPodAffinity);
+    if (!spread_.empty()) {
+      add(internal::TopologySpreadScores(ctx_, feasible, spread_, /*require_all=*/true), kWeightPodTopologySpread);
+    }
+    Pick best;
+    for (const Pick& p : picks) {
+      if (Better(p, best, nodes_)) best = p;
+    }
+    return best;
+  }
+
+ private:
+  const std::vector<NodeEntry>& nodes_;
+  const PodSpecView& pod_;
+  const internal::ConstraintContext& ctx_;
+  bool node_affinity_ = false;
+  bool taints_ = false;
+  bool inter_pod_ = false;
+  std::vector<TopologySpreadConstraint> spread_;
+};
 
 }  // namespace
 
@@ -350,6 +450,15 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
     std::sort(candidates.begin(), candidates.end(),
               [](const Candidate& a, const Candidate& b) { return a.node < b.node; });
   }
+  // koordinator takes the reservations a pod may allocate out of its node for the pod's
+  // filters, so their reserve pods never repel (or attract) their own owners.
+  std::unordered_set<std::string_view> excluded;
+  for (const Candidate& cand : candidates) excluded.insert(cand.reservation->view.uid);
+  const internal::ConstraintContext ctx{s.nodes, s.affinity_index, s.namespaces, pod, &excluded};
+  const ConstraintFilters filters{internal::TopologySpreadFilter::Build(ctx),
+                                  internal::InterPodAffinityFilter::Build(ctx)};
+  const Scorer scorer(s.nodes, s.prefer_no_schedule_nodes > 0, pod, ctx);
+  std::vector<Pick> feasible;
 
   Pick best;
   std::vector<int> blocked;  // nodes where matched reservations all failed
@@ -407,8 +516,13 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
     }
     if (required && !matched) return;
     if (!matched && !FitsFree(c, n, pod.reservation_ignored)) return;
+    if (!filters.Check(n.view.labels).empty()) return;
     pick.score = Score(s.options.scoring, c, n);
-    if (Better(pick, best, s.nodes)) best = pick;
+    if (scorer.collect()) {
+      feasible.push_back(pick);
+    } else if (Better(pick, best, s.nodes)) {
+      best = pick;
+    }
   };
   // Only candidate nodes can give a tier-1 pick (through a reservation), and tier 1 beats every
   // other node: visit them first, and scan all nodes only when none of them gives one. Same
@@ -420,12 +534,15 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
       if ((k > 0 && candidates[k - 1].node == node) || node < first || node > last) continue;
       visit(node, next);
     }
+    if (scorer.collect()) best = scorer.Finish(feasible);
   }
   if (best.tier == 0 && !required) {
     best = Pick{};
     blocked.clear();
+    feasible.clear();
     size_t next = 0;
     for (int i = std::max(first, 0); first >= 0 && i <= last; ++i) visit(i, next);
+    if (scorer.collect()) best = scorer.Finish(feasible);
   }
   // addAffinityDiagnosis: for a pod with reservation affinity that fits nowhere, the Reservation
   // plugin's PreFilter rejection (no node it may use has a matching reservation) and its
@@ -453,13 +570,13 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
   };
   if (best.node < 0) {
     if (!required) {
-      return std::unexpected(CollectReasons(s.nodes, s.present_nodes, pod, c, true, blocked, nullptr, gate_ptr));
+      return std::unexpected(CollectReasons(s.nodes, s.present_nodes, pod, c, true, blocked, nullptr, gate_ptr, &filters));
     }
     std::vector<int> candidate_nodes;
     for (const Candidate& cand : candidates) {
       if (candidate_nodes.empty() || candidate_nodes.back() != cand.node) candidate_nodes.push_back(cand.node);
     }
-    FitError err = CollectReasons(s.nodes, s.present_nodes, pod, c, true, blocked, &candidate_nodes, gate_ptr);
+    FitError err = CollectReasons(s.nodes, s.present_nodes, pod, c, true, blocked, &candidate_nodes, gate_ptr, &filters);
     add_affinity_diagnosis(candidate_nodes, err);
     return std::unexpected(std::move(err));
   }
@@ -493,6 +610,13 @@ ReservationDecision ClusterSnapshot::PlaceReservation(const PodSpecView& templat
     return std::unexpected(std::move(err));
   }
   Pick best;
+  // The reservation is placed as its reserve pod: the template's pod affinity and spreading hold
+  // against the pods and the other reservations.
+  const internal::ConstraintContext ctx{s.nodes, s.affinity_index, s.namespaces, template_pod, nullptr};
+  const ConstraintFilters filters{internal::TopologySpreadFilter::Build(ctx),
+                                  internal::InterPodAffinityFilter::Build(ctx)};
+  const Scorer scorer(s.nodes, s.prefer_no_schedule_nodes > 0, template_pod, ctx);
+  std::vector<Pick> feasible;
   const int first = template_pod.node_name.empty() ? 0 : s.NodeForConst(template_pod.node_name);
   const int last = template_pod.node_name.empty() ? static_cast<int>(s.nodes.size()) - 1 : first;
   for (int i = std::max(first, 0); first >= 0 && i <= last; ++i) {
@@ -501,14 +625,21 @@ ReservationDecision ClusterSnapshot::PlaceReservation(const PodSpecView& templat
     if (!template_pod.host_ports.empty() && n.reserved_ports.Conflicts(template_pod.host_ports)) continue;
     bool fits = FitsFree(c, n);
     if (!fits && !pre_allocation) continue;
+    if (!filters.Check(n.view.labels).empty()) continue;
     Pick pick;
     pick.node = i;
     pick.tier = fits ? 1 : 0;
     pick.score = Score(s.options.scoring, c, n);
-    if (Better(pick, best, s.nodes)) best = pick;
+    if (scorer.collect()) {
+      feasible.push_back(pick);
+    } else if (Better(pick, best, s.nodes)) {
+      best = pick;
+    }
   }
+  if (scorer.collect()) best = scorer.Finish(feasible);
   if (best.node < 0) {
-    FitError err = CollectReasons(s.nodes, s.present_nodes, template_pod, c, !pre_allocation);
+    FitError err = CollectReasons(s.nodes, s.present_nodes, template_pod, c, !pre_allocation, {}, nullptr, nullptr,
+                                  &filters);
     RenameReason(err, kReasonNodeName, kReasonReservationNodeName);
     return std::unexpected(std::move(err));
   }
