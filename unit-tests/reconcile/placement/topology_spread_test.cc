@@ -176,7 +176,9 @@ TEST(TopologySpread, ReservationsCountAsTheirTemplatePods) {
 
 TEST(TopologySpread, ScheduleAnywayPrefersTheEmptierZone) {
   ClusterSnapshot snap;
-  snap.UpsertNode(Node("a1", "a", 64));
+  NodeView big = Node("a1", "a", 64);
+  big.allocatable["memory"] = 256 * kGi;  // bigger in every resource: resource scores prefer it
+  snap.UpsertNode(big);
   snap.UpsertNode(Node("b1", "b", 8));
   snap.UpsertPod(Bound(Web("a-old"), "a1"));
   snap.UpsertPod(Bound(Web("a-old2"), "a1"));
