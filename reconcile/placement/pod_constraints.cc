@@ -188,18 +188,49 @@ TopologySpreadFilter TopologySpreadFilter::Build(const ConstraintContext& ctx) {
     if (c.do_not_schedule) hard.push_back(&c);
   }
   if (hard.empty()) return f;
-  std::vector<std::vector<char>> eligible = EligibleNodes(ctx, hard, /*require_all=*/true);
-  for (size_t j = 0; j < hard.size(); ++j) {
-    Constraint c;
-    c.spec = hard[j];
-    c.counts = CountsByDomain(ctx, *hard[j], eligible[j]);
+  // Fast path: one topology key and no inclusion policy that restricts the nodes, so the eligible
+  // domains are every domain of that key in the snapshot's domain index (no scan of the nodes).
+  const bool restricts_nodes = !ctx.pod.node_selector.empty() || ctx.pod.required_node_affinity.has_value();
+  bool fast = ctx.domains != nullptr;
+  for (const TopologySpreadConstraint* c : hard) {
+    fast = fast && c->topology_key == hard[0]->topology_key && !c->honor_node_taints &&
+           !(c->honor_node_affinity && restricts_nodes);
+  }
+  if (fast) {
+    auto key = ctx.domains->find(hard[0]->topology_key);
+    for (const TopologySpreadConstraint* spec : hard) {
+      Constraint c;
+      c.spec = spec;
+      if (key != ctx.domains->end()) {
+        for (const auto& [value, nodes] : key->second) c.counts.emplace(value, 0);
+      }
+      ctx.index.ForEachCandidate(spec->selector, [&](const AffinityMember& m) {
+        if (!ctx.Visible(m) || m.terminating || m.namespace_name != ctx.pod.namespace_name) return;
+        if (!spec->selector.Matches(m.labels)) return;
+        const LabelMap& labels = ctx.nodes[m.node].view.labels;
+        auto label = labels.find(spec->topology_key);
+        if (label == labels.end()) return;
+        auto v = c.counts.find(label->second);
+        if (v != c.counts.end()) v->second++;
+      });
+      f.constraints_.push_back(std::move(c));
+    }
+  } else {
+    std::vector<std::vector<char>> eligible = EligibleNodes(ctx, hard, /*require_all=*/true);
+    for (size_t j = 0; j < hard.size(); ++j) {
+      Constraint c;
+      c.spec = hard[j];
+      c.counts = CountsByDomain(ctx, *hard[j], eligible[j]);
+      f.constraints_.push_back(std::move(c));
+    }
+  }
+  for (Constraint& c : f.constraints_) {
     int64_t min = INT32_MAX;  // upstream's critical paths start at MaxInt32
     for (const auto& [value, count] : c.counts) min = std::min(min, count);
     // minDomains: fewer eligible domains than required makes the global minimum 0.
     if (c.spec->min_domains && static_cast<int64_t>(c.counts.size()) < *c.spec->min_domains) min = 0;
     c.min = min;
     c.self_match = c.spec->selector.Matches(ctx.pod.labels);
-    f.constraints_.push_back(std::move(c));
   }
   return f;
 }

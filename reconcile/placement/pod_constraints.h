@@ -46,6 +46,8 @@ struct ConstraintContext {
   const PodSpecView& pod;
   // uids of reservations the pod may allocate: invisible to its affinity and spreading.
   const std::unordered_set<std::string_view>* excluded = nullptr;
+  // label key → value → present nodes (State::domains); nullptr: scan the nodes.
+  const StringMap<StringMap<int>>* domains = nullptr;
 
   const LabelMap* NamespaceLabels(std::string_view ns) const;
   // Visible: a counted pod or reserve pod on a present node, not the pod itself, not excluded.

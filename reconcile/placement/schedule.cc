@@ -454,7 +454,7 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
   // filters, so their reserve pods never repel (or attract) their own owners.
   std::unordered_set<std::string_view> excluded;
   for (const Candidate& cand : candidates) excluded.insert(cand.reservation->view.uid);
-  const internal::ConstraintContext ctx{s.nodes, s.affinity_index, s.namespaces, pod, &excluded};
+  const internal::ConstraintContext ctx{s.nodes, s.affinity_index, s.namespaces, pod, &excluded, &s.domains};
   const ConstraintFilters filters{internal::TopologySpreadFilter::Build(ctx),
                                   internal::InterPodAffinityFilter::Build(ctx)};
   const Scorer scorer(s.nodes, s.prefer_no_schedule_nodes > 0, pod, ctx);
@@ -612,7 +612,7 @@ ReservationDecision ClusterSnapshot::PlaceReservation(const PodSpecView& templat
   Pick best;
   // The reservation is placed as its reserve pod: the template's pod affinity and spreading hold
   // against the pods and the other reservations.
-  const internal::ConstraintContext ctx{s.nodes, s.affinity_index, s.namespaces, template_pod, nullptr};
+  const internal::ConstraintContext ctx{s.nodes, s.affinity_index, s.namespaces, template_pod, nullptr, &s.domains};
   const ConstraintFilters filters{internal::TopologySpreadFilter::Build(ctx),
                                   internal::InterPodAffinityFilter::Build(ctx)};
   const Scorer scorer(s.nodes, s.prefer_no_schedule_nodes > 0, template_pod, ctx);

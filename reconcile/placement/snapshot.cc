@@ -279,6 +279,8 @@ void ClusterSnapshot::UpsertNode(const NodeView& view) {
   State& s = *state_;
   NodeEntry& node = s.nodes[s.NodeFor(view.name, /*create=*/true)];
   if (!node.present) s.present_nodes++;
+  if (node.present) s.CountDomains(node.view, -1);
+  s.CountDomains(view, +1);
   if (node.present && node.prefer_no_schedule_taints > 0) s.prefer_no_schedule_nodes--;
   node.present = true;
   node.view = view;
@@ -296,6 +298,7 @@ void ClusterSnapshot::RemoveNode(std::string_view name) {
   int i = s.NodeFor(name, /*create=*/false);
   if (i < 0 || !s.nodes[i].present) return;
   NodeEntry& node = s.nodes[i];
+  s.CountDomains(node.view, -1);
   node.present = false;
   if (node.prefer_no_schedule_taints > 0) s.prefer_no_schedule_nodes--;
   node.prefer_no_schedule_taints = 0;
@@ -563,6 +566,24 @@ ResourceAmounts ClusterSnapshot::Allocated(std::string_view reservation_uid) con
   ResourceAmounts all = s.resources.ToAmounts(u->second.sum);
   if (r == s.reservations.end()) return all;
   return MaskTo(all, r->second->view.allocatable);
+}
+
+void ClusterSnapshot::State::CountDomains(const NodeView& node, int sign) {
+  for (const auto& [key, value] : node.labels) {
+    auto k = domains.find(key);
+    if (k == domains.end()) {
+      if (sign < 0) continue;
+      k = domains.emplace(key, internal::StringMap<int>()).first;
+    }
+    auto v = k->second.find(value);
+    if (v == k->second.end()) {
+      if (sign < 0) continue;
+      v = k->second.emplace(value, 0).first;
+    }
+    v->second += sign;
+    if (v->second <= 0) k->second.erase(v);
+    if (k->second.empty()) domains.erase(k);
+  }
 }
 
 void ClusterSnapshot::UpsertNamespace(std::string_view name, const LabelMap& labels) {

@@ -155,6 +155,10 @@ struct ClusterSnapshot::State {
   internal::AffinityIndex affinity_index;
   internal::StringMap<LabelMap> namespaces;  // namespace labels (namespaceSelector)
   int prefer_no_schedule_nodes = 0;          // present nodes with a PreferNoSchedule taint
+  // Topology domains: label key → value → present nodes carrying it, so spreading over the
+  // nodes a pod does not restrict needs no scan of every node.
+  internal::StringMap<internal::StringMap<int>> domains;
+  void CountDomains(const NodeView& node, int sign);
   // The snapshot's clock (AdvanceClock) and the deadlines of reservations not yet expired.
   Time now{};
   std::set<std::pair<Time, std::string>> deadlines;
