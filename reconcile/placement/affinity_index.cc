@@ -20,6 +20,7 @@ std::vector<std::string> AffinityIndex::TermKeys(const PodAffinityTerm& term) {
 void AffinityIndex::FileTerms(const AffinityMember& m, bool add) {
   if (m.affinity == nullptr) return;
   auto file = [&](const std::vector<PodAffinityTerm>& terms, TermKind kind) {
+    if (kind != TermKind::kRequiredAntiAffinity) scoring_terms_ += (add ? 1 : -1) * static_cast<int64_t>(terms.size());
     for (const PodAffinityTerm& term : terms) {
       for (const std::string& key : TermKeys(term)) {
         if (add) {

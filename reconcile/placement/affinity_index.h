@@ -92,6 +92,9 @@ class AffinityIndex {
   }
 
   bool HasTerms() const { return !terms_.empty(); }
+  // HasScoringTerms: some member has a term InterPodAffinity scoring counts (required affinity,
+  // preferred affinity or anti-affinity; required anti-affinity only filters).
+  bool HasScoringTerms() const { return scoring_terms_ > 0; }
   // OnNode: the members on node index `node` (empty for an unknown index).
   const std::vector<const AffinityMember*>& OnNode(int node) const;
   size_t size() const { return members_.size(); }
@@ -126,6 +129,7 @@ class AffinityIndex {
   StringMap<std::vector<TermRef>> terms_;
   mutable std::string key_buffer_;
   mutable std::string best_key_;
+  int64_t scoring_terms_ = 0;
 };
 
 }  // namespace berth::reconcile::placement::internal

@@ -305,7 +305,9 @@ class Scorer {
       : nodes_(nodes), pod_(pod), ctx_(ctx) {
     node_affinity_ = !pod.preferred_node_affinity.empty();
     taints_ = any_prefer_no_schedule;
-    inter_pod_ = (pod.pod_affinity != nullptr && !pod.pod_affinity->empty()) || ctx.index.HasTerms();
+    inter_pod_ = (pod.pod_affinity != nullptr && (!pod.pod_affinity->preferred_affinity.empty() ||
+                                                  !pod.pod_affinity->preferred_anti_affinity.empty())) ||
+                 ctx.index.HasScoringTerms();
     for (const TopologySpreadConstraint& c : pod.topology_spread) {
       if (!c.do_not_schedule) spread_.push_back(c);
     }
