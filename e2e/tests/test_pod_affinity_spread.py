@@ -2,7 +2,7 @@
 
 Required anti-affinity keeps pods apart and says kube-scheduler's words when no node is left; required affinity
 follows the pod it names; four pods with maxSkew 1 over two zones land 2/2; a reservation's template counts as
-the pod it describes for other pods' anti-affinity.
+the pod it describes for other pods' anti-affinity; a pod parked on affinity binds once its peer lands.
 """
 import json
 import unittest
@@ -80,6 +80,17 @@ class PodAffinitySpreadTest(SchedulingSuite):
         pod = self.wait_unschedulable("lonely")
         self.assertEqual(condition(pod, "PodScheduled")["message"],
                          "0/2 nodes are available: 2 node(s) didn't match pod affinity rules.")
+
+    def test_a_pod_waiting_on_affinity_binds_once_its_peer_lands(self):
+        aff = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"app": "cache"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+        self.create(self.pod_obj("follower", {"app": "follower"}, affinity=aff))
+        pod = self.wait_unschedulable("follower")
+        self.assertEqual(condition(pod, "PodScheduled")["message"],
+                         "0/2 nodes are available: 2 node(s) didn't match pod affinity rules.")
+        # The peer is bound by hand (as another scheduler would): the parked pod retries on its arrival.
+        self.create(self.pod_obj("cache", {"app": "cache"}, nodeName="node-1"))
+        self.assertEqual(self.node_of("follower"), "node-1")
 
     def test_four_pods_max_skew_one_land_two_and_two_over_two_zones(self):
         spread = [{"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule",
