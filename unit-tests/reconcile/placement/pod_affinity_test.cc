@@ -257,3 +257,63 @@ TEST(InterPodAffinityNormalize, MinMaxToZeroHundred) {
 
 }  // namespace
 }  // namespace berth::reconcile::placement
+
+namespace berth::reconcile::placement {
+namespace {
+
+TEST_F(PodAffinityTest, ForgottenAndRemovedPodsLeaveTheIndex) {
+  PodSpecView web = Pod("web-0", {{"app", "web"}});
+  ASSERT_TRUE(snap.AssumePod(web, {"n1", {}, {}, {}}));
+  PodSpecView pod = Pod("web-1", {{"app", "web"}});
+  auto affinity = std::make_shared<PodAffinity>();
+  affinity->required_anti_affinity = {Term("app=web", "kubernetes.io/hostname")};
+  pod.pod_affinity = affinity;
+  EXPECT_EQ(NodeOf(snap.SchedulePod(pod)), "n2");
+  snap.ForgetPod("web-0-uid");  // the binding failed: n1 is free of web pods again
+  PodSpecView filler = Pod("filler", {{"x", "y"}});
+  ASSERT_TRUE(snap.AssumePod(filler, {"n2", {}, {}, {}}));
+  EXPECT_EQ(NodeOf(snap.SchedulePod(pod)), "n1");
+  // A relabelled pod is re-filed under its new labels.
+  snap.UpsertPod(Bound(Pod("web-0", {{"app", "web"}}), "n1"));
+  EXPECT_EQ(NodeOf(snap.SchedulePod(pod)), "n2");
+  snap.UpsertPod(Bound(Pod("web-0", {{"app", "db"}}), "n1"));
+  EXPECT_EQ(NodeOf(snap.SchedulePod(pod)), "n1");
+  snap.RemovePod("web-0-uid");
+  EXPECT_EQ(NodeOf(snap.SchedulePod(pod)), "n1");
+}
+
+TEST_F(PodAffinityTest, ExistingPodsRequiredAffinityAttractsWithTheHardWeight) {
+  // kube-scheduler's hardPodAffinityWeight (1): an existing pod's required affinity term that
+  // matches the incoming pod scores the existing pod's domain.
+  PodSpecView busy = Pod("busy", {{"app", "client"}});
+  busy.requests = {{"cpu", 4000}, {"memory", 16 * kGi}};
+  auto affinity = std::make_shared<PodAffinity>();
+  affinity->required_affinity = {Term("app=server", "kubernetes.io/hostname")};
+  busy.pod_affinity = affinity;
+  snap.UpsertPod(Bound(busy, "n1"));
+  EXPECT_EQ(NodeOf(snap.SchedulePod(Pod("server", {{"app", "server"}}))), "n1");
+}
+
+TEST_F(PodAffinityTest, SpreadingIsCheckedBeforeInterPodAffinity) {
+  // One node fails both: the histogram names PodTopologySpread only (the first failing plugin).
+  NodeView only = Node("n1", "a");
+  ClusterSnapshot one;
+  one.UpsertNode(only);
+  PodSpecView web0 = Pod("web-0", {{"app", "web"}});
+  one.UpsertPod(Bound(web0, "n1"));
+  PodSpecView pod = Pod("web-1", {{"app", "web"}});
+  auto affinity = std::make_shared<PodAffinity>();
+  affinity->required_anti_affinity = {Term("app=web", "kubernetes.io/hostname")};
+  pod.pod_affinity = affinity;
+  TopologySpreadConstraint spread;
+  spread.topology_key = "kubernetes.io/hostname";
+  spread.selector = *shim::LabelSelector::Parse("app=web");
+  spread.min_domains = 2;  // one domain < 2: minimum 0, skew 2 > 1
+  pod.topology_spread = {spread};
+  PodDecision d = one.SchedulePod(pod);
+  ASSERT_FALSE(d);
+  EXPECT_EQ(d.error().Message(), "0/1 nodes are available: 1 node(s) didn't match pod topology spread constraints.");
+}
+
+}  // namespace
+}  // namespace berth::reconcile::placement
