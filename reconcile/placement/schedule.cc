@@ -10,6 +10,7 @@
 #include "reconcile/placement/owners.h"
 #include "reconcile/placement/plugin_scores.h"
 #include "reconcile/placement/pod_constraints.h"
+#include "reconcile/placement/schedule_scoring.h"
 #include "reconcile/placement/reservation_affinity.h"
 #include "reconcile/placement/snapshot.h"
 #include "reconcile/placement/exact_match.h"
@@ -21,6 +22,11 @@ using internal::At;
 using internal::Dense;
 using internal::NodeEntry;
 using internal::ReservationEntry;
+using internal::Better;
+using internal::ConstraintFilters;
+using internal::OrderKey;
+using internal::Pick;
+using internal::Scorer;
 
 namespace {
 
@@ -164,8 +170,6 @@ int64_t Score(ScoringStrategy strategy, const CompiledPod& c, const NodeEntry& n
   return FitScore(strategy, c, n) * kWeightNodeResourcesFit + balanced * kWeightBalancedAllocation;
 }
 
-// OrderKey: the reservation-order label's preference (lower first; 0 means none, ranked last).
-int64_t OrderKey(int64_t order) { return order == 0 ? INT64_MAX : order; }
 
 // PolicyGate: the pod's ResourcePolicy (its PreFilter result) and its group's counts.
 struct PolicyGate {
@@ -197,28 +201,6 @@ struct PolicyGate {
   }
 };
 
-struct Pick {
-  int node = -1;
-  int tier = 0;
-  int64_t order = 0;  // reservation-order of the nominated reservation
-  int64_t reservation_score = 0;
-  int64_t policy_score = 0;  // ResourcePolicy: the node's unit priority × 20 (-1: no unit)
-  int64_t score = 0;
-  const ReservationEntry* reservation = nullptr;
-};
-
-bool Better(const Pick& a, const Pick& b, const std::vector<NodeEntry>& nodes) {
-  if (b.node < 0) return true;
-  if (a.tier != b.tier) return a.tier > b.tier;
-  if (OrderKey(a.order) != OrderKey(b.order)) return OrderKey(a.order) < OrderKey(b.order);
-  if (a.reservation_score != b.reservation_score) {
-    return a.reservation_score > b.reservation_score;
-  }
-  // A higher-priority unit wins over any resource score while it has room (its nodes pass).
-  if (a.policy_score != b.policy_score) return a.policy_score > b.policy_score;
-  if (a.score != b.score) return a.score > b.score;
-  return nodes[a.node].view.name < nodes[b.node].view.name;
-}
 
 void AddResourceReasons(const CompiledPod& c, const NodeEntry& n, bool ignore_reservations,
                         FitError& err) {
@@ -232,19 +214,6 @@ void AddResourceReasons(const CompiledPod& c, const NodeEntry& n, bool ignore_re
 // CollectReasons: each node's reasons. `blocked` (sorted node indexes) are the nodes where the
 // pod matched reservations but fit none of them; with `required` (sorted node indexes with a
 // matching reservation, for a pod with reservation affinity) every other node fails on affinity.
-// ConstraintFilters: PodTopologySpread and InterPodAffinity for one decision (they run after
-// NodeResourcesFit in kube-scheduler's default order).
-struct ConstraintFilters {
-  internal::TopologySpreadFilter spread;
-  internal::InterPodAffinityFilter affinity;
-  std::string_view Check(const LabelMap& node_labels) const {
-    if (spread.active()) {
-      if (std::string_view reason = spread.Check(node_labels); !reason.empty()) return reason;
-    }
-    if (affinity.active()) return affinity.Check(node_labels);
-    return {};
-  }
-};
 
 FitError CollectReasons(const std::vector<NodeEntry>& nodes, int present, const PodSpecView& pod,
                         const CompiledPod& c, bool check_resources,
@@ -294,71 +263,6 @@ void RenameReason(FitError& err, std::string_view from, std::string_view to) {
   err.reasons[std::string(to)] += count;
 }
 
-// Scorer: the score plugins that need every feasible node before a node's score is known
-// (NodeAffinity, TaintToleration, InterPodAffinity, PodTopologySpread normalise over them). When
-// none applies to a decision the nodes are compared as they are visited (Score only); otherwise
-// the feasible picks are kept and Finish adds the weighted normalised scores, then picks the best.
-class Scorer {
- public:
-  Scorer(const std::vector<NodeEntry>& nodes, bool any_prefer_no_schedule, const PodSpecView& pod,
-         const internal::ConstraintContext& ctx)
-      : nodes_(nodes), pod_(pod), ctx_(ctx) {
-    node_affinity_ = !pod.preferred_node_affinity.empty();
-    taints_ = any_prefer_no_schedule;
-    inter_pod_ = (pod.pod_affinity != nullptr && (!pod.pod_affinity->preferred_affinity.empty() ||
-                                                  !pod.pod_affinity->preferred_anti_affinity.empty())) ||
-                 ctx.index.HasScoringTerms();
-    for (const TopologySpreadConstraint& c : pod.topology_spread) {
-      if (!c.do_not_schedule) spread_.push_back(c);
-    }
-    // kube-scheduler's cluster-default constraints (a pod without constraints) need the Services
-    // and workloads selecting the pod: berth does not watch those, so none apply.
-  }
-  bool collect() const { return node_affinity_ || taints_ || inter_pod_ || !spread_.empty(); }
-
-  Pick Finish(std::vector<Pick>& picks) const {
-    std::vector<int> feasible;
-    feasible.reserve(picks.size());
-    for (const Pick& p : picks) feasible.push_back(p.node);
-    auto add = [&](std::vector<int64_t> scores, int64_t weight) {
-      for (size_t k = 0; k < scores.size(); ++k) picks[k].score += scores[k] * weight;
-    };
-    if (node_affinity_ || taints_) {
-      std::vector<int64_t> affinity(picks.size()), taints(picks.size());
-      for (size_t k = 0; k < picks.size(); ++k) {
-        const NodeView& v = nodes_[picks[k].node].view;
-        if (node_affinity_) affinity[k] = NodeAffinityRawScore(pod_.preferred_node_affinity, v.name, v.labels);
-        if (taints_) taints[k] = IntolerablePreferNoScheduleTaints(pod_.tolerations, v.taints);
-      }
-      if (node_affinity_) {
-        DefaultNormalizeScore(affinity, /*reverse=*/false);
-        add(std::move(affinity), kWeightNodeAffinity);
-      }
-      if (taints_) {
-        DefaultNormalizeScore(taints, /*reverse=*/true);
-        add(std::move(taints), kWeightTaintToleration);
-      }
-    }
-    if (inter_pod_) add(internal::InterPodAffinityScores(ctx_, feasible), kWeightInterPodAffinity);
-    if (!spread_.empty()) {
-      add(internal::TopologySpreadScores(ctx_, feasible, spread_, /*require_all=*/true), kWeightPodTopologySpread);
-    }
-    Pick best;
-    for (const Pick& p : picks) {
-      if (Better(p, best, nodes_)) best = p;
-    }
-    return best;
-  }
-
- private:
-  const std::vector<NodeEntry>& nodes_;
-  const PodSpecView& pod_;
-  const internal::ConstraintContext& ctx_;
-  bool node_affinity_ = false;
-  bool taints_ = false;
-  bool inter_pod_ = false;
-  std::vector<TopologySpreadConstraint> spread_;
-};
 
 }  // namespace
 
