@@ -262,8 +262,16 @@ placement::ReservationView ReadReservationView(const Value& reservation) {
     view.host_ports = ReadHostPorts(*template_spec);
   }
   // The reserve pod other pods' affinity and spreading see (errors are the template view's to
-  // report when it is placed).
-  placement::PodSpecView reserve_pod = ReadTemplateView(reservation);
+  // report when it is placed). Only metadata and the affinity terms: no quantities to parse.
+  placement::PodSpecView reserve_pod;
+  reserve_pod.namespace_name = Str(reservation, {"spec", "template", "metadata", "namespace"});
+  if (reserve_pod.namespace_name.empty()) reserve_pod.namespace_name = "default";
+  reserve_pod.labels = ReadStringMap(json::Find(reservation, {"spec", "template", "metadata", "labels"}));
+  if (const Value* template_spec = json::Find(reservation, {"spec", "template", "spec"});
+      template_spec && template_spec->IsObject()) {
+    std::vector<std::string> ignored;
+    ReadPodConstraints(*template_spec, "spec.template.spec", reserve_pod, ignored);
+  }
   view.template_namespace = std::move(reserve_pod.namespace_name);
   view.template_labels = std::move(reserve_pod.labels);
   view.template_affinity = std::move(reserve_pod.pod_affinity);
