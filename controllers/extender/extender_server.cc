@@ -6,6 +6,7 @@
 #include "clientgo-shim/base/log.h"
 #include "controllers/scheduler/scheduler_codec.h"
 #include "reconcile/placement/filters.h"
+#include "reconcile/placement/pod_constraints.h"
 #include "reconcile/placement/reservation_affinity.h"
 
 namespace berth::controllers::extender {
@@ -34,6 +35,13 @@ bool IsResourceReason(std::string_view reason) {
   return reason.starts_with("Insufficient ") || reason == placement::kReasonTooManyPods;
 }
 
+// IsPodConstraintReason: InterPodAffinity / PodTopologySpread, which run after the resource fit.
+bool IsPodConstraintReason(std::string_view reason) {
+  return reason == placement::kReasonPodAffinity || reason == placement::kReasonPodAntiAffinity ||
+         reason == placement::kReasonExistingAntiAffinity || reason == placement::kReasonTopologySpread ||
+         reason == placement::kReasonTopologySpreadMissingLabel;
+}
+
 // NodeFailure: this node's reasons from a decision pinned to it. The FitError also counts the
 // other nodes (they fail NodeName), so only the reasons a node can give past the non-resource
 // filters are kept; EvaluateOnNodes answers non-resource failures itself, for this node alone.
@@ -51,7 +59,7 @@ NodeFailure Describe(const placement::FitError& error) {
   bool all_resource = true;
   for (const auto& [reason, count] : error.reasons) {
     const bool ours = IsResourceReason(reason) || reason == placement::kReasonReservationInsufficient ||
-                      reason == placement::kReasonReservationAffinity;
+                      reason == placement::kReasonReservationAffinity || IsPodConstraintReason(reason);
     const bool nonresource_here = error.num_all_nodes == 1;  // EvaluateOnNodes' own FitError
     if (!ours && !nonresource_here) continue;
     if (!IsResourceReason(reason)) all_resource = false;

@@ -49,6 +49,21 @@ bool SchedulerCache::UpsertNode(const placement::NodeView& node) {
   return true;
 }
 
+bool SchedulerCache::UpsertNamespace(std::string_view name, const placement::LabelMap& labels) {
+  std::lock_guard lock(mu_);
+  auto [it, inserted] = namespaces_.try_emplace(std::string(name), labels);
+  if (!inserted && it->second == labels) return false;
+  it->second = labels;
+  snapshot_.UpsertNamespace(name, labels);
+  return true;
+}
+
+void SchedulerCache::RemoveNamespace(std::string_view name) {
+  std::lock_guard lock(mu_);
+  namespaces_.erase(std::string(name));
+  snapshot_.RemoveNamespace(name);
+}
+
 void SchedulerCache::RemoveNode(std::string_view name) {
   std::lock_guard lock(mu_);
   snapshot_.RemoveNode(name);

@@ -48,6 +48,10 @@ class SchedulerCache {
   // phase) ends its assumption.
   void UpsertReservation(const reconcile::placement::ReservationView& reservation);
   void RemoveReservation(std::string_view uid);
+  // UpsertNamespace records a namespace's labels (pod affinity's namespaceSelector). Returns true
+  // when they changed.
+  bool UpsertNamespace(std::string_view name, const reconcile::placement::LabelMap& labels);
+  void RemoveNamespace(std::string_view name);
   void UpsertResourcePolicy(const reconcile::placement::ResourcePolicyView& policy);
   void RemoveResourcePolicy(std::string_view namespace_name, std::string_view name);
   // HasResourcePolicies: any policy is known (pod label / deletion changes then matter).
@@ -136,6 +140,7 @@ class SchedulerCache {
   std::vector<std::string> expired_;  // for TakeExpired
   // Nodes as last seen, to tell real changes from status heartbeats.
   std::unordered_map<std::string, reconcile::placement::NodeView> nodes_;
+  std::unordered_map<std::string, reconcile::placement::LabelMap> namespaces_;
   // Pods the cache counts (bound), and reservations assumed but not yet seen placed.
   std::unordered_set<std::string> counted_pods_;
   std::unordered_set<std::string> assumed_reservations_;

@@ -3,6 +3,7 @@
 #include "clientgo-shim/base/json.h"
 #include "controllers/reservation/reservation_codec.h"
 #include "reconcile/common/annotation_json.h"
+#include "controllers/scheduler/pod_constraints_codec.h"
 #include "controllers/scheduler/pre_allocation_codec.h"
 #include "reconcile/placement/exact_match.h"
 #include "reconcile/placement/reservation_affinity.h"
@@ -119,6 +120,7 @@ void FillSpec(const Value* spec, std::string_view path, placement::PodSpecView& 
   view.host_ports = ReadHostPorts(*spec);
   view.requests = reconcile::EffectiveRequests(PodResourcesOf(*spec, &view.request_errors, path));
   view.requests.erase(std::string(placement::kResourcePods));
+  ReadPodConstraints(*spec, path, view, view.request_errors);
 }
 
 }  // namespace
@@ -259,6 +261,20 @@ placement::ReservationView ReadReservationView(const Value& reservation) {
       template_spec && template_spec->IsObject()) {
     view.host_ports = ReadHostPorts(*template_spec);
   }
+  // The reserve pod other pods' affinity and spreading see (errors are the template view's to
+  // report when it is placed). Only metadata and the affinity terms: no quantities to parse.
+  placement::PodSpecView reserve_pod;
+  reserve_pod.namespace_name = Str(reservation, {"spec", "template", "metadata", "namespace"});
+  if (reserve_pod.namespace_name.empty()) reserve_pod.namespace_name = "default";
+  reserve_pod.labels = ReadStringMap(json::Find(reservation, {"spec", "template", "metadata", "labels"}));
+  if (const Value* template_spec = json::Find(reservation, {"spec", "template", "spec"});
+      template_spec && template_spec->IsObject()) {
+    std::vector<std::string> ignored;
+    ReadPodConstraints(*template_spec, "spec.template.spec", reserve_pod, ignored);
+  }
+  view.template_namespace = std::move(reserve_pod.namespace_name);
+  view.template_labels = std::move(reserve_pod.labels);
+  view.template_affinity = std::move(reserve_pod.pod_affinity);
   return view;
 }
 

@@ -94,8 +94,12 @@ class SchedulerController {
   void RetryParked();
   // WakeOnExpiry retries the parked keys when a reservation holding capacity has expired.
   void WakeOnExpiry();
-  // Park keeps a key until the next cluster change, unless one happened since `seen`.
-  void ParkPod(const std::string& key, uint64_t seen);
+  // Park keeps a key until the next cluster change, unless one happened since `seen`. A pod
+  // whose failure names pod affinity or spreading (`waits_on_pods`) also retries when a pod
+  // lands (RetryParkedOnPods), and is not parked when one landed since `seen_arrivals`.
+  void ParkPod(const std::string& key, uint64_t seen, uint64_t seen_arrivals = 0, bool waits_on_pods = false);
+  // RetryParkedOnPods re-queues the parked pods that wait on other pods (a pod just landed).
+  void RetryParkedOnPods();
   void ParkReservation(const std::string& key, uint64_t seen);
   // ---- Informer handlers (scheduler_controller.cc) ----
   void OnPod(const shim::ObjectPtr& old_object, const shim::ObjectPtr& object);
@@ -115,7 +119,8 @@ class SchedulerController {
   shim::ReconcileResult Bind(std::string_view scheduler_name, const reconcile::placement::PodSpecView& view,
                              const reconcile::placement::PodPlacement& placement, std::string* not_bound = nullptr);
   shim::ReconcileResult MarkPodUnschedulable(const rapidjson::Value& pod, const std::string& key,
-                                             const reconcile::placement::FitError& error, uint64_t seen);
+                                             const reconcile::placement::FitError& error, uint64_t seen,
+                                             uint64_t seen_arrivals);
   // ---- Reservations (reservation_placer.cc) ----
   shim::ReconcileResult PlaceReservation(rapidjson::Document& doc, const std::string& name, uint64_t seen);
   shim::ReconcileResult PromoteWaiting(rapidjson::Document& doc, const std::string& name, uint64_t seen);
@@ -138,6 +143,7 @@ class SchedulerController {
   std::shared_ptr<shim::SharedInformer> reservations_;
   std::shared_ptr<shim::SharedInformer> pods_;
   std::shared_ptr<shim::SharedInformer> nodes_;
+  std::shared_ptr<shim::SharedInformer> namespaces_;  // labels for pod affinity's namespaceSelector
   std::shared_ptr<shim::SharedInformer> resource_policies_;
   shim::Controller* pod_controller_ = nullptr;
   shim::Controller* reservation_controller_ = nullptr;
@@ -146,6 +152,8 @@ class SchedulerController {
   std::mutex parked_mu_;
   std::atomic<uint64_t> cluster_generation_{0};
   std::set<std::string> parked_pods_;
+  std::atomic<uint64_t> pod_arrivals_{0};  // bumped when a pod lands on a node
+  std::set<std::string> parked_on_pods_;   // parked pods that wait on pod affinity/spreading
   std::set<std::string> parked_reservations_;
 
   shim::CounterFamily* attempts_ = nullptr;

@@ -5,8 +5,12 @@
 // nothing fits.
 #include <algorithm>
 #include <optional>
+#include <unordered_set>
 
 #include "reconcile/placement/owners.h"
+#include "reconcile/placement/plugin_scores.h"
+#include "reconcile/placement/pod_constraints.h"
+#include "reconcile/placement/schedule_scoring.h"
 #include "reconcile/placement/reservation_affinity.h"
 #include "reconcile/placement/snapshot.h"
 #include "reconcile/placement/exact_match.h"
@@ -18,6 +22,11 @@ using internal::At;
 using internal::Dense;
 using internal::NodeEntry;
 using internal::ReservationEntry;
+using internal::Better;
+using internal::ConstraintFilters;
+using internal::OrderKey;
+using internal::Pick;
+using internal::Scorer;
 
 namespace {
 
@@ -25,6 +34,8 @@ struct CompiledPod {
   std::vector<internal::Request> requests;  // non-zero, plus "pods" when counted
   int64_t nonzero_cpu = 0;
   int64_t nonzero_memory = 0;
+  int64_t cpu = 0;     // the actual requests (NodeResourcesBalancedAllocation)
+  int64_t memory = 0;
   bool needs_affinity = false;
 };
 
@@ -43,6 +54,8 @@ CompiledPod Compile(const internal::ResourceTable& table, const PodSpecView& pod
                                                                  : kDefaultMilliCpuRequest;
   c.nonzero_memory = mem != pod.requests.end() && mem->second != 0 ? mem->second
                                                                     : kDefaultMemoryRequestMilli;
+  c.cpu = cpu != pod.requests.end() ? cpu->second : 0;
+  c.memory = mem != pod.requests.end() ? mem->second : 0;
   c.needs_affinity = !pod.node_selector.empty() || pod.required_node_affinity.has_value();
   return c;
 }
@@ -138,7 +151,7 @@ bool UsesRemainder(const CompiledPod& c, const Dense& rem) {
   return false;
 }
 
-int64_t Score(ScoringStrategy strategy, const CompiledPod& c, const NodeEntry& n) {
+int64_t FitScore(ScoringStrategy strategy, const CompiledPod& c, const NodeEntry& n) {
   return NodeScore(strategy,
                    internal::ClampAmount(n.nonzero_cpu + At(n.held, internal::kCpu) + c.nonzero_cpu),
                    At(n.allocatable, internal::kCpu),
@@ -146,8 +159,17 @@ int64_t Score(ScoringStrategy strategy, const CompiledPod& c, const NodeEntry& n
                    At(n.allocatable, internal::kMemory));
 }
 
-// OrderKey: the reservation-order label's preference (lower first; 0 means none, ranked last).
-int64_t OrderKey(int64_t order) { return order == 0 ? INT64_MAX : order; }
+// Score: the plugins every node gets without normalisation: NodeResourcesFit and
+// NodeResourcesBalancedAllocation (reservations' holds count as requested, like their reserve pods).
+int64_t Score(ScoringStrategy strategy, const CompiledPod& c, const NodeEntry& n) {
+  const int64_t balanced = BalancedAllocationScore(
+      internal::ClampAmount(At(n.requested, internal::kCpu) + At(n.held, internal::kCpu) + c.cpu),
+      At(n.allocatable, internal::kCpu),
+      internal::ClampAmount(At(n.requested, internal::kMemory) + At(n.held, internal::kMemory) + c.memory),
+      At(n.allocatable, internal::kMemory));
+  return FitScore(strategy, c, n) * kWeightNodeResourcesFit + balanced * kWeightBalancedAllocation;
+}
+
 
 // PolicyGate: the pod's ResourcePolicy (its PreFilter result) and its group's counts.
 struct PolicyGate {
@@ -179,28 +201,6 @@ struct PolicyGate {
   }
 };
 
-struct Pick {
-  int node = -1;
-  int tier = 0;
-  int64_t order = 0;  // reservation-order of the nominated reservation
-  int64_t reservation_score = 0;
-  int64_t policy_score = 0;  // ResourcePolicy: the node's unit priority × 20 (-1: no unit)
-  int64_t score = 0;
-  const ReservationEntry* reservation = nullptr;
-};
-
-bool Better(const Pick& a, const Pick& b, const std::vector<NodeEntry>& nodes) {
-  if (b.node < 0) return true;
-  if (a.tier != b.tier) return a.tier > b.tier;
-  if (OrderKey(a.order) != OrderKey(b.order)) return OrderKey(a.order) < OrderKey(b.order);
-  if (a.reservation_score != b.reservation_score) {
-    return a.reservation_score > b.reservation_score;
-  }
-  // A higher-priority unit wins over any resource score while it has room (its nodes pass).
-  if (a.policy_score != b.policy_score) return a.policy_score > b.policy_score;
-  if (a.score != b.score) return a.score > b.score;
-  return nodes[a.node].view.name < nodes[b.node].view.name;
-}
 
 void AddResourceReasons(const CompiledPod& c, const NodeEntry& n, bool ignore_reservations,
                         FitError& err) {
@@ -214,11 +214,13 @@ void AddResourceReasons(const CompiledPod& c, const NodeEntry& n, bool ignore_re
 // CollectReasons: each node's reasons. `blocked` (sorted node indexes) are the nodes where the
 // pod matched reservations but fit none of them; with `required` (sorted node indexes with a
 // matching reservation, for a pod with reservation affinity) every other node fails on affinity.
+
 FitError CollectReasons(const std::vector<NodeEntry>& nodes, int present, const PodSpecView& pod,
                         const CompiledPod& c, bool check_resources,
                         const std::vector<int>& blocked = {},
                         const std::vector<int>* required = nullptr,
-                        const PolicyGate* gate = nullptr) {
+                        const PolicyGate* gate = nullptr,
+                        const ConstraintFilters* constraints = nullptr) {
   FitError err;
   err.num_all_nodes = present;
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -236,6 +238,9 @@ FitError CollectReasons(const std::vector<NodeEntry>& nodes, int present, const 
       err.reasons[std::string(kReasonReservationInsufficient)]++;
     } else if (check_resources && !FitsFree(c, n, pod.reservation_ignored)) {
       AddResourceReasons(c, n, pod.reservation_ignored, err);
+    } else if (std::string_view reason = constraints != nullptr ? constraints->Check(n.view.labels) : std::string_view();
+               !reason.empty()) {
+      err.reasons[std::string(reason)]++;
     } else if (gate != nullptr) {
       // ResourcePolicy runs after the default filters, as an out-of-tree plugin would.
       int64_t score = 0;
@@ -257,6 +262,7 @@ void RenameReason(FitError& err, std::string_view from, std::string_view to) {
   err.reasons.erase(it);
   err.reasons[std::string(to)] += count;
 }
+
 
 }  // namespace
 
@@ -350,6 +356,15 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
     std::sort(candidates.begin(), candidates.end(),
               [](const Candidate& a, const Candidate& b) { return a.node < b.node; });
   }
+  // koordinator takes the reservations a pod may allocate out of its node for the pod's
+  // filters, so their reserve pods never repel (or attract) their own owners.
+  std::unordered_set<std::string_view> excluded;
+  for (const Candidate& cand : candidates) excluded.insert(cand.reservation->view.uid);
+  const internal::ConstraintContext ctx{s.nodes, s.affinity_index, s.namespaces, pod, &excluded, &s.domains};
+  const ConstraintFilters filters{internal::TopologySpreadFilter::Build(ctx),
+                                  internal::InterPodAffinityFilter::Build(ctx)};
+  const Scorer scorer(s.nodes, s.prefer_no_schedule_nodes > 0, pod, ctx);
+  std::vector<Pick> feasible;
 
   Pick best;
   std::vector<int> blocked;  // nodes where matched reservations all failed
@@ -407,8 +422,13 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
     }
     if (required && !matched) return;
     if (!matched && !FitsFree(c, n, pod.reservation_ignored)) return;
+    if (!filters.Check(n.view.labels).empty()) return;
     pick.score = Score(s.options.scoring, c, n);
-    if (Better(pick, best, s.nodes)) best = pick;
+    if (scorer.collect()) {
+      feasible.push_back(pick);
+    } else if (Better(pick, best, s.nodes)) {
+      best = pick;
+    }
   };
   // Only candidate nodes can give a tier-1 pick (through a reservation), and tier 1 beats every
   // other node: visit them first, and scan all nodes only when none of them gives one. Same
@@ -420,12 +440,15 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
       if ((k > 0 && candidates[k - 1].node == node) || node < first || node > last) continue;
       visit(node, next);
     }
+    if (scorer.collect()) best = scorer.Finish(feasible);
   }
   if (best.tier == 0 && !required) {
     best = Pick{};
     blocked.clear();
+    feasible.clear();
     size_t next = 0;
     for (int i = std::max(first, 0); first >= 0 && i <= last; ++i) visit(i, next);
+    if (scorer.collect()) best = scorer.Finish(feasible);
   }
   // addAffinityDiagnosis: for a pod with reservation affinity that fits nowhere, the Reservation
   // plugin's PreFilter rejection (no node it may use has a matching reservation) and its
@@ -453,13 +476,13 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
   };
   if (best.node < 0) {
     if (!required) {
-      return std::unexpected(CollectReasons(s.nodes, s.present_nodes, pod, c, true, blocked, nullptr, gate_ptr));
+      return std::unexpected(CollectReasons(s.nodes, s.present_nodes, pod, c, true, blocked, nullptr, gate_ptr, &filters));
     }
     std::vector<int> candidate_nodes;
     for (const Candidate& cand : candidates) {
       if (candidate_nodes.empty() || candidate_nodes.back() != cand.node) candidate_nodes.push_back(cand.node);
     }
-    FitError err = CollectReasons(s.nodes, s.present_nodes, pod, c, true, blocked, &candidate_nodes, gate_ptr);
+    FitError err = CollectReasons(s.nodes, s.present_nodes, pod, c, true, blocked, &candidate_nodes, gate_ptr, &filters);
     add_affinity_diagnosis(candidate_nodes, err);
     return std::unexpected(std::move(err));
   }
@@ -493,6 +516,13 @@ ReservationDecision ClusterSnapshot::PlaceReservation(const PodSpecView& templat
     return std::unexpected(std::move(err));
   }
   Pick best;
+  // The reservation is placed as its reserve pod: the template's pod affinity and spreading hold
+  // against the pods and the other reservations.
+  const internal::ConstraintContext ctx{s.nodes, s.affinity_index, s.namespaces, template_pod, nullptr, &s.domains};
+  const ConstraintFilters filters{internal::TopologySpreadFilter::Build(ctx),
+                                  internal::InterPodAffinityFilter::Build(ctx)};
+  const Scorer scorer(s.nodes, s.prefer_no_schedule_nodes > 0, template_pod, ctx);
+  std::vector<Pick> feasible;
   const int first = template_pod.node_name.empty() ? 0 : s.NodeForConst(template_pod.node_name);
   const int last = template_pod.node_name.empty() ? static_cast<int>(s.nodes.size()) - 1 : first;
   for (int i = std::max(first, 0); first >= 0 && i <= last; ++i) {
@@ -501,14 +531,21 @@ ReservationDecision ClusterSnapshot::PlaceReservation(const PodSpecView& templat
     if (!template_pod.host_ports.empty() && n.reserved_ports.Conflicts(template_pod.host_ports)) continue;
     bool fits = FitsFree(c, n);
     if (!fits && !pre_allocation) continue;
+    if (!filters.Check(n.view.labels).empty()) continue;
     Pick pick;
     pick.node = i;
     pick.tier = fits ? 1 : 0;
     pick.score = Score(s.options.scoring, c, n);
-    if (Better(pick, best, s.nodes)) best = pick;
+    if (scorer.collect()) {
+      feasible.push_back(pick);
+    } else if (Better(pick, best, s.nodes)) {
+      best = pick;
+    }
   }
+  if (scorer.collect()) best = scorer.Finish(feasible);
   if (best.node < 0) {
-    FitError err = CollectReasons(s.nodes, s.present_nodes, template_pod, c, !pre_allocation);
+    FitError err = CollectReasons(s.nodes, s.present_nodes, template_pod, c, !pre_allocation, {}, nullptr, nullptr,
+                                  &filters);
     RenameReason(err, kReasonNodeName, kReasonReservationNodeName);
     return std::unexpected(std::move(err));
   }

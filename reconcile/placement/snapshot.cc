@@ -99,6 +99,12 @@ void ClusterSnapshot::State::CountPod(const PodEntry& pod, int sign) {
     node.nonzero_memory += sign * pod.nonzero_memory;
     if (!pod.host_ports.empty()) node.host_ports.Add(pod.host_ports, sign);
     RecomputeFree(node);
+    if (sign > 0) {
+      affinity_index.Add(&pod, internal::AffinityMember{pod.uid, pod.node, pod.namespace_name, pod.labels,
+                                                        pod.terminating, false, pod.affinity});
+    } else {
+      affinity_index.Remove(&pod);
+    }
   }
   if (!policies.empty()) CountPolicies(pod, sign);
   if (!pod.reservation_uid.empty()) {
@@ -142,7 +148,10 @@ void ClusterSnapshot::State::RefreshHold(ReservationEntry& r) {
   r.held_ports.clear();
   bool active = (r.view.phase == Phase::kAvailable || r.view.phase == Phase::kWaiting || r.assumed) && !r.expired &&
                 !r.view.invalid_spec;
-  if (!active || r.view.node_name.empty()) return;
+  if (!active || r.view.node_name.empty()) {
+    FileReservePod(r);
+    return;
+  }
   r.node = NodeFor(r.view.node_name, /*create=*/true);
   r.held = Remainder(r);
   if (PreAllocating(r)) {
@@ -164,6 +173,20 @@ void ClusterSnapshot::State::RefreshHold(ReservationEntry& r) {
   r.held_ports = r.view.host_ports;
   node.reserved_ports.Add(r.held_ports, +1);
   RecomputeFree(node);
+  FileReservePod(r);
+}
+
+void ClusterSnapshot::State::FileReservePod(ReservationEntry& r) {
+  // RefreshHold runs on every owner bind: re-file only when the node or the view changed.
+  if (r.node == r.affinity_node && !r.affinity_stale) return;
+  r.affinity_stale = false;
+  r.affinity_node = r.node;
+  if (r.node < 0) {
+    affinity_index.Remove(&r);
+    return;
+  }
+  affinity_index.Add(&r, internal::AffinityMember{r.view.uid, r.node, r.view.template_namespace,
+                                                  r.view.template_labels, false, true, r.view.template_affinity});
 }
 
 bool ClusterSnapshot::State::PreAllocating(const ReservationEntry& r) {
@@ -256,8 +279,14 @@ void ClusterSnapshot::UpsertNode(const NodeView& view) {
   State& s = *state_;
   NodeEntry& node = s.nodes[s.NodeFor(view.name, /*create=*/true)];
   if (!node.present) s.present_nodes++;
+  if (node.present) s.CountDomains(node.view, -1);
+  s.CountDomains(view, +1);
+  if (node.present && node.prefer_no_schedule_taints > 0) s.prefer_no_schedule_nodes--;
   node.present = true;
   node.view = view;
+  node.prefer_no_schedule_taints = static_cast<int>(std::count_if(
+      view.taints.begin(), view.taints.end(), [](const Taint& t) { return t.effect == kEffectPreferNoSchedule; }));
+  if (node.prefer_no_schedule_taints > 0) s.prefer_no_schedule_nodes++;
   ResourceAmounts alloc = view.allocatable;
   node.allocatable = s.resources.ToDense(alloc);
   s.RecomputeFree(node);
@@ -269,7 +298,10 @@ void ClusterSnapshot::RemoveNode(std::string_view name) {
   int i = s.NodeFor(name, /*create=*/false);
   if (i < 0 || !s.nodes[i].present) return;
   NodeEntry& node = s.nodes[i];
+  s.CountDomains(node.view, -1);
   node.present = false;
+  if (node.prefer_no_schedule_taints > 0) s.prefer_no_schedule_nodes--;
+  node.prefer_no_schedule_taints = 0;
   std::string kept = std::move(node.view.name);
   node.view = NodeView();
   node.view.name = std::move(kept);
@@ -293,6 +325,8 @@ PodEntry ClusterSnapshot::State::MakePod(const PodSpecView& pod, std::string_vie
   e.labels = pod.labels;
   e.terminating = pod.terminating;
   e.host_ports = pod.host_ports;
+  e.uid = pod.uid;
+  e.affinity = pod.pod_affinity;
   return e;
 }
 
@@ -339,6 +373,7 @@ void ClusterSnapshot::UpsertReservation(const ReservationView& view) {
     if (const auto& old = it->second->view.expiry_deadline) s.deadlines.erase({*old, view.uid});
   }
   ReservationEntry& r = *it->second;
+  r.affinity_stale = true;
   if (r.assumed && view.node_name.empty() && !IsTerminal(view.phase)) {
     // Keep the assumed placement (and its pre-allocated pods); take the rest from the view.
     std::string node = r.view.node_name;
@@ -384,6 +419,7 @@ void ClusterSnapshot::RemoveReservation(std::string_view uid) {
   r.view.phase = Phase::kFailed;
   r.assumed = false;
   s.RefreshHold(r);
+  s.affinity_index.Remove(&r);
   s.reservations.erase(it);
 }
 
@@ -530,6 +566,33 @@ ResourceAmounts ClusterSnapshot::Allocated(std::string_view reservation_uid) con
   ResourceAmounts all = s.resources.ToAmounts(u->second.sum);
   if (r == s.reservations.end()) return all;
   return MaskTo(all, r->second->view.allocatable);
+}
+
+void ClusterSnapshot::State::CountDomains(const NodeView& node, int sign) {
+  for (const auto& [key, value] : node.labels) {
+    auto k = domains.find(key);
+    if (k == domains.end()) {
+      if (sign < 0) continue;
+      k = domains.emplace(key, internal::StringMap<int>()).first;
+    }
+    auto v = k->second.find(value);
+    if (v == k->second.end()) {
+      if (sign < 0) continue;
+      v = k->second.emplace(value, 0).first;
+    }
+    v->second += sign;
+    if (v->second <= 0) k->second.erase(v);
+    if (k->second.empty()) domains.erase(k);
+  }
+}
+
+void ClusterSnapshot::UpsertNamespace(std::string_view name, const LabelMap& labels) {
+  state_->namespaces.insert_or_assign(std::string(name), labels);
+}
+
+void ClusterSnapshot::RemoveNamespace(std::string_view name) {
+  auto it = state_->namespaces.find(name);
+  if (it != state_->namespaces.end()) state_->namespaces.erase(it);
 }
 
 int ClusterSnapshot::NodeCount() const { return state_->present_nodes; }

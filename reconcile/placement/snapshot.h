@@ -104,6 +104,11 @@ class ClusterSnapshot {
   std::vector<int32_t> ResourcePolicyCounts(std::string_view namespace_name, std::string_view name,
                                             std::string_view group) const;
 
+  // UpsertNamespace records a namespace's labels (InterPodAffinity's namespaceSelector; an
+  // unknown namespace has none).
+  void UpsertNamespace(std::string_view name, const LabelMap& labels);
+  void RemoveNamespace(std::string_view name);
+
   // --- Time ------------------------------------------------------------------------------
   // AdvanceClock moves the snapshot's clock to `now` (never backwards). A reservation whose
   // expiry_deadline is <= the clock is expired: no pod may allocate it, it holds no capacity

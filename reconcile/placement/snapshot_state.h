@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "reconcile/placement/affinity_index.h"
 #include "reconcile/placement/resource_policy.h"
 #include "reconcile/placement/snapshot.h"
 
@@ -83,6 +84,7 @@ struct NodeEntry {
   int holding_reservations = 0;
   HostPortUsage host_ports;  // NodePorts: ports of the pods counted on this node
   HostPortUsage reserved_ports;  // template ports of the active reservations on this node
+  int prefer_no_schedule_taints = 0;  // TaintToleration scoring applies while any node has one
 };
 
 struct PodEntry {
@@ -97,6 +99,9 @@ struct PodEntry {
   LabelMap labels;
   bool terminating = false;
   std::vector<HostPort> host_ports;
+  // InterPodAffinity / PodTopologySpread (filed in State::affinity_index while counted).
+  std::string uid;
+  std::shared_ptr<const PodAffinity> affinity;
 };
 
 // PolicyEntry: one ResourcePolicy with its unit membership per node and its counts.
@@ -123,6 +128,8 @@ struct ReservationEntry {
   bool expired = false;         // past view.expiry_deadline at State::now
   std::vector<std::string> index_keys;  // owner-index buckets it is filed under
   mutable uint64_t stamp = 0;   // dedup during candidate lookup
+  int affinity_node = -1;       // node its reserve pod is filed under in State::affinity_index
+  bool affinity_stale = true;   // the view changed since it was filed
 };
 
 }  // namespace berth::reconcile::placement::internal
@@ -144,6 +151,14 @@ struct ClusterSnapshot::State {
   internal::StringMap<std::vector<std::string>> pre_allocators;
   mutable uint64_t stamp = 0;
   mutable std::string key_buffer;
+  // InterPodAffinity / PodTopologySpread: counted pods and active reservations' reserve pods.
+  internal::AffinityIndex affinity_index;
+  internal::StringMap<LabelMap> namespaces;  // namespace labels (namespaceSelector)
+  int prefer_no_schedule_nodes = 0;          // present nodes with a PreferNoSchedule taint
+  // Topology domains: label key → value → present nodes carrying it, so spreading over the
+  // nodes a pod does not restrict needs no scan of every node.
+  internal::StringMap<internal::StringMap<int>> domains;
+  void CountDomains(const NodeView& node, int sign);
   // The snapshot's clock (AdvanceClock) and the deadlines of reservations not yet expired.
   Time now{};
   std::set<std::pair<Time, std::string>> deadlines;
@@ -163,6 +178,8 @@ struct ClusterSnapshot::State {
   void RebuildPolicy(internal::PolicyEntry& policy);                 // rows and counts from scratch
   void RefreshPoliciesForNode(int node);
   void RefreshHold(internal::ReservationEntry& r);
+  // FileReservePod keeps the reservation's reserve pod in affinity_index while it holds a node.
+  void FileReservePod(internal::ReservationEntry& r);
   void Index(internal::ReservationEntry& r, bool add);
   // IndexPreAllocated files (add) or unfiles the reservation under its pre-allocated pods.
   void IndexPreAllocated(const internal::ReservationEntry& r, bool add);

@@ -59,7 +59,11 @@ Status KubesimInstance::CreateNode(const std::string& name) {
   int i = index++;
   std::string ip = "10.0." + std::to_string((i >> 8) & 0xFF) + "." + std::to_string(i & 0xFF);
   std::string text = R"({"apiVersion":"v1","kind":"Node","metadata":{"name":")" + name +
-                     R"(","labels":{"kubernetes.io/hostname":")" + name +
+                     R"(","labels":{)" +
+                     (options_.node_zones > 0
+                          ? R"("topology.kubernetes.io/zone":"zone-)" + std::to_string(i % options_.node_zones) + R"(",)"
+                          : std::string()) +
+                     R"("kubernetes.io/hostname":")" + name +
                      R"(","kubernetes.io/os":"linux","kubernetes.io/arch":"amd64","beta.kubernetes.io/os":"linux","beta.kubernetes.io/arch":"amd64"}},)"
                      R"("spec":{"podCIDR":"10.244.)" + std::to_string(i & 0xFF) + R"(.0/24"},)"
                      R"("status":{"capacity":{"cpu":")" + options_.node_cpu + R"(","memory":")" +
