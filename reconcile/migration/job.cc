@@ -75,6 +75,7 @@ class Builder {
   }
 
   JobStatus& status() { return status_; }
+  const MigrationOptions& options() const { return options_; }
   std::vector<Action>& actions() { return actions_; }
   std::vector<EventNote>& events() { return events_; }
 
@@ -129,6 +130,14 @@ bool Start(const JobSnapshot& job, JobMode mode, const MigrationOptions& o, Buil
                "(use mode EvictDirectly)");
     return false;
   }
+  if (job.held_by_limit) {
+    b.Set(kCondArbitration, "False", job.held_by_limit->reason,
+          "Pod " + key + " waits: " + job.held_by_limit->message);
+    return false;
+  }
+  if (const Condition* c = FindCondition(b.status(), kCondArbitration); c && c->status == "False") {
+    b.Set(kCondArbitration, "True", kReasonPassedArbitration, "Pod " + key + " passed arbitration");
+  }
   b.status().phase = JobPhase::kRunning;
   if (job.pod_uid.empty()) b.actions().push_back({ActionKind::kRecordPodUid, ""});
   return true;
@@ -145,6 +154,12 @@ std::optional<Duration> EvictOrWait(const JobSnapshot& job, Time now, Builder& b
         job.eviction.attempts > 0 && !job.pdbs.empty() &&
         std::all_of(job.pdbs.begin(), job.pdbs.end(), [](const PdbFacts& p) { return p.disruptions_allowed > 0; });
     if (!budget_allows) return *job.eviction.next_attempt - now;
+  }
+  if (auto held = PdbPrecheck(job)) {
+    // berth's own PDB cache says the API server would answer 429: no request. The budget's update
+    // wakes the job; the fallback recheck covers a cache that missed it.
+    b.Set(kCondEviction, "False", kReasonEvicting, *held);
+    return b.options().pdb_precheck_recheck;
   }
   b.actions().push_back({ActionKind::kEvict, "", PolicyFor(job)});
   return std::nullopt;
@@ -275,7 +290,10 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
     b.Fail(step, kReasonTimeout, message);
     return b.Finish(std::nullopt);
   }
-  if (job.status.phase == JobPhase::kPending && !Start(job, *mode, options, b)) return b.Finish(std::nullopt);
+  if (job.status.phase == JobPhase::kPending && !Start(job, *mode, options, b)) {
+    const bool held = b.status().phase == JobPhase::kPending;
+    return b.Finish(held ? std::optional<Duration>(options.arbitration_recheck) : std::nullopt);
+  }
 
   const std::string pod_uid = job.pod_uid.empty() && job.pod ? job.pod->uid : job.pod_uid;
   const bool pod_present = job.pod && job.pod->uid == pod_uid;
@@ -382,6 +400,21 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
   b.events().push_back({"Normal", std::string(kStatusComplete),
                         "Pod " + key + " migrated to node " + r.node_name + ": " + message});
   return b.Finish(std::nullopt);
+}
+
+std::optional<std::string> PdbPrecheck(const JobSnapshot& job) {
+  if (!job.pod || PolicyFor(job) != EvictionPolicy::kEviction) return std::nullopt;
+  const PodFacts& pod = *job.pod;
+  // The Eviction API consults no budget for these (upstream-facts resourcepolicy-eviction.md B.1).
+  if (pod.deleting || pod.phase != "Running" || !pod.ready) return std::nullopt;
+  // Several budgets: the API server's 500 is the answer, and it fails the job with the names.
+  if (job.pdbs.size() != 1) return std::nullopt;
+  const PdbFacts& p = job.pdbs.front();
+  if (p.disruptions_allowed > 0) return std::nullopt;
+  return "Eviction of Pod " + PodKey(job) + " waits for PodDisruptionBudget " + job.pod_namespace + "/" + p.name +
+         " to allow a disruption (" + std::to_string(p.disruptions_allowed) + " allowed, " +
+         std::to_string(p.current_healthy) + " healthy, " + std::to_string(p.desired_healthy) +
+         " desired); not sent, as the API server would refuse it";
 }
 
 EvictionResult ClassifyEviction(int http_status, std::string_view message) {

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "reconcile/migration/arbitration.h"
 #include "reconcile/reservation/types.h"
 
 namespace berth::reconcile::migration {
@@ -142,6 +143,9 @@ struct JobSnapshot {
   std::optional<PodFacts> bound_pod;             // the reservation's first current owner
   std::vector<PdbFacts> pdbs;                    // PDBs selecting the pod
   EvictionTries eviction;
+  // The arbitration limit holding a Pending job back (the controller arbitrates against the other
+  // jobs; reconcile/migration/arbitration); nullopt when it may start.
+  std::optional<LimitHit> held_by_limit;
 };
 
 // EventNote is reconcile's: {type, reason, message}.
