@@ -19,6 +19,7 @@ constexpr char kGroup[] = "scheduling.koordinator.sh";
 constexpr char kVersion[] = "v1alpha1";
 constexpr char kReservationsPath[] = "/apis/scheduling.koordinator.sh/v1alpha1/reservations";
 constexpr char kPdbsPath[] = "/apis/policy/v1/poddisruptionbudgets";
+constexpr char kReplicaSetsPath[] = "/apis/apps/v1/replicasets";
 constexpr char kPodIndex[] = "spec.podRef";                // "ns/name"
 constexpr char kPodNamespaceIndex[] = "spec.podRef.namespace";
 constexpr char kReservationIndex[] = "reservation";        // the job's reservation name
@@ -84,6 +85,19 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
   c->pods_ = informers.InformerFor(shim::InformerKey{"/api/v1/pods", "", ""});
   c->reservations_ = informers.InformerFor(shim::InformerKey{kReservationsPath, "", ""});
   c->pdbs_ = informers.InformerFor(shim::InformerKey{kPdbsPath, "", ""});
+  c->replicasets_ = informers.InformerFor(shim::InformerKey{kReplicaSetsPath, "", ""});
+  c->arbiter_ = std::make_unique<MigrationArbiter>(c->options_.arbitration, c->jobs_, c->pods_, c->replicasets_);
+  auto s3 = c->pods_->AddIndexers({{kPodControllerUidIndex, [](const shim::CachedObject& o) {
+    std::vector<std::string> out;
+    auto refs = o.FindJson({"metadata", "ownerReferences"});
+    if (!refs || !refs->IsArray()) return out;
+    for (const auto& r : refs->GetArray()) {
+      const Value* controller = json::Member(r, "controller");
+      if (controller && controller->IsBool() && controller->GetBool()) out.emplace_back(json::GetString(r, {"uid"}));
+    }
+    return out;
+  }}});
+  if (!s3) return MakeError(ErrorCode::kInternal, "adding the pods' controller index failed");
   auto s1 = c->jobs_->AddIndexers(
       {{kPodIndex,
         [](const shim::CachedObject& o) {
@@ -118,12 +132,22 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
       [self](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& new_obj) {
         self->CountPhase(old_obj, new_obj);
         self->Enqueue(std::string(new_obj->Name()));
+        // A job that ends frees its arbitration slot: the held jobs try again.
+        if (mig::IsTerminal(mig::ParseJobPhase(PhaseOf(new_obj)).value_or(mig::JobPhase::kPending)) &&
+            !mig::IsTerminal(mig::ParseJobPhase(PhaseOf(old_obj)).value_or(mig::JobPhase::kPending))) {
+          self->arbiter_->Forget(std::string(new_obj->Uid()));
+          self->EnqueuePending();
+        }
       },
       [self](const shim::DeletedObject& deleted) {
         self->CountPhase(deleted.object, nullptr);
         if (!deleted.object) return;
-        std::lock_guard lock(self->mu_);
-        self->tries_.erase(std::string(deleted.object->Uid()));
+        self->arbiter_->Forget(std::string(deleted.object->Uid()));
+        {
+          std::lock_guard lock(self->mu_);
+          self->tries_.erase(std::string(deleted.object->Uid()));
+        }
+        self->EnqueuePending();
       }});
   // A pod wakes the job that migrates it, and (through its allocation annotation) the job whose
   // reservation it consumed, which waits for it to be Ready.
@@ -168,6 +192,26 @@ void MigrationController::EnqueueByIndex(const char* index, const std::string& v
   auto jobs = jobs_->store().ByIndex(index, value);
   if (!jobs) return;
   for (const auto& j : *jobs) Enqueue(std::string(j->Name()));
+}
+
+void MigrationController::EnqueuePending() {
+  for (const auto& j : jobs_->store().List()) {
+    if (PhaseOf(j) == "Pending") Enqueue(std::string(j->Name()));
+  }
+}
+
+void MigrationController::AdjustForAcceptedEvictions(std::vector<mig::PdbFacts>& pdbs,
+                                                     const std::vector<std::pair<std::string, std::string>>& keys) {
+  std::lock_guard lock(mu_);
+  for (size_t i = 0; i < pdbs.size() && i < keys.size(); ++i) {
+    auto it = accepted_evictions_.find(keys[i].first);
+    if (it == accepted_evictions_.end()) continue;
+    if (it->second.first != keys[i].second) {
+      accepted_evictions_.erase(it);  // the cache has a newer budget, which counts them
+      continue;
+    }
+    pdbs[i].disruptions_allowed -= it->second.second;
+  }
 }
 
 void MigrationController::CountPhase(const shim::ObjectPtr& old_object, const shim::ObjectPtr& new_object) {
@@ -231,6 +275,7 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
     pod_obj = pods_->store().Get(job.pod_namespace + "/" + job.pod_name);
   }
   std::optional<rapidjson::Document> pod_json;
+  std::vector<std::pair<std::string, std::string>> pdb_versions;  // the matching PDBs' keys and versions
   if (pod_obj) {
     auto pj = ObjectJson(pod_obj);
     if (!pj) return shim::ReconcileResult::Error("decoding pod of job " + name + ": " + pj.error().message);
@@ -239,8 +284,17 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
     if (auto in_ns = pdbs_->store().ByIndex(kNamespaceIndex, job.pod_namespace)) {
       for (const auto& pdb : *in_ns) {
         auto pdb_json = ObjectJson(pdb);
-        if (pdb_json && PdbSelects(*pdb_json, *pod_json)) job.pdbs.push_back(ReadPdbFacts(*pdb_json));
+        if (pdb_json && PdbSelects(*pdb_json, *pod_json)) {
+          job.pdbs.push_back(ReadPdbFacts(*pdb_json));
+          pdb_versions.emplace_back(std::string(pdb->Key()), std::string(pdb->ResourceVersion()));
+        }
       }
+    }
+    AdjustForAcceptedEvictions(job.pdbs, pdb_versions);
+    // Arbitration: a Pending job whose pod could start migrating takes a slot or is held back.
+    if (job.status.phase == mig::JobPhase::kPending && !job.paused && !job.pod->deleting &&
+        !job.pod->node_name.empty() && (job.pod_uid.empty() || job.pod_uid == job.pod->uid)) {
+      job.held_by_limit = arbiter_->Admit(job.uid, *job.pod);
     }
   }
   const std::string reservation_name = mig::ReservationName(job);
@@ -351,7 +405,21 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
         break;
       }
       case mig::ActionKind::kEvict: {
+        const std::string strategy = Strategy(*cached);
+        if (auto wait = arbiter_->TakeEvictionToken(now); wait > reconcile::Duration::zero()) {
+          // The global eviction rate (koordinator's EvictQPS/EvictBurst): try again when a token is due.
+          evicted_total_->WithLabelValues({"limited", strategy}).Inc();
+          requeue = requeue ? std::min(*requeue, wait) : wait;
+          break;
+        }
         mig::EvictionOutcome outcome = Evict(job, action.policy);
+        if (outcome.result == mig::EvictionResult::kAccepted && pdb_versions.size() == 1 &&
+            action.policy == mig::EvictionPolicy::kEviction) {
+          std::lock_guard lock(mu_);
+          auto& entry = accepted_evictions_[pdb_versions.front().first];
+          if (entry.first != pdb_versions.front().second) entry = {pdb_versions.front().second, 0};
+          ++entry.second;
+        }
         std::uniform_real_distribution<double> unit(0.0, 1.0);
         double jitter;
         {
@@ -359,7 +427,6 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
           jitter = unit(random_);
         }
         mig::EvictionDecision after = mig::DecideAfterEviction(job, status, outcome, now, options_.migration, jitter);
-        const std::string strategy = Strategy(*cached);
         const char* result = outcome.result == mig::EvictionResult::kAccepted ||
                                      outcome.result == mig::EvictionResult::kPodGone
                                  ? "success"

@@ -20,12 +20,14 @@
 #include "clientgo-shim/client/object_client.h"
 #include "clientgo-shim/events/event_recorder.h"
 #include "clientgo-shim/manager/manager.h"
+#include "controllers/migration/migration_arbiter.h"
 #include "reconcile/migration/job.h"
 
 namespace berth::controllers {
 
 struct MigrationControllerOptions {
   reconcile::migration::MigrationOptions migration;  // ttl default 5m, evictability flags, scheduler names
+  ArbitrationOptions arbitration;                    // koordinator's limits and eviction rate
   int workers = 2;                                   // Default: 2.
 };
 
@@ -41,6 +43,11 @@ class MigrationController {
   MigrationController(shim::RestClientPtr rest, MigrationControllerOptions options);
   void Enqueue(const std::string& name);
   void EnqueueByIndex(const char* index, const std::string& value);
+  void EnqueuePending();
+  // Budgets less the evictions the API server accepted since the cached version was written:
+  // without it, every job would see the same allowed disruption until the PDB's update arrives.
+  void AdjustForAcceptedEvictions(std::vector<reconcile::migration::PdbFacts>& pdbs,
+                                  const std::vector<std::pair<std::string, std::string>>& keys_and_versions);
   void CountPhase(const shim::ObjectPtr& old_object, const shim::ObjectPtr& new_object);
   reconcile::migration::EvictionOutcome Evict(const reconcile::migration::JobSnapshot& job,
                                               reconcile::migration::EvictionPolicy policy);
@@ -53,6 +60,8 @@ class MigrationController {
   std::shared_ptr<shim::SharedInformer> pods_;
   std::shared_ptr<shim::SharedInformer> reservations_;
   std::shared_ptr<shim::SharedInformer> pdbs_;
+  std::shared_ptr<shim::SharedInformer> replicasets_;
+  std::unique_ptr<MigrationArbiter> arbiter_;
   shim::Controller* controller_ = nullptr;
 
   shim::CounterFamily* evicted_total_ = nullptr;
@@ -61,6 +70,8 @@ class MigrationController {
   std::mutex mu_;
   std::unordered_map<std::string, int64_t> phase_counts_;
   std::unordered_map<std::string, reconcile::migration::EvictionTries> tries_;  // job uid →
+  // PDB "ns/name" → {resourceVersion of the cached PDB, evictions accepted against that version}
+  std::unordered_map<std::string, std::pair<std::string, int64_t>> accepted_evictions_;
   std::mt19937_64 random_{std::random_device{}()};
 };
 

@@ -75,6 +75,8 @@ struct PodFacts {
   bool static_pod = false;     // annotation kubernetes.io/config.source other than "api"
   bool has_controller = false; // an ownerReference with controller: true
   std::string controller_kind;
+  std::string controller_name;
+  std::string controller_uid;
   bool local_storage = false;  // an emptyDir or hostPath volume
   bool evict_annotation = false;  // descheduler.alpha.kubernetes.io/evict
   std::optional<EvictionPolicy> evict_policy;  // its koordinator.sh/evict-policy label
