@@ -117,6 +117,13 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
   }}});
   if (!s1 || !s2) return MakeError(ErrorCode::kInternal, "adding migration indexers failed");
 
+  mig::DrainOptions drain;
+  drain.evictability = c->options_.migration.evictability;
+  drain.scheduler_names = c->options_.migration.scheduler_names;
+  auto drain_controller = DrainController::Setup(manager, rest, drain, c->jobs_, c->pods_);
+  if (!drain_controller) return std::unexpected(drain_controller.error());
+  c->drain_ = std::move(*drain_controller);
+
   MigrationController* self = c.get();
   auto controller = manager.AddController(
       shim::ControllerOptions{"migration", c->options_.workers, nullptr, nullptr, &reg},

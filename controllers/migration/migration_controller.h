@@ -20,6 +20,7 @@
 #include "clientgo-shim/client/object_client.h"
 #include "clientgo-shim/events/event_recorder.h"
 #include "clientgo-shim/manager/manager.h"
+#include "controllers/migration/drain_controller.h"
 #include "controllers/migration/migration_arbiter.h"
 #include "reconcile/migration/job.h"
 
@@ -62,6 +63,7 @@ class MigrationController {
   std::shared_ptr<shim::SharedInformer> pdbs_;
   std::shared_ptr<shim::SharedInformer> replicasets_;
   std::unique_ptr<MigrationArbiter> arbiter_;
+  std::unique_ptr<DrainController> drain_;  // node drain by label, on the same caches
   shim::Controller* controller_ = nullptr;
 
   shim::CounterFamily* evicted_total_ = nullptr;

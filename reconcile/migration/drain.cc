@@ -58,7 +58,7 @@ DrainDecision DecideDrain(const DrainSnapshot& n, Time now, const DrainOptions& 
     const PodFacts& p = dp.pod;
     if (Finished(p)) continue;
     if (auto why = NotEvictableReason(p, o.evictability)) {
-      protected_pods.push_back(Key(p) + " (" + *why + ")");
+      protected_pods.push_back(*why);
       continue;
     }
     remaining.push_back(Key(p));

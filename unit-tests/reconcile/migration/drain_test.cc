@@ -57,7 +57,7 @@ TEST(DrainTest, TheLabelCordonsAndGivesEveryEvictablePodAJob) {
   EXPECT_NE(d.status->message.find("3 evictable pods left: default/web-0, default/web-1, default/legacy"),
             std::string::npos)
       << d.status->message;
-  EXPECT_NE(d.status->message.find("not evicted: default/agent (it is a DaemonSet pod"), std::string::npos)
+  EXPECT_NE(d.status->message.find("not evicted: pod default/agent is a DaemonSet pod"), std::string::npos)
       << d.status->message;
   EXPECT_EQ(d.pods_remaining, 3);
   ASSERT_EQ(d.events.size(), 1u);
@@ -99,7 +99,7 @@ TEST(DrainTest, NoEvictablePodLeftIsDrainedOnceWithAnEvent) {
   EXPECT_EQ(d.pods_remaining, 0);
   ASSERT_EQ(d.events.size(), 1u);
   EXPECT_EQ(d.events[0].reason, "Drained");
-  EXPECT_NE(d.events[0].message.find("no evictable pod is left on node n1; not evicted: default/agent"),
+  EXPECT_NE(d.events[0].message.find("no evictable pod is left on node n1; not evicted: pod default/agent"),
             std::string::npos)
       << d.events[0].message;
   n.status = d.status;
