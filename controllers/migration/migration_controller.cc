@@ -24,6 +24,8 @@ constexpr char kPodIndex[] = "spec.podRef";                // "ns/name"
 constexpr char kPodNamespaceIndex[] = "spec.podRef.namespace";
 constexpr char kReservationIndex[] = "reservation";        // the job's reservation name
 constexpr char kNamespaceIndex[] = "metadata.namespace";   // PDBs
+constexpr char kReservationOrderLabel[] = "scheduling.koordinator.sh/reservation-order";
+constexpr char kEvictedOrder[] = "1";  // see the kEvict action
 constexpr char kAllocatedAnnotation[] = "scheduling.koordinator.sh/reservation-allocated";
 
 shim::ResourceRef JobRef(const std::string& name) { return {kGroup, kVersion, "podmigrationjobs", "", name}; }
@@ -419,7 +421,34 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
           requeue = requeue ? std::min(*requeue, wait) : wait;
           break;
         }
+        if (job.reservation && job.reservation->created_by_job && r_json &&
+            json::GetString(*r_json, {"metadata", "labels", kReservationOrderLabel}) != kEvictedOrder) {
+          // The replacement should take this reservation, not one of a job whose pod still runs (the
+          // owners are the whole controller's pods, so any replacement may bind any of them, which
+          // fails the other job). The scheduler prefers the lowest non-zero reservation-order, and
+          // reservations waiting for their eviction carry none.
+          rapidjson::Document label_patch(rapidjson::kObjectType);
+          auto& la = label_patch.GetAllocator();
+          Value& labels = json::EnsureObject(json::EnsureObject(label_patch, "metadata", la), "labels", la);
+          json::SetString(labels, kReservationOrderLabel, kEvictedOrder, la);
+          if (auto patched = client_.MergePatch(ReservationRef(job.reservation->name), label_patch); !patched) {
+            LogWriteRetry(kLogger, "reservation-order label of the reservation of job", name, patched.error());
+            return shim::ReconcileResult::Error("labelling reservation of job " + name + ": " +
+                                                patched.error().message);
+          }
+        }
         mig::EvictionOutcome outcome = Evict(job, action.policy);
+        if (job.reservation && job.reservation->created_by_job &&
+            (outcome.result == mig::EvictionResult::kBlockedByPdb || outcome.result == mig::EvictionResult::kRetryable)) {
+          // The pod stays: its reservation must not draw other replacements meanwhile.
+          rapidjson::Document unlabel(rapidjson::kObjectType);
+          auto& ua = unlabel.GetAllocator();
+          Value& labels = json::EnsureObject(json::EnsureObject(unlabel, "metadata", ua), "labels", ua);
+          labels.AddMember(Value(kReservationOrderLabel, ua), Value(), ua);
+          if (auto patched = client_.MergePatch(ReservationRef(job.reservation->name), unlabel); !patched) {
+            LogWriteRetry(kLogger, "removing the reservation-order label of job", name, patched.error());
+          }
+        }
         if (outcome.result == mig::EvictionResult::kAccepted && pdb_versions.size() == 1 &&
             action.policy == mig::EvictionPolicy::kEviction) {
           std::lock_guard lock(mu_);
