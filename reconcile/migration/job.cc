@@ -1,6 +1,7 @@
 #include "reconcile/migration/job.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 
@@ -90,6 +91,22 @@ class Builder {
 
 bool SchedulerKnown(const std::string& name, const MigrationOptions& o) {
   return std::find(o.scheduler_names.begin(), o.scheduler_names.end(), name) != o.scheduler_names.end();
+}
+
+// NextReservationName: the name of the job's next reservation after `current` ("<uid>" →
+// "<uid>-1" → … "<uid>-3"), or nullopt when the job did not name its reservations itself or has
+// made kMaxReservations already.
+constexpr int kMaxReservations = 4;
+std::optional<std::string> NextReservationName(const JobSnapshot& job, const std::string& current) {
+  if (!job.reservation || !job.reservation->created_by_job) return std::nullopt;
+  if (current == job.uid) return job.uid + "-1";
+  const std::string prefix = job.uid + "-";
+  if (current.rfind(prefix, 0) != 0) return std::nullopt;
+  const std::string suffix = current.substr(prefix.size());
+  if (suffix.empty() || suffix.size() > 2 || !std::all_of(suffix.begin(), suffix.end(), ::isdigit)) return std::nullopt;
+  const int n = std::stoi(suffix);
+  if (n + 1 >= kMaxReservations) return std::nullopt;
+  return prefix + std::to_string(n + 1);
 }
 
 // Start: the checks of a Pending job; true when it may run.
@@ -372,6 +389,20 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
   if (!evicted) {
     if (r.phase == Phase::kSucceeded && !r.current_owners.empty()) {
       const auto& o = r.current_owners.front();
+      // The owners are the pod's whole controller, so another migration's replacement may have
+      // taken it. That pod got its place; this one gets a new reservation (a bounded number of
+      // times) instead of failing as koordinator does.
+      if (auto next = NextReservationName(job, reservation)) {
+        b.actions().push_back({ActionKind::kCreateReservation, *next});
+        b.actions().push_back({ActionKind::kRecordReservationRef, *next});
+        std::string message = "Reservation " + *next + " created for Pod " + key + " (Reservation " + reservation +
+                              " was bound by another Pod " + o.namespace_name + "/" + o.name + ")";
+        b.Set(kCondReservationCreated, "True", "", message,
+              EventNote{"Normal", std::string(kCondReservationCreated), message});
+        b.Set(kCondReservationScheduled, "False", "", "Reservation " + *next + " waits to be scheduled");
+        b.status().node_name.clear();
+        return b.Finish(std::nullopt);
+      }
       b.Fail(kCondEviction, kReasonForbiddenMigratePod,
              "Reservation " + reservation + " is already bound by another Pod " + o.namespace_name + "/" + o.name);
       return b.Finish(std::nullopt);

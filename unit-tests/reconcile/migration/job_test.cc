@@ -361,9 +361,25 @@ TEST(MigrationJobTest, ReservationProblemsFailTheJob) {
   JobSnapshot taken = Running();
   taken.reservation = Reservation(Phase::kSucceeded, "node-2");
   taken.reservation->current_owners = {{"default", "web-9", "u9"}};
+  // Another migration's replacement took it: a new reservation, up to 3 times; then the job fails.
   auto t = DecideMigration(taken, kT0, Options());
+  EXPECT_EQ(t.status->phase, JobPhase::kRunning);
+  EXPECT_EQ(t.actions, (std::vector<Action>{{ActionKind::kCreateReservation, "job-uid-1"},
+                                            {ActionKind::kRecordReservationRef, "job-uid-1"}}));
+  EXPECT_EQ(Cond(*t.status, kCondReservationCreated).message,
+            "Reservation job-uid-1 created for Pod default/web-1 (Reservation job-uid was bound by another Pod "
+            "default/web-9)");
+  EXPECT_EQ(Cond(*t.status, kCondReservationScheduled).status, "False");
+  taken.reservation_ref_name = "job-uid-3";
+  taken.reservation->name = "job-uid-3";
+  t = DecideMigration(taken, kT0, Options());
   EXPECT_EQ(t.status->reason, "ForbiddenMigratePod");
-  EXPECT_EQ(t.status->message, "Reservation job-uid is already bound by another Pod default/web-9");
+  EXPECT_EQ(t.status->message, "Reservation job-uid-3 is already bound by another Pod default/web-9");
+  taken.reservation_ref_name = "users-own";  // a reservation the job did not create is not replaced
+  taken.reservation->name = "users-own";
+  taken.reservation->created_by_job = false;
+  t = DecideMigration(taken, kT0, Options());
+  EXPECT_EQ(t.status->reason, "ForbiddenMigratePod");
 }
 
 TEST(MigrationJobTest, AUserGivenReservationIsUsedNotCreated) {
