@@ -223,6 +223,21 @@ void MigrationController::AdjustForAcceptedEvictions(std::vector<mig::PdbFacts>&
   }
 }
 
+bool MigrationController::ClaimDisruption(const std::pair<std::string, std::string>& pdb, int64_t cached_allowed) {
+  std::lock_guard lock(mu_);
+  auto& entry = accepted_evictions_[pdb.first];
+  if (entry.first != pdb.second) entry = {pdb.second, 0};  // a newer budget counts what went before
+  if (cached_allowed - entry.second <= 0) return false;
+  ++entry.second;
+  return true;
+}
+
+void MigrationController::ReleaseDisruption(const std::pair<std::string, std::string>& pdb) {
+  std::lock_guard lock(mu_);
+  auto it = accepted_evictions_.find(pdb.first);
+  if (it != accepted_evictions_.end() && it->second.first == pdb.second && it->second.second > 0) --it->second.second;
+}
+
 void MigrationController::CountPhase(const shim::ObjectPtr& old_object, const shim::ObjectPtr& new_object) {
   std::lock_guard lock(mu_);
   if (old_object) {
@@ -285,6 +300,7 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
   }
   std::optional<rapidjson::Document> pod_json;
   std::vector<std::pair<std::string, std::string>> pdb_versions;  // the matching PDBs' keys and versions
+  std::vector<int64_t> pdb_allowed;  // their disruptionsAllowed as cached
   if (pod_obj) {
     auto pj = ObjectJson(pod_obj);
     if (!pj) return shim::ReconcileResult::Error("decoding pod of job " + name + ": " + pj.error().message);
@@ -296,6 +312,7 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
         if (pdb_json && PdbSelects(*pdb_json, *pod_json)) {
           job.pdbs.push_back(ReadPdbFacts(*pdb_json));
           pdb_versions.emplace_back(std::string(pdb->Key()), std::string(pdb->ResourceVersion()));
+          pdb_allowed.push_back(job.pdbs.back().disruptions_allowed);
         }
       }
     }
@@ -415,46 +432,56 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
       }
       case mig::ActionKind::kEvict: {
         const std::string strategy = Strategy(*cached);
+        // The budget is claimed in this process before anything is sent: of the jobs the cached
+        // PDB lets through at once, only as many as it allows go on (the rest wait for its update),
+        // so the reservations labelled below are those of pods about to go.
+        const bool budgeted = action.policy == mig::EvictionPolicy::kEviction && pdb_versions.size() == 1 &&
+                              job.pod && job.pod->ready && !job.pod->deleting && job.pod->phase == "Running";
+        if (budgeted && !ClaimDisruption(pdb_versions.front(), pdb_allowed.front())) {
+          requeue = requeue ? std::min(*requeue, options_.migration.pdb_precheck_recheck)
+                            : options_.migration.pdb_precheck_recheck;
+          break;
+        }
         if (auto wait = arbiter_->TakeEvictionToken(now); wait > reconcile::Duration::zero()) {
           // The global eviction rate (koordinator's EvictQPS/EvictBurst): try again when a token is due.
+          if (budgeted) ReleaseDisruption(pdb_versions.front());
           evicted_total_->WithLabelValues({"limited", strategy}).Inc();
           requeue = requeue ? std::min(*requeue, wait) : wait;
           break;
         }
-        if (job.reservation && job.reservation->created_by_job && r_json &&
+        const bool label_reservation = job.reservation && job.reservation->created_by_job && r_json &&
+                                       action.policy == mig::EvictionPolicy::kEviction;
+        if (label_reservation &&
             json::GetString(*r_json, {"metadata", "labels", kReservationOrderLabel}) != kEvictedOrder) {
           // The replacement should take this reservation, not one of a job whose pod still runs (the
           // owners are the whole controller's pods, so any replacement may bind any of them, which
-          // fails the other job). The scheduler prefers the lowest non-zero reservation-order, and
-          // reservations waiting for their eviction carry none.
+          // would leave the other job without its place). The scheduler prefers the lowest non-zero
+          // reservation-order, and reservations waiting for their eviction carry none. The label
+          // is written before the eviction, so its event precedes the replacement's.
           rapidjson::Document label_patch(rapidjson::kObjectType);
           auto& la = label_patch.GetAllocator();
           Value& labels = json::EnsureObject(json::EnsureObject(label_patch, "metadata", la), "labels", la);
           json::SetString(labels, kReservationOrderLabel, kEvictedOrder, la);
           if (auto patched = client_.MergePatch(ReservationRef(job.reservation->name), label_patch); !patched) {
+            if (budgeted) ReleaseDisruption(pdb_versions.front());
             LogWriteRetry(kLogger, "reservation-order label of the reservation of job", name, patched.error());
             return shim::ReconcileResult::Error("labelling reservation of job " + name + ": " +
                                                 patched.error().message);
           }
         }
         mig::EvictionOutcome outcome = Evict(job, action.policy);
-        if (job.reservation && job.reservation->created_by_job &&
-            (outcome.result == mig::EvictionResult::kBlockedByPdb || outcome.result == mig::EvictionResult::kRetryable)) {
-          // The pod stays: its reservation must not draw other replacements meanwhile.
-          rapidjson::Document unlabel(rapidjson::kObjectType);
-          auto& ua = unlabel.GetAllocator();
-          Value& labels = json::EnsureObject(json::EnsureObject(unlabel, "metadata", ua), "labels", ua);
-          labels.AddMember(Value(kReservationOrderLabel, ua), Value(), ua);
-          if (auto patched = client_.MergePatch(ReservationRef(job.reservation->name), unlabel); !patched) {
-            LogWriteRetry(kLogger, "removing the reservation-order label of job", name, patched.error());
+        if (outcome.result != mig::EvictionResult::kAccepted && outcome.result != mig::EvictionResult::kPodGone) {
+          if (budgeted) ReleaseDisruption(pdb_versions.front());
+          if (label_reservation) {
+            // The pod stays: its reservation must not draw other replacements meanwhile.
+            rapidjson::Document unlabel(rapidjson::kObjectType);
+            auto& ua = unlabel.GetAllocator();
+            Value& labels = json::EnsureObject(json::EnsureObject(unlabel, "metadata", ua), "labels", ua);
+            labels.AddMember(Value(kReservationOrderLabel, ua), Value(), ua);
+            if (auto patched = client_.MergePatch(ReservationRef(job.reservation->name), unlabel); !patched) {
+              LogWriteRetry(kLogger, "removing the reservation-order label of job", name, patched.error());
+            }
           }
-        }
-        if (outcome.result == mig::EvictionResult::kAccepted && pdb_versions.size() == 1 &&
-            action.policy == mig::EvictionPolicy::kEviction) {
-          std::lock_guard lock(mu_);
-          auto& entry = accepted_evictions_[pdb_versions.front().first];
-          if (entry.first != pdb_versions.front().second) entry = {pdb_versions.front().second, 0};
-          ++entry.second;
         }
         std::uniform_real_distribution<double> unit(0.0, 1.0);
         double jitter;

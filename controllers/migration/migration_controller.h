@@ -49,6 +49,11 @@ class MigrationController {
   // without it, every job would see the same allowed disruption until the PDB's update arrives.
   void AdjustForAcceptedEvictions(std::vector<reconcile::migration::PdbFacts>& pdbs,
                                   const std::vector<std::pair<std::string, std::string>>& keys_and_versions);
+  // ClaimDisruption takes one of the budget's disruptions for an eviction about to be sent (false:
+  // the cached budget, less the claims on the same version, allows none); ReleaseDisruption gives
+  // it back when the eviction was not accepted. A newer PDB version drops the claims.
+  bool ClaimDisruption(const std::pair<std::string, std::string>& pdb, int64_t cached_allowed);
+  void ReleaseDisruption(const std::pair<std::string, std::string>& pdb);
   void CountPhase(const shim::ObjectPtr& old_object, const shim::ObjectPtr& new_object);
   reconcile::migration::EvictionOutcome Evict(const reconcile::migration::JobSnapshot& job,
                                               reconcile::migration::EvictionPolicy policy);
