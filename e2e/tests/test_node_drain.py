@@ -277,11 +277,11 @@ class NodeDrainTest(unittest.TestCase):
                   "the PDB allows 1 disruption")
         originals = [p["metadata"]["name"] for p in self.pods()]
         checker, pod_watch, pdb_watch, res_watch = self.watch_budgets({"many": n - 1})
-        # ttl 90s: a job whose reservation another migration's replacement took after its eviction (see the
+        # ttl 150s: a job whose reservation another migration's replacement took after its eviction (see the
         # README's limits) ends Timeout instead of holding the test for 5 minutes.
         jobs = [{"apiVersion": "scheduling.koordinator.sh/v1alpha1", "kind": "PodMigrationJob",
                  "metadata": {"name": f"move-{i}"},
-                 "spec": {"ttl": "90s", "podRef": {"namespace": "default", "name": name}}}
+                 "spec": {"ttl": "150s", "podRef": {"namespace": "default", "name": name}}}
                 for i, name in enumerate(originals)]
         started = time.monotonic()
         self.sim.apply_text(yaml.safe_dump_all(jobs))
