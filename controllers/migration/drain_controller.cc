@@ -239,7 +239,12 @@ shim::ReconcileResult DrainController::Reconcile(const std::string& name) {
   bool patch_node = false;
   if (d.set_unschedulable) {
     Value& spec = json::EnsureObject(patch, "spec", a);
-    spec.AddMember("unschedulable", *d.set_unschedulable, a);
+    // Uncordon removes the field, as the API server drops a false one (omitempty).
+    if (*d.set_unschedulable) {
+      spec.AddMember("unschedulable", true, a);
+    } else {
+      spec.AddMember("unschedulable", Value(), a);
+    }
     patch_node = true;
   }
   auto annotate = [&](std::string_view key, std::optional<std::string> value) {

@@ -269,7 +269,9 @@ class NodeDrainTest(unittest.TestCase):
                                     "--migration-max-migrating-per-workload", "100%",
                                     "--migration-max-unavailable-per-workload", "100%",
                                     "--migration-skip-check-expected-replicas", "true"],
-                   node_cpu="64", pod_ready_delay="50ms")
+                   node_cpu="64", node_pods="1000", pod_ready_delay="50ms")
+        # node_pods: a reservation holds no pod slot (berth's snapshot), so on a node at its pod limit a reservation
+        # is unusable and the replacement takes another job's; kubesim's default of 110 would cause that here.
         n = 200
         self.sim.apply_text(yaml.safe_dump_all([deployment("many", n, "10m"), pdb("many", maxUnavailable=1)]))
         self.wait(lambda: sum(1 for p in self.pods() if ready(p)) == n, f"{n} Ready pods", 120)
