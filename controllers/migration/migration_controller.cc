@@ -436,8 +436,10 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
                               job.pod && job.pod->ready && !job.pod->deleting && job.pod->phase == "Running";
         const bool label_reservation = job.reservation && job.reservation->created_by_job &&
                                        action.policy == mig::EvictionPolicy::kEviction;
+        // The reservation carries its creation time as reservation-order (koordinator's); "1" marks it
+        // as the one for a pod being evicted.
         const bool labelled =
-            r_obj && !r_obj->FindString({"metadata", "labels", kReservationOrderLabel}).value_or("").empty();
+            r_obj && r_obj->FindString({"metadata", "labels", kReservationOrderLabel}).value_or("") == kEvictedOrder;
         auto set_order_label = [&](bool on) -> Status {
           rapidjson::Document patch(rapidjson::kObjectType);
           auto& pa2 = patch.GetAllocator();
@@ -474,10 +476,9 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
           // The replacement should take this reservation, not one of a job whose pod still runs (the
           // owners are the whole controller's pods, so any replacement may bind any of them, which
           // would leave the other job without its place). The scheduler prefers the lowest non-zero
-          // reservation-order, and reservations waiting for their eviction carry none. The label is
-          // written before the eviction, so its event precedes the replacement's. (Waiting for it
-          // to show in the cache first, or giving each eviction a later order, made such swaps more
-          // frequent in test_node_drain's 200-job case: measured, not reasoned.)
+          // reservation-order, and reservations waiting for their eviction carry their creation time
+          // (or none after a refused eviction). The label is
+          // written before the eviction, so its event precedes the replacement's.
           if (auto s2 = set_order_label(true); !s2) {
             if (budgeted) ReleaseDisruption(pdb_versions.front(), job.uid);
             LogWriteRetry(kLogger, "reservation-order label of the reservation of job", name, s2.error());
