@@ -69,20 +69,22 @@ std::optional<LimitHit> Arbitrate(const ArbitrationInput& in, const ArbitrationL
       unavailable.insert(m.pod_key);
     }
   }
+  // The messages name the limit, not the current count: a held job's condition is rewritten only
+  // when the limit holding it changes, not on every migration that starts or ends.
   if (limits.max_migrating_globally && global >= *limits.max_migrating_globally) {
     return LimitHit{std::string(kReasonMaxMigratingGlobally),
-                    Count(global, "pod") + " migrating in the cluster, maxMigratingGlobally is " +
-                        std::to_string(*limits.max_migrating_globally)};
+                    "maxMigratingGlobally " + std::to_string(*limits.max_migrating_globally) +
+                        " reached: that many pods are migrating in the cluster"};
   }
   if (limits.max_migrating_per_node && node >= *limits.max_migrating_per_node) {
     return LimitHit{std::string(kReasonMaxMigratingPerNode),
-                    Count(node, "pod") + " migrating on node " + in.node_name + ", maxMigratingPerNode is " +
-                        std::to_string(*limits.max_migrating_per_node)};
+                    "maxMigratingPerNode " + std::to_string(*limits.max_migrating_per_node) +
+                        " reached: that many pods are migrating on node " + in.node_name};
   }
   if (limits.max_migrating_per_namespace && ns >= *limits.max_migrating_per_namespace) {
     return LimitHit{std::string(kReasonMaxMigratingPerNamespace),
-                    Count(ns, "pod") + " migrating in namespace " + in.namespace_name +
-                        ", maxMigratingPerNamespace is " + std::to_string(*limits.max_migrating_per_namespace)};
+                    "maxMigratingPerNamespace " + std::to_string(*limits.max_migrating_per_namespace) +
+                        " reached: that many pods are migrating in namespace " + in.namespace_name};
   }
   if (!in.workload) return std::nullopt;
   const WorkloadFacts& w = *in.workload;
@@ -98,15 +100,16 @@ std::optional<LimitHit> Arbitrate(const ArbitrationInput& in, const ArbitrationL
   }
   if (workload >= max_migrating) {
     return LimitHit{std::string(kReasonMaxMigratingPerWorkload),
-                    Count(workload, "pod") + " of " + w.description + " migrating, maxMigratingPerWorkload is " +
-                        std::to_string(max_migrating) + " (" + Count(w.expected_replicas, "replica") + ")"};
+                    "maxMigratingPerWorkload " + std::to_string(max_migrating) + " (" +
+                        Count(w.expected_replicas, "replica") + ") reached: that many pods of " + w.description +
+                        " are migrating"};
   }
   unavailable.insert(in.pod_key);
   if (static_cast<int64_t>(unavailable.size()) > max_unavailable) {
     return LimitHit{std::string(kReasonMaxUnavailablePerWorkload),
-                    Count(static_cast<int64_t>(unavailable.size()) - 1, "pod") + " of " + w.description +
-                        " unavailable or migrating, maxUnavailablePerWorkload is " + std::to_string(max_unavailable) +
-                        " (" + Count(w.expected_replicas, "replica") + ")"};
+                    "maxUnavailablePerWorkload " + std::to_string(max_unavailable) + " (" +
+                        Count(w.expected_replicas, "replica") + ") reached: that many pods of " + w.description +
+                        " are unavailable or migrating"};
   }
   return std::nullopt;
 }

@@ -85,7 +85,8 @@ TEST(ArbitrateTest, Table) {
   }
   {
     ArbitrationCase c{"two others on the node: default maxMigratingPerNode 2", Input(), {},
-                      std::string(kReasonMaxMigratingPerNode), "2 pods migrating on node node-a, maxMigratingPerNode is 2"};
+                      std::string(kReasonMaxMigratingPerNode),
+                      "maxMigratingPerNode 2 reached: that many pods are migrating on node node-a"};
     c.input.migrating = {Migrating("a", "node-a"), Migrating("b", "node-a"), Migrating("c", "node-b")};
     cases.push_back(c);
   }
@@ -102,14 +103,14 @@ TEST(ArbitrateTest, Table) {
   }
   {
     ArbitrationCase c{"global limit", Input(), {}, std::string(kReasonMaxMigratingGlobally),
-                      "2 pods migrating in the cluster, maxMigratingGlobally is 2"};
+                      "maxMigratingGlobally 2 reached"};
     c.limits.max_migrating_globally = 2;
     c.input.migrating = {Migrating("a", "node-b"), Migrating("b", "node-c", "other")};
     cases.push_back(c);
   }
   {
     ArbitrationCase c{"namespace limit", Input(), {}, std::string(kReasonMaxMigratingPerNamespace),
-                      "1 pod migrating in namespace default, maxMigratingPerNamespace is 1"};
+                      "maxMigratingPerNamespace 1 reached: that many pods are migrating in namespace default"};
     c.limits.max_migrating_per_namespace = 1;
     c.input.migrating = {Migrating("a", "node-b"), Migrating("b", "node-c", "other")};
     cases.push_back(c);
@@ -123,7 +124,7 @@ TEST(ArbitrateTest, Table) {
   {
     ArbitrationCase c{"workload of 10: default maxMigrating 2 reached", Input(), {},
                       std::string(kReasonMaxMigratingPerWorkload),
-                      "2 pods of ReplicaSet default/web migrating, maxMigratingPerWorkload is 2 (10 replicas)"};
+                      "maxMigratingPerWorkload 2 (10 replicas) reached: that many pods of ReplicaSet default/web are migrating"};
     c.limits.max_migrating_per_node = std::nullopt;
     c.input.workload = Workload(10);
     c.input.migrating = {Migrating("a", "node-b", "default", "rs-uid"), Migrating("b", "node-b", "default", "rs-uid"),
@@ -133,7 +134,7 @@ TEST(ArbitrateTest, Table) {
   {
     ArbitrationCase c{"workload of 10: one migrating, one unavailable: 3 > default maxUnavailable 2", Input(), {},
                       std::string(kReasonMaxUnavailablePerWorkload),
-                      "2 pods of ReplicaSet default/web unavailable or migrating, maxUnavailablePerWorkload is 2"};
+                      "maxUnavailablePerWorkload 2 (10 replicas) reached: that many pods of ReplicaSet default/web are unavailable"};
     c.input.workload = Workload(10, {"default/web-9"});
     c.input.migrating = {Migrating("a", "node-b", "default", "rs-uid")};
     cases.push_back(c);
@@ -199,6 +200,16 @@ TEST(ArbitrateTest, Table) {
     EXPECT_EQ(hit->reason, c.want_reason) << c.name;
     EXPECT_NE(hit->message.find(c.want_message_part), std::string::npos) << c.name << ": " << hit->message;
   }
+}
+
+TEST(ArbitrateTest, TheMessageDoesNotChangeWithTheCountBeyondTheLimit) {
+  ArbitrationInput in = Input();
+  in.workload = Workload(10, {"default/a", "default/b"});
+  auto first = Arbitrate(in, {});
+  in.workload->unavailable_pods.insert("default/c");
+  auto second = Arbitrate(in, {});
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ(*first, *second);
 }
 
 const Time kT0 = std::chrono::sys_days{std::chrono::year{2026} / 1 / 1};
