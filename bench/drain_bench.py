@@ -103,12 +103,16 @@ def main():
                 if entry.get("subresource"):
                     resource += "/" + entry["subresource"]
                 calls[f"{entry['verb']} {resource}"] += 1
+        outcomes = collections.Counter()
+        for j in sim.get_json("/apis/scheduling.koordinator.sh/v1alpha1/podmigrationjobs")["items"]:
+            status = j.get("status", {})
+            outcomes[f"{status.get('phase', 'Pending')} {status.get('reason', '')}".strip()] += 1
         bound = math.ceil(n / allowed) * seconds(args.ready_delay)
         print(json.dumps({"pods": n, "disruptions_allowed": allowed, "ready_delay_s": seconds(args.ready_delay),
                           "evict_qps": args.evict_qps, "per_node": args.per_node, "seconds": round(elapsed, 2),
                           "budget_bound_s": bound, "ratio": round(elapsed / bound, 2),
                           "api_calls_per_pod": round(sum(calls.values()) / n, 2),
-                          "calls": dict(calls.most_common())}), flush=True)
+                          "jobs": dict(outcomes.most_common()), "calls": dict(calls.most_common())}), flush=True)
     finally:
         if mgr:
             mgr.stop()

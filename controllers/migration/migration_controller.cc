@@ -1,5 +1,7 @@
 #include "controllers/migration/migration_controller.h"
 
+#include <algorithm>
+
 #include "clientgo-shim/api/duration.h"
 #include "clientgo-shim/base/json.h"
 #include "clientgo-shim/base/log.h"
@@ -204,9 +206,19 @@ void MigrationController::EnqueueByIndex(const char* index, const std::string& v
 }
 
 void MigrationController::EnqueuePending() {
+  // The oldest few held jobs, not all: an ended job frees one slot, and reconciling every held job
+  // on every end (each arbitration reads its workload's pods) made a 1,000-pod drain CPU-bound.
+  // The others are rechecked after options_.migration.arbitration_recheck.
+  constexpr size_t kPerEnd = 4;
+  std::vector<std::pair<std::string, std::string>> pending;  // creationTimestamp, name
   for (const auto& j : jobs_->store().List()) {
-    if (PhaseOf(j) == "Pending") Enqueue(std::string(j->Name()));
+    if (PhaseOf(j) == "Pending") {
+      pending.emplace_back(j->FindString({"metadata", "creationTimestamp"}).value_or(""), std::string(j->Name()));
+    }
   }
+  const size_t n = std::min(kPerEnd, pending.size());
+  std::partial_sort(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(n), pending.end());
+  for (size_t i = 0; i < n; ++i) Enqueue(pending[i].second);
 }
 
 void MigrationController::AdjustForAcceptedEvictions(std::vector<mig::PdbFacts>& pdbs,

@@ -40,9 +40,10 @@ struct MigrationOptions {
   // A job whose eviction the cached budget holds back is woken by the budget's update; this
   // recheck covers an update the cache missed.
   Duration pdb_precheck_recheck = std::chrono::seconds(30);
-  // A job an arbitration limit holds back is woken when another job ends; this recheck covers
-  // what no job's end announces (a workload's pod turning Ready). koordinator arbitrates every 500ms.
-  Duration arbitration_recheck = std::chrono::seconds(2);
+  // A job an arbitration limit holds back is woken when another job ends (the oldest few); this
+  // recheck covers the rest and what no job's end announces (a workload's pod turning Ready).
+  // koordinator arbitrates every 500ms.
+  Duration arbitration_recheck = std::chrono::seconds(5);
 };
 
 enum class ActionKind {

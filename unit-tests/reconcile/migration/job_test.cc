@@ -490,7 +490,7 @@ TEST(MigrationArbitrationTest, AHeldJobStaysPendingWithTheLimitNamedThenStarts) 
   EXPECT_EQ(Cond(*d.status, kCondArbitration).reason, "MaxMigratingPerNode");
   EXPECT_EQ(d.status->message,
             "Pod default/web-1 waits: 2 pods migrating on node node-0, maxMigratingPerNode is 2");
-  EXPECT_EQ(d.requeue_after, seconds(2));
+  EXPECT_EQ(d.requeue_after, seconds(5));
   j = Apply(j, d);
   EXPECT_FALSE(DecideMigration(j, kT0 + seconds(2), Options()).status) << "no write while the hold is unchanged";
 
