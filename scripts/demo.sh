@@ -5,7 +5,8 @@
 # Deployment, and a short-lived reservation expiring on
 # time (Failed/Expired, with an Event) and then garbage-collected; a check-capacity ProvisioningRequest
 # booked and consumed; a ResourcePolicy filling an on-demand unit before spot, and a scale-down that
-# removes the spot pods first (pod-deletion-cost).
+# removes the spot pods first (pod-deletion-cost); a node drained by label (berth.dev/drain=true) under a PDB,
+# then uncordoned.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/setup.sh"
