@@ -17,6 +17,7 @@
 #include "controllers/provisioning/externalgrpc/scale_up.h"
 #include "controllers/provisioning/provisioning_controller.h"
 #include "controllers/migration/migration_controller.h"
+#include "controllers/migration/migration_flags.h"
 #include "controllers/reservation/reservation_controller.h"
 #include "controllers/resourcepolicy/resourcepolicy_controller.h"
 #include "controllers/scheduler/scheduler_controller.h"
@@ -124,6 +125,7 @@ struct Flags {
   bool cloud_timeout_set = false;
   reconcile::provisioning::AtomicScaleUpOptions scale_up;
   reconcile::migration::MigrationOptions migration;
+  controllers::ArbitrationOptions arbitration;
 };
 
 // ParseDurationFlag parses a non-negative duration flag (positive with `positive`); anything
@@ -174,7 +176,7 @@ std::string JoinComma(const std::vector<std::string>& items) {
 std::string Usage(const std::vector<controllers::ControllerRegistration>& table) {
   std::string usage = kUsage;
   usage.replace(usage.find("%CONTROLLERS%"), 13, controllers::ControllerNamesUsage(table));
-  return usage + shim::ManagerFlagsUsage();
+  return usage + controllers::kMigrationFlagsUsage + shim::ManagerFlagsUsage();
 }
 
 }  // namespace
@@ -255,6 +257,7 @@ int main(int argc, char** argv) {
          controllers::MigrationControllerOptions options;
          options.migration = flags.migration;
          options.migration.scheduler_names = flags.scheduler_names;
+         options.arbitration = flags.arbitration;
          auto c = controllers::MigrationController::Setup(*manager, rest_ref, options);
          if (!c) return std::unexpected(c.error());
          migration_controller = std::move(*c);
@@ -391,6 +394,12 @@ int main(int argc, char** argv) {
     } else if (TakeValue(*rest_args, i, "--migration-evict-local-storage-pods", value)) {
       flags.migration.evictability.evict_local_storage_pods =
           ParseBoolFlag("--migration-evict-local-storage-pods", value);
+    } else if (auto m = controllers::TakeMigrationFlag(*rest_args, i, flags.arbitration, value);
+               m != controllers::FlagMatch::kNotMine) {
+      if (m == controllers::FlagMatch::kInvalid) {
+        std::cerr << "berth-manager: " << value << "\n";
+        return 2;
+      }
     } else if (TakeValue(*rest_args, i, "--extender-bind-address", value)) {
       if (auto parsed = shim::ParseBindAddress(value); !parsed) {
         std::cerr << "berth-manager: --extender-bind-address: " << parsed.error().message << "\n";

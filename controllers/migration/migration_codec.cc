@@ -113,6 +113,8 @@ mig::PodFacts ReadPodFacts(const Value& pod) {
       if (c && c->IsBool() && c->GetBool()) {
         p.has_controller = true;
         p.controller_kind = json::GetString(r, {"kind"});
+        p.controller_name = json::GetString(r, {"name"});
+        p.controller_uid = json::GetString(r, {"uid"});
       }
     }
   }
