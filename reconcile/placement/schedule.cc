@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "reconcile/placement/owners.h"
+#include "reconcile/placement/prefer_avoid_pods.h"
 #include "reconcile/placement/reservation_affinity.h"
 #include "reconcile/placement/snapshot.h"
 #include "reconcile/placement/exact_match.h"
@@ -182,6 +183,10 @@ struct PolicyGate {
 struct Pick {
   int node = -1;
   int tier = 0;
+  // PreferAvoidPods: the node asks pods of this one's controller to stay away. It outweighs
+  // every score below (the seed: "takes precedence over all other priority criteria"); only a
+  // reservation the pod is nominated into (tier) ranks above it.
+  bool avoided = false;
   int64_t order = 0;  // reservation-order of the nominated reservation
   int64_t reservation_score = 0;
   int64_t policy_score = 0;  // ResourcePolicy: the node's unit priority × 20 (-1: no unit)
@@ -192,6 +197,7 @@ struct Pick {
 bool Better(const Pick& a, const Pick& b, const std::vector<NodeEntry>& nodes) {
   if (b.node < 0) return true;
   if (a.tier != b.tier) return a.tier > b.tier;
+  if (a.avoided != b.avoided) return !a.avoided;
   if (OrderKey(a.order) != OrderKey(b.order)) return OrderKey(a.order) < OrderKey(b.order);
   if (a.reservation_score != b.reservation_score) {
     return a.reservation_score > b.reservation_score;
@@ -374,6 +380,7 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
     if (!reserved_ports_free(n, next, i)) return;
     Pick pick;
     pick.node = i;
+    pick.avoided = AvoidsPod(n.view, pod, s.now);
     if (gate.Check(i, &pick.policy_score) != PolicyGate::Verdict::kPass) return;
     // koordinator: once the pod matches reservations on a node it must fit through one of
     // them; it is nominated only when it actually takes something from it (or when its
@@ -504,6 +511,7 @@ ReservationDecision ClusterSnapshot::PlaceReservation(const PodSpecView& templat
     Pick pick;
     pick.node = i;
     pick.tier = fits ? 1 : 0;
+    pick.avoided = AvoidsPod(n.view, template_pod, s.now);
     pick.score = Score(s.options.scoring, c, n);
     if (Better(pick, best, s.nodes)) best = pick;
   }
