@@ -21,12 +21,15 @@
 #include "clientgo-shim/events/event_recorder.h"
 #include "clientgo-shim/manager/manager.h"
 #include "reconcile/migration/job.h"
+#include "reconcile/placement/prefer_avoid_pods.h"
 
 namespace berth::controllers {
 
 struct MigrationControllerOptions {
   reconcile::migration::MigrationOptions migration;  // ttl default 5m, evictability flags, scheduler names
   int workers = 2;                                   // Default: 2.
+  // PreferAvoidPods recorded on the node an evicted pod left (prefer_avoid_hook.h); ttl 0: off.
+  reconcile::placement::PreferAvoidOptions prefer_avoid;
 };
 
 class MigrationController {
