@@ -129,6 +129,8 @@ Result<std::unique_ptr<ReschedulerController>> ReschedulerController::Setup(shim
   c->nodes_ = informers.InformerFor(shim::InformerKey{"/api/v1/nodes", "", ""});
   c->pods_ = informers.InformerFor(shim::InformerKey{"/api/v1/pods", "", ""});
   c->jobs_ = informers.InformerFor(shim::InformerKey{kPodMigrationJobsPath, "", ""});
+  c->reservations_ =
+      informers.InformerFor(shim::InformerKey{"/apis/scheduling.koordinator.sh/v1alpha1/reservations", "", ""});
 
   ReschedulerController* self = c.get();
   auto controller = manager.AddController(shim::ControllerOptions{"rescheduler", 1, nullptr, nullptr, &reg},
@@ -212,6 +214,13 @@ rs::ReschedulerInput ReschedulerController::ReadInput() const {
       if (auto t = shim::ParseTimestamp(*ts)) info.created = std::chrono::time_point_cast<reconcile::Time::duration>(*t);
     }
     input.jobs.push_back(std::move(info));
+  }
+  for (const auto& r : reservations_->store().List()) {
+    auto doc = r->ToJson();
+    if (!doc) continue;
+    const reconcile::placement::ReservationView view = ReadReservationView(*doc);
+    if (view.phase != reconcile::Phase::kAvailable || view.node_name.empty()) continue;
+    reconcile::AddInto(input.reserved[view.node_name], view.allocatable);
   }
   return input;
 }

@@ -56,6 +56,7 @@ class ReschedulerController {
   std::shared_ptr<shim::SharedInformer> nodes_;
   std::shared_ptr<shim::SharedInformer> pods_;
   std::shared_ptr<shim::SharedInformer> jobs_;
+  std::shared_ptr<shim::SharedInformer> reservations_;
   shim::Controller* controller_ = nullptr;
   shim::CounterFamily* moves_total_ = nullptr;
   shim::GaugeFamily* config_valid_ = nullptr;

@@ -89,14 +89,18 @@ class Pass {
   Pass(const ReschedulerInput& input, const ReschedulerConfig& config, const PlanOptions& options, Time now)
       : input_(input), config_(config), options_(options), now_(now) {
     for (const auto& n : input.nodes) nodes_[n.name] = NodeState{&n, {}};
-    for (const auto& p : input.pods) {
-      auto it = nodes_.find(p.spec.node_name);
-      if (it != nodes_.end()) it->second.Add(PodRequests(p), +1);
-    }
     for (const auto& j : input.jobs) {
       if (j.active) busy_.insert(j.pod_namespace + "/" + j.pod_name);
       if (j.active && j.by_rescheduler) ++active_jobs_;
       if (now - j.created < config.cooldown) recent_.insert(j.pod_namespace + "/" + j.pod_name);
+    }
+    for (const auto& p : input.pods) {
+      auto it = nodes_.find(p.spec.node_name);
+      if (it == nodes_.end() || p.facts.deleting || p.spec.terminating || busy_.contains(Key(p))) continue;
+      it->second.Add(PodRequests(p), +1);
+    }
+    for (const auto& [node, amounts] : input.reserved) {
+      if (auto it = nodes_.find(node); it != nodes_.end()) it->second.Add(amounts, +1);
     }
   }
 

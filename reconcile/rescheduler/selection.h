@@ -16,6 +16,8 @@
 // Preferred node affinity: a pod whose node satisfies a smaller sum of its
 // preferredDuringScheduling weights than another node that fits (filters and free allocatable)
 // moves to the nodes with the highest sum.
+// Usage counts pods being deleted and pods with an active job as gone from their node, and active
+// reservations as used, so a pass does not plan again what running jobs already move.
 // Both only when the improvement reaches minImprovement percentage points (LNU: the largest
 // share of a thresholded resource of the source node the pod frees; affinity: the weight gained
 // as a percent of the pod's total preferred weight), and only for pods that: run, are not being
@@ -25,6 +27,7 @@
 // rescheduler's jobs still running.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,6 +60,9 @@ struct ReschedulerInput {
   std::vector<placement::NodeView> nodes;
   std::vector<PodInfo> pods;
   std::vector<JobInfo> jobs;
+  // Capacity active Reservations hold per node (their allocatable; a migration's reservation
+  // counts on its target before the replacement binds).
+  std::map<std::string, ResourceAmounts, std::less<>> reserved;
 };
 
 struct PlanOptions {

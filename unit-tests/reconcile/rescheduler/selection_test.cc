@@ -117,9 +117,23 @@ TEST(LowNodeUtilizationTest, NeverTwiceWithinTheCooldownNorWhileAJobIsActive) {
   in.jobs = {{"default", "p0", kNow - minutes(10), false, true},   // finished 10m ago: within 30m
              {"default", "p1", kNow - minutes(60), true, false}};  // still active
   Plan plan = PlanRescheduling(in, LnuConfig(), {}, kNow);
-  EXPECT_EQ(Names(plan), (std::vector<std::string>{"p2", "p3", "p4"}));
+  // p1's running job counts it as gone: hot is at 70%, two moves bring it to 50%.
+  EXPECT_EQ(Names(plan), (std::vector<std::string>{"p2", "p3"}));
   in.jobs = {{"default", "p0", kNow - minutes(31), false, true}};  // past the cooldown
   EXPECT_EQ(Names(PlanRescheduling(in, LnuConfig(), {}, kNow)), (std::vector<std::string>{"p0", "p1", "p2"}));
+}
+
+TEST(LowNodeUtilizationTest, RunningJobsAndReservationsCountSoAPassDoesNotPlanTwice) {
+  ReschedulerInput in = HotAndCold();
+  in.jobs = {{"default", "p0", kNow - minutes(1), true, true}, {"default", "p1", kNow - minutes(1), true, true}};
+  // p0 and p1 count as gone from hot (60% left); their reservations hold 20% of cold.
+  in.reserved["cold"] = {{"cpu", 2000}};
+  EXPECT_EQ(Names(PlanRescheduling(in, LnuConfig(), {}, kNow)), std::vector<std::string>{"p2"});
+  in.reserved["cold"] = {{"cpu", 2500}};  // cold at 25%: no longer under its 20% threshold
+  EXPECT_TRUE(PlanRescheduling(in, LnuConfig(), {}, kNow).moves.empty());
+  ReschedulerInput deleting = HotAndCold();
+  for (int i = 0; i < 3; ++i) deleting.pods[i].facts.deleting = true;  // 50% left: within target
+  EXPECT_TRUE(PlanRescheduling(deleting, LnuConfig(), {}, kNow).moves.empty());
 }
 
 TEST(LowNodeUtilizationTest, UsesTheMigrationEvictabilityRules) {
