@@ -2,11 +2,11 @@
 
 kubesim's Deployment and ReplicaSet controllers make the pods and their replacements, berth's scheduler binds them
 (schedulerName koord-scheduler), berth's migration controller executes the PodMigrationJobs the rescheduler creates.
-Two nodes of 4 cpu; a Deployment of 6 pods x 500m is started while node-2 is cordoned, so node-1 is at 75% cpu
-requests and node-2 at 0% once uncordoned.
+Two nodes of 4 cpu; a Deployment of 6 pods x 500m is started while node-1 is cordoned, so node-0 is at 75% cpu
+requests and node-1 at 0% once uncordoned.
 
-- LowNodeUtilization (thresholds cpu 20, targetThresholds cpu 50) moves exactly two pods from node-1 to node-2
-  (75% -> 50%), through ReservationFirst jobs; node-1 then records the ReplicaSet in its PreferAvoidPods annotation;
+- LowNodeUtilization (thresholds cpu 20, targetThresholds cpu 50) moves exactly two pods from node-0 to node-1
+  (75% -> 50%), through ReservationFirst jobs; node-0 then records the ReplicaSet in its PreferAvoidPods annotation;
 - dry-run reports the same moves (Event WouldReschedule, berth_rescheduler_moves_total{result="dry_run"}) and
   evicts nothing, creates no job;
 - a malformed ConfigMap keeps the last good configuration (dry-run reports go on), is reported as a Warning Event
@@ -77,7 +77,7 @@ class ReschedulerTest(unittest.TestCase):
         self.sim.apply_text(yaml.safe_dump(config_map(text)), verb="apply")
 
     def start_hot_node(self):
-        self.sim.kubectl("cordon", "node-2")
+        self.sim.kubectl("cordon", "node-1")
         deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default"},
                       "spec": {"replicas": 6, "selector": {"matchLabels": {"app": "web"}},
                                "template": {"metadata": {"labels": {"app": "web"}},
@@ -85,8 +85,8 @@ class ReschedulerTest(unittest.TestCase):
                                                      "containers": [{"name": "c", "image": "nginx",
                                                                      "resources": {"requests": {"cpu": "500m"}}}]}}}}
         self.sim.apply_text(yaml.safe_dump(deployment))
-        self.wait(lambda: self.per_node() == {"node-1": 6}, "6 Ready pods on node-1")
-        self.sim.kubectl("uncordon", "node-2")
+        self.wait(lambda: self.per_node() == {"node-0": 6}, "6 Ready pods on node-0")
+        self.sim.kubectl("uncordon", "node-1")
         self.original = {p["metadata"]["uid"] for p in self.ready_pods()}
 
     def test_low_node_utilization_moves_pods_from_the_hot_node_to_the_cold_one(self):
@@ -94,7 +94,7 @@ class ReschedulerTest(unittest.TestCase):
         self.wait(lambda: len(self.jobs()) == 2 and all(j.get("status", {}).get("phase") == "Succeeded"
                                                         for j in self.jobs()),
                   "two PodMigrationJobs Succeeded", timeout=90)
-        self.wait(lambda: self.per_node() == {"node-1": 4, "node-2": 2}, "4 pods on node-1 and 2 on node-2")
+        self.wait(lambda: self.per_node() == {"node-0": 4, "node-1": 2}, "4 pods on node-0 and 2 on node-1")
         reasons = []
         for job in self.jobs():
             annotations = job["metadata"]["annotations"]
@@ -102,14 +102,14 @@ class ReschedulerTest(unittest.TestCase):
             self.assertEqual(annotations["koordinator.sh/job-created-by"], "berth-rescheduler")
             reasons.append(annotations["koordinator.sh/evict-reason"])
             self.assertEqual(job["spec"]["mode"], "ReservationFirst")
-            self.assertEqual(job["status"]["nodeName"], "node-2")
-        self.assertTrue(any("node node-1 is over its targetThresholds (cpu 75% > 50%)" in r for r in reasons), reasons)
+            self.assertEqual(job["status"]["nodeName"], "node-1")
+        self.assertTrue(any("node node-0 is over its targetThresholds (cpu 75% > 50%)" in r for r in reasons), reasons)
         # The moved pods' ReplicaSet is recorded on the node they left.
-        node1 = self.sim.get_json("/api/v1/nodes/node-1")
-        avoid = json.loads(node1["metadata"]["annotations"][AVOID_ANNOTATION])["preferAvoidPods"]
+        node0 = self.sim.get_json("/api/v1/nodes/node-0")
+        avoid = json.loads(node0["metadata"]["annotations"][AVOID_ANNOTATION])["preferAvoidPods"]
         self.assertEqual(len(avoid), 1)
         self.assertEqual(avoid[0]["podSignature"]["podController"]["kind"], "ReplicaSet")
-        # Stable: a pass after the moves finds node-2 no longer under its threshold and plans nothing more.
+        # Stable: a pass after the moves finds node-1 no longer under its threshold and plans nothing more.
         mark = len(self.mgr.log_text())
         self.wait(lambda: "LowNodeUtilization: no node is under its thresholds" in self.mgr.log_text()[mark:],
                   "a later pass that finds no under-utilised node")
@@ -127,7 +127,7 @@ class ReschedulerTest(unittest.TestCase):
         self.assertIn("dry run: would reschedule pod", self.mgr.log_text())
         self.assertEqual(self.jobs(), [])
         self.assertEqual({p["metadata"]["uid"] for p in self.ready_pods()}, self.original)
-        self.assertEqual(self.per_node(), {"node-1": 6})
+        self.assertEqual(self.per_node(), {"node-0": 6})
 
     def test_a_malformed_config_map_keeps_the_last_good_configuration(self):
         self.apply_config(lnu_config(dry_run=True))
