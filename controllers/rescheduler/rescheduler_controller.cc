@@ -8,6 +8,7 @@
 #include "clientgo-shim/base/log.h"
 #include "controllers/common/write_errors.h"
 #include "controllers/migration/migration_codec.h"
+#include "controllers/rescheduler/rescheduler_job.h"
 #include "controllers/scheduler/scheduler_codec.h"
 
 namespace berth::controllers {
@@ -18,11 +19,6 @@ using rapidjson::Value;
 
 constexpr char kLogger[] = "rescheduler";
 constexpr char kPassKey[] = "pass";
-// koord-descheduler's annotations on the jobs it creates; job-created-by names the creator.
-constexpr char kEvictReasonAnnotation[] = "koordinator.sh/evict-reason";
-constexpr char kEvictTriggerAnnotation[] = "koordinator.sh/evict-trigger";
-constexpr char kJobCreatedByAnnotation[] = "koordinator.sh/job-created-by";
-constexpr char kCreatedBy[] = "berth-rescheduler";
 
 // ConfigMapTransform keeps `data` (the default transform keeps only metadata, spec and status).
 Status ConfigMapTransform(Value& object, rapidjson::Document::AllocatorType& a) {
@@ -37,57 +33,6 @@ std::string Percent(double p) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", p);
   return buf;
-}
-
-// TargetTemplate: the reservation template of a move: the pod's labels and spec (nodeName
-// cleared) with `metadata.name In [targets]` appended to every required node-affinity term
-// (a term is added when there is none), so the reservation can only land on a target.
-Result<rapidjson::Document> TargetTemplate(const Value& pod, const std::vector<std::string>& targets) {
-  const Value* pod_spec = json::Member(pod, "spec");
-  if (!pod_spec || !pod_spec->IsObject()) return MakeError(ErrorCode::kInvalidArgument, "the pod has no spec");
-  rapidjson::Document t(rapidjson::kObjectType);
-  auto& a = t.GetAllocator();
-  Value& spec = json::EnsureObject(t, "spec", a);
-  Value& tmpl = json::EnsureObject(spec, "template", a);
-  Value& tmeta = json::EnsureObject(tmpl, "metadata", a);
-  json::SetString(tmeta, "namespace", json::GetString(pod, {"metadata", "namespace"}), a);
-  if (const Value* l = json::Find(pod, {"metadata", "labels"}); l && l->IsObject()) {
-    Value copy;
-    copy.CopyFrom(*l, a);
-    tmeta.AddMember("labels", copy, a);
-  }
-  Value pspec;
-  pspec.CopyFrom(*pod_spec, a);
-  json::RemoveMember(pspec, "nodeName");
-  Value& affinity = json::EnsureObject(pspec, "affinity", a);
-  if (!affinity.IsObject()) return MakeError(ErrorCode::kInvalidArgument, "spec.affinity is not an object");
-  Value& node_affinity = json::EnsureObject(affinity, "nodeAffinity", a);
-  if (!node_affinity.IsObject()) return MakeError(ErrorCode::kInvalidArgument, "spec.affinity.nodeAffinity is not an object");
-  Value& required = json::EnsureObject(node_affinity, "requiredDuringSchedulingIgnoredDuringExecution", a);
-  if (!required.IsObject()) return MakeError(ErrorCode::kInvalidArgument, "required node affinity is not an object");
-  Value* terms = json::FindMutable(required, {"nodeSelectorTerms"});
-  if (!terms || !terms->IsArray()) {
-    json::SetMember(required, "nodeSelectorTerms", Value(rapidjson::kArrayType), a);
-    terms = json::FindMutable(required, {"nodeSelectorTerms"});
-  }
-  if (terms->Empty()) terms->PushBack(Value(rapidjson::kObjectType), a);
-  for (auto& term : terms->GetArray()) {
-    if (!term.IsObject()) return MakeError(ErrorCode::kInvalidArgument, "a nodeSelectorTerm is not an object");
-    Value* fields = json::FindMutable(term, {"matchFields"});
-    if (!fields || !fields->IsArray()) {
-      json::SetMember(term, "matchFields", Value(rapidjson::kArrayType), a);
-      fields = json::FindMutable(term, {"matchFields"});
-    }
-    Value req(rapidjson::kObjectType);
-    json::SetString(req, "key", "metadata.name", a);
-    json::SetString(req, "operator", "In", a);
-    Value values(rapidjson::kArrayType);
-    for (const auto& n : targets) values.PushBack(Value(n.c_str(), static_cast<rapidjson::SizeType>(n.size()), a), a);
-    req.AddMember("values", values, a);
-    fields->PushBack(req, a);
-  }
-  tmpl.AddMember("spec", pspec, a);
-  return t;
 }
 
 }  // namespace
@@ -240,34 +185,13 @@ void ReschedulerController::Act(const rs::Move& move, bool dry_run) {
   }
   shim::ObjectPtr pod = pods_->store().Get(pod_key);
   auto pod_json = pod ? pod->ToJson() : MakeError(ErrorCode::kNotFound, "pod left the cache");
-  Result<rapidjson::Document> tmpl =
-      pod_json ? TargetTemplate(*pod_json, move.to_nodes) : Result<rapidjson::Document>(std::unexpected(pod_json.error()));
-  if (!tmpl) {
-    log::Warn(kLogger, "cannot build the job of a move", {{"pod", pod_key}, {"error", tmpl.error().message}});
+  auto job = pod_json ? BuildReschedulingJob(move, *pod_json) : Result<rapidjson::Document>(std::unexpected(pod_json.error()));
+  if (!job) {
+    log::Warn(kLogger, "cannot build the job of a move", {{"pod", pod_key}, {"error", job.error().message}});
     moves_total_->WithLabelValues({move.strategy, "error"}).Inc();
     return;
   }
-  rapidjson::Document job(rapidjson::kObjectType);
-  auto& a = job.GetAllocator();
-  json::SetString(job, "apiVersion", "scheduling.koordinator.sh/v1alpha1", a);
-  json::SetString(job, "kind", "PodMigrationJob", a);
-  Value& meta = json::EnsureObject(job, "metadata", a);
-  json::SetString(meta, "generateName", "berth-rescheduler-", a);
-  Value& annotations = json::EnsureObject(meta, "annotations", a);
-  json::SetString(annotations, kEvictReasonAnnotation, move.reason, a);
-  json::SetString(annotations, kEvictTriggerAnnotation, move.strategy, a);
-  json::SetString(annotations, kJobCreatedByAnnotation, kCreatedBy, a);
-  Value& spec = json::EnsureObject(job, "spec", a);
-  json::SetString(spec, "mode", "ReservationFirst", a);
-  Value& ref = json::EnsureObject(spec, "podRef", a);
-  json::SetString(ref, "namespace", move.pod_namespace, a);
-  json::SetString(ref, "name", move.pod_name, a);
-  json::SetString(ref, "uid", move.pod_uid, a);
-  Value& options = json::EnsureObject(spec, "reservationOptions", a);
-  Value template_value;
-  template_value.CopyFrom(*tmpl, a);
-  options.AddMember("template", template_value, a);
-  auto created = client_.Create({"scheduling.koordinator.sh", "v1alpha1", "podmigrationjobs", "", ""}, job);
+  auto created = client_.Create({"scheduling.koordinator.sh", "v1alpha1", "podmigrationjobs", "", ""}, *job);
   if (!created) {
     // The next pass decides again from the caches (the pod may have moved meanwhile).
     LogWriteRetry(kLogger, "creating the PodMigrationJob of pod", pod_key, created.error());
