@@ -216,6 +216,8 @@ shim::ReconcileResult ReschedulerController::Reconcile(const std::string&) {
   const rs::Plan plan = rs::PlanRescheduling(ReadInput(), config, options_.plan, std::chrono::system_clock::now());
   for (const auto& note : plan.notes) log::Debug(kLogger, note);
   for (const auto& move : plan.moves) Act(move, config.dry_run);
+  log::Debug(kLogger, "rescheduling pass planned",
+             {{"moves", std::to_string(plan.moves.size())}, {"dryRun", config.dry_run ? "true" : "false"}});
   return shim::ReconcileResult::RequeueAfter(config.interval);
 }
 

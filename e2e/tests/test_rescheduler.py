@@ -9,6 +9,8 @@ requests and node-1 at 0% once uncordoned.
   (75% -> 50%), through ReservationFirst jobs; node-0 then records the ReplicaSet in its PreferAvoidPods annotation;
 - dry-run reports the same moves (Event WouldReschedule, berth_rescheduler_moves_total{result="dry_run"}) and
   evicts nothing, creates no job;
+- preferred node affinity moves a pod whose node satisfies none of its preferredDuringScheduling weight to the node
+  that satisfies it, and leaves it there;
 - a malformed ConfigMap keeps the last good configuration (dry-run reports go on), is reported as a Warning Event
   InvalidConfiguration on the ConfigMap, an error log line and berth_rescheduler_config_valid 0, and a fixed one
   is taken without a restart.
@@ -156,6 +158,59 @@ class ReschedulerTest(unittest.TestCase):
         self.wait(lambda: self.mgr.metric("berth_rescheduler_config_valid") == 1.0, "the fixed ConfigMap taken")
         self.wait(lambda: len(self.jobs()) == 2, "two PodMigrationJobs once dry-run is off", timeout=60)
         self.assertEqual(self.mgr.runs, 1)
+
+
+class PreferredNodeAffinityTest(unittest.TestCase):
+    def setUp(self):
+        self.sim = Kubesim(nodes=2, node_cpu="4")
+        self.addCleanup(self.sim.stop)
+        self.sim.install_crds()
+        self.sim.kubectl("create", "namespace", CONFIG_NAMESPACE)
+        self.mgr = BerthManager(self.sim, extra_args=["--log-level", "debug",
+                                                      "--rescheduler-config-namespace", CONFIG_NAMESPACE])
+        self.addCleanup(self.mgr.stop)
+
+    def pods(self):
+        pods = self.sim.get_json("/api/v1/namespaces/default/pods?labelSelector=app%3Dpref")["items"]
+        return [p for p in pods if not p["metadata"].get("deletionTimestamp") and any(
+            c["type"] == "Ready" and c["status"] == "True" for c in p.get("status", {}).get("conditions", []))]
+
+    def wait(self, predicate, message, timeout=30):
+        try:
+            return wait_until(predicate, timeout=timeout, message=message)
+        except AssertionError as e:
+            raise AssertionError(f"{e}\nberth-manager log (tail):\n{self.mgr.log_text()[-6000:]}") from None
+
+    def test_a_pod_moves_to_the_node_that_satisfies_its_preferred_affinity(self):
+        self.sim.kubectl("label", "node", "node-1", "zone=west")
+        self.sim.kubectl("cordon", "node-1")
+        affinity = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 100, "preference": {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["west"]}]}}]}}
+        deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "pref", "namespace": "default"},
+                      "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "pref"}},
+                               "template": {"metadata": {"labels": {"app": "pref"}},
+                                            "spec": {"schedulerName": "koord-scheduler", "affinity": affinity,
+                                                     "containers": [{"name": "c", "image": "nginx",
+                                                                     "resources": {"requests": {"cpu": "100m"}}}]}}}}
+        self.sim.apply_text(yaml.safe_dump(deployment))
+        self.wait(lambda: [p["spec"]["nodeName"] for p in self.pods()] == ["node-0"], "the pod on node-0")
+        self.sim.kubectl("uncordon", "node-1")
+        self.sim.apply_text(yaml.safe_dump(config_map(yaml.safe_dump({
+            "interval": "1s", "minImprovement": 50, "preferredNodeAffinity": {"enabled": True}}))), verb="apply")
+        self.wait(lambda: [p["spec"]["nodeName"] for p in self.pods()] == ["node-1"], "the pod on node-1", timeout=60)
+        jobs = self.sim.get_json(PMJ_PATH)["items"]
+        self.assertEqual(len(jobs), 1)
+        self.assertEqual(jobs[0]["metadata"]["annotations"]["koordinator.sh/evict-trigger"], "PreferredNodeAffinity")
+        self.wait(lambda: self.sim.get_json(
+            f"{PMJ_PATH}/{jobs[0]['metadata']['name']}").get("status", {}).get("phase") == "Succeeded",
+                  "the job Succeeded")
+        # On its best node the pod is left alone: later passes create no job.
+        mark = self.mgr.metric("berth_rescheduler_moves_total", strategy="PreferredNodeAffinity", result="created")
+        self.assertEqual(mark, 1.0)
+        log_mark = len(self.mgr.log_text())
+        self.wait(lambda: self.mgr.log_text()[log_mark:].count("rescheduling pass planned") >= 2,
+                  "two later passes")
+        self.assertEqual(len(self.sim.get_json(PMJ_PATH)["items"]), 1)
 
 
 if __name__ == "__main__":
