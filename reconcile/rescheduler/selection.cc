@@ -220,6 +220,7 @@ class Pass {
   }
 
   Plan Finish() { return std::move(plan_); }
+  bool stopped() const { return stopped_; }
 
  private:
   static std::string Key(const PodInfo& p) { return p.spec.namespace_name + "/" + p.spec.name; }
@@ -289,10 +290,6 @@ class Pass {
     plan_.moves.push_back(std::move(m));
   }
 
- public:
-  bool stopped() const { return stopped_; }
-
- private:
   const ReschedulerInput& input_;
   const ReschedulerConfig& config_;
   const PlanOptions& options_;
