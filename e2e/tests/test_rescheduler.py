@@ -11,6 +11,7 @@ requests and node-1 at 0% once uncordoned.
   evicts nothing, creates no job;
 - preferred node affinity moves a pod whose node satisfies none of its preferredDuringScheduling weight to the node
   that satisfies it, and leaves it there;
+- job creates the API server refuses (500/429/409) are counted as errors and decided again on the next pass;
 - a malformed ConfigMap keeps the last good configuration (dry-run reports go on), is reported as a Warning Event
   InvalidConfiguration on the ConfigMap, an error log line and berth_rescheduler_config_valid 0, and a fixed one
   is taken without a restart.
@@ -118,6 +119,21 @@ class ReschedulerTest(unittest.TestCase):
         self.assertEqual(len(self.jobs()), 2)
         self.assertEqual(self.mgr.metric("berth_rescheduler_moves_total", strategy="LowNodeUtilization",
                                          result="created"), 2.0)
+
+    def test_failed_job_creates_are_counted_and_decided_again_on_the_next_pass(self):
+        r = self.sim.http("PUT", "/kubesim/admin/faults",
+                          json={"faultRate": 1, "faultCodes": [500, 429, 409], "faultTargets": ["POST:podmigrationjobs"]})
+        self.assertEqual(r.status_code, 200, r.text)
+        self.apply_config(lnu_config(dry_run=False))
+        errors = lambda: self.mgr.metric("berth_rescheduler_moves_total", strategy="LowNodeUtilization", result="error")
+        self.wait(lambda: errors() >= 2, "job creates refused by the API server", timeout=90)
+        self.assertEqual(self.jobs(), [])
+        self.assertIn("creating the PodMigrationJob of pod", self.mgr.log_text())
+        self.assertEqual(self.per_node(), {"node-0": 6})
+        r = self.sim.http("PUT", "/kubesim/admin/faults", json={"faultRate": 0})
+        self.assertEqual(r.status_code, 200, r.text)
+        self.wait(lambda: self.per_node() == {"node-0": 4, "node-1": 2}, "the moves once creates succeed", timeout=90)
+        self.assertEqual(len(self.jobs()), 2)
 
     def test_dry_run_reports_the_moves_and_evicts_nothing(self):
         self.apply_config(lnu_config(dry_run=True))
