@@ -18,6 +18,7 @@
 #include "controllers/provisioning/provisioning_controller.h"
 #include "controllers/migration/migration_controller.h"
 #include "controllers/migration/migration_flags.h"
+#include "controllers/rescheduler/rescheduler_controller.h"
 #include "controllers/reservation/reservation_controller.h"
 #include "controllers/resourcepolicy/resourcepolicy_controller.h"
 #include "controllers/scheduler/scheduler_controller.h"
@@ -100,6 +101,13 @@ constexpr char kUsage[] =
     "                                       >= 2000000000, pods without a controller, pods with emptyDir or\n"
     "                                       hostPath volumes (each default false; mirror and static pods\n"
     "                                       never)\n"
+    "  --rescheduler-config-namespace string\n"
+    "                                       Namespace of the rescheduler's ConfigMap berth-rescheduler\n"
+    "                                       (default: the service-account namespace, else \"default\")\n"
+    "  --prefer-avoid-pods-ttl duration     How long the node an evicted pod left keeps its controller\n"
+    "                                       away (annotation scheduler.alpha.kubernetes.io/preferAvoidPods);\n"
+    "                                       0 records and honours nothing (default 1h)\n"
+    "  --prefer-avoid-pods-max int          Entries kept per node, oldest dropped first (default 32)\n"
     "  --extender-bind-address string       Serve kube-scheduler's extender verbs POST /filter,\n"
     "                                       /prioritize, /bind here (plain HTTP; needs the scheduler\n"
     "                                       controller); \"0\" or \"\" disables (default \"0\")\n"
@@ -126,6 +134,8 @@ struct Flags {
   reconcile::provisioning::AtomicScaleUpOptions scale_up;
   reconcile::migration::MigrationOptions migration;
   controllers::ArbitrationOptions arbitration;
+  std::string rescheduler_namespace;  // "" = shim::DefaultLeaderElectionNamespace()
+  reconcile::placement::PreferAvoidOptions prefer_avoid;
 };
 
 // ParseDurationFlag parses a non-negative duration flag (positive with `positive`); anything
@@ -203,6 +213,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<controllers::ProvisioningRequestController> provisioning_controller;
   std::unique_ptr<controllers::ResourcePolicyController> resourcepolicy_controller;
   std::unique_ptr<controllers::MigrationController> migration_controller;
+  std::unique_ptr<controllers::ReschedulerController> rescheduler_controller;
   const std::vector<controllers::ControllerRegistration> controller_table = {
       {"reservation", true,
        [&]() -> Status {
@@ -223,6 +234,7 @@ int main(int argc, char** argv) {
          options.scheduler_names = flags.scheduler_names;
          options.scoring = flags.scoring;
          options.pre_allocation = flags.pre_allocation;
+         options.prefer_avoid_ttl = flags.prefer_avoid.ttl;
          auto c = controllers::SchedulerController::Setup(*manager, rest_ref, options);
          if (!c) return std::unexpected(c.error());
          scheduler_controller = std::move(*c);
@@ -258,9 +270,22 @@ int main(int argc, char** argv) {
          options.migration = flags.migration;
          options.migration.scheduler_names = flags.scheduler_names;
          options.arbitration = flags.arbitration;
+         options.prefer_avoid = flags.prefer_avoid;
          auto c = controllers::MigrationController::Setup(*manager, rest_ref, options);
          if (!c) return std::unexpected(c.error());
          migration_controller = std::move(*c);
+         return {};
+       }},
+      {"rescheduler", true,
+       [&]() -> Status {
+         controllers::ReschedulerControllerOptions options;
+         options.config_namespace = flags.rescheduler_namespace.empty() ? shim::DefaultLeaderElectionNamespace()
+                                                                        : flags.rescheduler_namespace;
+         options.plan.evictability = flags.migration.evictability;
+         options.plan.scheduler_names = flags.scheduler_names;
+         auto c = controllers::ReschedulerController::Setup(*manager, rest_ref, options);
+         if (!c) return std::unexpected(c.error());
+         rescheduler_controller = std::move(*c);
          return {};
        }},
   };
@@ -400,6 +425,28 @@ int main(int argc, char** argv) {
         std::cerr << "berth-manager: " << value << "\n";
         return 2;
       }
+    } else if (TakeValue(*rest_args, i, "--rescheduler-config-namespace", value)) {
+      if (value.empty()) {
+        std::cerr << "berth-manager: --rescheduler-config-namespace must not be empty\n";
+        return 2;
+      }
+      flags.rescheduler_namespace = value;
+    } else if (TakeValue(*rest_args, i, "--prefer-avoid-pods-ttl", value)) {
+      flags.prefer_avoid.ttl = ParseDurationFlag("--prefer-avoid-pods-ttl", value, false);
+    } else if (TakeValue(*rest_args, i, "--prefer-avoid-pods-max", value)) {
+      int max = 0;
+      try {
+        size_t used = 0;
+        max = std::stoi(value, &used);
+        if (used != value.size()) max = 0;
+      } catch (...) {
+        max = 0;
+      }
+      if (max < 1) {
+        std::cerr << "berth-manager: --prefer-avoid-pods-max must be a positive integer, got \"" << value << "\"\n";
+        return 2;
+      }
+      flags.prefer_avoid.max_entries = static_cast<size_t>(max);
     } else if (TakeValue(*rest_args, i, "--extender-bind-address", value)) {
       if (auto parsed = shim::ParseBindAddress(value); !parsed) {
         std::cerr << "berth-manager: --extender-bind-address: " << parsed.error().message << "\n";

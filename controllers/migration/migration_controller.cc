@@ -7,6 +7,7 @@
 #include "clientgo-shim/base/log.h"
 #include "controllers/common/write_errors.h"
 #include "controllers/migration/migration_codec.h"
+#include "controllers/migration/prefer_avoid_hook.h"
 #include "reconcile/common/annotation_json.h"
 #include "reconcile/migration/reservation_template.h"
 
@@ -519,6 +520,9 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
                                  ? "success"
                                  : outcome.result == mig::EvictionResult::kBlockedByPdb ? "blocked_by_pdb" : "error";
         evicted_total_->WithLabelValues({result, strategy}).Inc();
+        if (outcome.result == mig::EvictionResult::kAccepted && pod_json) {
+          RecordPreferAvoidPods(client_, *pod_json, name, now, options_.prefer_avoid);
+        }
         if (after.retry_delay) {
           retry_seconds_->WithLabelValues({}).Observe(std::chrono::duration<double>(*after.retry_delay).count());
         }

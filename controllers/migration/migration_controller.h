@@ -24,6 +24,7 @@
 #include "controllers/migration/drain_controller.h"
 #include "controllers/migration/migration_arbiter.h"
 #include "reconcile/migration/job.h"
+#include "reconcile/placement/prefer_avoid_pods.h"
 
 namespace berth::controllers {
 
@@ -31,6 +32,8 @@ struct MigrationControllerOptions {
   reconcile::migration::MigrationOptions migration;  // ttl default 5m, evictability flags, scheduler names
   ArbitrationOptions arbitration;                    // koordinator's limits and eviction rate
   int workers = 2;                                   // Default: 2.
+  // PreferAvoidPods recorded on the node an evicted pod left (prefer_avoid_hook.h); ttl 0: off.
+  reconcile::placement::PreferAvoidOptions prefer_avoid;
 };
 
 class MigrationController {

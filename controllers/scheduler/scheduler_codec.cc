@@ -6,6 +6,8 @@
 #include "controllers/scheduler/pod_constraints_codec.h"
 #include "controllers/scheduler/pre_allocation_codec.h"
 #include "reconcile/placement/exact_match.h"
+#include "clientgo-shim/base/log.h"
+#include "reconcile/placement/prefer_avoid_pods.h"
 #include "reconcile/placement/reservation_affinity.h"
 
 namespace berth::controllers {
@@ -116,6 +118,18 @@ void FillSpec(const Value* spec, std::string_view path, placement::PodSpecView& 
     }
     view.required_node_affinity = std::move(out);
   }
+  if (const Value* preferred = json::Find(*spec, {"affinity", "nodeAffinity",
+                                                  "preferredDuringSchedulingIgnoredDuringExecution"});
+      preferred && preferred->IsArray()) {
+    for (const auto& t : preferred->GetArray()) {
+      const Value* weight = t.IsObject() ? json::Member(t, "weight") : nullptr;
+      const Value* preference = t.IsObject() ? json::Member(t, "preference") : nullptr;
+      if (!weight || !weight->IsInt() || !preference || !preference->IsObject()) continue;
+      view.preferred_node_affinity.push_back(
+          {weight->GetInt(), {ReadRequirements(json::Member(*preference, "matchExpressions")),
+                              ReadRequirements(json::Member(*preference, "matchFields"))}});
+    }
+  }
   view.tolerations = ReadTolerations(json::Member(*spec, "tolerations"));
   view.host_ports = ReadHostPorts(*spec);
   view.requests = reconcile::EffectiveRequests(PodResourcesOf(*spec, &view.request_errors, path));
@@ -125,7 +139,7 @@ void FillSpec(const Value* spec, std::string_view path, placement::PodSpecView& 
 
 }  // namespace
 
-placement::NodeView ReadNodeView(const Value& node) {
+placement::NodeView ReadNodeView(const Value& node, reconcile::Duration prefer_avoid_ttl) {
   placement::NodeView view;
   view.name = Str(node, {"metadata", "name"});
   view.labels = ReadStringMap(json::Find(node, {"metadata", "labels"}));
@@ -134,6 +148,18 @@ placement::NodeView ReadNodeView(const Value& node) {
     view.unschedulable = ReadBool(*spec, {"unschedulable"}, false);
   }
   view.allocatable = ReadAmounts(json::Find(node, {"status", "allocatable"}));
+  const std::string_view avoid =
+      json::GetString(node, {"metadata", "annotations", placement::kPreferAvoidPodsAnnotation});
+  if (!avoid.empty() && prefer_avoid_ttl > reconcile::Duration::zero()) {
+    if (auto entries = placement::ParsePreferAvoidPods(avoid)) {
+      view.avoided_controllers = placement::ActiveAvoidances(*entries, std::chrono::system_clock::now(),
+                                                             {prefer_avoid_ttl, entries->size()});
+    } else {
+      // Not fatal to scheduling: the node is scored as if it avoided nothing.
+      log::Warn("scheduler", "ignoring a malformed node annotation",
+                {{"node", view.name}, {"error", entries.error().message}});
+    }
+  }
   return view;
 }
 

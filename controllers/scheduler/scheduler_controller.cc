@@ -165,11 +165,11 @@ Result<std::unique_ptr<SchedulerController>> SchedulerController::Setup(
   c->nodes_->AddEventHandler(shim::EventHandler{
       [self](const shim::ObjectPtr& obj, bool) {
         auto doc = ToJson(obj);
-        if (doc && self->cache_.UpsertNode(ReadNodeView(*doc))) self->OnNodeChanged();
+        if (doc && self->cache_.UpsertNode(ReadNodeView(*doc, self->options_.prefer_avoid_ttl))) self->OnNodeChanged();
       },
       [self](const shim::ObjectPtr&, const shim::ObjectPtr& obj) {
         auto doc = ToJson(obj);
-        if (doc && self->cache_.UpsertNode(ReadNodeView(*doc))) self->OnNodeChanged();
+        if (doc && self->cache_.UpsertNode(ReadNodeView(*doc, self->options_.prefer_avoid_ttl))) self->OnNodeChanged();
       },
       [self](const shim::DeletedObject& deleted) {
         if (!deleted.object) return;

@@ -55,6 +55,9 @@ struct SchedulerControllerOptions {
   bool pod_scheduled_events = true;
   // Pre-allocation of running pods (--pre-allocation-* flags). Defaults: see PreAllocationOptions.
   reconcile::placement::PreAllocationOptions pre_allocation;
+  // --prefer-avoid-pods-ttl: how long a node's PreferAvoidPods entry keeps the evicted pod's
+  // controller away (0: ignored). Default: 1h.
+  reconcile::Duration prefer_avoid_ttl = std::chrono::hours(1);
 };
 
 // ParseSchedulerNames splits a comma-separated list, dropping empty items and spaces.

@@ -52,9 +52,10 @@ class HelmChartTest(unittest.TestCase):
         crds = len(os.listdir(os.path.join(ROOT, "crds")))  # every CRD in crds/ is a template
         self.assertEqual(kinds, ["ClusterRole", "ClusterRoleBinding"] + ["CustomResourceDefinition"] * crds + [
                                  "Deployment",
-                                 "Pod", "Role", "RoleBinding", "Service", "ServiceAccount"])  # Pod: helm test
+                                 "Pod", "Role", "Role", "RoleBinding", "RoleBinding", "Service",
+                                 "ServiceAccount"])  # Pod: helm test; Roles: leader election, rescheduler ConfigMap
         container = manager_container(docs)
-        self.assertIn("--controllers=*,migration,provisioningrequest,reservation,resourcepolicy,scheduler", container["args"])
+        self.assertIn("--controllers=*,migration,provisioningrequest,rescheduler,reservation,resourcepolicy,scheduler", container["args"])
         self.assertIn("--provisioning-classes=check-capacity.autoscaling.x-k8s.io,"
                       "best-effort-atomic-scale-up.autoscaling.x-k8s.io", container["args"])
         self.assertIn("--leader-elect", container["args"])
@@ -73,7 +74,7 @@ class HelmChartTest(unittest.TestCase):
         docs = render("leaderElection.enabled=false", "metrics.serviceMonitor.enabled=true",
                       "reservation.gcDuration=0", "image.digest=sha256:abc")
         kinds = [d["kind"] for d in docs]
-        self.assertNotIn("Role", kinds)
+        self.assertEqual([d["metadata"]["name"] for d in of_kind(docs, "Role")], ["r1-berth-rescheduler-config"])
         self.assertIn("ServiceMonitor", kinds)
         container = manager_container(docs)
         self.assertNotIn("--leader-elect", container["args"])
@@ -140,13 +141,13 @@ class HelmChartTest(unittest.TestCase):
         self.assertNotIn(PROVREQ_NAME, names)
         self.assertIn("reservations.scheduling.koordinator.sh", names)
         # The controller still runs against the CRD someone else installed.
-        self.assertIn("--controllers=*,migration,provisioningrequest,reservation,resourcepolicy,scheduler", manager_container(docs)["args"])
+        self.assertIn("--controllers=*,migration,provisioningrequest,rescheduler,reservation,resourcepolicy,scheduler", manager_container(docs)["args"])
 
     def test_controller_switches_render_into_controllers_flag_and_rbac(self):
         docs = render("controllers.scheduler.enabled=false", "controllers.provisioningrequest.enabled=false",
                       "provisioningRequest.classes={check-capacity.autoscaling.x-k8s.io}")
         args = manager_container(docs)["args"]
-        self.assertIn("--controllers=*,migration,-provisioningrequest,reservation,resourcepolicy,-scheduler", args)
+        self.assertIn("--controllers=*,migration,-provisioningrequest,rescheduler,reservation,resourcepolicy,-scheduler", args)
         self.assertIn("--provisioning-classes=check-capacity.autoscaling.x-k8s.io", args)
         role = next(d for d in docs if d["kind"] == "ClusterRole")
         groups = {g for rule in role["rules"] for g in rule["apiGroups"]}
@@ -155,6 +156,37 @@ class HelmChartTest(unittest.TestCase):
         granted = {(g, r) for rule in default_role["rules"] for g in rule["apiGroups"] for r in rule["resources"]}
         self.assertIn(("autoscaling.x-k8s.io", "provisioningrequests/status"), granted)
         self.assertIn(("", "podtemplates"), granted)
+
+    def test_the_rescheduler_switch_its_rbac_and_its_config_map(self):
+        docs = render()
+        self.assertEqual(of_kind(docs, "ConfigMap"), [])  # managed by the user unless createConfigMap
+        args = manager_container(docs)["args"]
+        self.assertIn("--rescheduler-config-namespace=berth-system", args)
+        self.assertIn("--prefer-avoid-pods-ttl=1h", args)
+        self.assertIn("--prefer-avoid-pods-max=32", args)
+        role = next(d for d in of_kind(docs, "Role") if d["metadata"]["name"] == "r1-berth-rescheduler-config")
+        self.assertEqual(role["metadata"]["namespace"], "berth-system")
+        self.assertEqual(role["rules"], [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["list", "watch"]}])
+        off = render("controllers.rescheduler.enabled=false")
+        self.assertIn("--controllers=*,migration,provisioningrequest,-rescheduler,reservation,resourcepolicy,scheduler",
+                      manager_container(off)["args"])
+        self.assertEqual([d["metadata"]["name"] for d in of_kind(off, "Role")], ["r1-berth-leader-election"])
+        cluster_role = next(d for d in off if d["kind"] == "ClusterRole")
+        pmj_verbs = {v for rule in cluster_role["rules"] if "podmigrationjobs" in rule["resources"] for v in rule["verbs"]}
+        self.assertNotIn("create", pmj_verbs)
+        rendered = render("rescheduler.createConfigMap=true", "rescheduler.config.dryRun=true",
+                          "rescheduler.config.lowNodeUtilization.enabled=true")
+        config_map = of_kind(rendered, "ConfigMap")
+        self.assertEqual([c["metadata"]["name"] for c in config_map], ["berth-rescheduler"])
+        config = yaml.safe_load(config_map[0]["data"]["config.yaml"])
+        self.assertIs(config["dryRun"], True)
+        self.assertIs(config["lowNodeUtilization"]["enabled"], True)
+        self.assertEqual(config["lowNodeUtilization"]["targetThresholds"], {"cpu": 50, "memory": 50, "pods": 50})
+        for bad, where in (("rescheduler.config.dryrun=true", "additional properties 'dryrun' not allowed"),
+                           ("rescheduler.config.minImprovement=150", "/rescheduler/config/minImprovement"),
+                           ("preferAvoidPods.ttl=1d", "/preferAvoidPods/ttl")):
+            with self.subTest(bad=bad):
+                self.assertIn(where, render_error("template", "r1", CHART, "--set", bad))
 
     def test_a_controller_switch_that_is_not_a_boolean_fails_the_render(self):
         # values.schema.json refuses it before the template's own check (berth.controllers) runs.
@@ -229,7 +261,7 @@ class ValuesValidationTest(unittest.TestCase):
                                         "controllers.newone.enabled=false"))["args"]
         self.assertIn("--reservation-gc-duration=0", args)
         self.assertIn("--reservation-owner-sync-interval=1m30s", args)
-        self.assertIn("--controllers=*,migration,-newone,provisioningrequest,reservation,resourcepolicy,scheduler", args)
+        self.assertIn("--controllers=*,migration,-newone,provisioningrequest,rescheduler,reservation,resourcepolicy,scheduler", args)
 
     def test_more_than_one_replica_without_leader_election_fails(self):
         err = render_error("template", "r1", CHART, "--set", "replicaCount=2", "--set", "leaderElection.enabled=false")

@@ -26,11 +26,12 @@ class ControllerFlagsTest(unittest.TestCase):
                 self.assertEqual(result.returncode, 2, result.stderr)
                 self.assertEqual(result.stderr.strip(),
                                  f'berth-manager: --controllers: "{bad}" is not in the list of known controllers '
-                                 "(known: reservation, scheduler, resourcepolicy, provisioningrequest, migration)")
+                                 "(known: reservation, scheduler, resourcepolicy, provisioningrequest, migration, rescheduler)")
 
     def test_empty_entries_and_selections_that_run_nothing_exit_2(self):
         for value, message in (("", "empty entry"), ("*,,scheduler", "empty entry"),
-                               ("-reservation,-scheduler,-resourcepolicy,-provisioningrequest,-migration", "enables no controller")):
+                               ("-reservation,-scheduler,-resourcepolicy,-provisioningrequest,-migration,-rescheduler",
+                                "enables no controller")):
             with self.subTest(value=value):
                 result = run_manager(f"--controllers={value}")
                 self.assertEqual(result.returncode, 2, result.stderr)
@@ -51,7 +52,8 @@ class ControllerFlagsTest(unittest.TestCase):
     def test_help_lists_the_controllers(self):
         out = run_manager("--help").stdout
         self.assertIn("--controllers strings", out)
-        self.assertIn("reservation, scheduler, resourcepolicy, provisioningrequest, migration (all on by default)", out)
+        self.assertIn("reservation, scheduler, resourcepolicy, provisioningrequest, migration, rescheduler "
+                      "(all on by default)", out)
         self.assertIn("--provisioning-classes strings", out)
 
 
@@ -97,10 +99,10 @@ class DisabledControllersTest(unittest.TestCase):
         # Setup is what creates a controller's informers, queue and metrics (unit-tested in
         # controller_registry_test); its queue and reconcile metrics show whether it ran.
         expected = {"*": {"reservation", "pod-scheduler", "reservation-scheduler", "provisioningrequest",
-                          "resourcepolicy"},
-                    "*,-scheduler": {"reservation", "provisioningrequest", "resourcepolicy"},
-                    "*,-resourcepolicy": {"reservation", "pod-scheduler", "reservation-scheduler",
-                                          "provisioningrequest"},
+                          "resourcepolicy", "rescheduler"},
+                    "*,-scheduler": {"reservation", "provisioningrequest", "resourcepolicy", "rescheduler"},
+                    "*,-resourcepolicy,-rescheduler": {"reservation", "pod-scheduler", "reservation-scheduler",
+                                                       "provisioningrequest"},
                     "-reservation,scheduler": {"pod-scheduler", "reservation-scheduler"},
                     "provisioningrequest": {"provisioningrequest"}}
         for value, running in expected.items():
@@ -109,7 +111,8 @@ class DisabledControllersTest(unittest.TestCase):
                 try:
                     self.assertEqual(self.controllers_in_metrics(mgr) & {"reservation", "pod-scheduler",
                                                                          "reservation-scheduler",
-                                                                         "provisioningrequest", "resourcepolicy"},
+                                                                         "provisioningrequest", "resourcepolicy",
+                                                                         "rescheduler"},
                                      running)
                 finally:
                     mgr.stop()

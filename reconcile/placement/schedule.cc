@@ -10,6 +10,7 @@
 #include "reconcile/placement/owners.h"
 #include "reconcile/placement/plugin_scores.h"
 #include "reconcile/placement/pod_constraints.h"
+#include "reconcile/placement/prefer_avoid_pods.h"
 #include "reconcile/placement/schedule_scoring.h"
 #include "reconcile/placement/reservation_affinity.h"
 #include "reconcile/placement/snapshot.h"
@@ -389,6 +390,7 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
     if (!reserved_ports_free(n, next, i)) return;
     Pick pick;
     pick.node = i;
+    pick.avoided = AvoidsPod(n.view, pod, s.now);
     if (gate.Check(i, &pick.policy_score) != PolicyGate::Verdict::kPass) return;
     // koordinator: once the pod matches reservations on a node it must fit through one of
     // them; it is nominated only when it actually takes something from it (or when its
@@ -535,6 +537,7 @@ ReservationDecision ClusterSnapshot::PlaceReservation(const PodSpecView& templat
     Pick pick;
     pick.node = i;
     pick.tier = fits ? 1 : 0;
+    pick.avoided = AvoidsPod(n.view, template_pod, s.now);
     pick.score = Score(s.options.scoring, c, n);
     if (scorer.collect()) {
       feasible.push_back(pick);

@@ -8,6 +8,7 @@ namespace berth::reconcile::placement::internal {
 bool Better(const Pick& a, const Pick& b, const std::vector<NodeEntry>& nodes) {
   if (b.node < 0) return true;
   if (a.tier != b.tier) return a.tier > b.tier;
+  if (a.avoided != b.avoided) return !a.avoided;
   if (OrderKey(a.order) != OrderKey(b.order)) return OrderKey(a.order) < OrderKey(b.order);
   if (a.reservation_score != b.reservation_score) {
     return a.reservation_score > b.reservation_score;

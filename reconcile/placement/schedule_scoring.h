@@ -21,6 +21,10 @@ inline int64_t OrderKey(int64_t order) { return order == 0 ? INT64_MAX : order; 
 struct Pick {
   int node = -1;
   int tier = 0;
+  // PreferAvoidPods: the node asks pods of this one's controller to stay away. It outweighs
+  // every score below (the seed: "takes precedence over all other priority criteria"); only a
+  // reservation the pod is nominated into (tier) ranks above it.
+  bool avoided = false;
   int64_t order = 0;  // reservation-order of the nominated reservation
   int64_t reservation_score = 0;
   int64_t policy_score = 0;  // ResourcePolicy: the node's unit priority × 20 (-1: no unit)
@@ -28,8 +32,9 @@ struct Pick {
   const ReservationEntry* reservation = nullptr;
 };
 
-// Better: tier (through a reservation), reservation-order, the reservation's most-allocated
-// score, the ResourcePolicy unit priority, then the node score; ties go to the smaller name.
+// Better: tier (through a reservation), not avoided (PreferAvoidPods), reservation-order, the
+// reservation's most-allocated score, the ResourcePolicy unit priority, then the node score; ties
+// go to the smaller name.
 bool Better(const Pick& a, const Pick& b, const std::vector<NodeEntry>& nodes);
 
 // ConstraintFilters: PodTopologySpread and InterPodAffinity for one decision (they run after

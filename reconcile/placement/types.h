@@ -72,6 +72,23 @@ struct NodeSelectorTerm {
   std::vector<NodeSelectorRequirement> match_fields;
 };
 
+// PreferredSchedulingTerm: one entry of
+// spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution.
+struct PreferredSchedulingTerm {
+  int32_t weight = 0;  // 1-100 upstream
+  NodeSelectorTerm preference;
+};
+
+// AvoidedController: one entry of the node annotation scheduler.alpha.kubernetes.io/preferAvoidPods
+// (prefer_avoid_pods.h): pods of this controller prefer other nodes until `until`.
+struct AvoidedController {
+  std::string kind;
+  std::string name;
+  std::string uid;
+  Time until;
+  bool operator==(const AvoidedController&) const = default;
+};
+
 // NodeView: what the scheduler reads from a Node object.
 struct NodeView {
   std::string name;
@@ -80,6 +97,9 @@ struct NodeView {
   bool unschedulable = false;  // spec.unschedulable
   // status.allocatable, milli-units; "pods" = max pods × 1000. A resource missing here is 0.
   ResourceAmounts allocatable;
+  // PreferAvoidPods entries not yet expired when read (the scheduler compares `until` with its
+  // clock, so an entry also stops counting at its deadline between node events).
+  std::vector<AvoidedController> avoided_controllers;
 };
 
 // PodAffinityTerm: core/v1 PodAffinityTerm (or a WeightedPodAffinityTerm's term) as
@@ -149,6 +169,9 @@ struct PodSpecView {
   // spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms
   // (ORed); nullopt when there is no required node affinity.
   std::optional<std::vector<NodeSelectorTerm>> required_node_affinity;
+  // ...preferredDuringSchedulingIgnoredDuringExecution (the rescheduler's preferred-affinity
+  // strategy reads it; placement scoring does not).
+  std::vector<PreferredSchedulingTerm> preferred_node_affinity;
   std::vector<Toleration> tolerations;
   std::vector<PreferredSchedulingTerm> preferred_node_affinity;  // NodeAffinity scoring
   // spec.affinity.podAffinity/podAntiAffinity (null when the pod has no such terms).
