@@ -118,18 +118,6 @@ void FillSpec(const Value* spec, std::string_view path, placement::PodSpecView& 
     }
     view.required_node_affinity = std::move(out);
   }
-  if (const Value* preferred = json::Find(*spec, {"affinity", "nodeAffinity",
-                                                  "preferredDuringSchedulingIgnoredDuringExecution"});
-      preferred && preferred->IsArray()) {
-    for (const auto& t : preferred->GetArray()) {
-      const Value* weight = t.IsObject() ? json::Member(t, "weight") : nullptr;
-      const Value* preference = t.IsObject() ? json::Member(t, "preference") : nullptr;
-      if (!weight || !weight->IsInt() || !preference || !preference->IsObject()) continue;
-      view.preferred_node_affinity.push_back(
-          {weight->GetInt(), {ReadRequirements(json::Member(*preference, "matchExpressions")),
-                              ReadRequirements(json::Member(*preference, "matchFields"))}});
-    }
-  }
   view.tolerations = ReadTolerations(json::Member(*spec, "tolerations"));
   view.host_ports = ReadHostPorts(*spec);
   view.requests = reconcile::EffectiveRequests(PodResourcesOf(*spec, &view.request_errors, path));

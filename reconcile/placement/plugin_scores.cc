@@ -30,8 +30,8 @@ int64_t NodeAffinityRawScore(const std::vector<PreferredSchedulingTerm>& terms, 
   int64_t score = 0;
   for (const PreferredSchedulingTerm& t : terms) {
     // Upstream (NewPreferredSchedulingTerms) skips terms of weight 0 and empty preferences.
-    if (t.weight == 0 || (t.term.match_expressions.empty() && t.term.match_fields.empty())) continue;
-    if (MatchesNodeSelectorTerms({t.term}, node_name, node_labels)) score += t.weight;
+    if (t.weight == 0 || (t.preference.match_expressions.empty() && t.preference.match_fields.empty())) continue;
+    if (MatchesNodeSelectorTerms({t.preference}, node_name, node_labels)) score += t.weight;
   }
   return score;
 }

@@ -139,12 +139,6 @@ struct TopologySpreadConstraint {
   bool honor_node_taints = false;   // nodeTaintsPolicy (default Ignore)
 };
 
-// PreferredSchedulingTerm: one of nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution.
-struct PreferredSchedulingTerm {
-  int32_t weight = 0;
-  NodeSelectorTerm term;
-};
-
 // PodOwnerReference: one of metadata.ownerReferences of a pod.
 struct PodOwnerReference {
   std::string api_version;
@@ -169,11 +163,10 @@ struct PodSpecView {
   // spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms
   // (ORed); nullopt when there is no required node affinity.
   std::optional<std::vector<NodeSelectorTerm>> required_node_affinity;
-  // ...preferredDuringSchedulingIgnoredDuringExecution (the rescheduler's preferred-affinity
-  // strategy reads it; placement scoring does not).
+  // ...preferredDuringSchedulingIgnoredDuringExecution: NodeAffinity scoring and the
+  // rescheduler's preferred-affinity strategy.
   std::vector<PreferredSchedulingTerm> preferred_node_affinity;
   std::vector<Toleration> tolerations;
-  std::vector<PreferredSchedulingTerm> preferred_node_affinity;  // NodeAffinity scoring
   // spec.affinity.podAffinity/podAntiAffinity (null when the pod has no such terms).
   std::shared_ptr<const PodAffinity> pod_affinity;
   std::vector<TopologySpreadConstraint> topology_spread;  // spec.topologySpreadConstraints
