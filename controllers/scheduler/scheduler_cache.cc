@@ -63,12 +63,14 @@ void SchedulerCache::UpsertPod(const placement::PodSpecView& pod) {
   }
   snapshot_.UpsertPod(pod);
   counted_pods_.insert(pod.uid);
+  IndexPodLocked(pod);
 }
 
 bool SchedulerCache::RemovePod(std::string_view uid) {
   std::lock_guard lock(mu_);
   bool counted = counted_pods_.erase(std::string(uid)) > 0 || snapshot_.IsAssumed(uid);
   snapshot_.RemovePod(uid);
+  UnindexPodLocked(uid);
   return counted;
 }
 

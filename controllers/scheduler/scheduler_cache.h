@@ -14,6 +14,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <atomic>
 #include <mutex>
 #include <optional>
@@ -23,6 +24,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "reconcile/placement/preemption.h"
 #include "reconcile/placement/snapshot.h"
 
 namespace berth::controllers {
@@ -118,7 +120,24 @@ class SchedulerCache {
   reconcile::ResourceAmounts Allocated(std::string_view reservation_uid) const;
   int NodeCount() const;
 
+  // --- Preemption (scheduler_cache_preemption.cc) -----------------------------------------
+  // Preempt runs DefaultPreemption (reconcile/placement/preemption.h) for a pod whose decision
+  // failed with `error`, under the lock: the dry run removes pods from the snapshot itself and adds
+  // them back (so every filter and the Reservation rules apply), leaving it as it was. Victims are
+  // bound pods the informer has shown, never assumed ones. Nothing is assumed.
+  reconcile::placement::PreemptionOutcome Preempt(const reconcile::placement::PodSpecView& pod,
+                                                  const reconcile::placement::FitError& error,
+                                                  const std::vector<reconcile::placement::PdbView>& pdbs);
+
  private:
+  class SnapshotFitOracle;  // scheduler_cache_preemption.cc
+  // The bound pods by node (uid → view) and each pod's node, for preemption's victims. Callers
+  // hold mu_.
+  void IndexPodLocked(const reconcile::placement::PodSpecView& pod);
+  void UnindexPodLocked(std::string_view uid);
+  std::unordered_map<std::string, std::map<std::string, reconcile::placement::PodSpecView>> pods_by_node_;
+  std::unordered_map<std::string, std::string> node_of_pod_;
+
   // AssumeLocked assumes a successful `decision` for `reservation`; a refused assume becomes a
   // FitError naming the reason. Callers hold mu_.
   reconcile::placement::ReservationDecision AssumeLocked(const reconcile::placement::ReservationView& reservation,

@@ -134,6 +134,8 @@ Result<std::unique_ptr<SchedulerController>> SchedulerController::Setup(
   c->reservations_ = informers.InformerFor(shim::InformerKey{kReservationsPath, "", ""});
   c->pods_ = informers.InformerFor(shim::InformerKey{"/api/v1/pods", "", ""});
   c->nodes_ = informers.InformerFor(shim::InformerKey{"/api/v1/nodes", "", ""});
+  // Read at preemption time only (which victims a budget protects): no handler.
+  c->pdbs_ = informers.InformerFor(shim::InformerKey{"/apis/policy/v1/poddisruptionbudgets", "", ""});
   // The ResourcePolicy CRD may be missing (Helm installs crds/ only on the first install): then
   // the scheduler runs without policies rather than wait forever for an informer that cannot sync.
   if (ResourcePoliciesServed(*rest)) {
@@ -270,12 +272,14 @@ void SchedulerController::OnPod(const shim::ObjectPtr& old_object, const shim::O
     if (node && !node->empty() && node == old_object->FindString({"spec", "nodeName"}) &&
         phase != "Succeeded" && phase != "Failed" &&
         object->FindString({"metadata", "annotations", kReservationAllocatedAnnotation}) ==
-            old_object->FindString({"metadata", "annotations", kReservationAllocatedAnnotation})) {
-      // Labels and deletion decide which ResourcePolicy counts the pod: look only when policies exist.
-      if (!cache_.HasResourcePolicies() ||
-          (object->FindString({"metadata", "deletionTimestamp"}).has_value() ==
-               old_object->FindString({"metadata", "deletionTimestamp"}).has_value() &&
-           LabelsEqual(*old_object, *object))) {
+            old_object->FindString({"metadata", "annotations", kReservationAllocatedAnnotation}) &&
+        // Preemption reads deletion (a victim already terminating is not preempted again) and the
+        // start time (which equal-priority victims are more important): each changes once.
+        object->FindString({"metadata", "deletionTimestamp"}).has_value() ==
+            old_object->FindString({"metadata", "deletionTimestamp"}).has_value() &&
+        object->FindString({"status", "startTime"}) == old_object->FindString({"status", "startTime"})) {
+      // Labels decide which ResourcePolicy counts the pod: look only when policies exist.
+      if (!cache_.HasResourcePolicies() || LabelsEqual(*old_object, *object)) {
         return;
       }
     }
@@ -389,7 +393,7 @@ shim::ReconcileResult SchedulerController::ReconcilePod(const std::string& key) 
   if (view.uid.empty() || cache_.IsPodAssumed(view.uid)) return shim::ReconcileResult::Done();
   uint64_t seen = cluster_generation_.load();
   placement::PodDecision decision = cache_.ScheduleAndAssumePod(view);
-  if (!decision) return MarkPodUnschedulable(*doc, key, decision.error(), seen);
+  if (!decision) return HandleUnschedulable(*doc, key, view, decision.error(), seen);
   return Bind(json::GetString(*doc, {"spec", "schedulerName"}), view, *decision);
 }
 
@@ -454,11 +458,13 @@ shim::ReconcileResult SchedulerController::Bind(std::string_view scheduler_name,
 }
 
 shim::ReconcileResult SchedulerController::MarkPodUnschedulable(const Value& pod, const std::string& key,
-                                                                const placement::FitError& error, uint64_t seen) {
+                                                                const std::string& message,
+                                                                const std::optional<std::string>& nomination,
+                                                                uint64_t seen) {
   attempts_->WithLabelValues({"pod", "unschedulable"}).Inc();
   placement::PodSpecView view = ReadPodView(pod);
-  std::string message = error.Message();
-  if (!PodScheduledUnchanged(pod, message)) {
+  const bool nomination_unchanged = !nomination || *nomination == json::GetString(pod, {"status", "nominatedNodeName"});
+  if (!PodScheduledUnchanged(pod, message) || !nomination_unchanged) {
     Document patch(rapidjson::kObjectType);
     auto& a = patch.GetAllocator();
     Value condition(rapidjson::kObjectType);
@@ -472,6 +478,11 @@ shim::ReconcileResult SchedulerController::MarkPodUnschedulable(const Value& pod
     conditions.PushBack(condition, a);
     Value& status = json::EnsureObject(patch, "status", a);
     status.AddMember("conditions", conditions, a);
+    if (nomination && nomination->empty()) {
+      status.AddMember("nominatedNodeName", Value(rapidjson::kNullType), a);  // cleared
+    } else if (nomination) {
+      json::SetString(status, "nominatedNodeName", *nomination, a);
+    }
     auto written = client_.Patch(shim::ResourceRef{"", "v1", "pods", view.namespace_name, view.name},
                                  json::Serialize(patch), shim::kStrategicMergePatch, "status");
     if (!written) {
