@@ -100,7 +100,7 @@ class PreemptionTest(SchedulingSuite):
             self.assertIn(f"priorityclass.scheduling.k8s.io/{name}", names)
 
     def test_preempts_the_lowest_priority_pod_when_its_pdb_allows(self):
-        self.pdb({"maxUnavailable": 1})
+        self.pdb({"minAvailable": 0})  # maxUnavailable needs a controller for bare pods
         self.wait_pdb_allowed(1)
         self.create("high", "high")
         self.wait_gone("guarded")
