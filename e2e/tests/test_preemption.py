@@ -121,6 +121,31 @@ class PreemptionTest(SchedulingSuite):
         self.assertEqual(self.pod("guarded")["status"]["phase"], "Running")
         self.assertEqual(self.events_for("guarded", "Preempted"), [])
 
+    def test_a_failed_victim_delete_is_retried_with_backoff(self):
+        # 409 is not retried by the transport: each failure reaches the scheduler, which requeues the pod.
+        r = self.sim.http("PUT", "/kubesim/admin/faults",
+                          json={"faultRate": 1.0, "faultCodes": [409], "faultTargets": ["DELETE:pods"]})
+        self.assertEqual(r.status_code, 200, r.text)
+        try:
+            self.create("high", "high")
+            wait_until(lambda: self.mgr.log_text().count("delete of preemption victim failed, retrying with backoff") >= 2,
+                       message="two failed victim deletes retried")
+            guarded = self.pod("guarded")
+            self.assertIsNotNone(guarded, "no delete went through")
+            target = next(c for c in guarded["status"]["conditions"] if c["type"] == "DisruptionTarget")
+            self.assertEqual((target["status"], target["reason"], target["message"]),
+                             ("True", "PreemptionByScheduler",
+                              "koord-scheduler: preempting to accommodate a higher priority pod"))
+            self.assertEqual(self.events_for("guarded", "Preempted"), [], "the Event follows a delete that worked")
+            self.assertFalse(self.pod("high")["spec"].get("nodeName"))
+        finally:
+            self.sim.http("PUT", "/kubesim/admin/faults", json={"faultRate": 0})
+        self.assertGreaterEqual(sum(self.sim.get_json("/kubesim/admin/faults")["injectedFaults"].values()), 2)
+        self.wait_gone("guarded")
+        high = self.wait_running("high")
+        self.assert_preempted_by("guarded", high)
+        self.assertEqual(self.pod("free")["status"]["phase"], "Running")
+
     def test_preemption_policy_never_does_not_preempt(self):
         self.create("polite", "high-never")
         pod = self.wait_unschedulable("polite")
