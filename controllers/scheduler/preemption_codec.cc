@@ -24,12 +24,10 @@ placement::PodPriority ReadPodPriority(const Value& pod) {
   out.preempt_never = json::GetString(pod, {"spec", "preemptionPolicy"}) == "Never";
   out.nominated_node_name = std::string(json::GetString(pod, {"status", "nominatedNodeName"}));
   if (const Value* start = json::Find(pod, {"status", "startTime"}); start && !start->IsNull()) {
-    auto parsed = start->IsString() ? shim::ParseTimestamp({start->GetString(), start->GetStringLength()})
-                                    : Result<shim::TimePoint>(MakeError(ErrorCode::kInvalidArgument, "not a string"));
-    if (parsed) {
-      out.start_time = std::chrono::time_point_cast<reconcile::Time::duration>(*parsed);
+    if (start->IsString()) {
+      ReadStartTime(std::string_view(start->GetString(), start->GetStringLength()), out);
     } else if (out.error.empty()) {
-      out.error = "status.startTime: " + parsed.error().message;
+      out.error = "status.startTime: not a string: " + json::Serialize(*start);
     }
   }
   if (json::Find(pod, {"metadata", "deletionTimestamp"}) != nullptr) {
@@ -43,6 +41,17 @@ placement::PodPriority ReadPodPriority(const Value& pod) {
     }
   }
   return out;
+}
+
+void ReadStartTime(std::optional<std::string_view> text, placement::PodPriority& priority) {
+  priority.start_time.reset();
+  if (!text) return;
+  auto parsed = shim::ParseTimestamp(*text);
+  if (parsed) {
+    priority.start_time = std::chrono::time_point_cast<reconcile::Time::duration>(*parsed);
+  } else if (priority.error.empty()) {
+    priority.error = "status.startTime: " + parsed.error().message;
+  }
 }
 
 placement::PdbView ReadPdbView(const Value& pdb) {

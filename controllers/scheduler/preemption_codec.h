@@ -20,6 +20,10 @@ namespace berth::controllers {
 // int32 or a startTime that does not parse sets `error` naming the field.
 reconcile::placement::PodPriority ReadPodPriority(const rapidjson::Value& pod);
 
+// ReadStartTime fills priority.start_time from status.startTime's text (nullopt: absent), or
+// priority.error naming the field when it does not parse.
+void ReadStartTime(std::optional<std::string_view> text, reconcile::placement::PodPriority& priority);
+
 // ReadPdbView: a policy/v1 PodDisruptionBudget: namespace, name, spec.selector (one that does not
 // convert selects nothing, as in kube-scheduler), status.disruptionsAllowed, the names in
 // status.disruptedPods.

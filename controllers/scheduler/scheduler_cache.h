@@ -125,6 +125,9 @@ class SchedulerCache {
   // failed with `error`, under the lock: the dry run removes pods from the snapshot itself and adds
   // them back (so every filter and the Reservation rules apply), leaving it as it was. Victims are
   // bound pods the informer has shown, never assumed ones. Nothing is assumed.
+  // SetPodStartTime records a bound pod's status.startTime (nullopt: not started) for preemption's
+  // order; one that does not parse marks the pod's priority unreadable (never a victim).
+  void SetPodStartTime(std::string_view uid, std::optional<std::string_view> start_time);
   reconcile::placement::PreemptionOutcome Preempt(const reconcile::placement::PodSpecView& pod,
                                                   const reconcile::placement::FitError& error,
                                                   const std::vector<reconcile::placement::PdbView>& pdbs);

@@ -63,6 +63,16 @@ void SchedulerCache::UnindexPodLocked(std::string_view uid) {
   node_of_pod_.erase(it);
 }
 
+void SchedulerCache::SetPodStartTime(std::string_view uid, std::optional<std::string_view> start_time) {
+  std::lock_guard lock(mu_);
+  auto node = node_of_pod_.find(std::string(uid));
+  if (node == node_of_pod_.end()) return;
+  auto pods = pods_by_node_.find(node->second);
+  if (pods == pods_by_node_.end()) return;
+  auto pod = pods->second.find(node->first);
+  if (pod != pods->second.end()) ReadStartTime(start_time, pod->second.priority);
+}
+
 placement::PreemptionOutcome SchedulerCache::Preempt(const placement::PodSpecView& pod, const placement::FitError& error,
                                                      const std::vector<placement::PdbView>& pdbs) {
   if (!pod.priority.error.empty()) return {std::nullopt, "preemption: " + pod.priority.error, false};

@@ -273,11 +273,14 @@ void SchedulerController::OnPod(const shim::ObjectPtr& old_object, const shim::O
         phase != "Succeeded" && phase != "Failed" &&
         object->FindString({"metadata", "annotations", kReservationAllocatedAnnotation}) ==
             old_object->FindString({"metadata", "annotations", kReservationAllocatedAnnotation}) &&
-        // Preemption reads deletion (a victim already terminating is not preempted again) and the
-        // start time (which equal-priority victims are more important): each changes once.
+        // Preemption reads deletion: a victim already terminating is not preempted again.
         object->FindString({"metadata", "deletionTimestamp"}).has_value() ==
-            old_object->FindString({"metadata", "deletionTimestamp"}).has_value() &&
-        object->FindString({"status", "startTime"}) == old_object->FindString({"status", "startTime"})) {
+            old_object->FindString({"metadata", "deletionTimestamp"}).has_value()) {
+      // The kubelet's start time orders equal-priority victims; set alone, without a conversion.
+      if (auto start = object->FindString({"status", "startTime"});
+          start != old_object->FindString({"status", "startTime"})) {
+        cache_.SetPodStartTime(object->Uid(), start);
+      }
       // Labels decide which ResourcePolicy counts the pod: look only when policies exist.
       if (!cache_.HasResourcePolicies() || LabelsEqual(*old_object, *object)) {
         return;

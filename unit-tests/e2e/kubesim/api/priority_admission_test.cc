@@ -73,7 +73,7 @@ TEST_F(PriorityAdmissionTest, NoClassMeansTheGlobalDefaultOrZero) {
 TEST_F(PriorityAdmissionTest, UnknownClassesAndConflictingValuesAreForbidden) {
   auto missing = CreatePod("m", R"("priorityClassName":"gold",)");
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error->code, 403);
+  EXPECT_EQ(missing.error->status, 403);
   EXPECT_EQ(Message(missing), R"(pods "m" is forbidden: no PriorityClass with name gold was found)");
   auto given = CreatePod("g", R"("priorityClassName":"system-cluster-critical","priority":5,)");
   ASSERT_FALSE(given.ok());
@@ -87,7 +87,7 @@ TEST_F(PriorityAdmissionTest, PriorityClassValidation) {
   auto no_value = Create("scheduling.k8s.io", "priorityclasses", "",
                          R"({"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":"x"}})");
   ASSERT_FALSE(no_value.ok());
-  EXPECT_EQ(no_value.error->code, 422);
+  EXPECT_EQ(no_value.error->status, 422);
   auto bad_policy = Create("scheduling.k8s.io", "priorityclasses", "",
                            R"({"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":"y"},)"
                            R"("value":1,"preemptionPolicy":"Sometimes"})");
