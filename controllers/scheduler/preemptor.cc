@@ -49,10 +49,16 @@ std::vector<placement::PdbView> SchedulerController::CurrentPdbs() const {
 shim::ReconcileResult SchedulerController::HandleUnschedulable(const rapidjson::Value& pod, const std::string& key,
                                                                const placement::PodSpecView& view,
                                                                const placement::FitError& error, uint64_t seen) {
+  // A scheduling error (a field that does not parse) is not a fit failure: kube-scheduler runs no
+  // PostFilter for it, so the message stays the error alone.
+  if (!error.error.empty()) return MarkPodUnschedulable(pod, key, error.Message(), std::nullopt, seen);
   placement::PreemptionOutcome outcome = cache_.Preempt(view, error, CurrentPdbs());
   if (!outcome.chosen) {
     std::optional<std::string> nomination;
-    if (outcome.clear_nomination && !view.priority.nominated_node_name.empty()) nomination = "";
+    if (outcome.clear_nomination && !view.priority.nominated_node_name.empty()) {
+      nomination = "";
+      cache_.SetNomination(view, "");
+    }
     return MarkPodUnschedulable(pod, key, placement::WithPostFilterMessage(error.Message(), outcome.message),
                                 nomination, seen);
   }
@@ -86,6 +92,7 @@ shim::ReconcileResult SchedulerController::HandleUnschedulable(const rapidjson::
   }
   // The pod waits for the victims to go: the PodScheduled condition keeps the fit error (no
   // PostFilter message on success, as upstream) and the nomination names the node.
+  cache_.SetNomination(view, chosen.node_name);
   return MarkPodUnschedulable(pod, key, error.Message(), chosen.node_name, seen);
 }
 

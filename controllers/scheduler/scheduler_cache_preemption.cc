@@ -63,6 +63,38 @@ void SchedulerCache::UnindexPodLocked(std::string_view uid) {
   node_of_pod_.erase(it);
 }
 
+void SchedulerCache::SetNomination(const placement::PodSpecView& pod, std::string_view node) {
+  std::lock_guard lock(mu_);
+  if (node.empty() || counted_pods_.contains(pod.uid)) {
+    nominated_.erase(pod.uid);
+    return;
+  }
+  placement::PodSpecView on_node = pod;
+  on_node.node_name = std::string(node);
+  on_node.reservation_uid.clear();  // a nominated pod allocates nothing yet
+  nominated_.insert_or_assign(pod.uid, std::move(on_node));
+}
+
+bool SchedulerCache::IsNominated(std::string_view uid) const {
+  std::lock_guard lock(mu_);
+  return nominated_.contains(std::string(uid));
+}
+
+std::vector<std::string> SchedulerCache::AddNominatedLocked(const placement::PodSpecView& pod) {
+  std::vector<std::string> added;
+  for (const auto& [uid, nominated] : nominated_) {
+    if (uid == pod.uid || nominated.priority.value < pod.priority.value) continue;
+    if (counted_pods_.contains(uid) || snapshot_.IsAssumed(uid) || !nodes_.contains(nominated.node_name)) continue;
+    snapshot_.UpsertPod(nominated);
+    added.push_back(uid);
+  }
+  return added;
+}
+
+void SchedulerCache::RemoveNominatedLocked(const std::vector<std::string>& uids) {
+  for (const std::string& uid : uids) snapshot_.RemovePod(uid);
+}
+
 void SchedulerCache::SetPodStartTime(std::string_view uid, std::optional<std::string_view> start_time) {
   std::lock_guard lock(mu_);
   auto node = node_of_pod_.find(std::string(uid));
@@ -116,7 +148,12 @@ placement::PreemptionOutcome SchedulerCache::Preempt(const placement::PodSpecVie
     oracle.emplace(snapshot_, pods == pods_by_node_.end() ? kNoPods : pods->second, pinned);
     return *oracle;
   };
-  return placement::Preempt(pod.priority, nodes, pdbs, nominated, snapshot_.NodeCount(), oracle_for, now_());
+  // The dry run sees the nominated pods it must respect, as every decision does.
+  std::vector<std::string> added = AddNominatedLocked(pod);
+  placement::PreemptionOutcome out =
+      placement::Preempt(pod.priority, nodes, pdbs, nominated, snapshot_.NodeCount(), oracle_for, now_());
+  RemoveNominatedLocked(added);
+  return out;
 }
 
 }  // namespace berth::controllers

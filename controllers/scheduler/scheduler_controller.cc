@@ -394,6 +394,8 @@ shim::ReconcileResult SchedulerController::ReconcilePod(const std::string& key) 
   }
   placement::PodSpecView view = ReadPodView(*doc);
   if (view.uid.empty() || cache_.IsPodAssumed(view.uid)) return shim::ReconcileResult::Done();
+  // A nomination written earlier (or by a previous leader) keeps its room from less important pods.
+  cache_.SetNomination(view, view.priority.nominated_node_name);
   uint64_t seen = cluster_generation_.load();
   placement::PodDecision decision = cache_.ScheduleAndAssumePod(view);
   if (!decision) return HandleUnschedulable(*doc, key, view, decision.error(), seen);

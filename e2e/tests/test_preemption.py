@@ -49,8 +49,8 @@ class PreemptionTest(SchedulingSuite):
     def setUp(self):
         self.create("guarded", "low", {"app": "guarded"})
         self.create("free", "mid", {"app": "free"})
-        self.wait_running("guarded")
-        self.wait_running("free")
+        # Events outlive their pods: each test looks only at the Events of its own pods (by uid).
+        self.uids = {name: self.wait_running(name)["metadata"]["uid"] for name in ("guarded", "free")}
 
     def tearDown(self):
         self.sim.kubectl("delete", "pods,pdb", "--all", "--wait=false")
@@ -80,8 +80,11 @@ class PreemptionTest(SchedulingSuite):
     def wait_gone(self, name):
         wait_until(lambda: self.pod(name) is None, timeout=15, message=f"pod {name} to be deleted")
 
+    def preempted_events(self, name):
+        return [e for e in self.events_for(name, "Preempted") if e["involvedObject"].get("uid") == self.uids[name]]
+
     def assert_preempted_by(self, victim, preemptor):
-        events = self.events_for(victim, "Preempted")
+        events = self.preempted_events(victim)
         self.assertEqual(len(events), 1, events)
         self.assertEqual(events[0]["type"], "Normal")
         self.assertEqual(events[0]["message"], f"Preempted by pod {preemptor['metadata']['uid']} on node node-0")
@@ -109,7 +112,7 @@ class PreemptionTest(SchedulingSuite):
         self.assertEqual(high["status"].get("nominatedNodeName"), "node-0")
         self.assert_preempted_by("guarded", high)
         self.assertEqual(self.pod("free")["status"]["phase"], "Running")
-        self.assertEqual(self.events_for("free", "Preempted"), [])
+        self.assertEqual(self.preempted_events("free"), [])
 
     def test_preempts_another_pod_when_the_pdb_allows_no_disruption(self):
         self.pdb({"minAvailable": 1})
@@ -119,7 +122,7 @@ class PreemptionTest(SchedulingSuite):
         high = self.wait_running("high")
         self.assert_preempted_by("free", high)
         self.assertEqual(self.pod("guarded")["status"]["phase"], "Running")
-        self.assertEqual(self.events_for("guarded", "Preempted"), [])
+        self.assertEqual(self.preempted_events("guarded"), [])
 
     def test_a_failed_victim_delete_is_retried_with_backoff(self):
         # 409 is not retried by the transport: each failure reaches the scheduler, which requeues the pod.
@@ -136,7 +139,7 @@ class PreemptionTest(SchedulingSuite):
             self.assertEqual((target["status"], target["reason"], target["message"]),
                              ("True", "PreemptionByScheduler",
                               "koord-scheduler: preempting to accommodate a higher priority pod"))
-            self.assertEqual(self.events_for("guarded", "Preempted"), [], "the Event follows a delete that worked")
+            self.assertEqual(self.preempted_events("guarded"), [], "the Event follows a delete that worked")
             self.assertFalse(self.pod("high")["spec"].get("nodeName"))
         finally:
             self.sim.http("PUT", "/kubesim/admin/faults", json={"faultRate": 0})
@@ -156,7 +159,7 @@ class PreemptionTest(SchedulingSuite):
         self.assertFalse(pod["status"].get("nominatedNodeName"))
         for name in ("guarded", "free"):
             self.assertEqual(self.pod(name)["status"]["phase"], "Running")
-            self.assertEqual(self.events_for(name, "Preempted"), [])
+            self.assertEqual(self.preempted_events(name), [])
 
     def test_no_victims_when_every_pod_is_as_important(self):
         self.create("peer", "low")

@@ -81,6 +81,42 @@ TEST(SchedulerCachePreemption, ALowerPriorityPodMakesRoomAndTheSnapshotIsLeftAsI
   EXPECT_TRUE(cache.ScheduleAndAssumePod(Pod("high", 1000, 10)).has_value());
 }
 
+TEST(SchedulerCachePreemption, ANominatedPodKeepsItsRoomFromLessImportantPods) {
+  SchedulerCache cache;
+  cache.UpsertNode(Node("n1", 2000));
+  cache.UpsertPod(Pod("low", 2000, 1, "n1"));
+  placement::PodSpecView high = Pod("high", 2000, 10);
+  auto out = Preempt(cache, high);
+  ASSERT_TRUE(out.chosen.has_value()) << out.message;
+  cache.SetNomination(high, "n1");
+  EXPECT_TRUE(cache.IsNominated("uid-high"));
+  ASSERT_TRUE(cache.RemovePod("uid-low"));  // the victim is gone
+  auto sneaky = cache.ScheduleAndAssumePod(Pod("sneaky", 1000, 5));
+  ASSERT_FALSE(sneaky.has_value()) << "a less important pod may not take the room made for `high`";
+  EXPECT_EQ(sneaky.error().Message(), "0/1 nodes are available: 1 Insufficient cpu.");
+  EXPECT_FALSE(cache.Preempt(Pod("sneaky", 1000, 5), sneaky.error(), {}).chosen.has_value())
+      << "nor preempt for it: a nominated pod is no victim";
+  EXPECT_TRUE(reconcile::EqualAmounts(cache.Usage("n1")->requested, {})) << "nominations are not left counted";
+  auto decision = cache.ScheduleAndAssumePod(high);
+  ASSERT_TRUE(decision.has_value()) << decision.error().Message();
+  EXPECT_EQ(decision->node_name, "n1");
+  placement::PodSpecView bound = high;
+  bound.node_name = "n1";
+  cache.UpsertPod(bound);
+  EXPECT_FALSE(cache.IsNominated("uid-high")) << "binding ends the nomination";
+}
+
+TEST(SchedulerCachePreemption, AnEquallyImportantPodRespectsTheNominationALessImportantNominationDoesNotBind) {
+  SchedulerCache cache;
+  cache.UpsertNode(Node("n1", 2000));
+  cache.SetNomination(Pod("nominated", 2000, 5), "n1");
+  EXPECT_FALSE(cache.ScheduleAndAssumePod(Pod("peer", 1000, 5)).has_value());
+  EXPECT_TRUE(cache.ScheduleAndAssumePod(Pod("vip", 1000, 6)).has_value());
+  cache.SetNomination(Pod("nominated", 2000, 5), "");
+  EXPECT_FALSE(cache.IsNominated("uid-nominated"));
+  EXPECT_TRUE(cache.ScheduleAndAssumePod(Pod("peer", 1000, 5)).has_value());
+}
+
 TEST(SchedulerCachePreemption, CapacityAReservationHoldsIsNotFreedForNonOwners) {
   SchedulerCache cache;
   cache.UpsertNode(Node("n1", 4000));
