@@ -106,7 +106,7 @@ TEST(SchedulerCachePreemption, ANominatedPodKeepsItsRoomFromLessImportantPods) {
   EXPECT_FALSE(cache.IsNominated("uid-high")) << "binding ends the nomination";
 }
 
-TEST(SchedulerCachePreemption, AnEquallyImportantPodRespectsTheNominationALessImportantNominationDoesNotBind) {
+TEST(SchedulerCachePreemption, EqualPriorityRespectsANominationHigherPriorityDoesNot) {
   SchedulerCache cache;
   cache.UpsertNode(Node("n1", 2000));
   cache.SetNomination(Pod("nominated", 2000, 5), "n1");
