@@ -79,12 +79,16 @@ void SchedulerCache::UpsertPod(const placement::PodSpecView& pod) {
   }
   snapshot_.UpsertPod(pod);
   counted_pods_.insert(pod.uid);
+  IndexPodLocked(pod);
+  nominated_.erase(pod.uid);  // bound: its nomination is over
 }
 
 bool SchedulerCache::RemovePod(std::string_view uid) {
   std::lock_guard lock(mu_);
   bool counted = counted_pods_.erase(std::string(uid)) > 0 || snapshot_.IsAssumed(uid);
   snapshot_.RemovePod(uid);
+  UnindexPodLocked(uid);
+  nominated_.erase(std::string(uid));
   return counted;
 }
 
@@ -108,7 +112,9 @@ void SchedulerCache::RemoveReservation(std::string_view uid) {
 placement::PodDecision SchedulerCache::ScheduleAndAssumePod(const placement::PodSpecView& pod) {
   std::lock_guard lock(mu_);
   AdvanceLocked();
+  std::vector<std::string> nominated = AddNominatedLocked(pod);
   placement::PodDecision decision = snapshot_.SchedulePod(pod);
+  RemoveNominatedLocked(nominated);
   if (!decision) return decision;
   if (auto assumed = snapshot_.AssumePod(pod, *decision); !assumed) {
     // Only an empty uid or a node that vanished can fail here; report it as unschedulable.

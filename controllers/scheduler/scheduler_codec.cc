@@ -1,6 +1,7 @@
 #include "controllers/scheduler/scheduler_codec.h"
 
 #include "clientgo-shim/base/json.h"
+#include "controllers/scheduler/preemption_codec.h"
 #include "controllers/reservation/reservation_codec.h"
 #include "reconcile/common/annotation_json.h"
 #include "controllers/scheduler/pod_constraints_codec.h"
@@ -166,6 +167,7 @@ placement::PodSpecView ReadPodView(const Value& pod) {
     }
   }
   FillSpec(json::Member(pod, "spec"), "spec", view);
+  view.priority = ReadPodPriority(pod);
   if (auto ref = AllocatedReservation(pod)) view.reservation_uid = ref->uid;
   auto ignored = view.labels.find(kReservationIgnoredLabel);
   view.reservation_ignored = ignored != view.labels.end() && ignored->second == "true";

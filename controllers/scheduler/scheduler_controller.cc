@@ -136,6 +136,8 @@ Result<std::unique_ptr<SchedulerController>> SchedulerController::Setup(
   c->pods_ = informers.InformerFor(shim::InformerKey{"/api/v1/pods", "", ""});
   c->nodes_ = informers.InformerFor(shim::InformerKey{"/api/v1/nodes", "", ""});
   c->namespaces_ = informers.InformerFor(shim::InformerKey{"/api/v1/namespaces", "", ""});
+  // Read at preemption time only (which victims a budget protects): no handler.
+  c->pdbs_ = informers.InformerFor(shim::InformerKey{"/apis/policy/v1/poddisruptionbudgets", "", ""});
   // The ResourcePolicy CRD may be missing (Helm installs crds/ only on the first install): then
   // the scheduler runs without policies rather than wait forever for an informer that cannot sync.
   if (ResourcePoliciesServed(*rest)) {
@@ -306,12 +308,17 @@ void SchedulerController::OnPod(const shim::ObjectPtr& old_object, const shim::O
     if (node && !node->empty() && node == old_object->FindString({"spec", "nodeName"}) &&
         phase != "Succeeded" && phase != "Failed" &&
         object->FindString({"metadata", "annotations", kReservationAllocatedAnnotation}) ==
-            old_object->FindString({"metadata", "annotations", kReservationAllocatedAnnotation})) {
-      // Labels and deletion decide which ResourcePolicy counts the pod: look only when policies exist.
-      if (!cache_.HasResourcePolicies() ||
-          (object->FindString({"metadata", "deletionTimestamp"}).has_value() ==
-               old_object->FindString({"metadata", "deletionTimestamp"}).has_value() &&
-           LabelsEqual(*old_object, *object))) {
+            old_object->FindString({"metadata", "annotations", kReservationAllocatedAnnotation}) &&
+        // Preemption reads deletion: a victim already terminating is not preempted again.
+        object->FindString({"metadata", "deletionTimestamp"}).has_value() ==
+            old_object->FindString({"metadata", "deletionTimestamp"}).has_value()) {
+      // The kubelet's start time orders equal-priority victims; set alone, without a conversion.
+      if (auto start = object->FindString({"status", "startTime"});
+          start != old_object->FindString({"status", "startTime"})) {
+        cache_.SetPodStartTime(object->Uid(), start);
+      }
+      // Labels decide which ResourcePolicy counts the pod: look only when policies exist.
+      if (!cache_.HasResourcePolicies() || LabelsEqual(*old_object, *object)) {
         return;
       }
     }
@@ -426,10 +433,12 @@ shim::ReconcileResult SchedulerController::ReconcilePod(const std::string& key) 
   }
   placement::PodSpecView view = ReadPodView(*doc);
   if (view.uid.empty() || cache_.IsPodAssumed(view.uid)) return shim::ReconcileResult::Done();
+  // A nomination written earlier (or by a previous leader) keeps its room from less important pods.
+  cache_.SetNomination(view, view.priority.nominated_node_name);
   uint64_t seen = cluster_generation_.load();
   uint64_t seen_arrivals = pod_arrivals_.load();
   placement::PodDecision decision = cache_.ScheduleAndAssumePod(view);
-  if (!decision) return MarkPodUnschedulable(*doc, key, decision.error(), seen, seen_arrivals);
+  if (!decision) return HandleUnschedulable(*doc, key, view, decision.error(), seen, seen_arrivals);
   return Bind(json::GetString(*doc, {"spec", "schedulerName"}), view, *decision);
 }
 
@@ -494,12 +503,14 @@ shim::ReconcileResult SchedulerController::Bind(std::string_view scheduler_name,
 }
 
 shim::ReconcileResult SchedulerController::MarkPodUnschedulable(const Value& pod, const std::string& key,
-                                                                const placement::FitError& error, uint64_t seen,
-                                                                uint64_t seen_arrivals) {
+                                                                const std::string& message,
+                                                                const std::optional<std::string>& nomination,
+                                                                uint64_t seen, uint64_t seen_arrivals,
+                                                                bool waits_on_pods) {
   attempts_->WithLabelValues({"pod", "unschedulable"}).Inc();
   placement::PodSpecView view = ReadPodView(pod);
-  std::string message = error.Message();
-  if (!PodScheduledUnchanged(pod, message)) {
+  const bool nomination_unchanged = !nomination || *nomination == json::GetString(pod, {"status", "nominatedNodeName"});
+  if (!PodScheduledUnchanged(pod, message) || !nomination_unchanged) {
     Document patch(rapidjson::kObjectType);
     auto& a = patch.GetAllocator();
     Value condition(rapidjson::kObjectType);
@@ -513,6 +524,11 @@ shim::ReconcileResult SchedulerController::MarkPodUnschedulable(const Value& pod
     conditions.PushBack(condition, a);
     Value& status = json::EnsureObject(patch, "status", a);
     status.AddMember("conditions", conditions, a);
+    if (nomination && nomination->empty()) {
+      status.AddMember("nominatedNodeName", Value(rapidjson::kNullType), a);  // cleared
+    } else if (nomination) {
+      json::SetString(status, "nominatedNodeName", *nomination, a);
+    }
     auto written = client_.Patch(shim::ResourceRef{"", "v1", "pods", view.namespace_name, view.name},
                                  json::Serialize(patch), shim::kStrategicMergePatch, "status");
     if (!written) {
@@ -527,13 +543,6 @@ shim::ReconcileResult SchedulerController::MarkPodUnschedulable(const Value& pod
   }
   RecorderFor(json::GetString(pod, {"spec", "schedulerName"}))
           .Event(PodReference(view), shim::EventType::kWarning, "FailedScheduling", Truncate(message));
-  // Pod affinity and spreading can be satisfied by a pod landing (kube-scheduler's Pod/Add event).
-  bool waits_on_pods = false;
-  for (std::string_view reason : {placement::kReasonPodAffinity, placement::kReasonPodAntiAffinity,
-                                  placement::kReasonExistingAntiAffinity, placement::kReasonTopologySpread,
-                                  placement::kReasonTopologySpreadMissingLabel}) {
-    waits_on_pods = waits_on_pods || error.reasons.contains(reason);
-  }
   ParkPod(key, seen, seen_arrivals, waits_on_pods);
   return shim::ReconcileResult::Done();
 }

@@ -32,6 +32,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -121,9 +122,24 @@ class SchedulerController {
   // elsewhere) when the result is Done anyway.
   shim::ReconcileResult Bind(std::string_view scheduler_name, const reconcile::placement::PodSpecView& view,
                              const reconcile::placement::PodPlacement& placement, std::string* not_bound = nullptr);
+  // MarkPodUnschedulable writes PodScheduled=False/Unschedulable with `message` (and, when
+  // `nomination` is set, status.nominatedNodeName: a node name, or "" to clear it) in one status
+  // patch, emits FailedScheduling and parks the pod (`waits_on_pods`: also woken when a pod lands).
   shim::ReconcileResult MarkPodUnschedulable(const rapidjson::Value& pod, const std::string& key,
-                                             const reconcile::placement::FitError& error, uint64_t seen,
-                                             uint64_t seen_arrivals);
+                                             const std::string& message, const std::optional<std::string>& nomination,
+                                             uint64_t seen, uint64_t seen_arrivals, bool waits_on_pods);
+  // ---- Preemption (preemptor.cc) ----
+  // HandleUnschedulable runs DefaultPreemption for a pod that fits nowhere. On a chosen node each
+  // victim not already terminating gets DisruptionTarget=True/PreemptionByScheduler and is deleted
+  // (uid precondition), with a Normal `Preempted` Event; then the pod is nominated to the node and
+  // retried when the capacity frees. A failed patch or delete requeues the pod with backoff
+  // (decided again from the cache). Without a node, the PostFilter message joins the fit error.
+  shim::ReconcileResult HandleUnschedulable(const rapidjson::Value& pod, const std::string& key,
+                                            const reconcile::placement::PodSpecView& view,
+                                            const reconcile::placement::FitError& error, uint64_t seen,
+                                            uint64_t seen_arrivals);
+  // CurrentPdbs: the PodDisruptionBudgets from the informer.
+  std::vector<reconcile::placement::PdbView> CurrentPdbs() const;
   // ---- Reservations (reservation_placer.cc) ----
   shim::ReconcileResult PlaceReservation(rapidjson::Document& doc, const std::string& name, uint64_t seen);
   shim::ReconcileResult PromoteWaiting(rapidjson::Document& doc, const std::string& name, uint64_t seen);
@@ -148,6 +164,7 @@ class SchedulerController {
   std::shared_ptr<shim::SharedInformer> nodes_;
   std::shared_ptr<shim::SharedInformer> namespaces_;  // labels for pod affinity's namespaceSelector
   std::shared_ptr<shim::SharedInformer> resource_policies_;
+  std::shared_ptr<shim::SharedInformer> pdbs_;  // preemption counts PodDisruptionBudgets
   shim::Controller* pod_controller_ = nullptr;
   shim::Controller* reservation_controller_ = nullptr;
   shim::Controller* status_controller_ = nullptr;

@@ -75,7 +75,8 @@ struct FitError {
   // parse): the message is this text alone, with or without nodes.
   std::string error;
 
-  // Message is FitError.Error() without a preemption part (berth does not preempt):
+  // Message is FitError.Error() without the PostFilter part of preemption (the scheduler controller
+  // appends it, reconcile/placement/preemption.h WithPostFilterMessage):
   // "0/3 nodes are available: 1 node(s) had untolerated taint {a: b}, 2 Insufficient cpu."
   // The "<count> <reason>" strings are sorted as strings, like upstream. With no nodes at all it
   // is upstream's ErrNoNodesAvailable text, "no nodes available to schedule pods". With a

@@ -12,6 +12,7 @@
 
 #include "clientgo-shim/api/label_selector.h"
 #include "reconcile/placement/node_ports.h"
+#include "reconcile/placement/priority.h"
 #include "reconcile/common/resources.h"
 #include "reconcile/reservation/types.h"
 
@@ -156,6 +157,7 @@ struct PodSpecView {
   std::string uid;
   LabelMap labels;
   std::vector<PodOwnerReference> owner_references;
+  PodPriority priority;  // DefaultPreemption's view (priority.h)
   // spec.nodeName. For a pod being scheduled it pins the node (NodeName filter); for a pod given
   // to ClusterSnapshot::UpsertPod it is the node the pod is bound to.
   std::string node_name;

@@ -1,5 +1,7 @@
 #include "e2e/kubesim/sim/kubesim_instance.h"
 
+#include "e2e/kubesim/api/priority_admission.h"
+
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -129,6 +131,11 @@ Result<uint16_t> KubesimInstance::Start() {
   for (const char* ns : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
     auto doc = json::Parse(std::string(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")") + ns + "\"}}");
     api_->DoCreate(*ns_type, "", std::move(*doc), WriteOptions{"Ignore", false, ""});
+  }
+  // kube-apiserver creates the system PriorityClasses at start.
+  auto pc_type = api_->TypeOf("scheduling.k8s.io", "priorityclasses");
+  for (const char* const* pc = BuiltinPriorityClasses(); *pc != nullptr; ++pc) {
+    api_->DoCreate(*pc_type, "", std::move(*json::Parse(*pc)), WriteOptions{"Ignore", false, ""});
   }
   for (int i = 0; i < options_.nodes; ++i) {
     if (auto s = CreateNode("node-" + std::to_string(i)); !s) return std::unexpected(s.error());
