@@ -519,6 +519,17 @@ int main(int argc, char** argv) {
     return 1;
   }
   manager_options.rest = *rest;
+  if (manager_options.leader_election) {
+    // The elector gets a client of its own (as controller-runtime's resource lock does): its
+    // Lease renewals never wait for a connection or a rate-limiter token behind the
+    // controllers' traffic. Same User-Agent: audit logs tie the Lease writes to the identity.
+    auto lease_rest = shim::MakeRestClient(*config);
+    if (!lease_rest) {
+      log::Error("setup", "cannot build the leader-election client", {{"error", lease_rest.error().message}});
+      return 1;
+    }
+    manager_options.leader_election_rest = *lease_rest;
+  }
   auto created_manager = shim::Manager::Create(manager_options);
   if (!created_manager) {
     log::Error("setup", "cannot create the manager", {{"error", created_manager.error().message}});

@@ -54,7 +54,7 @@ Result<std::unique_ptr<Manager>> Manager::Create(ManagerOptions options) {
   std::unique_ptr<Manager> m(new Manager(std::move(options)));
   if (m->options_.leader_election) {
     LeaderElectionConfig c;
-    c.rest = m->options_.rest;
+    c.rest = m->options_.leader_election_rest ? m->options_.leader_election_rest : m->options_.rest;
     c.lease_namespace = m->options_.leader_election_namespace;
     c.lease_name = m->options_.leader_election_id;
     c.identity = m->identity_;

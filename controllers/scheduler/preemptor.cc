@@ -11,6 +11,7 @@
 #include "controllers/scheduler/scheduler_codec.h"
 #include "controllers/scheduler/scheduler_controller.h"
 #include "controllers/scheduler/scheduler_support.h"
+#include "reconcile/placement/pod_constraints.h"
 
 namespace berth::controllers {
 namespace {

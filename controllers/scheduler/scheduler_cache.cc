@@ -202,7 +202,8 @@ placement::ReservationDecision SchedulerCache::PlaceAndAssumeReservation(
     bool pre_allocation) {
   std::lock_guard lock(mu_);
   AdvanceLocked();
-  placement::ReservationDecision decision = snapshot_.PlaceReservation(template_pod, pre_allocation);
+  placement::ReservationDecision decision =
+      snapshot_.PlaceReservationAroundItsPods(template_pod, reservation.uid, pre_allocation);
   return AssumeLocked(reservation, std::move(decision));
 }
 

@@ -79,7 +79,9 @@ class SchedulerCache {
                                               const std::vector<std::string>& nodes, bool with_scores);
   // ForgetPod drops the assumption (the binding failed).
   void ForgetPod(std::string_view uid);
-  // PlaceAndAssumeReservation decides where a Reservation goes and assumes it there.
+  // PlaceAndAssumeReservation decides where a Reservation goes and assumes it there. Pods that
+  // already allocate it (bound into a placement another leader never wrote) pin it to their
+  // node (ClusterSnapshot::PlaceReservationAroundItsPods).
   reconcile::placement::ReservationDecision PlaceAndAssumeReservation(
       const reconcile::placement::PodSpecView& template_pod,
       const reconcile::placement::ReservationView& reservation, bool pre_allocation);

@@ -113,6 +113,7 @@ void ClusterSnapshot::State::CountPod(const PodEntry& pod, int sign) {
       Slot(u.sum, static_cast<int>(i)) += sign * pod.requests[i];
     }
     u.pods += sign;
+    if (pod.node >= 0 && (u.pods_on_node[pod.node] += sign) == 0) u.pods_on_node.erase(pod.node);
     auto it = reservations.find(pod.reservation_uid);
     if (it != reservations.end()) RefreshHold(*it->second);
     if (u.pods == 0) usage.erase(pod.reservation_uid);
@@ -593,6 +594,49 @@ void ClusterSnapshot::UpsertNamespace(std::string_view name, const LabelMap& lab
 void ClusterSnapshot::RemoveNamespace(std::string_view name) {
   auto it = state_->namespaces.find(name);
   if (it != state_->namespaces.end()) state_->namespaces.erase(it);
+}
+
+std::optional<std::string> ClusterSnapshot::NodeOfAllocatedPods(std::string_view reservation_uid) const {
+  const State& s = *state_;
+  auto u = s.usage.find(reservation_uid);
+  if (u == s.usage.end()) return std::nullopt;
+  const std::string* best = nullptr;
+  int most = 0;
+  for (const auto& [node, pods] : u->second.pods_on_node) {
+    const std::string& name = s.nodes[node].view.name;
+    if (pods > most || (pods == most && best != nullptr && name < *best)) {
+      best = &name;
+      most = pods;
+    }
+  }
+  if (best == nullptr) return std::nullopt;
+  return *best;
+}
+
+ReservationDecision ClusterSnapshot::PlaceReservationAroundItsPods(const PodSpecView& template_pod,
+                                                                   std::string_view reservation_uid,
+                                                                   bool pre_allocation) const {
+  std::optional<std::string> node = NodeOfAllocatedPods(reservation_uid);
+  if (!node || (!template_pod.node_name.empty() && template_pod.node_name != *node)) {
+    return PlaceReservation(template_pod, pre_allocation);
+  }
+  // The pods already count as requested on the node; the reservation adds only the rest of its
+  // size there (once placed, it holds allocatable - allocated), so only the rest must be free.
+  const State& s = *state_;
+  const ResourceAmounts used = s.resources.ToAmounts(s.usage.find(reservation_uid)->second.sum);
+  PodSpecView rest = template_pod;
+  rest.node_name = *node;
+  for (auto& [name, amount] : rest.requests) {
+    auto it = used.find(name);
+    if (it != used.end()) amount = std::max<int64_t>(0, amount - it->second);
+  }
+  ReservationDecision decision = PlaceReservation(rest, pre_allocation);
+  if (!decision) return decision;
+  decision->allocatable.clear();  // its size is the template's, not the rest
+  for (const auto& [name, amount] : template_pod.requests) {
+    if (amount > 0 && name != kResourcePods) decision->allocatable[name] = amount;
+  }
+  return decision;
 }
 
 int ClusterSnapshot::NodeCount() const { return state_->present_nodes; }

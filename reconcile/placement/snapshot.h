@@ -144,6 +144,18 @@ class ClusterSnapshot {
   // pre_allocation, NodeResourcesFit is skipped: nodes where it fits are still preferred, and
   // the outcome phase is Waiting when the chosen node lacks the free capacity.
   ReservationDecision PlaceReservation(const PodSpecView& template_pod, bool pre_allocation) const;
+  // PlaceReservationAroundItsPods: PlaceReservation for a Pending reservation that pods already
+  // allocate (bound into a placement whose status write never landed, e.g. by a leader killed
+  // right after the bindings): it goes to their node (NodeOfAllocatedPods), where only the part
+  // of its size those pods do not use must be free; allocatable stays the template's. Placing it
+  // elsewhere would leave the pods off their reservation's node. Without such pods, or when the
+  // template names another node, PlaceReservation.
+  ReservationDecision PlaceReservationAroundItsPods(const PodSpecView& template_pod,
+                                                    std::string_view reservation_uid,
+                                                    bool pre_allocation) const;
+  // NodeOfAllocatedPods: the node of the pods (bound or assumed) whose reservation-allocated uid
+  // is `reservation_uid` (the one with most of them, then the smallest name); nullopt if none.
+  std::optional<std::string> NodeOfAllocatedPods(std::string_view reservation_uid) const;
 
   // --- Pre-allocation of running pods (snapshot_pre_allocation.cc) -------------------------
   // PlacePreAllocation chooses a node and running pods for a preAllocation Reservation with the

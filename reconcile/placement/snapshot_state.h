@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -115,6 +116,7 @@ struct PolicyEntry {
 struct Usage {
   Wide sum;
   int pods = 0;
+  std::map<int, int> pods_on_node;  // node index → pods (bound or assumed) naming the uid
 };
 
 struct ReservationEntry {
