@@ -205,16 +205,28 @@ class RequestDecider {
     }
     if (!built.error.empty()) return Fail(kReasonFailedToCreatePods, built.error);
 
-    const Condition* provisioned = FindCondition(conditions_, kConditionProvisioned);
-    if (provisioned != nullptr && provisioned->status == kFalse && d_.backoff.next_attempt &&
-        now_ < *d_.backoff.next_attempt && !input_.capacity_freed) {
+    Provisioner* provisioner = nullptr;
+    if (auto it = input_.provisioners.find(r_.class_name); it != input_.provisioners.end()) provisioner = it->second;
+    // The backoff is the decider's own record of the last failed check. It holds even while the
+    // cache does not show that check's Provisioned=False yet (a pass right after the status write,
+    // e.g. on the Node a give-back deleted), or the check would run, and ask the cloud, again.
+    const bool backing_off = d_.backoff.next_attempt && now_ < *d_.backoff.next_attempt;
+    if (backing_off && !input_.capacity_freed) {
       deadlines_.Add(*d_.backoff.next_attempt);
       return Finish();
     }
 
     d_.checked = true;
-    Provisioner* provisioner = nullptr;
-    if (auto it = input_.provisioners.find(r_.class_name); it != input_.provisioners.end()) provisioner = it->second;
+    if (backing_off && provisioner != nullptr) {
+      // Freed capacity can only make the pods fit on existing nodes; the backoff paces the
+      // scale-ups. Without this, what a give-back itself removes or deletes (nodes, booking
+      // Reservations) would count as freed and restart the scale-up before the backoff ends.
+      Simulation existing = Simulate(r_, built, snapshot_, /*break_on_failure=*/true);
+      if (existing.fits) return Book(std::move(existing), kReasonCapacityIsFound);
+      for (const std::string& uid : existing.assumed) snapshot_.ForgetPod(uid);
+      deadlines_.Add(*d_.backoff.next_attempt);
+      return Finish();
+    }
     Simulation sim = Simulate(r_, built, snapshot_, /*break_on_failure=*/provisioner == nullptr);
     if (sim.fits) {
       const bool scaled_up = provisioner != nullptr && provisioner->Settled(r_, now_);

@@ -331,6 +331,75 @@ TEST(AtomicScaleUpTest, NodesMissingAtTheDeadlineAreAllGivenBack) {
   EXPECT_EQ(m.results, (std::vector<std::pair<std::string, ScaleUpResult>>{{"pool", ScaleUpResult::kTimeout}}));
 }
 
+// The give-back deletes the registered node (and any stale booking Reservations), which the
+// controller reports as capacity_freed: that must not start the next IncreaseSize before the
+// backoff ends. Freed capacity still books the request at once when its pods fit on existing
+// nodes, without calling the cloud.
+TEST(AtomicScaleUpTest, CapacityFreedByAGiveBackDoesNotRestartTheScaleUpBeforeTheBackoff) {
+  Machine m;
+  ProvisioningRequestView r = m.Request(3);
+  m.Pass(r, kT0);
+  m.Register(1);
+  RequestDecision d = m.Pass(r, kT0 + minutes(5));
+  m.snapshot.RemoveNode("pool-0");  // deleted by the give-back; the informer reports it
+  m.node_names.erase("pool-0");
+  const Condition given_back = *FindCondition(r.conditions, kConditionProvisioned);
+  ASSERT_EQ(given_back.reason, kReasonCapacityIsNotFound);
+  EXPECT_EQ(d.requeue_after, minutes(1));
+  m.input.backoff[r.uid] = d.backoff;
+
+  m.input.capacity_freed = true;
+  d = m.Pass(r, kT0 + minutes(5) + seconds(1));
+  EXPECT_EQ(m.cloud.calls, (std::vector<std::string>{"increase pool 2", "delete pool pool-0", "decrease pool -1"}))
+      << "no IncreaseSize before the backoff ends";
+  EXPECT_FALSE(d.conditions.has_value()) << "still CapacityIsNotFound, same message";
+  EXPECT_EQ(d.backoff, m.input.backoff[r.uid]) << "the backoff is neither restarted nor doubled";
+  EXPECT_EQ(d.requeue_after, minutes(1) - seconds(1));
+  EXPECT_EQ(m.provisioner.Find(r.uid), nullptr);
+
+  // Real room on existing nodes: booked at once, CapacityIsFound, still without the cloud.
+  m.AddNode(Node("freed", 8));
+  d = m.Pass(r, kT0 + minutes(5) + seconds(2));
+  ASSERT_TRUE(d.conditions.has_value());
+  const Condition* provisioned = FindCondition(r.conditions, kConditionProvisioned);
+  EXPECT_EQ(provisioned->status, "True");
+  EXPECT_EQ(provisioned->reason, kReasonCapacityIsFound);
+  EXPECT_EQ(m.cloud.calls.size(), 3u);
+  EXPECT_FALSE(d.book.empty());
+
+  // Once the backoff ends (no freed capacity needed), the cloud is asked again.
+  Machine again;
+  ProvisioningRequestView r2 = again.Request(3);
+  again.cloud.refuse = true;
+  RequestDecision first = again.Pass(r2, kT0);
+  again.input.backoff[r2.uid] = first.backoff;
+  again.cloud.refuse = false;
+  again.Pass(r2, kT0 + minutes(1));
+  EXPECT_EQ(again.cloud.calls, (std::vector<std::string>{"increase pool 2", "increase pool 2"}));
+}
+
+// The pass right after a give-back may come before the cache shows its Provisioned=False (the
+// deleted Node's event races the status write's): the backoff still holds.
+TEST(AtomicScaleUpTest, ThePassBeforeTheCacheShowsTheGiveBackStillBacksOff) {
+  Machine m;
+  ProvisioningRequestView r = m.Request(3);
+  m.Pass(r, kT0);
+  m.Register(1);
+  const ProvisioningRequestView cached = r;  // Accepted only
+  RequestDecision d = m.Pass(r, kT0 + minutes(5));
+  ASSERT_EQ(FindCondition(r.conditions, kConditionProvisioned)->reason, kReasonCapacityIsNotFound);
+  m.snapshot.RemoveNode("pool-0");
+  m.node_names.erase("pool-0");
+  m.input.backoff[r.uid] = d.backoff;
+
+  ProvisioningRequestView stale = cached;
+  d = m.Pass(stale, kT0 + minutes(5) + seconds(1));
+  EXPECT_EQ(m.cloud.calls, (std::vector<std::string>{"increase pool 2", "delete pool pool-0", "decrease pool -1"}));
+  EXPECT_FALSE(d.conditions.has_value()) << "nothing written from the stale view";
+  EXPECT_FALSE(d.checked);
+  EXPECT_EQ(d.requeue_after, minutes(1) - seconds(1));
+}
+
 TEST(AtomicScaleUpTest, AFailedGiveBackIsRetriedOnTheNextPass) {
   Machine m;
   ProvisioningRequestView r = m.Request(3);
