@@ -4,6 +4,8 @@ kubesim with one 4-cpu node, berth-manager pointed (--cloud-provider-grpc-addres
 berth-e2e-grpc-provider, a real gRPC server whose node group "pool" (8-cpu nodes, at most 5) adds Nodes to
 kubesim when its target size grows. Requests go in with real kubectl.
   - refused: IncreaseSize fails -> Provisioned=False/CapacityIsNotFound saying so, target untouched;
+  - over the group max (more pods than node-0 and the pool at maxSize could hold): Failed=True/CapacityIsNotFound
+    naming spec.podSets[0].count, and the cloud is not asked;
   - partial grant: the target grows by less than asked -> given back at once (DecreaseTargetSize);
   - partial registration: one of two nodes registers before the deadline -> the registered node is deleted
     (NodeGroupDeleteNodes) and the rest taken off the target: the group is back where it was, and capacity
@@ -136,6 +138,19 @@ class ProvisioningScaleUpTest(unittest.TestCase):
         self.assertEqual(self.node_names(), ["node-0"])
         self.assertEqual(self.reservations(), [])  # nothing booked: all or nothing
         wait_until(lambda: self.scaleups("refused") == 1, message="scaleup_total{result=refused} 1")
+
+    def test_a_b_a_count_over_the_group_max_fails_without_asking_the_cloud(self):
+        # node-0 holds 1 pod of 3 cpu, the pool at its maxSize 5 × 2: 11 at most, 12 never.
+        calls_before = len(self.state()["calls"])
+        self.create(pod_template("three-cpu", "3"), prov_req("too-big", "three-cpu", 12))
+        failed = self.wait_condition("too-big", "Failed", "True", "CapacityIsNotFound")
+        self.assertEqual(failed["message"],
+                         'CA could not find requested capacity: spec.podSets[0].count: 12 pods of podTemplate '
+                         '"three-cpu" can never fit: the cluster\'s 1 node(s) hold at most 1 of them even when empty, '
+                         'and every node group at its maxSize at most 10 more')
+        self.assertEqual(self.state()["calls"][calls_before:], [], "no IncreaseSize for what can never fit")
+        self.assertEqual(self.pool()["target"], 0)
+        self.assertEqual(self.reservations(), [])
 
     def test_b_a_partial_grant_is_given_back_at_once(self):
         # The one granted node would appear after 3 s: berth gives it back before that.

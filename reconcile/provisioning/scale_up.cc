@@ -2,6 +2,7 @@
 #include "reconcile/provisioning/scale_up.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "reconcile/placement/snapshot.h"
 
@@ -99,7 +100,8 @@ void AtomicScaleUpProvisioner::Observe(const std::string& group, ScaleUpResult r
 }
 
 ScaleUpOutcome AtomicScaleUpProvisioner::Provision(const ProvisioningRequestView& request,
-                                                   const std::vector<UnfitPodSet>& unfit, Time now) {
+                                                   const std::vector<UnfitPodSet>& unfit,
+                                                   const placement::ClusterSnapshot& snapshot, Time now) {
   if (auto it = records_.find(request.uid); it != records_.end()) {
     if (it->second.give_back_pending) {
       ScaleUpOutcome out;
@@ -113,7 +115,7 @@ ScaleUpOutcome AtomicScaleUpProvisioner::Provision(const ProvisioningRequestView
         return out;
       }
     } else if (!it->second.settled) {
-      return Wait(request.uid, now);
+      return Wait(request.uid, snapshot, now);
     }
     records_.erase(it);  // given back, or settled and then lost its fit: start over
   }
@@ -197,13 +199,18 @@ ScaleUpOutcome AtomicScaleUpProvisioner::Start(const ProvisioningRequestView& re
   return out;
 }
 
-ScaleUpOutcome AtomicScaleUpProvisioner::Wait(const std::string& uid, Time now) {
+ScaleUpOutcome AtomicScaleUpProvisioner::Wait(const std::string& uid, const placement::ClusterSnapshot& snapshot,
+                                              Time now) {
   Record& record = records_.at(uid);
   ScaleUpOutcome out;
   auto registered = port_.RegisteredNodes(record.group);
   int64_t arrived = 0;
   if (registered) {
-    for (const RegisteredNode& n : *registered) arrived += record.nodes_before.contains(n) ? 0 : 1;
+    // A node counts once the pass's snapshot has it: one the cloud already reports but the
+    // informer has not delivered yet was not tried, so the pods not fitting proves nothing.
+    for (const RegisteredNode& n : *registered) {
+      arrived += !record.nodes_before.contains(n) && snapshot.Usage(n.name).has_value() ? 1 : 0;
+    }
   }
   const bool all_arrived = registered && arrived >= record.delta;
   if (!all_arrived && now < record.deadline) {
@@ -262,6 +269,21 @@ void AtomicScaleUpProvisioner::Retain(const std::set<std::string>& pending_uids,
       ++it;
     }
   }
+}
+
+std::optional<int64_t> AtomicScaleUpProvisioner::MostPodsAdded(const placement::PodSpecView& pod) {
+  auto groups = port_.NodeGroups();
+  if (!groups) return std::nullopt;
+  int64_t total = 0;
+  for (const NodeGroupInfo& g : *groups) {
+    if (!g.template_node || g.max_size <= 0) continue;
+    placement::NodeView node = *g.template_node;
+    node.unschedulable = false;  // a new node registers schedulable
+    const int64_t per_node = placement::CopiesOnEmptyNode(pod, node);
+    const int64_t room = std::numeric_limits<int64_t>::max() - total;  // saturate: a bound only
+    total += per_node > room / g.max_size ? room : per_node * g.max_size;
+  }
+  return total;
 }
 
 std::expected<std::string, std::string> AtomicScaleUpProvisioner::GiveBack(const Record& record) {

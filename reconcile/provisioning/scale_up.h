@@ -108,12 +108,16 @@ class AtomicScaleUpProvisioner : public Provisioner {
   AtomicScaleUpProvisioner(NodeGroupPort& port, AtomicScaleUpOptions options, ResultObserver observer = {});
 
   ScaleUpOutcome Provision(const ProvisioningRequestView& request, const std::vector<UnfitPodSet>& unfit,
-                           Time now) override;
+                           const placement::ClusterSnapshot& snapshot, Time now) override;
   bool Settled(const ProvisioningRequestView& request, Time now) override;
 
   // Retain gives back the scale-up of a request that no longer waits for one (deleted, failed,
   // expired) and forgets settled ones once they are Provisioned.
   void Retain(const std::set<std::string>& pending_uids, Time now) override;
+
+  // MostPodsAdded: every node group at its maxSize, each node empty (copies of the pod per
+  // template node × maxSize, summed); nullopt when the cloud provider cannot be asked.
+  std::optional<int64_t> MostPodsAdded(const placement::PodSpecView& pod) override;
 
   // For tests and logs: the in-flight scale-up of a request.
   struct Record {
@@ -135,7 +139,7 @@ class AtomicScaleUpProvisioner : public Provisioner {
 
  private:
   ScaleUpOutcome Start(const ProvisioningRequestView& request, const std::vector<UnfitPodSet>& unfit, Time now);
-  ScaleUpOutcome Wait(const std::string& uid, Time now);
+  ScaleUpOutcome Wait(const std::string& uid, const placement::ClusterSnapshot& snapshot, Time now);
   // GiveBack returns what the record obtained; the message says what was given back (or what
   // failed: a failed give-back is retried on the next pass, the record is kept).
   std::expected<std::string, std::string> GiveBack(const Record& record);

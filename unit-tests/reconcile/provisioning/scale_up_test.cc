@@ -400,6 +400,66 @@ TEST(AtomicScaleUpTest, ThePassBeforeTheCacheShowsTheGiveBackStillBacksOff) {
   EXPECT_EQ(d.requeue_after, minutes(1) - seconds(1));
 }
 
+// Over the node group max: more pods than the existing nodes hold even when empty plus every
+// group at its maxSize. Failed at once, naming the field, and the cloud is not asked.
+TEST(AtomicScaleUpTest, ACountOverWhatTheGroupsCouldEverAddFailsWithoutAskingTheCloud) {
+  Machine m;  // "existing" holds 1 pod of 3 cpu; "pool" (4-cpu nodes, maxSize 10) at most 10 more
+  ProvisioningRequestView r = m.Request(12);
+  RequestDecision d = m.Pass(r, kT0);
+  const Condition* failed = FindCondition(r.conditions, kConditionFailed);
+  ASSERT_NE(failed, nullptr);
+  EXPECT_EQ(failed->reason, kReasonCapacityIsNotFound);
+  EXPECT_EQ(failed->message,
+            "CA could not find requested capacity: spec.podSets[0].count: 12 pods of podTemplate \"three-cpu\" can "
+            "never fit: the cluster's 1 node(s) hold at most 1 of them even when empty, and every node group at its "
+            "maxSize at most 10 more");
+  EXPECT_TRUE(m.cloud.calls.empty());
+  EXPECT_EQ(d.state, RequestState::kFailed);
+
+  // 11 could fit once the group grows to its max: asked for, not failed.
+  Machine n;
+  ProvisioningRequestView fits = n.Request(11);
+  n.Pass(fits, kT0);
+  EXPECT_EQ(FindCondition(fits.conditions, kConditionFailed), nullptr);
+  EXPECT_EQ(n.cloud.calls, (std::vector<std::string>{"increase pool 10"}));
+}
+
+TEST(AtomicScaleUpTest, WhenTheCloudCannotBeAskedTheCountIsNotJudgedNeverFitting) {
+  struct Broken : FakeCloud {
+    std::expected<std::vector<NodeGroupInfo>, std::string> NodeGroups() override {
+      return std::unexpected("rpc error: code = Unavailable desc = connection refused");
+    }
+  };
+  Broken cloud;
+  AtomicScaleUpProvisioner p(cloud, {});
+  Machine m;
+  m.input.provisioners[std::string(kClassBestEffortAtomicScaleUp)] = &p;
+  ProvisioningRequestView r = m.Request(12);
+  m.Pass(r, kT0);
+  EXPECT_EQ(FindCondition(r.conditions, kConditionFailed), nullptr);
+  const Condition* provisioned = FindCondition(r.conditions, kConditionProvisioned);
+  ASSERT_NE(provisioned, nullptr);
+  EXPECT_EQ(provisioned->reason, kReasonCapacityIsNotFound);
+  EXPECT_NE(provisioned->message.find("cloud provider: rpc error"), std::string::npos) << provisioned->message;
+}
+
+// The cloud may report a node registered before the Node reaches the informer (and so the
+// pass's snapshot): the pods not fitting then proves nothing, the scale-up keeps waiting.
+TEST(AtomicScaleUpTest, ANodeTheCloudReportsButTheSnapshotLacksIsNotCountedAsArrived) {
+  Machine m;
+  ProvisioningRequestView r = m.Request(3);
+  m.Pass(r, kT0);
+  m.Register(1);
+  m.cloud.groups["pool"].nodes.push_back({"pool-1", "fake://pool-1"});  // not in the snapshot yet
+  RequestDecision d = m.Pass(r, kT0 + minutes(1));
+  EXPECT_EQ(FindCondition(r.conditions, kConditionProvisioned), nullptr) << "still waiting, nothing given back";
+  EXPECT_EQ(m.cloud.calls, (std::vector<std::string>{"increase pool 2"}));
+  EXPECT_EQ(d.requeue_after, minutes(4));
+  m.AddNode(Node("pool-1", 4));  // the informer delivers it
+  m.Pass(r, kT0 + minutes(1) + seconds(1));
+  EXPECT_EQ(FindCondition(r.conditions, kConditionProvisioned)->reason, kReasonCapacityIsProvisioned);
+}
+
 TEST(AtomicScaleUpTest, AFailedGiveBackIsRetriedOnTheNextPass) {
   Machine m;
   ProvisioningRequestView r = m.Request(3);
@@ -462,7 +522,8 @@ TEST(AtomicScaleUpTest, TheCloudProviderFailingToListGroupsIsCapacityIsNotFoundS
   AtomicScaleUpProvisioner p(cloud, {});
   ProvisioningRequestView r;
   r.uid = "u";
-  ScaleUpOutcome out = p.Provision(r, {Unfit(1, kCore)}, kT0);
+  placement::ClusterSnapshot empty;
+  ScaleUpOutcome out = p.Provision(r, {Unfit(1, kCore)}, empty, kT0);
   EXPECT_EQ(out.kind, ScaleUpOutcome::Kind::kNotFound);
   EXPECT_EQ(out.message, "cloud provider: rpc error: code = Unavailable desc = connection refused");
 }
