@@ -12,7 +12,9 @@ kubesim when its target size grows. Requests go in with real kubectl.
     freed afterwards does not ask the cloud again before the backoff ends;
   - granted (by a slow provider, within the call timeout): exactly the nodes needed are added, the request is Provisioned/CapacityIsProvisioned and its
     booking Reservations sit on the existing node and the new ones.
-  - 20% of API requests failing (409/429/500): still one IncreaseSize and one booking.
+  - 20% of API requests failing (409/429/500): still one IncreaseSize and one booking;
+  - berth-manager killed while the nodes come: the restarted one resumes the scale-up from the request's
+    berth.dev/scale-up annotation (one IncreaseSize) and provisions it.
 berth_nodegroup_scaleup_total{group,result} counts each outcome.
 """
 import json
@@ -239,6 +241,24 @@ class ProvisioningScaleUpTest(unittest.TestCase):
         cpu = sum(float(r["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"]) for r in booked)
         self.assertEqual(cpu, 27.0, "exactly the request's 9 x 3 cpu are booked, once")
         wait_until(lambda: self.scaleups("success") == 2, message="scaleup_total{result=success} 2")
+
+    def test_f_a_scale_up_in_flight_survives_a_berth_manager_crash(self):
+        # After test e the pool has 4 of its 5 nodes, all empty again: 11 pods of 3 cpu need 1 more.
+        calls_before = len(self.state()["calls"])
+        self.control("node-delay-ms=2000\n")
+        self.create(pod_template("three-cpu", "3"), prov_req("restarted", "three-cpu", 11))
+        text = wait_until(lambda: ((self.request("restarted") or {}).get("metadata", {}).get("annotations") or {})
+                          .get("berth.dev/scale-up"), message="the scale-up persisted in the request's annotation")
+        persisted = json.loads(text)
+        self.assertEqual((persisted["group"], persisted["delta"], persisted["targetBefore"]), ("pool", 1, 4))
+        self.assertEqual(len(persisted["nodesBefore"]), 4)
+        self.assertEqual(self.state()["calls"][calls_before:], ["IncreaseSize pool 1"])
+        self.mgr.kill()  # SIGKILL: nothing is flushed or given back on the way out
+        self.mgr.start()
+        self.wait_condition("restarted", "Provisioned", "True", "CapacityIsProvisioned")
+        self.assertEqual(self.state()["calls"][calls_before:], ["IncreaseSize pool 1"],
+                         "the restarted manager resumed the scale-up instead of asking again")
+        self.assertEqual(self.pool()["target"], 5)
 
 
 class CloudProviderFlagsTest(unittest.TestCase):

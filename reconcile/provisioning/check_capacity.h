@@ -79,6 +79,9 @@ class Provisioner {
   // add would hold (an upper bound), or nullopt when it cannot tell now. A podSet whose count
   // exceeds this plus what the cluster's nodes hold when empty can never fit.
   virtual std::optional<int64_t> MostPodsAdded(const placement::PodSpecView& pod) { return std::nullopt; }
+  // PersistedState: what the controller keeps in the request's berth.dev/scale-up annotation
+  // after each pass ("" = no annotation), so that a restarted berth-manager resumes it.
+  virtual std::string PersistedState(const std::string& uid) const { return {}; }
 };
 
 // RequestDecision: what to do for one request.

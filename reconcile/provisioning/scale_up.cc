@@ -102,6 +102,7 @@ void AtomicScaleUpProvisioner::Observe(const std::string& group, ScaleUpResult r
 ScaleUpOutcome AtomicScaleUpProvisioner::Provision(const ProvisioningRequestView& request,
                                                    const std::vector<UnfitPodSet>& unfit,
                                                    const placement::ClusterSnapshot& snapshot, Time now) {
+  const std::string adopt_error = Adopt(request);
   if (auto it = records_.find(request.uid); it != records_.end()) {
     if (it->second.give_back_pending) {
       ScaleUpOutcome out;
@@ -119,7 +120,24 @@ ScaleUpOutcome AtomicScaleUpProvisioner::Provision(const ProvisioningRequestView
     }
     records_.erase(it);  // given back, or settled and then lost its fit: start over
   }
-  return Start(request, unfit, now);
+  ScaleUpOutcome out = Start(request, unfit, now);
+  if (!adopt_error.empty()) out.message = adopt_error + " (ignored); " + out.message;
+  return out;
+}
+
+std::string AtomicScaleUpProvisioner::Adopt(const ProvisioningRequestView& request) {
+  if (!seen_.insert(request.uid).second || records_.contains(request.uid) || request.scale_up_state.empty()) {
+    return {};
+  }
+  auto record = DecodeScaleUpRecord(request.scale_up_state);
+  if (!record) return record.error();
+  records_[request.uid] = std::move(*record);
+  return {};
+}
+
+std::string AtomicScaleUpProvisioner::PersistedState(const std::string& uid) const {
+  auto it = records_.find(uid);
+  return it == records_.end() ? std::string() : EncodeScaleUpRecord(it->second);
 }
 
 ScaleUpOutcome AtomicScaleUpProvisioner::Start(const ProvisioningRequestView& request,
@@ -241,6 +259,7 @@ ScaleUpOutcome AtomicScaleUpProvisioner::Wait(const std::string& uid, const plac
 }
 
 bool AtomicScaleUpProvisioner::Settled(const ProvisioningRequestView& request, Time now) {
+  Adopt(request);  // an annotation that does not parse: no record, so CapacityIsFound
   auto it = records_.find(request.uid);
   if (it == records_.end()) return false;
   if (!it->second.settled) Observe(it->second.group, ScaleUpResult::kSuccess);
@@ -249,6 +268,7 @@ bool AtomicScaleUpProvisioner::Settled(const ProvisioningRequestView& request, T
 }
 
 void AtomicScaleUpProvisioner::Retain(const std::set<std::string>& pending_uids, Time now) {
+  std::erase_if(seen_, [&](const std::string& uid) { return !pending_uids.contains(uid) && !records_.contains(uid); });
   for (auto it = records_.begin(); it != records_.end();) {
     Record& r = it->second;
     if (r.settled) {

@@ -460,6 +460,125 @@ TEST(AtomicScaleUpTest, ANodeTheCloudReportsButTheSnapshotLacksIsNotCountedAsArr
   EXPECT_EQ(FindCondition(r.conditions, kConditionProvisioned)->reason, kReasonCapacityIsProvisioned);
 }
 
+// ---- persistence across a restart (the berth.dev/scale-up annotation) -------------------------
+
+TEST(ScaleUpStateTest, ARecordRoundTripsThroughItsAnnotation) {
+  AtomicScaleUpProvisioner::Record r{"pool", 2, 1, {{"pool-0", "p://0"}, {"pool-9", ""}}, kT0 + minutes(15)};
+  r.give_back_pending = true;
+  r.watch_until = kT0 + minutes(15);
+  const std::string text = EncodeScaleUpRecord(r);
+  EXPECT_EQ(text, "{\"group\":\"pool\",\"delta\":2,\"targetBefore\":1,\"nodesBefore\":[\"pool-0\",\"pool-9\"],"
+                  "\"deadline\":\"2019-12-20T00:15:00.000000Z\",\"giveBackPending\":true,"
+                  "\"watchUntil\":\"2019-12-20T00:15:00.000000Z\"}");
+  auto back = DecodeScaleUpRecord(text);
+  ASSERT_TRUE(back) << back.error();
+  EXPECT_EQ(back->group, "pool");
+  EXPECT_EQ(back->delta, 2);
+  EXPECT_EQ(back->target_before, 1);
+  EXPECT_EQ(back->nodes_before.size(), 2u);
+  EXPECT_TRUE(back->nodes_before.contains({"pool-9", "anything"}));  // by name
+  EXPECT_EQ(back->deadline, r.deadline);
+  EXPECT_FALSE(back->settled);
+  EXPECT_TRUE(back->give_back_pending);
+  EXPECT_EQ(back->watch_until, r.watch_until);
+}
+
+TEST(ScaleUpStateTest, AMalformedAnnotationIsAnErrorNamingTheField) {
+  const std::map<std::string, std::string> cases = {
+      {"{", "berth.dev/scale-up: invalid JSON at offset 1"},
+      {"[]", "berth.dev/scale-up: want a JSON object"},
+      {R"({"delta":1})", "berth.dev/scale-up: \"group\": want a node group id"},
+      {R"({"group":"g","delta":-1})", "berth.dev/scale-up: \"delta\": want a non-negative integer"},
+      {R"({"group":"g","delta":"2","targetBefore":0})", "\"delta\": want a non-negative integer"},
+      {R"({"group":"g","delta":2})", "\"targetBefore\": want a non-negative integer"},
+      {R"({"group":"g","delta":2,"targetBefore":0,"nodesBefore":[1]})", "\"nodesBefore\": want a list of node names"},
+      {R"({"group":"g","delta":2,"targetBefore":0,"nodesBefore":[]})", "\"deadline\": want an RFC 3339 time"},
+      {R"({"group":"g","delta":2,"targetBefore":0,"nodesBefore":[],"deadline":"soon"})",
+       "\"deadline\": parsing time \"soon\""},
+      {R"({"group":"g","delta":2,"targetBefore":0,"nodesBefore":[],"deadline":"2026-01-01T00:00:00Z","settled":1})",
+       "\"settled\": want true or false"},
+  };
+  for (const auto& [text, want] : cases) {
+    auto r = DecodeScaleUpRecord(text);
+    ASSERT_FALSE(r) << text;
+    EXPECT_NE(r.error().find(want), std::string::npos) << text << " -> " << r.error();
+  }
+}
+
+TEST(AtomicScaleUpTest, ARestartedProvisionerResumesTheScaleUpFromTheAnnotation) {
+  Machine m;
+  ProvisioningRequestView r = m.Request(3);
+  m.Pass(r, kT0);
+  r.scale_up_state = m.provisioner.PersistedState(r.uid);
+  ASSERT_FALSE(r.scale_up_state.empty());
+  // berth-manager restarts: a new provisioner, the same cloud; the nodes register meanwhile.
+  AtomicScaleUpProvisioner restarted(m.cloud, {.registration_timeout = minutes(5)});
+  m.input.provisioners[std::string(kClassBestEffortAtomicScaleUp)] = &restarted;
+  m.Register(1);
+  RequestDecision d = m.Pass(r, kT0 + minutes(1));
+  EXPECT_EQ(FindCondition(r.conditions, kConditionProvisioned), nullptr) << "resumed waiting";
+  EXPECT_EQ(d.requeue_after, minutes(4)) << "the persisted deadline";
+  m.Register(1);
+  m.Pass(r, kT0 + minutes(2));
+  EXPECT_EQ(FindCondition(r.conditions, kConditionProvisioned)->reason, kReasonCapacityIsProvisioned);
+  EXPECT_EQ(m.cloud.calls, (std::vector<std::string>{"increase pool 2"})) << "not asked twice";
+}
+
+TEST(AtomicScaleUpTest, ARestartedProvisionerGivesBackExactlyWhatThePersistedScaleUpObtained) {
+  Machine m;
+  m.cloud.groups["pool"].nodes.push_back({"old", "fake://old"});  // in the group before
+  m.cloud.groups["pool"].info.target_size = 1;
+  m.AddNode(Node("old", 4));
+  ProvisioningRequestView r = m.Request(5);  // existing and old: 1 each; 3 more
+  m.Pass(r, kT0);
+  ASSERT_EQ(m.cloud.calls, (std::vector<std::string>{"increase pool 3"}));
+  r.scale_up_state = m.provisioner.PersistedState(r.uid);
+  m.Register(1);
+  AtomicScaleUpProvisioner restarted(m.cloud, {.registration_timeout = minutes(5)});
+  m.input.provisioners[std::string(kClassBestEffortAtomicScaleUp)] = &restarted;
+  m.Pass(r, kT0 + minutes(5));
+  EXPECT_EQ(m.cloud.calls, (std::vector<std::string>{"increase pool 3", "delete pool pool-1", "decrease pool -2"}))
+      << "the node registered since, not the one that was there before";
+  EXPECT_EQ(m.cloud.groups["pool"].info.target_size, 1);
+  EXPECT_EQ(restarted.PersistedState(r.uid), "") << "the annotation is removed";
+}
+
+TEST(AtomicScaleUpTest, AnAnnotationThatDoesNotParseIsIgnoredSayingSo) {
+  Machine m;
+  ProvisioningRequestView r = m.Request(3);
+  r.scale_up_state = "{";
+  RequestDecision d = m.Pass(r, kT0);
+  EXPECT_EQ(m.cloud.calls, (std::vector<std::string>{"increase pool 2"}));
+  EXPECT_NE(m.provisioner.PersistedState(r.uid), "{") << "overwritten with the new scale-up";
+  // The outcome said so: a refused start carries the message into the condition.
+  Machine n;
+  n.cloud.refuse = true;
+  ProvisioningRequestView q = n.Request(3);
+  q.scale_up_state = "{";
+  n.Pass(q, kT0);
+  EXPECT_NE(FindCondition(q.conditions, kConditionProvisioned)->message.find(
+                "berth.dev/scale-up: invalid JSON at offset 1"),
+            std::string::npos)
+      << FindCondition(q.conditions, kConditionProvisioned)->message;
+}
+
+TEST(AtomicScaleUpTest, AnAnnotationTheCacheStillShowsAfterTheGiveBackIsNotResumed) {
+  Machine m;
+  ProvisioningRequestView r = m.Request(3);
+  m.Pass(r, kT0);
+  const std::string stale = m.provisioner.PersistedState(r.uid);
+  m.Register(1);
+  RequestDecision d = m.Pass(r, kT0 + minutes(5));  // given back; the record is gone
+  m.snapshot.RemoveNode("pool-0");
+  m.node_names.erase("pool-0");
+  EXPECT_EQ(m.provisioner.PersistedState(r.uid), "");
+  r.scale_up_state = stale;  // the annotation's removal has not reached the cache yet
+  m.input.backoff[r.uid] = d.backoff;
+  m.Pass(r, kT0 + minutes(6));
+  EXPECT_EQ(m.cloud.calls.back(), "increase pool 2") << "a fresh scale-up after the backoff, not the old one";
+  EXPECT_EQ(DecodeScaleUpRecord(m.provisioner.PersistedState(r.uid))->deadline, kT0 + minutes(11));
+}
+
 TEST(AtomicScaleUpTest, AFailedGiveBackIsRetriedOnTheNextPass) {
   Machine m;
   ProvisioningRequestView r = m.Request(3);
