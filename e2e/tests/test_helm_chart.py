@@ -205,6 +205,34 @@ class HelmChartTest(unittest.TestCase):
                                 capture_output=True, text=True, timeout=30)
         self.assertEqual(result.returncode, 0, result.stderr)
 
+    def test_provisioning_request_timer_values_render_flags_berth_manager_accepts(self):
+        defaults = manager_container(render())["args"]
+        for flag in ("--provisioning-request-booking-time=10m", "--provisioning-request-pending-expiry=168h",
+                     "--provisioning-request-terminal-ttl=168h", "--provisioning-request-template-grace=15s",
+                     "--provisioning-request-initial-backoff-time=1m",
+                     "--provisioning-request-max-backoff-time=10m"):
+            self.assertIn(flag, defaults)
+        args = manager_container(render("provisioningRequest.bookingTime=30m", "provisioningRequest.pendingExpiry=24h",
+                                        "provisioningRequest.terminalTTL=1h", "provisioningRequest.templateGrace=0",
+                                        "provisioningRequest.initialBackoffTime=30s",
+                                        "provisioningRequest.maxBackoffTime=1h30m"))["args"]
+        for flag in ("--provisioning-request-booking-time=30m", "--provisioning-request-pending-expiry=24h",
+                     "--provisioning-request-terminal-ttl=1h", "--provisioning-request-template-grace=0",
+                     "--provisioning-request-initial-backoff-time=30s",
+                     "--provisioning-request-max-backoff-time=1h30m"):
+            self.assertIn(flag, args)
+        for rendered in (defaults, args):
+            result = subprocess.run([os.path.join(BIN, "berth-manager"), *rendered, "--help"],
+                                    capture_output=True, text=True, timeout=30)
+            self.assertEqual(result.returncode, 0, result.stderr)
+        # A value berth-manager would refuse at start fails the render instead.
+        for value, message in {"provisioningRequest.bookingTime=10min": "'10min' does not match pattern",
+                               "provisioningRequest.templateGrace=-1s": "/provisioningRequest/templateGrace",
+                               "provisioningRequest.maxBackoff=10m": "additional properties 'maxBackoff' not allowed"
+                               }.items():
+            with self.subTest(value=value):
+                self.assertIn(message, render_error("template", "r1", CHART, "--set", value))
+
     def test_cloud_provider_values_render_flags_and_the_client_cert_mount_berth_manager_accepts(self):
         self.assertNotIn("--cloud-provider-grpc-address", " ".join(manager_container(render())["args"]))
         docs = render("provisioningRequest.cloudProvider.address=ca-external-grpc-cloud-provider-service:8086",

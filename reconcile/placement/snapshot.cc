@@ -4,6 +4,7 @@
 #include "reconcile/placement/snapshot.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "reconcile/placement/snapshot_state.h"
 
@@ -640,6 +641,25 @@ ReservationDecision ClusterSnapshot::PlaceReservationAroundItsPods(const PodSpec
 }
 
 int ClusterSnapshot::NodeCount() const { return state_->present_nodes; }
+
+int64_t ClusterSnapshot::PodSlots() const {
+  int64_t total = 0;
+  for (const NodeEntry& node : state_->nodes) {
+    if (!node.present) continue;
+    const int64_t slots = std::max<int64_t>(0, At(node.allocatable, internal::kPods)) / internal::kOnePod;
+    total += std::min(slots, std::numeric_limits<int64_t>::max() - total);
+  }
+  return total;
+}
+
+int64_t ClusterSnapshot::CopiesOnEmptyNodes(const PodSpecView& pod) const {
+  int64_t total = 0;
+  for (const NodeEntry& node : state_->nodes) {
+    if (!node.present) continue;
+    total += std::min(CopiesOnEmptyNode(pod, node.view), std::numeric_limits<int64_t>::max() - total);
+  }
+  return total;
+}
 
 bool ClusterSnapshot::IsAssumed(std::string_view pod_uid) const {
   auto it = state_->pods.find(pod_uid);

@@ -200,6 +200,11 @@ class ClusterSnapshot {
   // Allocated: what the cache counts as allocated from a reservation (masked to allocatable).
   ResourceAmounts Allocated(std::string_view reservation_uid) const;
   int NodeCount() const;
+  // PodSlots: status.allocatable.pods summed over the nodes (the cluster's pod capacity).
+  int64_t PodSlots() const;
+  // CopiesOnEmptyNodes: the sum of CopiesOnEmptyNode over the nodes, ignoring every pod and
+  // reservation: more copies than this never fit on these nodes.
+  int64_t CopiesOnEmptyNodes(const PodSpecView& pod) const;
   bool IsAssumed(std::string_view pod_uid) const;
 
  private:
