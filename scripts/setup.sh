@@ -5,14 +5,14 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-# What configuring the CMake tree and building berth-manager's image needs (ca-certificates: the
-# bundle scripts/image-rootfs.sh copies); the Dockerfile's builder installs exactly these
+# What configuring the CMake tree and building berth-manager's image needs (libre2-dev: kubesim
+# checks CRD patterns as Go regexps; ca-certificates: the bundle scripts/image-rootfs.sh copies); the Dockerfile's builder installs exactly these
 # (e2e.test_container_image checks that the two lists match).
 build_debs=(
   build-essential cmake ninja-build pkg-config
   libboost1.81-dev libboost-system1.81-dev libboost-program-options1.81-dev
   libssl-dev rapidjson-dev libyaml-cpp-dev prometheus-cpp-dev
-  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libre2-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev ca-certificates
 )
 # Tests, tools and the image: clang-14 + libfuzzer-14-dev build the fuzz targets (scripts/fuzz.sh);

@@ -220,7 +220,12 @@ class ImageRunTest(unittest.TestCase):
             message="reservation-demo Available")
         nodes = self.sim.kubectl("get", "nodes", "-o", "jsonpath={.items[*].metadata.name}").split()
         self.assertIn(placed["status"]["nodeName"], nodes)
-        self.assertIn('"msg":"starting berth-manager"', mgr.log_text())
+        log = mgr.log_text()
+        self.assertIn('"msg":"starting berth-manager"', log)
+        # controller-runtime's start sequence, from the image's binary.
+        self.assertIn('"msg":"Starting Controller","controller":"reservation"', log)
+        self.assertIn('"msg":"Starting workers","controller":"reservation","worker count":"4"', log)
+        self.assertIn('"msg":"Starting EventSource","source":"kind source: /api/v1/pods', log)
 
         # SIGTERM to the container's process, as a runtime stops a container (`buildah run` itself does not pass
         # SIGTERM on: it kills the child); the manager stops cleanly and buildah returns its exit code.

@@ -9,7 +9,7 @@ namespace {
 
 struct Cache {
   std::mutex mu;
-  std::map<std::string, std::shared_ptr<const std::regex>, std::less<>> patterns;
+  std::map<std::string, std::shared_ptr<const re2::RE2>, std::less<>> patterns;
 };
 
 Cache& TheCache() {
@@ -19,23 +19,25 @@ Cache& TheCache() {
 
 }  // namespace
 
-std::expected<std::shared_ptr<const std::regex>, std::string> CompiledPattern(std::string_view pattern) {
+std::expected<std::shared_ptr<const re2::RE2>, std::string> CompiledPattern(std::string_view pattern) {
   Cache& cache = TheCache();
   {
     std::lock_guard lock(cache.mu);
     if (auto it = cache.patterns.find(pattern); it != cache.patterns.end()) return it->second;
   }
   // Compile outside the lock; two threads racing on a new pattern both compile, one copy wins.
-  std::shared_ptr<const std::regex> re;
-  try {
-    re = std::make_shared<const std::regex>(std::string(pattern), std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    return std::unexpected(std::string(e.what()));
-  }
+  re2::RE2::Options options;
+  options.set_log_errors(false);  // the error goes back in the Status, not to stderr
+  auto re = std::make_shared<const re2::RE2>(re2::StringPiece(pattern.data(), pattern.size()), options);
+  if (!re->ok()) return std::unexpected(re->error());
   std::lock_guard lock(cache.mu);
   if (cache.patterns.size() >= kMaxCachedPatterns) cache.patterns.clear();
   auto [it, inserted] = cache.patterns.emplace(std::string(pattern), re);
   return it->second;
+}
+
+bool PatternMatches(const re2::RE2& re, std::string_view text) {
+  return re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), re);
 }
 
 size_t CachedPatternCount() {
