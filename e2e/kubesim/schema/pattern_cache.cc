@@ -17,6 +17,30 @@ Cache& TheCache() {
   return *cache;
 }
 
+// GoRegexpError words RE2's parse error as Go's regexp.Compile does ("error parsing regexp: <code>:
+// `<fragment>`"): RE2 and Go's regexp/syntax share their error classes.
+std::string GoRegexpError(const re2::RE2& re) {
+  const char* code = "regexp/syntax: internal error";
+  switch (re.error_code()) {
+    case re2::RE2::ErrorBadEscape: code = "invalid escape sequence"; break;
+    case re2::RE2::ErrorBadCharClass: code = "invalid character class"; break;
+    case re2::RE2::ErrorBadCharRange: code = "invalid character class range"; break;
+    case re2::RE2::ErrorMissingBracket: code = "missing closing ]"; break;
+    case re2::RE2::ErrorMissingParen: code = "missing closing )"; break;
+    case re2::RE2::ErrorUnexpectedParen: code = "unexpected )"; break;
+    case re2::RE2::ErrorTrailingBackslash: code = "trailing backslash at end of expression"; break;
+    case re2::RE2::ErrorRepeatArgument: code = "missing argument to repetition operator"; break;
+    case re2::RE2::ErrorRepeatSize: code = "invalid repeat count"; break;
+    case re2::RE2::ErrorRepeatOp: code = "invalid nested repetition operator"; break;
+    case re2::RE2::ErrorBadPerlOp: code = "invalid or unsupported Perl syntax"; break;
+    case re2::RE2::ErrorBadUTF8: code = "invalid UTF-8"; break;
+    case re2::RE2::ErrorBadNamedCapture: code = "invalid named capture"; break;
+    case re2::RE2::ErrorPatternTooLarge: code = "expression too large"; break;
+    default: break;
+  }
+  return std::string("error parsing regexp: ") + code + ": `" + re.error_arg() + "`";
+}
+
 }  // namespace
 
 std::expected<std::shared_ptr<const re2::RE2>, std::string> CompiledPattern(std::string_view pattern) {
@@ -29,7 +53,7 @@ std::expected<std::shared_ptr<const re2::RE2>, std::string> CompiledPattern(std:
   re2::RE2::Options options;
   options.set_log_errors(false);  // the error goes back in the Status, not to stderr
   auto re = std::make_shared<const re2::RE2>(re2::StringPiece(pattern.data(), pattern.size()), options);
-  if (!re->ok()) return std::unexpected(re->error());
+  if (!re->ok()) return std::unexpected(GoRegexpError(*re));
   std::lock_guard lock(cache.mu);
   if (cache.patterns.size() >= kMaxCachedPatterns) cache.patterns.clear();
   auto [it, inserted] = cache.patterns.emplace(std::string(pattern), re);

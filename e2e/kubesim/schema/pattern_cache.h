@@ -22,7 +22,8 @@ namespace berth::kubesim::schema {
 inline constexpr size_t kMaxCachedPatterns = 1024;
 
 // CompiledPattern returns the RE2 regex for `pattern`, compiling it on first use.
-// Errors: RE2's parse error when the pattern does not compile (not cached).
+// Errors: the parse error in Go's words (`error parsing regexp: missing closing ]: `[``) when the
+// pattern does not compile (not cached).
 std::expected<std::shared_ptr<const re2::RE2>, std::string> CompiledPattern(std::string_view pattern);
 
 // PatternMatches: whether `re` matches anywhere in `text`, as Go's regexp.MatchString.

@@ -33,7 +33,7 @@ TEST(PatternCacheTest, AnUncompilablePatternReportsTheRegexErrorAndIsNotCached) 
   size_t before = CachedPatternCount();
   auto bad = CompiledPattern("([");
   ASSERT_FALSE(bad.has_value());
-  EXPECT_EQ(bad.error(), "missing ]: [");
+  EXPECT_EQ(bad.error(), "error parsing regexp: missing closing ]: `[`");
   EXPECT_EQ(CachedPatternCount(), before);
   EXPECT_FALSE(CompiledPattern("([").has_value());  // still an error the second time
 }
@@ -65,6 +65,9 @@ TEST(PatternCacheTest, GoRegexpSyntaxAndSemantics) {
   for (const char* perl_only : {"^(?=a)a$", "^(a)\\1$", "a{,3}(?<!b)"}) {
     EXPECT_FALSE(CompiledPattern(perl_only).has_value()) << perl_only;
   }
+  EXPECT_EQ(CompiledPattern("^(?=a)a$").error(), "error parsing regexp: invalid or unsupported Perl syntax: `(?=`");
+  EXPECT_EQ(CompiledPattern("a**").error(), "error parsing regexp: invalid nested repetition operator: `**`");
+  EXPECT_EQ(CompiledPattern("x{2,1}").error(), "error parsing regexp: invalid repeat count: `{2,1}`");
 }
 
 TEST(PatternCacheTest, TheCacheNeverHoldsMoreThanItsBound) {
