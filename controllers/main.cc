@@ -5,6 +5,7 @@
 
 #include "clientgo-shim/api/duration.h"
 #include "clientgo-shim/base/log.h"
+#include "clientgo-shim/base/log_flags.h"
 #include "clientgo-shim/config/loader.h"
 #include "clientgo-shim/manager/manager.h"
 #include "clientgo-shim/manager/manager_flags.h"
@@ -111,7 +112,6 @@ constexpr char kUsage[] =
     "  --extender-bind-address string       Serve kube-scheduler's extender verbs POST /filter,\n"
     "                                       /prioritize, /bind here (plain HTTP; needs the scheduler\n"
     "                                       controller); \"0\" or \"\" disables (default \"0\")\n"
-    "  --log-level string                   debug, info, warn or error (default info)\n"
     "  --help                               Print this help\n";
 
 struct Flags {
@@ -186,7 +186,7 @@ std::string JoinComma(const std::vector<std::string>& items) {
 std::string Usage(const std::vector<controllers::ControllerRegistration>& table) {
   std::string usage = kUsage;
   usage.replace(usage.find("%CONTROLLERS%"), 13, controllers::ControllerNamesUsage(table));
-  return usage + controllers::kMigrationFlagsUsage + shim::ManagerFlagsUsage();
+  return usage + controllers::kMigrationFlagsUsage + shim::ManagerFlagsUsage() + log::LogFlagsUsage();
 }
 
 }  // namespace
@@ -195,7 +195,15 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   shim::ManagerOptions manager_options;
   manager_options.leader_election_id = "berth-manager";
-  auto rest_args = shim::ApplyManagerFlags(args, manager_options);
+  // The logging flags first, so everything after them logs as configured.
+  log::Options log_options;
+  auto after_log_flags = log::ApplyLogFlags(args, log_options);
+  if (!after_log_flags) {
+    std::cerr << "berth-manager: " << after_log_flags.error().message << "\n";
+    return 2;
+  }
+  log::Configure(log_options);
+  auto rest_args = shim::ApplyManagerFlags(*after_log_flags, manager_options);
   if (!rest_args) {
     std::cerr << "berth-manager: " << rest_args.error().message << "\n";
     return 2;
@@ -453,13 +461,6 @@ int main(int argc, char** argv) {
         return 2;
       }
       flags.extender_bind_address = value;
-    } else if (TakeValue(*rest_args, i, "--log-level", value) || TakeValue(*rest_args, i, "--zap-log-level", value)) {
-      log::Level level;
-      if (!log::ParseLevel(value, level)) {
-        std::cerr << "berth-manager: invalid --log-level \"" << value << "\" (debug, info, warn, error)\n";
-        return 2;
-      }
-      log::SetLevel(level);
     } else {
       std::cerr << "berth-manager: unknown flag " << a << "\n" << Usage(controller_table);
       return 2;

@@ -8,26 +8,13 @@
 #include <random>
 
 #include "clientgo-shim/base/log.h"
+#include "clientgo-shim/base/uuid.h"
 #include "clientgo-shim/metrics/standard_metrics.h"
 
 namespace berth::shim {
 namespace {
 
 constexpr double kJitterFactor = 1.2;  // client-go leaderelection.JitterFactor
-
-std::string RandomUuid() {
-  std::random_device rd;
-  std::mt19937_64 rng((static_cast<uint64_t>(rd()) << 32) ^ rd());
-  uint64_t hi = rng(), lo = rng();
-  hi = (hi & 0xFFFFFFFFFFFF0FFFull) | 0x0000000000004000ull;  // version 4
-  lo = (lo & 0x3FFFFFFFFFFFFFFFull) | 0x8000000000000000ull;  // RFC 4122 variant
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%08x-%04x-%04x-%04x-%012llx",
-                static_cast<unsigned>(hi >> 32), static_cast<unsigned>((hi >> 16) & 0xFFFF),
-                static_cast<unsigned>(hi & 0xFFFF), static_cast<unsigned>(lo >> 48),
-                static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFull));
-  return buf;
-}
 
 TimePoint WallNow() {
   return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
@@ -38,7 +25,7 @@ TimePoint WallNow() {
 std::string DefaultLeaderIdentity() {
   char host[256] = {0};
   if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
-  return std::string(host) + "_" + RandomUuid();
+  return std::string(host) + "_" + RandomUuidV4();
 }
 
 Result<std::unique_ptr<LeaderElector>> LeaderElector::Create(LeaderElectionConfig config) {
@@ -256,6 +243,8 @@ void LeaderElector::LoseLeadership(const std::string& reason) {
 
 void LeaderElector::Run() {
   // Acquire.
+  log::Info("leader-election", "attempting to acquire leader lease",
+            {{"lease", lock_.Describe()}, {"identity", config_.identity}});
   SteadyTime start;
   for (;;) {
     if (TryAcquireOrRenew(&start) == Attempt::kHeld) break;

@@ -82,7 +82,8 @@ class HelmChartTest(unittest.TestCase):
         self.assertTrue(container["image"].endswith("@sha256:abc"))
 
     def test_rendered_command_line_is_accepted_by_berth_manager(self):
-        args = manager_container(render("extraArgs={--log-level=debug}"))["args"]
+        args = manager_container(render("extraArgs={--log-level=debug}", "logging.encoder=console",
+                                        "logging.timeEncoding=iso8601", "logging.stacktraceLevel=info"))["args"]
         # --help stops after every earlier flag was parsed: an unknown one exits 2 first.
         result = subprocess.run([os.path.join(BIN, "berth-manager"), *args, "--help"],
                                 capture_output=True, text=True, timeout=30)
@@ -279,6 +280,10 @@ class ValuesValidationTest(unittest.TestCase):
             "reservation.gcDuration=1d": "'1d' does not match pattern",
             "metrics.port=70000": "at '/metrics/port': maximum",
             "controllers.scheduler.enabled=yes": "at '/controllers/scheduler/enabled': got string, want boolean",
+            "logging.encoder=text": "at '/logging/encoder': value must be one of 'json', 'console'",
+            "logging.stacktraceLevel=warn": "at '/logging/stacktraceLevel': value must be one of 'info', 'error', "
+                                            "'panic'",
+            "logging.colour=true": "at '/logging': additional properties 'colour' not allowed",
         }
         for value, message in cases.items():
             with self.subTest(value=value):
@@ -292,6 +297,12 @@ class ValuesValidationTest(unittest.TestCase):
                                         "controllers.newone.enabled=false"))["args"]
         self.assertIn("--reservation-gc-duration=0", args)
         self.assertIn("--reservation-owner-sync-interval=1m30s", args)
+        self.assertIn("--zap-log-level=warn", args)
+        logging = manager_container(render("logging.encoder=console", "logging.timeEncoding=rfc3339nano",
+                                           "logging.stacktraceLevel=panic"))["args"]
+        self.assertEqual([a for a in logging if a.startswith("--zap-")],
+                         ["--zap-log-level=info", "--zap-encoder=console", "--zap-time-encoding=rfc3339nano",
+                          "--zap-stacktrace-level=panic"])
         self.assertIn("--controllers=*,migration,-newone,provisioningrequest,rescheduler,reservation,resourcepolicy,scheduler", args)
 
     def test_more_than_one_replica_without_leader_election_fails(self):

@@ -3,6 +3,7 @@ classes refused with exit code 2 before connecting, and a disabled controller ne
 metrics of its own, and the cluster shows it does nothing)."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -127,6 +128,33 @@ class DisabledControllersTest(unittest.TestCase):
             if name.startswith("workqueue_") and "name" in labels:
                 names.add(labels["name"])
         return names
+
+
+class LoggingFlagsTest(unittest.TestCase):
+    """controller-runtime's --zap-* flags on the real binary."""
+
+    def test_malformed_values_exit_2_naming_flag_and_value(self):
+        for arg, message in (("--zap-log-level=loud", 'invalid value "loud" for flag --zap-log-level: invalid log level'),
+                             ("--zap-encoder=text", 'invalid value "text" for flag --zap-encoder: invalid encoder value'),
+                             ("--zap-stacktrace-level=warn", "invalid stacktrace level"),
+                             ("--log-level=verbose", 'invalid value "verbose" for flag --log-level')):
+            with self.subTest(arg=arg):
+                result = run_manager(arg, "--help")
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertIn(message, result.stderr)
+
+    def test_console_encoder_and_time_encoding_reach_the_lifecycle_lines(self):
+        sim = Kubesim(nodes=1)
+        self.addCleanup(sim.stop)
+        sim.install_crds()
+        mgr = BerthManager(sim, extra_args=["--zap-encoder=console", "--zap-time-encoding=rfc3339",
+                                            "--zap-log-level", "info"])
+        self.addCleanup(mgr.stop)
+        line = re.compile(r'^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\tINFO\treservation\tStarting workers\t'
+                          r'\{"controller":"reservation","worker count":"4"\}$', re.M)
+        wait_until(lambda: line.search(mgr.log_text()), timeout=20, message="a console 'Starting workers' line")
+        self.assertNotIn('{"level"', mgr.log_text())
+
 
 if __name__ == "__main__":
     unittest.main()
