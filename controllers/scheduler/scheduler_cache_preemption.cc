@@ -7,6 +7,7 @@
 #include "controllers/scheduler/preemption_codec.h"
 #include "controllers/scheduler/scheduler_cache.h"
 #include "reconcile/placement/filters.h"
+#include "reconcile/placement/pod_constraints.h"
 
 namespace berth::controllers {
 
@@ -119,11 +120,28 @@ placement::PreemptionOutcome SchedulerCache::Preempt(const placement::PodSpecVie
   std::vector<placement::PreemptionNode> nodes;
   nodes.reserve(names.size());
   const std::vector<placement::VictimPod>* nominated = nullptr;
+  // InterPodAffinity's unmatched required affinity and PodTopologySpread's missing topology label
+  // are UnschedulableAndUnresolvable too (anti-affinity and skew are not: removing pods can fix
+  // them). They depend on the pods in the node's domains, so only the pod's own decision pinned to
+  // the node tells; it is asked only when the pod has such constraints.
+  const bool has_unresolvable_constraints =
+      (pod.pod_affinity && !pod.pod_affinity->required_affinity.empty()) ||
+      std::any_of(pod.topology_spread.begin(), pod.topology_spread.end(),
+                  [](const placement::TopologySpreadConstraint& c) { return c.do_not_schedule; });
+  placement::PodSpecView pinned_here = pod;
+  auto unresolvable_by_constraints = [&](const std::string& name) {
+    if (!has_unresolvable_constraints) return false;
+    pinned_here.node_name = name;
+    placement::PodDecision decision = snapshot_.SchedulePod(pinned_here);
+    return !decision && (decision.error().reasons.contains(placement::kReasonPodAffinity) ||
+                         decision.error().reasons.contains(placement::kReasonTopologySpreadMissingLabel));
+  };
   for (const std::string& name : names) {
     placement::PreemptionNode node;
     node.name = name;
     // NodeUnschedulable, NodeName, TaintToleration, NodeAffinity are UnschedulableAndUnresolvable.
-    node.resolvable = pod_resolvable && placement::NonResourceFilterReasons(pod, nodes_.at(name)).empty();
+    node.resolvable = pod_resolvable && placement::NonResourceFilterReasons(pod, nodes_.at(name)).empty() &&
+                      !unresolvable_by_constraints(name);
     if (node.resolvable) {
       if (auto pods = pods_by_node_.find(name); pods != pods_by_node_.end()) {
         for (const auto& [uid, view] : pods->second) {

@@ -55,12 +55,14 @@ class PodAffinitySpreadTest(SchedulingSuite):
         self.create(self.pod_obj("web-2", {"app": "web"}, affinity=anti))
         pod = self.wait_unschedulable("web-2")
         self.assertEqual(condition(pod, "PodScheduled")["message"],
-                         "0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules.")
+                         "0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules."
+                         " preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.")
         # Symmetry: a pod without terms is kept off by the existing pods' anti-affinity (it is app=web too).
         self.create(self.pod_obj("web-plain", {"app": "web"}))
         pod = self.wait_unschedulable("web-plain")
         self.assertEqual(condition(pod, "PodScheduled")["message"],
-                         "0/2 nodes are available: 2 node(s) didn't satisfy existing pods anti-affinity rules.")
+                         "0/2 nodes are available: 2 node(s) didn't satisfy existing pods anti-affinity rules."
+                         " preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.")
         # Deleting one frees its node for the waiting pods (one of them).
         self.sim.kubectl("delete", "pod", "web-0")
         wait_until(lambda: any(p.get("spec", {}).get("nodeName") for p in
@@ -79,7 +81,8 @@ class PodAffinitySpreadTest(SchedulingSuite):
         self.create(self.pod_obj("lonely", {"app": "lonely"}, affinity=missing))
         pod = self.wait_unschedulable("lonely")
         self.assertEqual(condition(pod, "PodScheduled")["message"],
-                         "0/2 nodes are available: 2 node(s) didn't match pod affinity rules.")
+                         "0/2 nodes are available: 2 node(s) didn't match pod affinity rules."
+                         " preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.")
 
     def test_a_pod_waiting_on_affinity_binds_once_its_peer_lands(self):
         aff = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
@@ -87,7 +90,8 @@ class PodAffinitySpreadTest(SchedulingSuite):
         self.create(self.pod_obj("follower", {"app": "follower"}, affinity=aff))
         pod = self.wait_unschedulable("follower")
         self.assertEqual(condition(pod, "PodScheduled")["message"],
-                         "0/2 nodes are available: 2 node(s) didn't match pod affinity rules.")
+                         "0/2 nodes are available: 2 node(s) didn't match pod affinity rules."
+                         " preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.")
         # The peer is bound by hand (as another scheduler would): the parked pod retries on its arrival.
         self.create(self.pod_obj("cache", {"app": "cache"}, nodeName="node-1"))
         self.assertEqual(self.node_of("follower"), "node-1")

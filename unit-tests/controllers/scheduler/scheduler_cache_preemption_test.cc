@@ -194,3 +194,43 @@ TEST(SchedulerCachePreemption, UnreadablePriorityNeverPreemptsAndIsNeverAVictim)
 
 }  // namespace
 }  // namespace berth::controllers
+
+namespace berth::controllers {
+namespace {
+
+// kube-scheduler: an unmatched required pod affinity is UnschedulableAndUnresolvable (removing pods
+// cannot create the pod it needs), a pod's own anti-affinity is Unschedulable (removing the
+// matching lower-priority pod fixes it).
+TEST(SchedulerCachePreemption, UnmatchedRequiredAffinityIsNotHelpedAndAntiAffinityIsResolvedByAVictim) {
+  SchedulerCache cache;
+  placement::NodeView node = Node("n1", 4000);
+  node.labels = {{"kubernetes.io/hostname", "n1"}};
+  cache.UpsertNode(node);
+  cache.UpsertPod(Pod("db", 100, 1, "n1", {{"app", "db"}}));
+  auto term = [](const std::string& app) {
+    placement::PodAffinityTerm t;
+    auto doc = json::Parse(R"({"matchLabels":{"app":")" + app + R"("}})");
+    t.selector = *shim::LabelSelector::FromJson(&*doc);
+    t.namespaces = {"default"};
+    t.topology_key = "kubernetes.io/hostname";
+    return t;
+  };
+  placement::PodSpecView follower = Pod("follower", 100, 10);
+  auto needs = std::make_shared<placement::PodAffinity>();
+  needs->required_affinity = {term("nothing")};
+  follower.pod_affinity = needs;
+  auto out = Preempt(cache, follower);
+  EXPECT_FALSE(out.chosen.has_value());
+  EXPECT_EQ(out.message, "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.");
+
+  placement::PodSpecView loner = Pod("loner", 100, 10);
+  auto avoids = std::make_shared<placement::PodAffinity>();
+  avoids->required_anti_affinity = {term("db")};
+  loner.pod_affinity = avoids;
+  out = Preempt(cache, loner);
+  ASSERT_TRUE(out.chosen.has_value()) << out.message;
+  EXPECT_EQ(VictimNames(out), std::vector<std::string>{"db"});
+}
+
+}  // namespace
+}  // namespace berth::controllers
