@@ -182,8 +182,11 @@ class PreferredNodeAffinityTest(unittest.TestCase):
         self.addCleanup(self.sim.stop)
         self.sim.install_crds()
         self.sim.kubectl("create", "namespace", CONFIG_NAMESPACE)
+        # The Deployment has one replica: koordinator's arbitration holds a single-replica workload's
+        # job (ExpectedReplicas) unless this flag lets it through.
         self.mgr = BerthManager(self.sim, extra_args=["--log-level", "debug",
-                                                      "--rescheduler-config-namespace", CONFIG_NAMESPACE])
+                                                      "--rescheduler-config-namespace", CONFIG_NAMESPACE,
+                                                      "--migration-skip-check-expected-replicas=true"])
         self.addCleanup(self.mgr.stop)
 
     def pods(self):
