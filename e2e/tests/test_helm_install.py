@@ -92,7 +92,9 @@ class HelmInstallTest(unittest.TestCase):
                          ["serviceaccount/berth", "serviceaccount/default"])
         self.assertEqual(self.kubectl("get", "role,rolebinding", "-n", NS, "-o", "name").split(),
                          ["role.rbac.authorization.k8s.io/berth-leader-election",
-                          "rolebinding.rbac.authorization.k8s.io/berth-leader-election"])
+                          "role.rbac.authorization.k8s.io/berth-rescheduler-config",
+                          "rolebinding.rbac.authorization.k8s.io/berth-leader-election",
+                          "rolebinding.rbac.authorization.k8s.io/berth-rescheduler-config"])
         crb = self.kubectl("get", "clusterrolebinding", "berth").splitlines()
         self.assertEqual(crb[0].split(), ["NAME", "ROLE", "AGE"])
         self.assertEqual(crb[1].split()[:2], ["berth", "ClusterRole/berth"])
