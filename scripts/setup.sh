@@ -6,7 +6,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 debs=(
-  build-essential cmake ninja-build ccache pkg-config unzip curl
+  build-essential cmake ninja-build ccache pkg-config unzip curl openssl
   libboost1.81-dev libboost-system1.81-dev libboost-program-options1.81-dev
   libssl-dev rapidjson-dev libyaml-cpp-dev prometheus-cpp-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc

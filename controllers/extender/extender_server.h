@@ -56,7 +56,9 @@ class ExtenderService {
 };
 
 // ExtenderServerOptions: the HttpServer limits for the extender (bodies carry whole pods and,
-// without nodeCacheCapable, whole NodeLists).
-shim::HttpServerOptions ExtenderServerOptions();
+// without nodeCacheCapable, whole NodeLists). With `cert_dir` ("" = plain HTTP), HTTPS with
+// <cert_dir>/tls.crt and <cert_dir>/tls.key (a kubernetes.io/tls Secret's keys), reloaded when
+// they change.
+shim::HttpServerOptions ExtenderServerOptions(const std::string& cert_dir = "");
 
 }  // namespace berth::controllers::extender

@@ -85,6 +85,28 @@ struct NodeEntry {
   HostPortUsage reserved_ports;  // template ports of the active reservations on this node
 };
 
+// NodeNameIndex: node name → index into State::nodes, open addressing over a power-of-two array
+// of 8-byte (hash tag, index) slots, at most half full. A lookup reads one slot and the node's
+// name, where std::unordered_map hops through a bucket and a separately allocated node: the
+// kube-scheduler extender looks up every candidate's name (5,000 per request). Nodes are never
+// removed from it (a removed node keeps its index, present = false).
+class NodeNameIndex {
+ public:
+  // Find: the index of `name`, or -1.
+  int Find(std::string_view name, const std::vector<NodeEntry>& nodes) const;
+  // Insert files nodes[index] under its view.name (not already filed).
+  void Insert(int index, const std::vector<NodeEntry>& nodes);
+
+ private:
+  struct Slot {
+    uint32_t tag = 0;
+    int32_t index = -1;  // -1: empty
+  };
+  void Place(uint64_t hash, int index);
+  std::vector<Slot> slots_;
+  size_t size_ = 0;
+};
+
 struct PodEntry {
   int node = -1;
   Dense requests;  // without pods
@@ -133,7 +155,7 @@ struct ClusterSnapshot::State {
   SchedulerOptions options;
   internal::ResourceTable resources;
   std::vector<internal::NodeEntry> nodes;
-  internal::StringMap<int> node_index;
+  internal::NodeNameIndex node_index;
   int present_nodes = 0;
   internal::StringMap<internal::PodEntry> pods;
   internal::StringMap<internal::Usage> usage;  // by reservation uid
