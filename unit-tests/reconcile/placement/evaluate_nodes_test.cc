@@ -203,7 +203,9 @@ TEST_F(EvaluateOnNodesTest, PodLevelErrorsAnswerEveryKnownNode) {
     const bool known = names_[i] != "gone" && names_[i] != "ghost";
     EXPECT_EQ(evaluations[i].known, known) << names_[i];
     EXPECT_FALSE(evaluations[i].fits) << names_[i];
-    if (known) EXPECT_EQ(evaluations[i].error.error, pod.request_errors[0]) << names_[i];
+    if (known) {
+      EXPECT_EQ(evaluations[i].error.error, pod.request_errors[0]) << names_[i];
+    }
   }
   PodSpecView annotated = Pod("annotated", 100);
   annotated.exact_match_error = "not JSON";
