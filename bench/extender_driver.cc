@@ -9,8 +9,13 @@
 //   batch_*       the decision alone for one verb, ClusterSnapshot::EvaluateOnNodes (the pod
 //                 prepared once, then the per-node filters);
 //   per_node_*    the same answers the way the extender first computed them, one SchedulePod
-//                 pinned to each node, measured in the same run for the ratio.
-//   build/bin/extender_driver --nodes 5000 --iterations 200 [--parts service,batch,per_node]
+//                 pinned to each node, measured in the same run for the ratio;
+//   http_*, https_* filter + prioritize as kube-scheduler sends them: POSTs on one keep-alive
+//                 connection to the extender's HttpServer on loopback, plain and TLS
+//                 (--extender-cert-dir's server, a kubesim-generated certificate).
+//   build/bin/extender_driver --nodes 5000 --iterations 200 [--parts service,http,https,batch,per_node]
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -19,9 +24,19 @@
 #include <string>
 #include <vector>
 
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+
 #include "bench/bench_support.h"
 #include "clientgo-shim/base/json.h"
 #include "controllers/extender/extender_server.h"
+#include "e2e/kubesim/server/tls.h"
 
 namespace placement = berth::reconcile::placement;
 using berth::controllers::SchedulerCache;
@@ -125,14 +140,82 @@ placement::PodSpecView Pod(bool owner) {
   return pod;
 }
 
+// HopClient: kube-scheduler's side of the hop, POSTs on one keep-alive connection.
+template <class Stream>
+void Post(Stream& stream, const std::string& target, const std::string& body) {
+  namespace http = boost::beast::http;
+  http::request<http::string_body> req{http::verb::post, target, 11};
+  req.set(http::field::host, "127.0.0.1");
+  req.set(http::field::content_type, "application/json");
+  req.keep_alive(true);
+  req.body() = body;
+  req.prepare_payload();
+  http::write(stream, req);
+  boost::beast::flat_buffer buffer;
+  http::response<http::string_body> res;
+  http::read(stream, buffer, res);
+  if (res.result_int() != 200) {
+    std::fprintf(stderr, "%s answered %u\n", target.c_str(), res.result_int());
+    std::exit(1);
+  }
+}
+
+// MeasureHop: filter + prioritize through `service` on an HttpServer, plain or (with `tls`) HTTPS.
+Figures MeasureHop(ExtenderService& service, const std::string& body, int iterations,
+                   const berth::kubesim::TlsMaterial* tls) {
+  namespace asio = boost::asio;
+  namespace beast = boost::beast;
+  std::filesystem::path dir;
+  std::string cert_dir;
+  if (tls) {
+    dir = std::filesystem::temp_directory_path() / ("berth-extender-driver-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "tls.crt") << tls->cert_pem;
+    std::ofstream(dir / "tls.key") << tls->key_pem;
+    cert_dir = dir.string();
+  }
+  berth::shim::HttpServer server("127.0.0.1:0", berth::controllers::extender::ExtenderServerOptions(cert_dir));
+  service.Register(server);
+  auto port = server.Start();
+  if (!port) {
+    std::fprintf(stderr, "extender server: %s\n", port.error().message.c_str());
+    std::exit(1);
+  }
+  asio::io_context io;
+  const asio::ip::tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), *port);
+  Figures f;
+  if (tls) {
+    asio::ssl::context ctx(asio::ssl::context::tls_client);
+    ctx.add_certificate_authority(asio::buffer(tls->ca_cert_pem));
+    ctx.set_verify_mode(asio::ssl::verify_peer);
+    beast::ssl_stream<beast::tcp_stream> stream(io, ctx);
+    beast::get_lowest_layer(stream).connect(endpoint);
+    stream.handshake(asio::ssl::stream_base::client);
+    f = Measure(iterations, [&] {
+      Post(stream, "/filter", body);
+      Post(stream, "/prioritize", body);
+    });
+  } else {
+    beast::tcp_stream stream(io);
+    stream.connect(endpoint);
+    f = Measure(iterations, [&] {
+      Post(stream, "/filter", body);
+      Post(stream, "/prioritize", body);
+    });
+  }
+  server.Stop();
+  if (tls) std::filesystem::remove_all(dir);
+  return f;
+}
+
 struct Case {
-  Figures service, batch, per_node;
+  Figures service, batch, per_node, http, https;
   int passed = 0, through_reservation = 0;
 };
 
 Case Run(Cluster& cluster, ExtenderService& service, bool owner, int iterations, const std::string& parts) {
   Case out;
-  auto wanted = [&](std::string_view part) { return parts.find(part) != std::string::npos; };
+  auto wanted = [&](std::string_view part) { return ("," + parts + ",").find("," + std::string(part) + ",") != std::string::npos; };
   const std::string body = Body(owner ? R"({"app":"owner"})" : "{}", static_cast<int>(cluster.names.size()));
   if (wanted("service")) out.service = Measure(iterations, [&] {
     auto f = service.Filter(body);
@@ -142,6 +225,12 @@ Case Run(Cluster& cluster, ExtenderService& service, bool owner, int iterations,
       std::exit(1);
     }
   });
+  if (wanted("http")) out.http = MeasureHop(service, body, iterations, nullptr);
+  if (wanted("https")) {
+    auto tls = berth::kubesim::GenerateTlsMaterial();
+    if (!tls) std::exit(1);
+    out.https = MeasureHop(service, body, iterations, &*tls);
+  }
   const placement::PodSpecView pod = Pod(owner);
   if (wanted("batch")) out.batch = Measure(iterations, [&] {
     auto evaluations = cluster.snapshot.EvaluateOnNodes(pod, cluster.views);
@@ -183,9 +272,10 @@ std::string Json(const Figures& f) {
 }
 
 void Print(const char* name, const Case& c, bool last) {
-  std::printf(R"("%s":{"service":%s,"batch":%s,"per_node":%s,"decision_speedup_p50":%.1f,"decision_speedup_cpu_p50":%.1f,)"
-              R"("passed":%d,"through_reservation":%d}%s)",
-              name, Json(c.service).c_str(), Json(c.batch).c_str(), Json(c.per_node).c_str(),
+  std::printf(R"("%s":{"service":%s,"http":%s,"https":%s,"batch":%s,"per_node":%s,"decision_speedup_p50":%.1f,)"
+              R"("decision_speedup_cpu_p50":%.1f,"passed":%d,"through_reservation":%d}%s)",
+              name, Json(c.service).c_str(), Json(c.http).c_str(), Json(c.https).c_str(), Json(c.batch).c_str(),
+              Json(c.per_node).c_str(),
               c.per_node.p50_ms / std::max(c.batch.p50_ms, 1e-6), c.per_node.cpu_p50_ms / std::max(c.batch.cpu_p50_ms, 1e-6),
               c.passed, c.through_reservation, last ? "" : ",");
 }
@@ -195,8 +285,8 @@ void Print(const char* name, const Case& c, bool last) {
 int main(int argc, char** argv) {
   const int nodes = berth::bench::FlagInt(argc, argv, "--nodes", 5000);
   const int iterations = berth::bench::FlagInt(argc, argv, "--iterations", 200);
-  // --parts limits what is measured (for profiling one part): service, batch, per_node.
-  const std::string parts = berth::bench::FlagString(argc, argv, "--parts", "service,batch,per_node");
+  // --parts limits what is measured (for profiling one part): service, http, https, batch, per_node.
+  const std::string parts = berth::bench::FlagString(argc, argv, "--parts", "service,http,https,batch,per_node");
   Cluster cluster(nodes);
   ExtenderService service(cluster.cache, nullptr, nullptr);
   Case plain = Run(cluster, service, /*owner=*/false, iterations, parts);

@@ -15,6 +15,7 @@
 #include <optional>
 #include <system_error>
 #include <thread>
+#include <type_traits>
 
 #include <sys/stat.h>
 

@@ -18,7 +18,7 @@ namespace {
 // also takes what reservations hold unallocated (koordinator: "the pod can allocate ... the
 // reserved resources unallocated of all reservations on the node").
 __int128 Available(const NodeEntry& n, int index, bool ignore_reservations) {
-  return At(n.free, index) + (ignore_reservations ? At(n.held, index) : 0);
+  return FreeAt(n, index) + (ignore_reservations ? At(n.held, index) : 0);
 }
 
 // Unbounded: a request at the int64 milli bound (cpu "1e30") fits no node, even one whose
@@ -60,9 +60,9 @@ CompiledPod Compile(const internal::ResourceTable& table, const PodSpecView& pod
 }
 
 bool PassesNonResource(const PodSpecView& pod, const CompiledPod& c, const NodeEntry& n) {
-  if (n.view.unschedulable && !PassesNodeUnschedulable(pod, n.view)) return false;
+  if (n.hot_unschedulable && !PassesNodeUnschedulable(pod, n.view)) return false;
   if (!pod.node_name.empty() && pod.node_name != n.view.name) return false;
-  if (!n.view.taints.empty() && FirstUntoleratedTaint(pod.tolerations, n.view.taints)) {
+  if (n.hot_has_taints && FirstUntoleratedTaint(pod.tolerations, n.view.taints)) {
     return false;
   }
   if (c.needs_affinity && !PassesNodeAffinity(pod, n.view.name, n.view.labels)) return false;
@@ -101,8 +101,8 @@ bool FitsWithReservation(const CompiledPod& c, const NodeEntry& n, const Reserva
     if (q.index < 0 || Unbounded(q)) return false;
     const __int128 from_res = At(rem, q.index);
     if (IsRestricted(r, q.index)) {
-      if (q.amount > from_res + std::min<int64_t>(0, At(n.free, q.index))) return false;
-    } else if (q.amount > from_res + At(n.free, q.index)) {
+      if (q.amount > from_res + std::min<int64_t>(0, FreeAt(n, q.index))) return false;
+    } else if (q.amount > from_res + FreeAt(n, q.index)) {
       return false;
     }
   }
@@ -136,11 +136,11 @@ bool UsesRemainder(const CompiledPod& c, const Dense& rem) {
 }
 
 int64_t Score(ScoringStrategy strategy, const CompiledPod& c, const NodeEntry& n) {
-  return NodeScore(strategy,
-                   internal::ClampAmount(n.nonzero_cpu + At(n.held, internal::kCpu) + c.nonzero_cpu),
-                   At(n.allocatable, internal::kCpu),
-                   internal::ClampAmount(n.nonzero_memory + At(n.held, internal::kMemory) + c.nonzero_memory),
-                   At(n.allocatable, internal::kMemory));
+  // The hot copies: held clamped to the int64 bound changes nothing, the sum is clamped anyway.
+  return NodeScore(strategy, internal::ClampAmount(n.nonzero_cpu + n.hot_held_cpu + c.nonzero_cpu),
+                   n.hot_allocatable_cpu,
+                   internal::ClampAmount(n.nonzero_memory + n.hot_held_memory + c.nonzero_memory),
+                   n.hot_allocatable_memory);
 }
 
 // OrderKey: the reservation-order label's preference (lower first; 0 means none, ranked last).

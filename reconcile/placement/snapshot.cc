@@ -115,6 +115,13 @@ void ClusterSnapshot::State::RecomputeFree(NodeEntry& node) {
     int k = static_cast<int>(i);
     node.free[i] = internal::ClampAmount(At(node.allocatable, k) - At(node.requested, k) - At(node.held, k));
   }
+  for (int k = 0; k < internal::kHotResources; ++k) node.hot_free[k] = At(node.free, k);
+  node.hot_held_cpu = internal::ClampAmount(At(node.held, internal::kCpu));
+  node.hot_held_memory = internal::ClampAmount(At(node.held, internal::kMemory));
+  node.hot_allocatable_cpu = At(node.allocatable, internal::kCpu);
+  node.hot_allocatable_memory = At(node.allocatable, internal::kMemory);
+  node.hot_unschedulable = node.view.unschedulable;
+  node.hot_has_taints = !node.view.taints.empty();
 }
 
 void ClusterSnapshot::State::CountPod(const PodEntry& pod, int sign) {

@@ -6,6 +6,7 @@
 // them, where a missing tail entry means 0.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <set>
@@ -71,15 +72,30 @@ struct Request {
   std::string_view name;
 };
 
+// Resource indexes whose free amount NodeEntry keeps inline (cpu, memory, ephemeral-storage, pods).
+inline constexpr int kHotResources = 4;
+
 struct NodeEntry {
-  NodeView view;
+  // Hot copies, laid out first and refreshed by State::RecomputeFree (which runs after every
+  // change of the node, of its pods' requests and of its reservations' holds): the per-node
+  // filters and score read only these for a pod asking for the common resources, so a node costs
+  // a cache line or two, not a walk through its views and vectors (the kube-scheduler extender
+  // visits thousands of nodes per request).
+  std::array<int64_t, kHotResources> hot_free{};  // free[0..3]
+  int64_t hot_held_cpu = 0;                       // held, clamped
+  int64_t hot_held_memory = 0;
+  int64_t hot_allocatable_cpu = 0;
+  int64_t hot_allocatable_memory = 0;
+  __int128 nonzero_cpu = 0;     // scoring: requested cpu with the 100m default per pod
+  __int128 nonzero_memory = 0;  // scoring: requested memory with the 200Mi default per pod
   bool present = false;
+  bool hot_unschedulable = false;  // view.unschedulable
+  bool hot_has_taints = false;     // !view.taints.empty()
+  NodeView view;
   Dense allocatable;
   Wide requested;
   Wide held;
   Dense free;  // allocatable - requested - held (clamped), kept current
-  __int128 nonzero_cpu = 0;     // scoring: requested cpu with the 100m default per pod
-  __int128 nonzero_memory = 0;  // scoring: requested memory with the 200Mi default per pod
   int holding_reservations = 0;
   HostPortUsage host_ports;  // NodePorts: ports of the pods counted on this node
   HostPortUsage reserved_ports;  // template ports of the active reservations on this node
@@ -106,6 +122,9 @@ class NodeNameIndex {
   std::vector<Slot> slots_;
   size_t size_ = 0;
 };
+
+// FreeAt: node.free[i] (i >= 0), from the hot copy when it has it.
+inline int64_t FreeAt(const NodeEntry& n, int i) { return i < kHotResources ? n.hot_free[i] : At(n.free, i); }
 
 struct PodEntry {
   int node = -1;
