@@ -12,7 +12,8 @@
 //                 pinned to each node, measured in the same run for the ratio;
 //   http_*, https_* filter + prioritize as kube-scheduler sends them: POSTs on one keep-alive
 //                 connection to the extender's HttpServer on loopback, plain and TLS
-//                 (--extender-cert-dir's server, a kubesim-generated certificate).
+//                 (--extender-cert-dir's server, a kubesim-generated certificate); their cpu_*
+//                 figures are the client thread's only (the server works on its own thread).
 //   build/bin/extender_driver --nodes 5000 --iterations 200 [--parts service,http,https,batch,per_node]
 #include <unistd.h>
 
@@ -190,6 +191,7 @@ Figures MeasureHop(ExtenderService& service, const std::string& body, int iterat
     ctx.set_verify_mode(asio::ssl::verify_peer);
     beast::ssl_stream<beast::tcp_stream> stream(io, ctx);
     beast::get_lowest_layer(stream).connect(endpoint);
+    beast::get_lowest_layer(stream).socket().set_option(asio::ip::tcp::no_delay(true));  // as Go's net does
     stream.handshake(asio::ssl::stream_base::client);
     f = Measure(iterations, [&] {
       Post(stream, "/filter", body);
@@ -198,6 +200,7 @@ Figures MeasureHop(ExtenderService& service, const std::string& body, int iterat
   } else {
     beast::tcp_stream stream(io);
     stream.connect(endpoint);
+    stream.socket().set_option(asio::ip::tcp::no_delay(true));
     f = Measure(iterations, [&] {
       Post(stream, "/filter", body);
       Post(stream, "/prioritize", body);

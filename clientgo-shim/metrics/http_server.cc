@@ -458,6 +458,11 @@ void HttpServer::Impl::OnAccept(const error_code& ec, tcp::socket socket) {
     return;
   }
   ++accepted;
+  // Responses go out as header and body writes (TLS records): without TCP_NODELAY the second
+  // waits for the client's delayed ACK, 40 ms on Linux, per response (Go's clients and servers
+  // set it too).
+  error_code nodelay_ec;
+  socket.set_option(tcp::no_delay(true), nodelay_ec);
   try {
     if (waiting.size() >= options.max_connections) {
       EvictOldest();

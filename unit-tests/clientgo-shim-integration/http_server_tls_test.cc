@@ -175,12 +175,19 @@ TEST_F(HttpServerTlsTest, ABrokenRenewalKeepsThePreviousCertificate) {
   auto port = Start();
   ASSERT_TRUE(port.has_value()) << port.error().message;
   WriteFile(dir_ / "tls.crt", "-----BEGIN CERTIFICATE-----\nnot a certificate\n-----END CERTIFICATE-----\n");
-  EXPECT_TRUE(PollUntil([&] { return server_->stats().tls_reload_failures >= 1 && HttpsGet(*port, a_.ca_cert_pem).status == 200; }));
+  // Each try connects (a new connection is what checks the files).
+  EXPECT_TRUE(PollUntil([&] {
+    const bool served = HttpsGet(*port, a_.ca_cert_pem).status == 200;
+    return served && server_->stats().tls_reload_failures >= 1;
+  }));
   EXPECT_EQ(server_->stats().tls_reloads, 0u);
   // A cert of one pair with the key of another does not load either.
   WriteFile(dir_ / "tls.crt", b_.cert_pem);
   const uint64_t failures = server_->stats().tls_reload_failures;
-  EXPECT_TRUE(PollUntil([&] { return server_->stats().tls_reload_failures > failures; }));
+  EXPECT_TRUE(PollUntil([&] {
+    HttpsGet(*port, a_.ca_cert_pem);
+    return server_->stats().tls_reload_failures > failures;
+  }));
   EXPECT_EQ(HttpsGet(*port, a_.ca_cert_pem).status, 200);
   // The matching key completes the renewal.
   WriteFile(dir_ / "tls.key", b_.key_pem);
