@@ -65,9 +65,8 @@ ResourceAmounts ResourceTable::ToAmounts(const Wide& wide) const {
 
 namespace internal {
 
-int NodeNameIndex::Find(std::string_view name, const std::vector<NodeEntry>& nodes) const {
+int NodeNameIndex::Find(std::string_view name, uint64_t hash, const std::vector<NodeEntry>& nodes) const {
   if (slots_.empty()) return -1;
-  const uint64_t hash = std::hash<std::string_view>{}(name);
   const uint32_t tag = static_cast<uint32_t>(hash >> 32);
   const size_t mask = slots_.size() - 1;
   for (size_t i = hash & mask;; i = (i + 1) & mask) {

@@ -108,8 +108,21 @@ struct NodeEntry {
 // removed from it (a removed node keeps its index, present = false).
 class NodeNameIndex {
  public:
-  // Find: the index of `name`, or -1.
-  int Find(std::string_view name, const std::vector<NodeEntry>& nodes) const;
+  static uint64_t Hash(std::string_view name) { return std::hash<std::string_view>{}(name); }
+  // Find: the index of `name` (whose Hash is `hash`), or -1.
+  int Find(std::string_view name, uint64_t hash, const std::vector<NodeEntry>& nodes) const;
+  int Find(std::string_view name, const std::vector<NodeEntry>& nodes) const { return Find(name, Hash(name), nodes); }
+  // For batched lookups (EvaluateOnNodes), which overlap the cache misses of many names:
+  // PrefetchSlot starts loading the first slot of `hash`; Peek returns the index in that slot if
+  // its tag matches (names not compared; -1 otherwise), to prefetch the node itself.
+  void PrefetchSlot(uint64_t hash) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[hash & (slots_.size() - 1)]);
+  }
+  int Peek(uint64_t hash) const {
+    if (slots_.empty()) return -1;
+    const Slot& slot = slots_[hash & (slots_.size() - 1)];
+    return slot.tag == static_cast<uint32_t>(hash >> 32) ? slot.index : -1;
+  }
   // Insert files nodes[index] under its view.name (not already filed).
   void Insert(int index, const std::vector<NodeEntry>& nodes);
 
