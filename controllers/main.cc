@@ -420,6 +420,12 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  // A certificate directory with the extender off would be silently unused.
+  if (auto address = shim::ParseBindAddress(flags.extender_bind_address);
+      !flags.extender_cert_dir.empty() && !(address && address->enabled)) {
+    std::cerr << "berth-manager: --extender-cert-dir needs --extender-bind-address\n";
+    return 2;
+  }
   // The externalgrpc cloud provider: the cloud-config file, then the flags over it.
   if (!flags.cloud_config_path.empty()) {
     auto loaded = controllers::externalgrpc::LoadCloudConfig(flags.cloud_config_path);

@@ -353,6 +353,11 @@ class HttpsTest(QuickStartTest):
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         self.assertIn("cannot serve the extender", r.stdout + r.stderr)
         self.assertIn("tls", r.stdout + r.stderr)
+        r = subprocess.run([manager, "--kubeconfig", self.sim.kubeconfig, "--extender-cert-dir", self.cert_dir,
+                            "--metrics-bind-address", "0", "--health-probe-bind-address", "0"],
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("--extender-cert-dir needs --extender-bind-address", r.stderr)
 
 
 class BindFaultTest(ExtenderSuite):
