@@ -8,7 +8,7 @@
 // Run:      build/bin/scheduler_driver                 (full size: 5000 nodes, 10000 reservations,
 //           20000 pods)  Flags: --nodes N --reservations N --pods N --pod-workers N
 //           --reservation-workers N --lifecycle 0|1 --pod-events 0|1 --apps N (owner groups)
-//           --owner-sync-ms N
+//           --owner-sync-ms N --constrained 0|1 (pods with anti-affinity + zone spread, 10 zones)
 // Prints:   one JSON line: {"nodes":…, "reservations":…, "pods":…, "reservations_per_s":…,
 //           "pods_per_s":…, "pod_latency_ms_p50":…, "p99":…, "pods_in_reservations":…, …}
 // Target:   ≥ 2,000 pods/s (kube-scheduler ≈ 300 pods/s, Gödel ≈ 1,000 pods/s end to end).
@@ -33,10 +33,22 @@
 //           for the ratio; cut -d' ' -f1 /proc/loadavg before each run).
 //           --owner-sync-ms N overrides the owner-sync interval; the JSON's
 //           "reservation_writes_during_pods" counts reservation update events seen.
+//           Issue 13 (InterPodAffinity, PodTopologySpread, default scores; affinity_index), 2026-11-26,
+//           machine shared with other builds (load 16-20 on 2 cores), interleaved with the binary
+//           before the change (9c8d8cd):
+//             plain mix        before 1,348 / 1,496 pods/s   after 1,379 / 1,611 pods/s
+//             --constrained 1  after 1,016 / 752 pods/s (at load 9-15: 1,064 / 917); 13,300-13,500
+//                              of 20,000 pods in reservations (zone spreading sends the rest out)
+//           At load 9-11 the plain mix gave 1,928 / 1,525 pods/s after (1,644 / 1,737 before at
+//           load 3.5-6.3). The constrained mix costs the full node scan for the pods spreading
+//           keeps out of their reservations (each filter itself is a few map lookups per node).
 // Shape:    nodes 8 cpu / 32Gi / 110 pods. Reservation j reserves 2 cpu / 4Gi for owners with label
 //           app=app-(j % apps), allocateOnce false (4 pods each). Pod i requests 500m / 1Gi with
 //           label app=app-(i % apps): every pod has reservations/apps candidate reservations.
 //           Pods are created in-process on two threads as fast as the server takes them.
+//           --constrained 1: nodes in 10 zones; each pod also has a required anti-affinity
+//           (kubernetes.io/hostname) against its pair (label pair=pair-(i/2)) and a DoNotSchedule
+//           zone spread of its app (maxSkew 1).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -83,10 +95,24 @@ std::string MakeReservation(int j, int apps) {
          R"("owners":[{"labelSelector":{"matchLabels":{"app":"app-)" + std::to_string(j % apps) + R"("}}}]}})";
 }
 
-std::string MakePod(int i, int apps) {
+// MakePod: with `constrained`, the pod also carries a required anti-affinity (kubernetes.io/hostname)
+// against its pair (label pair=pair-(i/2): the two pods of a pair on different nodes) and a
+// DoNotSchedule zone spread of its app (maxSkew 1).
+std::string MakePod(int i, int apps, bool constrained) {
+  const std::string app = "app-" + std::to_string(i % apps);
+  const std::string pair = "pair-" + std::to_string(i / 2);
+  std::string constraints;
+  if (constrained) {
+    constraints =
+        R"("affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":)"
+        R"({"matchLabels":{"pair":")" + pair + R"("}},"topologyKey":"kubernetes.io/hostname"}]}},)"
+        R"("topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"topology.kubernetes.io/zone",)"
+        R"("whenUnsatisfiable":"DoNotSchedule","labelSelector":{"matchLabels":{"app":")" + app + R"("}}}],)";
+  }
   return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"pod-)" + std::to_string(i) +
-         R"(","namespace":"default","labels":{"app":"app-)" + std::to_string(i % apps) +
-         R"("}},"spec":{"schedulerName":"koord-scheduler","containers":[{"name":"main","image":"busybox",)"
+         R"(","namespace":"default","labels":{"app":")" + app + (constrained ? R"(","pair":")" + pair : "") +
+         R"("}},"spec":{"schedulerName":"koord-scheduler",)" + constraints +
+         R"("containers":[{"name":"main","image":"busybox",)"
          R"("resources":{"requests":{"cpu":"500m","memory":"1Gi"}}}]}})";
 }
 
@@ -127,6 +153,7 @@ int main(int argc, char** argv) {
   const int reservation_workers = FlagInt(argc, argv, "--reservation-workers", 2);
   const bool lifecycle = FlagInt(argc, argv, "--lifecycle", 1) != 0;
   const bool pod_events = FlagInt(argc, argv, "--pod-events", 1) != 0;
+  const bool constrained = FlagInt(argc, argv, "--constrained", 0) != 0;
   // -1: the lifecycle controller's default owner-sync interval.
   const int owner_sync_ms = FlagInt(argc, argv, "--owner-sync-ms", -1);
   if (nodes < 1 || reservations < 0 || pods < 0 || pod_workers < 1 || reservation_workers < 1) {
@@ -138,6 +165,7 @@ int main(int argc, char** argv) {
 
   KubesimOptions options;
   options.nodes = nodes;
+  if (constrained) options.node_zones = 10;
   options.history_window = 200000;
   KubesimInstance sim(options);
   auto port = sim.Start();
@@ -259,7 +287,7 @@ int main(int argc, char** argv) {
         std::lock_guard lock(progress.mu);
         progress.created[name] = Clock::now();
       }
-      auto doc = json::Parse(MakePod(i, apps));
+      auto doc = json::Parse(MakePod(i, apps, constrained));
       if (!doc || !sim.api().DoCreate(*pod_type, "default", std::move(*doc), {}).ok()) ++failed;
     }
   };
@@ -285,12 +313,12 @@ int main(int argc, char** argv) {
 
   std::lock_guard lock(progress.mu);
   std::printf(
-      "{\"nodes\":%d,\"reservations\":%d,\"pods\":%d,\"pod_workers\":%d,\"lifecycle\":%s,\"pod_events\":%s,"
+      "{\"constrained\":%s,\"nodes\":%d,\"reservations\":%d,\"pods\":%d,\"pod_workers\":%d,\"lifecycle\":%s,\"pod_events\":%s,"
       "\"reservations_placed\":%d,\"reservations_s\":%.3f,\"reservations_per_s\":%.1f,"
       "\"pods_bound\":%d,\"pods_in_reservations\":%d,\"pod_create_s\":%.3f,\"pods_s\":%.3f,\"pods_per_s\":%.1f,"
       "\"pod_latency_ms_p50\":%.1f,\"pod_latency_ms_p99\":%.1f,\"pod_latency_ms_max\":%.1f,"
       "\"reservation_writes_during_pods\":%d,\"max_node_cpu_requested_milli\":%lld,\"create_failures\":%d,\"complete\":%s,\"nproc\":%u}\n",
-      nodes, reservations, pods, pod_workers, lifecycle ? "true" : "false", pod_events ? "true" : "false",
+      constrained ? "true" : "false", nodes, reservations, pods, pod_workers, lifecycle ? "true" : "false", pod_events ? "true" : "false",
       progress.available, res_s,
       res_s > 0 ? reservations / res_s : 0.0, progress.bound, progress.bound_with_reservation, create_s, pods_s,
       pods_s > 0 ? progress.bound / pods_s : 0.0, Percentile(progress.latency_ms, 0.5),

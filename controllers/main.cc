@@ -5,6 +5,7 @@
 
 #include "clientgo-shim/api/duration.h"
 #include "clientgo-shim/base/log.h"
+#include "clientgo-shim/base/log_flags.h"
 #include "clientgo-shim/config/loader.h"
 #include "clientgo-shim/manager/manager.h"
 #include "clientgo-shim/manager/manager_flags.h"
@@ -17,6 +18,8 @@
 #include "controllers/provisioning/externalgrpc/scale_up.h"
 #include "controllers/provisioning/provisioning_controller.h"
 #include "controllers/migration/migration_controller.h"
+#include "controllers/migration/migration_flags.h"
+#include "controllers/rescheduler/rescheduler_controller.h"
 #include "controllers/reservation/reservation_controller.h"
 #include "controllers/resourcepolicy/resourcepolicy_controller.h"
 #include "controllers/scheduler/scheduler_controller.h"
@@ -99,6 +102,13 @@ constexpr char kUsage[] =
     "                                       >= 2000000000, pods without a controller, pods with emptyDir or\n"
     "                                       hostPath volumes (each default false; mirror and static pods\n"
     "                                       never)\n"
+    "  --rescheduler-config-namespace string\n"
+    "                                       Namespace of the rescheduler's ConfigMap berth-rescheduler\n"
+    "                                       (default: the service-account namespace, else \"default\")\n"
+    "  --prefer-avoid-pods-ttl duration     How long the node an evicted pod left keeps its controller\n"
+    "                                       away (annotation scheduler.alpha.kubernetes.io/preferAvoidPods);\n"
+    "                                       0 records and honours nothing (default 1h)\n"
+    "  --prefer-avoid-pods-max int          Entries kept per node, oldest dropped first (default 32)\n"
     "  --extender-bind-address string       Serve kube-scheduler's extender verbs POST /filter,\n"
     "                                       /prioritize, /bind here (plain HTTP, or HTTPS with\n"
     "                                       --extender-cert-dir; needs the scheduler controller);\n"
@@ -106,7 +116,6 @@ constexpr char kUsage[] =
     "  --extender-cert-dir string           Serve the extender over HTTPS with tls.crt and tls.key\n"
     "                                       from this directory (kube-scheduler's enableHTTPS),\n"
     "                                       reloaded when they change (default \"\": plain HTTP)\n"
-    "  --log-level string                   debug, info, warn or error (default info)\n"
     "  --help                               Print this help\n";
 
 struct Flags {
@@ -129,6 +138,9 @@ struct Flags {
   bool cloud_timeout_set = false;
   reconcile::provisioning::AtomicScaleUpOptions scale_up;
   reconcile::migration::MigrationOptions migration;
+  controllers::ArbitrationOptions arbitration;
+  std::string rescheduler_namespace;  // "" = shim::DefaultLeaderElectionNamespace()
+  reconcile::placement::PreferAvoidOptions prefer_avoid;
 };
 
 // ParseDurationFlag parses a non-negative duration flag (positive with `positive`); anything
@@ -179,7 +191,7 @@ std::string JoinComma(const std::vector<std::string>& items) {
 std::string Usage(const std::vector<controllers::ControllerRegistration>& table) {
   std::string usage = kUsage;
   usage.replace(usage.find("%CONTROLLERS%"), 13, controllers::ControllerNamesUsage(table));
-  return usage + shim::ManagerFlagsUsage();
+  return usage + controllers::kMigrationFlagsUsage + shim::ManagerFlagsUsage() + log::LogFlagsUsage();
 }
 
 }  // namespace
@@ -188,7 +200,15 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   shim::ManagerOptions manager_options;
   manager_options.leader_election_id = "berth-manager";
-  auto rest_args = shim::ApplyManagerFlags(args, manager_options);
+  // The logging flags first, so everything after them logs as configured.
+  log::Options log_options;
+  auto after_log_flags = log::ApplyLogFlags(args, log_options);
+  if (!after_log_flags) {
+    std::cerr << "berth-manager: " << after_log_flags.error().message << "\n";
+    return 2;
+  }
+  log::Configure(log_options);
+  auto rest_args = shim::ApplyManagerFlags(*after_log_flags, manager_options);
   if (!rest_args) {
     std::cerr << "berth-manager: " << rest_args.error().message << "\n";
     return 2;
@@ -206,6 +226,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<controllers::ProvisioningRequestController> provisioning_controller;
   std::unique_ptr<controllers::ResourcePolicyController> resourcepolicy_controller;
   std::unique_ptr<controllers::MigrationController> migration_controller;
+  std::unique_ptr<controllers::ReschedulerController> rescheduler_controller;
   const std::vector<controllers::ControllerRegistration> controller_table = {
       {"reservation", true,
        [&]() -> Status {
@@ -226,6 +247,7 @@ int main(int argc, char** argv) {
          options.scheduler_names = flags.scheduler_names;
          options.scoring = flags.scoring;
          options.pre_allocation = flags.pre_allocation;
+         options.prefer_avoid_ttl = flags.prefer_avoid.ttl;
          auto c = controllers::SchedulerController::Setup(*manager, rest_ref, options);
          if (!c) return std::unexpected(c.error());
          scheduler_controller = std::move(*c);
@@ -260,9 +282,23 @@ int main(int argc, char** argv) {
          controllers::MigrationControllerOptions options;
          options.migration = flags.migration;
          options.migration.scheduler_names = flags.scheduler_names;
+         options.arbitration = flags.arbitration;
+         options.prefer_avoid = flags.prefer_avoid;
          auto c = controllers::MigrationController::Setup(*manager, rest_ref, options);
          if (!c) return std::unexpected(c.error());
          migration_controller = std::move(*c);
+         return {};
+       }},
+      {"rescheduler", true,
+       [&]() -> Status {
+         controllers::ReschedulerControllerOptions options;
+         options.config_namespace = flags.rescheduler_namespace.empty() ? shim::DefaultLeaderElectionNamespace()
+                                                                        : flags.rescheduler_namespace;
+         options.plan.evictability = flags.migration.evictability;
+         options.plan.scheduler_names = flags.scheduler_names;
+         auto c = controllers::ReschedulerController::Setup(*manager, rest_ref, options);
+         if (!c) return std::unexpected(c.error());
+         rescheduler_controller = std::move(*c);
          return {};
        }},
   };
@@ -396,6 +432,34 @@ int main(int argc, char** argv) {
     } else if (TakeValue(*rest_args, i, "--migration-evict-local-storage-pods", value)) {
       flags.migration.evictability.evict_local_storage_pods =
           ParseBoolFlag("--migration-evict-local-storage-pods", value);
+    } else if (auto m = controllers::TakeMigrationFlag(*rest_args, i, flags.arbitration, value);
+               m != controllers::FlagMatch::kNotMine) {
+      if (m == controllers::FlagMatch::kInvalid) {
+        std::cerr << "berth-manager: " << value << "\n";
+        return 2;
+      }
+    } else if (TakeValue(*rest_args, i, "--rescheduler-config-namespace", value)) {
+      if (value.empty()) {
+        std::cerr << "berth-manager: --rescheduler-config-namespace must not be empty\n";
+        return 2;
+      }
+      flags.rescheduler_namespace = value;
+    } else if (TakeValue(*rest_args, i, "--prefer-avoid-pods-ttl", value)) {
+      flags.prefer_avoid.ttl = ParseDurationFlag("--prefer-avoid-pods-ttl", value, false);
+    } else if (TakeValue(*rest_args, i, "--prefer-avoid-pods-max", value)) {
+      int max = 0;
+      try {
+        size_t used = 0;
+        max = std::stoi(value, &used);
+        if (used != value.size()) max = 0;
+      } catch (...) {
+        max = 0;
+      }
+      if (max < 1) {
+        std::cerr << "berth-manager: --prefer-avoid-pods-max must be a positive integer, got \"" << value << "\"\n";
+        return 2;
+      }
+      flags.prefer_avoid.max_entries = static_cast<size_t>(max);
     } else if (TakeValue(*rest_args, i, "--extender-bind-address", value)) {
       if (auto parsed = shim::ParseBindAddress(value); !parsed) {
         std::cerr << "berth-manager: --extender-bind-address: " << parsed.error().message << "\n";
@@ -408,13 +472,6 @@ int main(int argc, char** argv) {
         return 2;
       }
       flags.extender_cert_dir = value;
-    } else if (TakeValue(*rest_args, i, "--log-level", value) || TakeValue(*rest_args, i, "--zap-log-level", value)) {
-      log::Level level;
-      if (!log::ParseLevel(value, level)) {
-        std::cerr << "berth-manager: invalid --log-level \"" << value << "\" (debug, info, warn, error)\n";
-        return 2;
-      }
-      log::SetLevel(level);
     } else {
       std::cerr << "berth-manager: unknown flag " << a << "\n" << Usage(controller_table);
       return 2;
@@ -480,6 +537,17 @@ int main(int argc, char** argv) {
     return 1;
   }
   manager_options.rest = *rest;
+  if (manager_options.leader_election) {
+    // The elector gets a client of its own (as controller-runtime's resource lock does): its
+    // Lease renewals never wait for a connection or a rate-limiter token behind the
+    // controllers' traffic. Same User-Agent: audit logs tie the Lease writes to the identity.
+    auto lease_rest = shim::MakeRestClient(*config);
+    if (!lease_rest) {
+      log::Error("setup", "cannot build the leader-election client", {{"error", lease_rest.error().message}});
+      return 1;
+    }
+    manager_options.leader_election_rest = *lease_rest;
+  }
   auto created_manager = shim::Manager::Create(manager_options);
   if (!created_manager) {
     log::Error("setup", "cannot create the manager", {{"error", created_manager.error().message}});

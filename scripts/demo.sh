@@ -5,7 +5,8 @@
 # Deployment, and a short-lived reservation expiring on
 # time (Failed/Expired, with an Event) and then garbage-collected; a check-capacity ProvisioningRequest
 # booked and consumed; a ResourcePolicy filling an on-demand unit before spot, and a scale-down that
-# removes the spot pods first (pod-deletion-cost).
+# removes the spot pods first (pod-deletion-cost); a node drained by label (berth.dev/drain=true) under a PDB,
+# then uncordoned.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/setup.sh"
@@ -169,5 +170,44 @@ wait_for "the allocation annotation to be removed" 10 bash -c \
   '[ -z "$(kubectl get pod pod-demo-0 -o jsonpath="{.metadata.annotations.scheduling\.koordinator\.sh/reservation-allocated}")" ]'
 echo; echo "the owner pod keeps running after its reservation is gone, without the allocation annotation:"
 step kubectl get pod pod-demo-0 -o jsonpath='{.metadata.name}{" "}{.status.phase}{" annotations="}{.metadata.annotations}{"\n"}'
+
+echo; echo "node drain by label: every evictable pod moves through a reservation, one PDB disruption at a time"
+cat >"$work/drainweb.yaml" <<'YAML'
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: drainweb, namespace: default}
+spec:
+  replicas: 4
+  selector: {matchLabels: {app: drainweb}}
+  template:
+    metadata: {labels: {app: drainweb}}
+    spec:
+      schedulerName: koord-scheduler
+      containers:
+      - {name: c, image: nginx, resources: {requests: {cpu: 100m}}}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: drainweb, namespace: default}
+spec:
+  maxUnavailable: 1
+  selector: {matchLabels: {app: drainweb}}
+YAML
+step kubectl apply -f "$work/drainweb.yaml"
+step kubectl rollout status deployment/drainweb --timeout=30s
+drained=$(kubectl get pods -l app=drainweb -o jsonpath='{.items[0].spec.nodeName}')
+step kubectl get pods -o wide
+step kubectl label node "$drained" berth.dev/drain=true
+wait_for "$drained to be drained" 60 bash -c \
+  "kubectl get node $drained -o jsonpath='{.metadata.annotations.berth\.dev/drain-status}' | grep -q '\"status\":\"Drained\"'"
+step kubectl get node "$drained" -o jsonpath='{"unschedulable: "}{.spec.unschedulable}{"\ndrain-status: "}{.metadata.annotations.berth\.dev/drain-status}{"\n"}'
+step kubectl get pmj -l "berth.dev/drain-node=$drained"
+step kubectl get pods -o wide
+step kubectl get events --field-selector "involvedObject.kind=Node,involvedObject.name=$drained"
+step kubectl label node "$drained" berth.dev/drain-
+wait_for "$drained to be uncordoned" 15 bash -c "[ \"\$(kubectl get node $drained -o jsonpath={.spec.unschedulable})\" != true ]"
+step kubectl get nodes
+step kubectl delete -f "$work/drainweb.yaml"
+
 echo
 echo "demo: done"

@@ -7,6 +7,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "clientgo-shim/base/uuid.h"
+
 namespace berth::shim {
 namespace {
 
@@ -44,18 +46,6 @@ bool IsDnsSubdomain(std::string_view name) {
     start = dot + 1;
   }
   return true;
-}
-
-// RandomUuid: a version-4 UUID from `rng` (client-go's uuid.NewUUID stand-in for event names).
-std::string RandomUuid(std::mt19937_64& rng) {
-  uint64_t hi = rng(), lo = rng();
-  hi = (hi & 0xFFFFFFFFFFFF0FFFull) | 0x0000000000004000ull;  // version 4
-  lo = (lo & 0x3FFFFFFFFFFFFFFFull) | 0x8000000000000000ull;  // RFC 4122 variant
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(hi >> 32),
-                static_cast<unsigned>((hi >> 16) & 0xFFFF), static_cast<unsigned>(hi & 0xFFFF),
-                static_cast<unsigned>(lo >> 48), static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFull));
-  return buf;
 }
 
 std::string Hex(uint64_t v) {
@@ -172,7 +162,7 @@ Status EventRecorder::CreateEvent(const Pending& p, const std::string& key) {
     // is not lost to a 422.
     failure_log_.Write(log::Level::kInfo, kLogger, "renamed", "event name is not a valid DNS subdomain; using a UUID",
                        {{"object", Describe(p.object)}, {"length", std::to_string(name.size())}});
-    name = RandomUuid(rng_);
+    name = UuidV4(rng_);
   }
   // One Event per scheduled pod: the body is written straight out (no DOM), and the created
   // object in the response is not parsed (only success matters).

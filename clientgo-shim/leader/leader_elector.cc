@@ -8,26 +8,13 @@
 #include <random>
 
 #include "clientgo-shim/base/log.h"
+#include "clientgo-shim/base/uuid.h"
 #include "clientgo-shim/metrics/standard_metrics.h"
 
 namespace berth::shim {
 namespace {
 
 constexpr double kJitterFactor = 1.2;  // client-go leaderelection.JitterFactor
-
-std::string RandomUuid() {
-  std::random_device rd;
-  std::mt19937_64 rng((static_cast<uint64_t>(rd()) << 32) ^ rd());
-  uint64_t hi = rng(), lo = rng();
-  hi = (hi & 0xFFFFFFFFFFFF0FFFull) | 0x0000000000004000ull;  // version 4
-  lo = (lo & 0x3FFFFFFFFFFFFFFFull) | 0x8000000000000000ull;  // RFC 4122 variant
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%08x-%04x-%04x-%04x-%012llx",
-                static_cast<unsigned>(hi >> 32), static_cast<unsigned>((hi >> 16) & 0xFFFF),
-                static_cast<unsigned>(hi & 0xFFFF), static_cast<unsigned>(lo >> 48),
-                static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFull));
-  return buf;
-}
 
 TimePoint WallNow() {
   return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
@@ -38,7 +25,7 @@ TimePoint WallNow() {
 std::string DefaultLeaderIdentity() {
   char host[256] = {0};
   if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
-  return std::string(host) + "_" + RandomUuid();
+  return std::string(host) + "_" + RandomUuidV4();
 }
 
 Result<std::unique_ptr<LeaderElector>> LeaderElector::Create(LeaderElectionConfig config) {
@@ -145,12 +132,15 @@ LeaderElector::Attempt LeaderElector::TryAcquireOrRenew(SteadyTime* start) {
     }
   }
   if (fast_path) {
-    if (lock_.Update(desired)) {
+    Status updated = lock_.Update(desired);
+    if (updated) {
       std::lock_guard<std::mutex> l(mu_);
       observed_ = desired;
       observed_time_ = clock_.Now();
       return Attempt::kHeld;
     }
+    LogAttemptFailure("failed to update lease optimistically, falling back to slow path",
+                      updated.error(), *start);
     if (slowpath_ != nullptr) slowpath_->Inc();
     desired.acquire_time = wall;
     desired.lease_transitions = 0;
@@ -158,8 +148,14 @@ LeaderElector::Attempt LeaderElector::TryAcquireOrRenew(SteadyTime* start) {
 
   auto current = lock_.Get();
   if (!current) {
-    if (current.error().code != ErrorCode::kNotFound) return Attempt::kFailed;
-    if (!lock_.Create(desired)) return Attempt::kFailed;
+    if (current.error().code != ErrorCode::kNotFound) {
+      LogAttemptFailure("error retrieving lease", current.error(), *start);
+      return Attempt::kFailed;
+    }
+    if (Status created = lock_.Create(desired); !created) {
+      LogAttemptFailure("error initially creating lease", created.error(), *start);
+      return Attempt::kFailed;
+    }
     std::lock_guard<std::mutex> l(mu_);
     observed_ = desired;
     observed_time_ = clock_.Now();
@@ -193,11 +189,27 @@ LeaderElector::Attempt LeaderElector::TryAcquireOrRenew(SteadyTime* start) {
   } else {
     desired.lease_transitions = current->lease_transitions + 1;
   }
-  if (!lock_.Update(desired)) return Attempt::kFailed;
+  if (Status updated = lock_.Update(desired); !updated) {
+    LogAttemptFailure("failed to update lease", updated.error(), *start);
+    return Attempt::kFailed;
+  }
   std::lock_guard<std::mutex> l(mu_);
   observed_ = desired;
   observed_time_ = clock_.Now();
   return Attempt::kHeld;
+}
+
+void LeaderElector::LogAttemptFailure(std::string_view what, const Error& error,
+                                      SteadyTime attempt_start) {
+  // client-go logs these at error; a leader's failures are what explains a lost Lease.
+  const auto elapsed =
+      std::chrono::duration_cast<std::chrono::milliseconds>(clock_.Now() - attempt_start);
+  log::Write(leading_.load() ? log::Level::kWarn : log::Level::kDebug, "leader-election", what,
+             {{"lease", lock_.Describe()},
+              {"identity", config_.identity},
+              {"code", std::to_string(error.http_status)},
+              {"error", error.message},
+              {"attempt_ms", std::to_string(elapsed.count())}});
 }
 
 void LeaderElector::Release() {
@@ -231,6 +243,8 @@ void LeaderElector::LoseLeadership(const std::string& reason) {
 
 void LeaderElector::Run() {
   // Acquire.
+  log::Info("leader-election", "attempting to acquire leader lease",
+            {{"lease", lock_.Describe()}, {"identity", config_.identity}});
   SteadyTime start;
   for (;;) {
     if (TryAcquireOrRenew(&start) == Attempt::kHeld) break;
@@ -269,11 +283,10 @@ void LeaderElector::StopLeading(bool notify) {
 bool LeaderElector::RenewUntilLostOrStopped() {
   // Every wait also ends when the fence would close, so a deadline that passes (or passed
   // during a pause) is noticed before any further Lease write.
-  auto sleep_until_retry = [this] {
-    return Sleep(std::min(fence_->ClosesAt(), clock_.Now() + config_.retry_period));
-  };
+  auto sleep_until = [this](SteadyTime next) { return Sleep(std::min(fence_->ClosesAt(), next)); };
   for (;;) {
-    if (!sleep_until_retry()) return true;
+    // After a renewal, the next round starts retryPeriod later (client-go's wait.Until).
+    if (!sleep_until(clock_.Now() + config_.retry_period)) return true;
     for (;;) {
       if (!fence_->MayWrite()) {
         LoseLeadership("failed to renew lease " + lock_.Describe() + " within renewDeadline " +
@@ -290,7 +303,11 @@ bool LeaderElector::RenewUntilLostOrStopped() {
         LoseLeadership("lease " + lock_.Describe() + " is held by " + GetLeader());
         return false;
       }
-      if (!sleep_until_retry()) return true;
+      // Retries follow a retryPeriod ticker from each attempt's start, as client-go's
+      // PollImmediateUntil does: an attempt slowed by Retry-After waits (up to the lease
+      // request timeout) is followed at once by the next, instead of a whole retryPeriod later,
+      // so the attempts that fit into renewDeadline do not shrink under 429/503.
+      if (!sleep_until(start + config_.retry_period)) return true;
     }
   }
 }

@@ -5,7 +5,8 @@
 //     the Lease is free — no holder, or not renewed for leaseDurationSeconds as observed on the
 //     LOCAL clock since the record last changed (clock skew between machines does not matter).
 //   - A new holder increments leaseTransitions; a renewal keeps acquireTime.
-//   - Renew: every RetryPeriod, retried every RetryPeriod after a failure. Leadership is lost
+//   - Renew: RetryPeriod after the last renewal; after a failure, retried RetryPeriod after the
+//     failed attempt's start (at once when it took longer: client-go's ticker). Leadership is lost
 //     the moment the last successful Lease write is older than RenewDeadline, measured from the
 //     start of that write on the monotonic clock (so a pause counts: a process resuming from
 //     SIGSTOP does not start a fresh deadline), or the moment another holder is observed. The
@@ -97,6 +98,8 @@ class LeaderElector {
   // RenewUntilLostOrStopped: false when leadership was lost (LoseLeadership ran), true on Stop().
   bool RenewUntilLostOrStopped();
   void LoseLeadership(const std::string& reason);
+  // LogAttemptFailure: warn while leading (debug as a standby, where failures are routine).
+  void LogAttemptFailure(std::string_view what, const Error& error, SteadyTime attempt_start);
   // StopLeading: on Stop(), release the Lease (if still valid and release_on_cancel), close the
   // fence, and run OnStoppedLeading when `notify`.
   void StopLeading(bool notify);

@@ -3,6 +3,8 @@
 
 #include <exception>
 
+#include "clientgo-shim/base/log.h"
+#include "clientgo-shim/base/uuid.h"
 #include "clientgo-shim/manager/queue_metrics_adapter.h"
 
 namespace berth::shim {
@@ -86,6 +88,7 @@ void Controller::Start() {
   std::lock_guard<std::mutex> l(mu_);
   if (started_ || queue_->ShuttingDown()) return;
   started_ = true;
+  log::Info(name_, "Starting workers", {{"controller", name_}, {"worker count", std::to_string(workers_)}});
   pool_ = std::make_unique<WorkerPool>(*queue_, workers_,
                                        [this](const std::string& key) { ReconcileOne(key); });
 }
@@ -93,10 +96,30 @@ void Controller::Start() {
 void Controller::Stop() {
   std::lock_guard<std::mutex> l(mu_);
   queue_->ShutDownWithDrain();
-  if (pool_) pool_->Join();
+  if (pool_) {
+    if (!stopped_) log::Info(name_, "Shutdown signal received, waiting for all workers to finish", {{"controller", name_}});
+    pool_->Join();
+    if (!stopped_) log::Info(name_, "All workers finished", {{"controller", name_}});
+  }
+  stopped_ = true;
+}
+
+log::Fields ReconcileLogFields(const std::string& controller, const std::string& key) {
+  log::Fields fields{{"controller", controller}};
+  // "namespace/name" keys split as controller-runtime logs a request; other keys stay whole.
+  if (const size_t slash = key.find('/'); slash != std::string::npos && key.find('/', slash + 1) == std::string::npos) {
+    fields.emplace_back("namespace", key.substr(0, slash));
+    fields.emplace_back("name", key.substr(slash + 1));
+  } else {
+    fields.emplace_back("name", key);
+  }
+  fields.emplace_back("reconcileID", RandomUuidV4());
+  return fields;
 }
 
 void Controller::ReconcileOne(const std::string& key) {
+  // Every line the reconciler writes on this thread carries these, as its logr logger would.
+  log::ScopedFields scope(ReconcileLogFields(name_, key));
   if (active_workers_ != nullptr) active_workers_->Inc();
   const SteadyTime start = clock_.Now();
   ReconcileResult result;
@@ -112,6 +135,7 @@ void Controller::ReconcileOne(const std::string& key) {
   if (reconcile_time_ != nullptr) {
     reconcile_time_->Observe(std::chrono::duration<double>(clock_.Now() - start).count());
   }
+  if (result.kind == ReconcileResult::Kind::kError) log::Error(name_, "Reconciler error", {{"error", result.error}});
   const std::string_view label = ApplyReconcileResult(*queue_, key, result);
   if (metrics_) {
     metrics_->reconcile_total->WithLabelValues({name_, std::string(label)}).Inc();

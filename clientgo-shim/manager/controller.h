@@ -9,6 +9,8 @@
 //   Done                 → Forget                   result="success"
 // and the controller_runtime_* and workqueue_* metrics (label controller=name, name=name).
 // A reconciler that throws is treated as an error (controller-runtime's RecoverPanic).
+// Logs as controller-runtime does: "Starting workers" (worker count), "Reconciler error" (error),
+// the shutdown pair; every line of a reconcile carries controller, namespace, name, reconcileID.
 // Event handlers feed keys with queue().Add(key).
 // Thread-safety: queue() from any thread; Start/Stop from the owner.
 #pragma once
@@ -20,6 +22,7 @@
 #include <string>
 #include <string_view>
 
+#include "clientgo-shim/base/log.h"
 #include "clientgo-shim/base/result.h"
 #include "clientgo-shim/manager/reconciler.h"
 #include "clientgo-shim/metrics/registry.h"
@@ -43,6 +46,10 @@ struct ControllerOptions {
 // "requeue_after").
 std::string_view ApplyReconcileResult(WorkQueue& queue, const std::string& key,
                                       const ReconcileResult& result);
+
+// ReconcileLogFields: the fields of every log line of one reconcile of `key`: controller,
+// namespace and name ("ns/name" keys; other keys whole as name), and a fresh reconcileID.
+log::Fields ReconcileLogFields(const std::string& controller, const std::string& key);
 
 class Controller {
  public:
@@ -74,6 +81,7 @@ class Controller {
   std::unique_ptr<WorkQueue> queue_;
   std::unique_ptr<WorkerPool> pool_;
   std::atomic<bool> started_{false};
+  bool stopped_ = false;  // guarded by mu_; the shutdown lines are logged once
   std::mutex mu_;
   // Metric handles (null without a registry).
   std::optional<ControllerRuntimeMetrics> metrics_;

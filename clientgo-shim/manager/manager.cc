@@ -3,6 +3,8 @@
 
 #include <fstream>
 
+#include "clientgo-shim/base/log.h"
+
 #include "clientgo-shim/manager/signals.h"
 #include "clientgo-shim/metrics/process_metrics.h"
 #include "clientgo-shim/transport/fenced_rest_client.h"
@@ -16,13 +18,24 @@ std::string DefaultLeaderElectionNamespace() {
   return "default";
 }
 
+namespace {
+
+// InformerName: the informer's path and selectors, as /readyz and the lifecycle log name it.
+template <typename Key>
+std::string InformerName(const Key& key) {
+  std::string name = key.path;
+  if (!key.label_selector.empty()) name += " labelSelector=" + key.label_selector;
+  if (!key.field_selector.empty()) name += " fieldSelector=" + key.field_selector;
+  return name;
+}
+
+}  // namespace
+
 Status InformersSyncedCheck(const SharedInformerFactory& informers) {
   std::string why;
   for (const auto& [key, informer] : informers.Informers()) {
     if (informer->HasSynced()) continue;
-    std::string name = key.path;
-    if (!key.label_selector.empty()) name += " labelSelector=" + key.label_selector;
-    if (!key.field_selector.empty()) name += " fieldSelector=" + key.field_selector;
+    const std::string name = InformerName(key);
     const ReflectorStats stats = informer->Stats();
     if (!why.empty()) why += "; ";
     why += "informer " + name + " has not synced";
@@ -54,7 +67,7 @@ Result<std::unique_ptr<Manager>> Manager::Create(ManagerOptions options) {
   std::unique_ptr<Manager> m(new Manager(std::move(options)));
   if (m->options_.leader_election) {
     LeaderElectionConfig c;
-    c.rest = m->options_.rest;
+    c.rest = m->options_.leader_election_rest ? m->options_.leader_election_rest : m->options_.rest;
     c.lease_namespace = m->options_.leader_election_namespace;
     c.lease_name = m->options_.leader_election_id;
     c.identity = m->identity_;
@@ -159,6 +172,12 @@ void Manager::StartControllersWhenSynced() {
   if (stopped_ || starter_.joinable()) return;
   // Waiting for caches can take long; the leader-election callback must return quickly.
   starter_ = std::thread([this] {
+    // controller-runtime's start sequence in its words. berth's controllers share one informer
+    // per resource, so the event sources are logged once each, not per controller.
+    for (const auto& [key, informer] : informers_->Informers()) {
+      log::Info("manager", "Starting EventSource", {{"source", "kind source: " + InformerName(key)}});
+    }
+    for (const auto& c : controllers_) log::Info(c->name(), "Starting Controller", {{"controller", c->name()}});
     const SteadyTime deadline = std::chrono::steady_clock::now() + options_.cache_sync_timeout;
     // Poll in short slices so Stop() is not held up by a long sync wait.
     for (;;) {
@@ -170,6 +189,10 @@ void Manager::StartControllersWhenSynced() {
                                                       std::chrono::milliseconds(100));
       if (WaitCachesSynced(slice)) break;
       if (std::chrono::steady_clock::now() >= deadline) {
+        const Status synced = InformersSyncedCheck(*informers_);
+        log::Error("manager", "Could not wait for Cache to sync",
+                   {{"error", "timed out waiting for cache to be synced"},
+                    {"unsynced", synced ? std::string() : synced.error().message}});
         Fail("failed to wait for caches to sync: timed out waiting for cache to be synced");
         return;
       }

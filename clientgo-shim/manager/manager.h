@@ -61,6 +61,11 @@ struct ManagerOptions {
   std::chrono::milliseconds renew_deadline{10000};   // Default: 10 s.
   std::chrono::milliseconds retry_period{2000};      // Default: 2 s.
   bool leader_election_release_on_cancel = true;     // Default: true.
+  // The elector's own client (controller-runtime builds the resource lock's client from a copy
+  // of the rest config): Lease requests then share no connection pool or client-side rate
+  // limiter with informers and controllers, so a busy controller cannot delay a renewal past
+  // renewDeadline. Default: none (the elector uses `rest`).
+  RestClientPtr leader_election_rest;
   std::chrono::milliseconds cache_sync_timeout{120000};  // Default: 2 min (controller-runtime).
   SharedInformerFactoryOptions informer_options;     // Default: DefaultTransform, 500/page.
   // Limits of the metrics and probe servers (connections, deadlines, header size).

@@ -1,9 +1,9 @@
 #include "controllers/migration/migration_codec.h"
 
-#include "clientgo-shim/api/duration.h"
 #include "clientgo-shim/api/label_selector.h"
 #include "clientgo-shim/api/timestamp.h"
 #include "clientgo-shim/base/json.h"
+#include "controllers/common/spec_fields.h"
 
 namespace berth::controllers {
 namespace {
@@ -49,21 +49,7 @@ mig::JobSnapshot ReadJob(const Value& job) {
   j.creation_time = ReadTime(job, {"metadata", "creationTimestamp"}).value_or(Time{});
   const Value* paused = json::Find(job, {"spec", "paused"});
   j.paused = paused && paused->IsBool() && paused->GetBool();
-  if (const Value* ttl = json::Find(job, {"spec", "ttl"}); ttl && !ttl->IsNull()) {
-    if (!ttl->IsString()) {
-      j.spec_errors.push_back("spec.ttl: must be a duration string");
-    } else {
-      j.ttl_text = ttl->GetString();
-      auto d = shim::ParseDuration(j.ttl_text);
-      if (!d) {
-        j.spec_errors.push_back("spec.ttl: " + d.error().message);
-      } else if (d->count() < 0) {
-        j.spec_errors.push_back("spec.ttl: must not be negative, got " + j.ttl_text);
-      } else {
-        j.ttl = *d;
-      }
-    }
-  }
+  ReadTtl(json::Find(job, {"spec", "ttl"}), "spec.ttl", j.ttl_text, j.ttl, j.spec_errors);
   j.mode_text = json::GetString(job, {"spec", "mode"});
   std::string policy_error;
   j.job_evict_policy = ReadPolicy(job, policy_error);
@@ -127,6 +113,8 @@ mig::PodFacts ReadPodFacts(const Value& pod) {
       if (c && c->IsBool() && c->GetBool()) {
         p.has_controller = true;
         p.controller_kind = json::GetString(r, {"kind"});
+        p.controller_name = json::GetString(r, {"name"});
+        p.controller_uid = json::GetString(r, {"uid"});
       }
     }
   }

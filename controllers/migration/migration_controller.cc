@@ -1,10 +1,13 @@
 #include "controllers/migration/migration_controller.h"
 
+#include <algorithm>
+
 #include "clientgo-shim/api/duration.h"
 #include "clientgo-shim/base/json.h"
 #include "clientgo-shim/base/log.h"
 #include "controllers/common/write_errors.h"
 #include "controllers/migration/migration_codec.h"
+#include "controllers/migration/prefer_avoid_hook.h"
 #include "reconcile/common/annotation_json.h"
 #include "reconcile/migration/reservation_template.h"
 
@@ -19,10 +22,13 @@ constexpr char kGroup[] = "scheduling.koordinator.sh";
 constexpr char kVersion[] = "v1alpha1";
 constexpr char kReservationsPath[] = "/apis/scheduling.koordinator.sh/v1alpha1/reservations";
 constexpr char kPdbsPath[] = "/apis/policy/v1/poddisruptionbudgets";
+constexpr char kReplicaSetsPath[] = "/apis/apps/v1/replicasets";
 constexpr char kPodIndex[] = "spec.podRef";                // "ns/name"
 constexpr char kPodNamespaceIndex[] = "spec.podRef.namespace";
 constexpr char kReservationIndex[] = "reservation";        // the job's reservation name
 constexpr char kNamespaceIndex[] = "metadata.namespace";   // PDBs
+constexpr char kReservationOrderLabel[] = "scheduling.koordinator.sh/reservation-order";
+constexpr char kEvictedOrder[] = "1";  // see the kEvict action
 constexpr char kAllocatedAnnotation[] = "scheduling.koordinator.sh/reservation-allocated";
 
 shim::ResourceRef JobRef(const std::string& name) { return {kGroup, kVersion, "podmigrationjobs", "", name}; }
@@ -84,6 +90,19 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
   c->pods_ = informers.InformerFor(shim::InformerKey{"/api/v1/pods", "", ""});
   c->reservations_ = informers.InformerFor(shim::InformerKey{kReservationsPath, "", ""});
   c->pdbs_ = informers.InformerFor(shim::InformerKey{kPdbsPath, "", ""});
+  c->replicasets_ = informers.InformerFor(shim::InformerKey{kReplicaSetsPath, "", ""});
+  c->arbiter_ = std::make_unique<MigrationArbiter>(c->options_.arbitration, c->jobs_, c->pods_, c->replicasets_);
+  auto s3 = c->pods_->AddIndexers({{kPodControllerUidIndex, [](const shim::CachedObject& o) {
+    std::vector<std::string> out;
+    auto refs = o.FindJson({"metadata", "ownerReferences"});
+    if (!refs || !refs->IsArray()) return out;
+    for (const auto& r : refs->GetArray()) {
+      const Value* controller = json::Member(r, "controller");
+      if (controller && controller->IsBool() && controller->GetBool()) out.emplace_back(json::GetString(r, {"uid"}));
+    }
+    return out;
+  }}});
+  if (!s3) return MakeError(ErrorCode::kInternal, "adding the pods' controller index failed");
   auto s1 = c->jobs_->AddIndexers(
       {{kPodIndex,
         [](const shim::CachedObject& o) {
@@ -103,6 +122,13 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
   }}});
   if (!s1 || !s2) return MakeError(ErrorCode::kInternal, "adding migration indexers failed");
 
+  mig::DrainOptions drain;
+  drain.evictability = c->options_.migration.evictability;
+  drain.scheduler_names = c->options_.migration.scheduler_names;
+  auto drain_controller = DrainController::Setup(manager, rest, drain, c->jobs_, c->pods_);
+  if (!drain_controller) return std::unexpected(drain_controller.error());
+  c->drain_ = std::move(*drain_controller);
+
   MigrationController* self = c.get();
   auto controller = manager.AddController(
       shim::ControllerOptions{"migration", c->options_.workers, nullptr, nullptr, &reg},
@@ -118,12 +144,22 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
       [self](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& new_obj) {
         self->CountPhase(old_obj, new_obj);
         self->Enqueue(std::string(new_obj->Name()));
+        // A job that ends frees its arbitration slot: the held jobs try again.
+        if (mig::IsTerminal(mig::ParseJobPhase(PhaseOf(new_obj)).value_or(mig::JobPhase::kPending)) &&
+            !mig::IsTerminal(mig::ParseJobPhase(PhaseOf(old_obj)).value_or(mig::JobPhase::kPending))) {
+          self->arbiter_->Forget(std::string(new_obj->Uid()));
+          self->EnqueuePending();
+        }
       },
       [self](const shim::DeletedObject& deleted) {
         self->CountPhase(deleted.object, nullptr);
         if (!deleted.object) return;
-        std::lock_guard lock(self->mu_);
-        self->tries_.erase(std::string(deleted.object->Uid()));
+        self->arbiter_->Forget(std::string(deleted.object->Uid()));
+        {
+          std::lock_guard lock(self->mu_);
+          self->tries_.erase(std::string(deleted.object->Uid()));
+        }
+        self->EnqueuePending();
       }});
   // A pod wakes the job that migrates it, and (through its allocation annotation) the job whose
   // reservation it consumed, which waits for it to be Ready.
@@ -168,6 +204,51 @@ void MigrationController::EnqueueByIndex(const char* index, const std::string& v
   auto jobs = jobs_->store().ByIndex(index, value);
   if (!jobs) return;
   for (const auto& j : *jobs) Enqueue(std::string(j->Name()));
+}
+
+void MigrationController::EnqueuePending() {
+  // The oldest few held jobs, not all: an ended job frees one slot, and reconciling every held job
+  // on every end (each arbitration reads its workload's pods) made a 1,000-pod drain CPU-bound.
+  // The others are rechecked after options_.migration.arbitration_recheck.
+  constexpr size_t kPerEnd = 4;
+  std::vector<std::pair<std::string, std::string>> pending;  // creationTimestamp, name
+  for (const auto& j : jobs_->store().List()) {
+    if (PhaseOf(j) == "Pending") {
+      pending.emplace_back(j->FindString({"metadata", "creationTimestamp"}).value_or(""), std::string(j->Name()));
+    }
+  }
+  const size_t n = std::min(kPerEnd, pending.size());
+  std::partial_sort(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(n), pending.end());
+  for (size_t i = 0; i < n; ++i) Enqueue(pending[i].second);
+}
+
+void MigrationController::AdjustForAcceptedEvictions(std::vector<mig::PdbFacts>& pdbs,
+                                                     const std::vector<std::pair<std::string, std::string>>& keys,
+                                                     const std::string& job_uid) {
+  std::lock_guard lock(mu_);
+  for (size_t i = 0; i < pdbs.size() && i < keys.size(); ++i) {
+    auto it = disruption_claims_.find(keys[i].first);
+    if (it == disruption_claims_.end() || it->second.first != keys[i].second) continue;
+    const auto& claims = it->second.second;
+    pdbs[i].disruptions_allowed -= static_cast<int64_t>(claims.size()) - (claims.contains(job_uid) ? 1 : 0);
+  }
+}
+
+bool MigrationController::ClaimDisruption(const std::pair<std::string, std::string>& pdb, int64_t cached_allowed,
+                                          const std::string& job_uid) {
+  std::lock_guard lock(mu_);
+  auto& entry = disruption_claims_[pdb.first];
+  if (entry.first != pdb.second) entry = {pdb.second, {}};  // a newer budget counts what went before
+  if (entry.second.contains(job_uid)) return true;
+  if (cached_allowed - static_cast<int64_t>(entry.second.size()) <= 0) return false;
+  entry.second.insert(job_uid);
+  return true;
+}
+
+void MigrationController::ReleaseDisruption(const std::pair<std::string, std::string>& pdb,
+                                            const std::string& job_uid) {
+  std::lock_guard lock(mu_);
+  if (auto it = disruption_claims_.find(pdb.first); it != disruption_claims_.end()) it->second.second.erase(job_uid);
 }
 
 void MigrationController::CountPhase(const shim::ObjectPtr& old_object, const shim::ObjectPtr& new_object) {
@@ -231,6 +312,8 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
     pod_obj = pods_->store().Get(job.pod_namespace + "/" + job.pod_name);
   }
   std::optional<rapidjson::Document> pod_json;
+  std::vector<std::pair<std::string, std::string>> pdb_versions;  // the matching PDBs' keys and versions
+  std::vector<int64_t> pdb_allowed;  // their disruptionsAllowed as cached
   if (pod_obj) {
     auto pj = ObjectJson(pod_obj);
     if (!pj) return shim::ReconcileResult::Error("decoding pod of job " + name + ": " + pj.error().message);
@@ -239,8 +322,18 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
     if (auto in_ns = pdbs_->store().ByIndex(kNamespaceIndex, job.pod_namespace)) {
       for (const auto& pdb : *in_ns) {
         auto pdb_json = ObjectJson(pdb);
-        if (pdb_json && PdbSelects(*pdb_json, *pod_json)) job.pdbs.push_back(ReadPdbFacts(*pdb_json));
+        if (pdb_json && PdbSelects(*pdb_json, *pod_json)) {
+          job.pdbs.push_back(ReadPdbFacts(*pdb_json));
+          pdb_versions.emplace_back(std::string(pdb->Key()), std::string(pdb->ResourceVersion()));
+          pdb_allowed.push_back(job.pdbs.back().disruptions_allowed);
+        }
       }
+    }
+    AdjustForAcceptedEvictions(job.pdbs, pdb_versions, job.uid);
+    // Arbitration: a Pending job whose pod could start migrating takes a slot or is held back.
+    if (job.status.phase == mig::JobPhase::kPending && !job.paused && !job.pod->deleting &&
+        !job.pod->node_name.empty() && (job.pod_uid.empty() || job.pod_uid == job.pod->uid)) {
+      job.held_by_limit = arbiter_->Admit(job.uid, *job.pod);
     }
   }
   const std::string reservation_name = mig::ReservationName(job);
@@ -351,7 +444,70 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
         break;
       }
       case mig::ActionKind::kEvict: {
+        const std::string strategy = Strategy(*cached);
+        const bool budgeted = action.policy == mig::EvictionPolicy::kEviction && pdb_versions.size() == 1 &&
+                              job.pod && job.pod->ready && !job.pod->deleting && job.pod->phase == "Running";
+        const bool label_reservation = job.reservation && job.reservation->created_by_job &&
+                                       action.policy == mig::EvictionPolicy::kEviction;
+        // The reservation carries its creation time as reservation-order (koordinator's); "1" marks it
+        // as the one for a pod being evicted.
+        const bool labelled =
+            r_obj && r_obj->FindString({"metadata", "labels", kReservationOrderLabel}).value_or("") == kEvictedOrder;
+        auto set_order_label = [&](bool on) -> Status {
+          rapidjson::Document patch(rapidjson::kObjectType);
+          auto& pa2 = patch.GetAllocator();
+          Value& labels = json::EnsureObject(json::EnsureObject(patch, "metadata", pa2), "labels", pa2);
+          Value value;
+          if (on) value.SetString(kEvictedOrder, pa2);
+          labels.AddMember(Value(kReservationOrderLabel, pa2), value, pa2);
+          auto patched = client_.MergePatch(ReservationRef(job.reservation->name), patch);
+          if (!patched) return std::unexpected(patched.error());
+          return {};
+        };
+        // The budget is claimed in this process before anything is sent: of the jobs the cached
+        // PDB lets through at once, only as many as it allows go on (the rest wait for its update),
+        // so only the reservations of pods about to go carry the label below.
+        if (budgeted && !ClaimDisruption(pdb_versions.front(), pdb_allowed.front(), job.uid)) {
+          if (label_reservation && labelled) {
+            if (auto s2 = set_order_label(false); !s2) {
+              LogWriteRetry(kLogger, "removing the reservation-order label of job", name, s2.error());
+            }
+          }
+          requeue = requeue ? std::min(*requeue, options_.migration.pdb_precheck_recheck)
+                            : options_.migration.pdb_precheck_recheck;
+          break;
+        }
+        if (auto wait = arbiter_->TakeEvictionToken(now); wait > reconcile::Duration::zero()) {
+          // The global eviction rate (koordinator's EvictQPS/EvictBurst): try again when a token is due.
+          // Before the label: a labelled reservation waiting for its eviction draws replacements.
+          if (budgeted) ReleaseDisruption(pdb_versions.front(), job.uid);
+          evicted_total_->WithLabelValues({"limited", strategy}).Inc();
+          requeue = requeue ? std::min(*requeue, wait) : wait;
+          break;
+        }
+        if (label_reservation && !labelled) {
+          // The replacement should take this reservation, not one of a job whose pod still runs (the
+          // owners are the whole controller's pods, so any replacement may bind any of them, which
+          // would leave the other job without its place). The scheduler prefers the lowest non-zero
+          // reservation-order, and reservations waiting for their eviction carry their creation time
+          // (or none after a refused eviction). The label is
+          // written before the eviction, so its event precedes the replacement's.
+          if (auto s2 = set_order_label(true); !s2) {
+            if (budgeted) ReleaseDisruption(pdb_versions.front(), job.uid);
+            LogWriteRetry(kLogger, "reservation-order label of the reservation of job", name, s2.error());
+            return shim::ReconcileResult::Error("labelling reservation of job " + name + ": " + s2.error().message);
+          }
+        }
         mig::EvictionOutcome outcome = Evict(job, action.policy);
+        if (outcome.result != mig::EvictionResult::kAccepted && outcome.result != mig::EvictionResult::kPodGone) {
+          if (budgeted) ReleaseDisruption(pdb_versions.front(), job.uid);
+          if (label_reservation) {
+            // The pod stays: its reservation must not draw other replacements meanwhile.
+            if (auto s2 = set_order_label(false); !s2) {
+              LogWriteRetry(kLogger, "removing the reservation-order label of job", name, s2.error());
+            }
+          }
+        }
         std::uniform_real_distribution<double> unit(0.0, 1.0);
         double jitter;
         {
@@ -359,12 +515,14 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
           jitter = unit(random_);
         }
         mig::EvictionDecision after = mig::DecideAfterEviction(job, status, outcome, now, options_.migration, jitter);
-        const std::string strategy = Strategy(*cached);
         const char* result = outcome.result == mig::EvictionResult::kAccepted ||
                                      outcome.result == mig::EvictionResult::kPodGone
                                  ? "success"
                                  : outcome.result == mig::EvictionResult::kBlockedByPdb ? "blocked_by_pdb" : "error";
         evicted_total_->WithLabelValues({result, strategy}).Inc();
+        if (outcome.result == mig::EvictionResult::kAccepted && pod_json) {
+          RecordPreferAvoidPods(client_, *pod_json, name, now, options_.prefer_avoid);
+        }
         if (after.retry_delay) {
           retry_seconds_->WithLabelValues({}).Observe(std::chrono::duration<double>(*after.retry_delay).count());
         }

@@ -14,19 +14,26 @@
 #include <memory>
 #include <mutex>
 #include <random>
+#include <set>
 #include <string>
 #include <unordered_map>
 
 #include "clientgo-shim/client/object_client.h"
 #include "clientgo-shim/events/event_recorder.h"
 #include "clientgo-shim/manager/manager.h"
+#include "controllers/migration/drain_controller.h"
+#include "controllers/migration/migration_arbiter.h"
 #include "reconcile/migration/job.h"
+#include "reconcile/placement/prefer_avoid_pods.h"
 
 namespace berth::controllers {
 
 struct MigrationControllerOptions {
   reconcile::migration::MigrationOptions migration;  // ttl default 5m, evictability flags, scheduler names
+  ArbitrationOptions arbitration;                    // koordinator's limits and eviction rate
   int workers = 2;                                   // Default: 2.
+  // PreferAvoidPods recorded on the node an evicted pod left (prefer_avoid_hook.h); ttl 0: off.
+  reconcile::placement::PreferAvoidOptions prefer_avoid;
 };
 
 class MigrationController {
@@ -41,6 +48,18 @@ class MigrationController {
   MigrationController(shim::RestClientPtr rest, MigrationControllerOptions options);
   void Enqueue(const std::string& name);
   void EnqueueByIndex(const char* index, const std::string& value);
+  void EnqueuePending();
+  // Budgets less the evictions the API server accepted since the cached version was written:
+  // without it, every job would see the same allowed disruption until the PDB's update arrives.
+  void AdjustForAcceptedEvictions(std::vector<reconcile::migration::PdbFacts>& pdbs,
+                                  const std::vector<std::pair<std::string, std::string>>& keys_and_versions,
+                                  const std::string& job_uid);
+  // ClaimDisruption takes one of the budget's disruptions for an eviction about to be sent (false:
+  // the cached budget, less the claims on the same version, allows none); ReleaseDisruption gives
+  // it back when the eviction was not accepted. A newer PDB version drops the claims.
+  bool ClaimDisruption(const std::pair<std::string, std::string>& pdb, int64_t cached_allowed,
+                       const std::string& job_uid);
+  void ReleaseDisruption(const std::pair<std::string, std::string>& pdb, const std::string& job_uid);
   void CountPhase(const shim::ObjectPtr& old_object, const shim::ObjectPtr& new_object);
   reconcile::migration::EvictionOutcome Evict(const reconcile::migration::JobSnapshot& job,
                                               reconcile::migration::EvictionPolicy policy);
@@ -53,6 +72,9 @@ class MigrationController {
   std::shared_ptr<shim::SharedInformer> pods_;
   std::shared_ptr<shim::SharedInformer> reservations_;
   std::shared_ptr<shim::SharedInformer> pdbs_;
+  std::shared_ptr<shim::SharedInformer> replicasets_;
+  std::unique_ptr<MigrationArbiter> arbiter_;
+  std::unique_ptr<DrainController> drain_;  // node drain by label, on the same caches
   shim::Controller* controller_ = nullptr;
 
   shim::CounterFamily* evicted_total_ = nullptr;
@@ -61,6 +83,9 @@ class MigrationController {
   std::mutex mu_;
   std::unordered_map<std::string, int64_t> phase_counts_;
   std::unordered_map<std::string, reconcile::migration::EvictionTries> tries_;  // job uid →
+  // PDB "ns/name" → {resourceVersion of the cached PDB, the jobs holding one of its disruptions:
+  // evictions about to be sent or accepted against that version}
+  std::unordered_map<std::string, std::pair<std::string, std::set<std::string>>> disruption_claims_;
   std::mt19937_64 random_{std::random_device{}()};
 };
 

@@ -106,6 +106,7 @@ prov::ProvisioningRequestView ReadProvisioningRequest(const Value& object) {
   if (const Value* g = json::Find(object, {"metadata", "generation"}); g && g->IsInt64()) r.generation = g->GetInt64();
   r.creation_time = ReadTime(object, {"metadata", "creationTimestamp"}).value_or(prov::Time{});
   r.deleting = json::Find(object, {"metadata", "deletionTimestamp"}) != nullptr;
+  r.scale_up_state = Str(object, {"metadata", "annotations", prov::kScaleUpStateAnnotation});
   const Value* spec = json::Member(object, "spec");
   if (spec == nullptr || !spec->IsObject()) {
     r.spec_errors.push_back("spec: must be an object");

@@ -349,6 +349,33 @@ shim::ReconcileResult ProvisioningRequestController::Reconcile(const std::string
     if (d.requeue_after && (!requeue || *d.requeue_after < *requeue)) requeue = d.requeue_after;
   }
   backoff_ = std::move(next_backoff);
+  // A scale-up class's in-flight state goes into the request's annotation after the pass (after
+  // the status write, which carries the cached resourceVersion), so a restarted berth-manager
+  // resumes it instead of asking the cloud again.
+  for (const prov::ProvisioningRequestView& v : views) {
+    auto p = provisioners_.find(v.class_name);
+    if (p == provisioners_.end() || v.deleting) continue;
+    const std::string state = p->second->PersistedState(v.uid);
+    if (state == v.scale_up_state) continue;
+    Document patch(rapidjson::kObjectType);
+    auto& a = patch.GetAllocator();
+    Value annotations(rapidjson::kObjectType);
+    Value key(prov::kScaleUpStateAnnotation.data(),
+              static_cast<rapidjson::SizeType>(prov::kScaleUpStateAnnotation.size()), a);
+    if (state.empty()) {
+      annotations.AddMember(key, Value(rapidjson::kNullType), a);
+    } else {
+      annotations.AddMember(key, Value(state.c_str(), a), a);
+    }
+    Value meta(rapidjson::kObjectType);
+    meta.AddMember("annotations", annotations, a);
+    patch.AddMember("metadata", meta, a);
+    auto written = client_.MergePatch(RequestRef(v.namespace_name, v.name), patch);
+    if (!written && written.error().code != ErrorCode::kNotFound) {
+      failures += (failures.empty() ? "" : "; ") + std::string("scale-up state of ") + v.namespace_name + "/" +
+                  v.name + ": " + written.error().message;
+    }
+  }
   UpdateMetrics(decisions, views);
   if (!failures.empty()) {
     // Decided again from fresh caches after the rate limiter's delay.

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "clientgo-shim/api/duration.h"
 #include "clientgo-shim/api/quantity.h"
 #include "clientgo-shim/api/timestamp.h"
 #include "clientgo-shim/base/json.h"
+#include "controllers/common/spec_fields.h"
 #include "reconcile/common/annotation_json.h"
 #include "reconcile/reservation/lifecycle.h"
 
@@ -37,21 +37,7 @@ shim::Quantity::Format FormatFor(std::string_view name) {
 
 // ReadExpiry reads spec.ttl and spec.expires (problems become spec_errors).
 void ReadExpiry(const Value& spec, reconcile::ReservationSnapshot& r) {
-  if (const Value* ttl = json::Member(spec, "ttl"); ttl && !ttl->IsNull()) {
-    if (!ttl->IsString()) {
-      r.spec_errors.push_back("spec.ttl: must be a duration string");
-    } else {
-      r.ttl_text = ttl->GetString();
-      auto d = shim::ParseDuration(r.ttl_text);
-      if (!d) {
-        r.spec_errors.push_back("spec.ttl: " + d.error().message);
-      } else if (d->count() < 0) {
-        r.spec_errors.push_back("spec.ttl: must not be negative, got " + r.ttl_text);
-      } else {
-        r.ttl = *d;
-      }
-    }
-  }
+  ReadTtl(json::Member(spec, "ttl"), "spec.ttl", r.ttl_text, r.ttl, r.spec_errors);
   if (const Value* expires = json::Member(spec, "expires"); expires && !expires->IsNull()) {
     auto t = expires->IsString() ? shim::ParseTimestamp(expires->GetString())
                                  : Result<shim::TimePoint>(MakeError(ErrorCode::kInvalidArgument, "not a string"));

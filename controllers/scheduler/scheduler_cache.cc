@@ -7,6 +7,7 @@ namespace placement = reconcile::placement;
 
 bool SameNode(const placement::NodeView& a, const placement::NodeView& b) {
   return a.labels == b.labels && a.taints == b.taints && a.unschedulable == b.unschedulable &&
+         a.avoided_controllers == b.avoided_controllers &&
          reconcile::EqualAmounts(a.allocatable, b.allocatable);
 }
 
@@ -49,6 +50,21 @@ bool SchedulerCache::UpsertNode(const placement::NodeView& node) {
   return true;
 }
 
+bool SchedulerCache::UpsertNamespace(std::string_view name, const placement::LabelMap& labels) {
+  std::lock_guard lock(mu_);
+  auto [it, inserted] = namespaces_.try_emplace(std::string(name), labels);
+  if (!inserted && it->second == labels) return false;
+  it->second = labels;
+  snapshot_.UpsertNamespace(name, labels);
+  return true;
+}
+
+void SchedulerCache::RemoveNamespace(std::string_view name) {
+  std::lock_guard lock(mu_);
+  namespaces_.erase(std::string(name));
+  snapshot_.RemoveNamespace(name);
+}
+
 void SchedulerCache::RemoveNode(std::string_view name) {
   std::lock_guard lock(mu_);
   snapshot_.RemoveNode(name);
@@ -63,12 +79,16 @@ void SchedulerCache::UpsertPod(const placement::PodSpecView& pod) {
   }
   snapshot_.UpsertPod(pod);
   counted_pods_.insert(pod.uid);
+  IndexPodLocked(pod);
+  nominated_.erase(pod.uid);  // bound: its nomination is over
 }
 
 bool SchedulerCache::RemovePod(std::string_view uid) {
   std::lock_guard lock(mu_);
   bool counted = counted_pods_.erase(std::string(uid)) > 0 || snapshot_.IsAssumed(uid);
   snapshot_.RemovePod(uid);
+  UnindexPodLocked(uid);
+  nominated_.erase(std::string(uid));
   return counted;
 }
 
@@ -92,7 +112,9 @@ void SchedulerCache::RemoveReservation(std::string_view uid) {
 placement::PodDecision SchedulerCache::ScheduleAndAssumePod(const placement::PodSpecView& pod) {
   std::lock_guard lock(mu_);
   AdvanceLocked();
+  std::vector<std::string> nominated = AddNominatedLocked(pod);
   placement::PodDecision decision = snapshot_.SchedulePod(pod);
+  RemoveNominatedLocked(nominated);
   if (!decision) return decision;
   if (auto assumed = snapshot_.AssumePod(pod, *decision); !assumed) {
     // Only an empty uid or a node that vanished can fail here; report it as unschedulable.
@@ -135,7 +157,8 @@ placement::ReservationDecision SchedulerCache::PlaceAndAssumeReservation(
     bool pre_allocation) {
   std::lock_guard lock(mu_);
   AdvanceLocked();
-  placement::ReservationDecision decision = snapshot_.PlaceReservation(template_pod, pre_allocation);
+  placement::ReservationDecision decision =
+      snapshot_.PlaceReservationAroundItsPods(template_pod, reservation.uid, pre_allocation);
   return AssumeLocked(reservation, std::move(decision));
 }
 

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <atomic>
 #include <mutex>
 #include <optional>
@@ -23,6 +24,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "reconcile/placement/preemption.h"
 #include "reconcile/placement/snapshot.h"
 
 namespace berth::controllers {
@@ -48,6 +50,10 @@ class SchedulerCache {
   // phase) ends its assumption.
   void UpsertReservation(const reconcile::placement::ReservationView& reservation);
   void RemoveReservation(std::string_view uid);
+  // UpsertNamespace records a namespace's labels (pod affinity's namespaceSelector). Returns true
+  // when they changed.
+  bool UpsertNamespace(std::string_view name, const reconcile::placement::LabelMap& labels);
+  void RemoveNamespace(std::string_view name);
   void UpsertResourcePolicy(const reconcile::placement::ResourcePolicyView& policy);
   void RemoveResourcePolicy(std::string_view namespace_name, std::string_view name);
   // HasResourcePolicies: any policy is known (pod label / deletion changes then matter).
@@ -64,7 +70,9 @@ class SchedulerCache {
       const reconcile::placement::PodSpecView& pod, const std::vector<std::string_view>& nodes);
   // ForgetPod drops the assumption (the binding failed).
   void ForgetPod(std::string_view uid);
-  // PlaceAndAssumeReservation decides where a Reservation goes and assumes it there.
+  // PlaceAndAssumeReservation decides where a Reservation goes and assumes it there. Pods that
+  // already allocate it (bound into a placement another leader never wrote) pin it to their
+  // node (ClusterSnapshot::PlaceReservationAroundItsPods).
   reconcile::placement::ReservationDecision PlaceAndAssumeReservation(
       const reconcile::placement::PodSpecView& template_pod,
       const reconcile::placement::ReservationView& reservation, bool pre_allocation);
@@ -109,7 +117,39 @@ class SchedulerCache {
   reconcile::ResourceAmounts Allocated(std::string_view reservation_uid) const;
   int NodeCount() const;
 
+  // --- Preemption (scheduler_cache_preemption.cc) -----------------------------------------
+  // Preempt runs DefaultPreemption (reconcile/placement/preemption.h) for a pod whose decision
+  // failed with `error`, under the lock: the dry run removes pods from the snapshot itself and adds
+  // them back (so every filter and the Reservation rules apply), leaving it as it was. Victims are
+  // bound pods the informer has shown, never assumed ones. Nothing is assumed.
+  // SetNomination records a pending pod's status.nominatedNodeName (node "" forgets it). Like
+  // kube-scheduler's nominator, every decision and dry run counts the pods nominated to a node with
+  // a priority at least the deciding pod's as if they ran there, so the room a preemption made is
+  // not taken by a less important pod. A nomination ends when the pod is bound or removed.
+  void SetNomination(const reconcile::placement::PodSpecView& pod, std::string_view node);
+  bool IsNominated(std::string_view uid) const;
+  // SetPodStartTime records a bound pod's status.startTime (nullopt: not started) for preemption's
+  // order; one that does not parse marks the pod's priority unreadable (never a victim).
+  void SetPodStartTime(std::string_view uid, std::optional<std::string_view> start_time);
+  reconcile::placement::PreemptionOutcome Preempt(const reconcile::placement::PodSpecView& pod,
+                                                  const reconcile::placement::FitError& error,
+                                                  const std::vector<reconcile::placement::PdbView>& pdbs);
+
  private:
+  class SnapshotFitOracle;  // scheduler_cache_preemption.cc
+  // The bound pods by node (uid → view) and each pod's node, for preemption's victims. Callers
+  // hold mu_.
+  void IndexPodLocked(const reconcile::placement::PodSpecView& pod);
+  void UnindexPodLocked(std::string_view uid);
+  // AddNominatedLocked adds to the snapshot, as bound, the nominated pods that `pod` must respect
+  // (priority >= its own, not itself, not counted already) and returns their uids;
+  // RemoveNominatedLocked takes them out again. Callers hold mu_.
+  std::vector<std::string> AddNominatedLocked(const reconcile::placement::PodSpecView& pod);
+  void RemoveNominatedLocked(const std::vector<std::string>& uids);
+  std::unordered_map<std::string, reconcile::placement::PodSpecView> nominated_;  // uid → pod on its node
+  std::unordered_map<std::string, std::map<std::string, reconcile::placement::PodSpecView>> pods_by_node_;
+  std::unordered_map<std::string, std::string> node_of_pod_;
+
   // AssumeLocked assumes a successful `decision` for `reservation`; a refused assume becomes a
   // FitError naming the reason. Callers hold mu_.
   reconcile::placement::ReservationDecision AssumeLocked(const reconcile::placement::ReservationView& reservation,
@@ -127,6 +167,7 @@ class SchedulerCache {
   std::vector<std::string> expired_;  // for TakeExpired
   // Nodes as last seen, to tell real changes from status heartbeats.
   std::unordered_map<std::string, reconcile::placement::NodeView> nodes_;
+  std::unordered_map<std::string, reconcile::placement::LabelMap> namespaces_;
   // Pods the cache counts (bound), and reservations assumed but not yet seen placed.
   std::unordered_set<std::string> counted_pods_;
   std::unordered_set<std::string> assumed_reservations_;

@@ -1,10 +1,14 @@
 #include "controllers/scheduler/scheduler_codec.h"
 
 #include "clientgo-shim/base/json.h"
+#include "controllers/scheduler/preemption_codec.h"
 #include "controllers/reservation/reservation_codec.h"
 #include "reconcile/common/annotation_json.h"
+#include "controllers/scheduler/pod_constraints_codec.h"
 #include "controllers/scheduler/pre_allocation_codec.h"
 #include "reconcile/placement/exact_match.h"
+#include "clientgo-shim/base/log.h"
+#include "reconcile/placement/prefer_avoid_pods.h"
 #include "reconcile/placement/reservation_affinity.h"
 
 namespace berth::controllers {
@@ -119,11 +123,12 @@ void FillSpec(const Value* spec, std::string_view path, placement::PodSpecView& 
   view.host_ports = ReadHostPorts(*spec);
   view.requests = reconcile::EffectiveRequests(PodResourcesOf(*spec, &view.request_errors, path));
   view.requests.erase(std::string(placement::kResourcePods));
+  ReadPodConstraints(*spec, path, view, view.request_errors);
 }
 
 }  // namespace
 
-placement::NodeView ReadNodeView(const Value& node) {
+placement::NodeView ReadNodeView(const Value& node, reconcile::Duration prefer_avoid_ttl) {
   placement::NodeView view;
   view.name = Str(node, {"metadata", "name"});
   view.labels = ReadStringMap(json::Find(node, {"metadata", "labels"}));
@@ -132,6 +137,18 @@ placement::NodeView ReadNodeView(const Value& node) {
     view.unschedulable = ReadBool(*spec, {"unschedulable"}, false);
   }
   view.allocatable = ReadAmounts(json::Find(node, {"status", "allocatable"}));
+  const std::string_view avoid =
+      json::GetString(node, {"metadata", "annotations", placement::kPreferAvoidPodsAnnotation});
+  if (!avoid.empty() && prefer_avoid_ttl > reconcile::Duration::zero()) {
+    if (auto entries = placement::ParsePreferAvoidPods(avoid)) {
+      view.avoided_controllers = placement::ActiveAvoidances(*entries, std::chrono::system_clock::now(),
+                                                             {prefer_avoid_ttl, entries->size()});
+    } else {
+      // Not fatal to scheduling: the node is scored as if it avoided nothing.
+      log::Warn("scheduler", "ignoring a malformed node annotation",
+                {{"node", view.name}, {"error", entries.error().message}});
+    }
+  }
   return view;
 }
 
@@ -150,6 +167,7 @@ placement::PodSpecView ReadPodView(const Value& pod) {
     }
   }
   FillSpec(json::Member(pod, "spec"), "spec", view);
+  view.priority = ReadPodPriority(pod);
   if (auto ref = AllocatedReservation(pod)) view.reservation_uid = ref->uid;
   auto ignored = view.labels.find(kReservationIgnoredLabel);
   view.reservation_ignored = ignored != view.labels.end() && ignored->second == "true";
@@ -259,6 +277,20 @@ placement::ReservationView ReadReservationView(const Value& reservation) {
       template_spec && template_spec->IsObject()) {
     view.host_ports = ReadHostPorts(*template_spec);
   }
+  // The reserve pod other pods' affinity and spreading see (errors are the template view's to
+  // report when it is placed). Only metadata and the affinity terms: no quantities to parse.
+  placement::PodSpecView reserve_pod;
+  reserve_pod.namespace_name = Str(reservation, {"spec", "template", "metadata", "namespace"});
+  if (reserve_pod.namespace_name.empty()) reserve_pod.namespace_name = "default";
+  reserve_pod.labels = ReadStringMap(json::Find(reservation, {"spec", "template", "metadata", "labels"}));
+  if (const Value* template_spec = json::Find(reservation, {"spec", "template", "spec"});
+      template_spec && template_spec->IsObject()) {
+    std::vector<std::string> ignored;
+    ReadPodConstraints(*template_spec, "spec.template.spec", reserve_pod, ignored);
+  }
+  view.template_namespace = std::move(reserve_pod.namespace_name);
+  view.template_labels = std::move(reserve_pod.labels);
+  view.template_affinity = std::move(reserve_pod.pod_affinity);
   return view;
 }
 

@@ -30,8 +30,11 @@ inline constexpr char kConsumeProvisioningRequestAnnotationDeprecated[] =
 // "<namespace>/<name>". Only that request's consumer pods may allocate such a Reservation.
 inline constexpr char kBookingForAnnotation[] = "berth.dev/provisioning-request";
 
-// ReadNodeView: name, labels, spec.taints, spec.unschedulable, status.allocatable.
-reconcile::placement::NodeView ReadNodeView(const rapidjson::Value& node);
+// ReadNodeView: name, labels, spec.taints, spec.unschedulable, status.allocatable, and the
+// PreferAvoidPods entries younger than `prefer_avoid_ttl` (0: none; a malformed annotation is
+// logged and ignored).
+reconcile::placement::NodeView ReadNodeView(const rapidjson::Value& node,
+                                            reconcile::Duration prefer_avoid_ttl = std::chrono::hours(1));
 
 // ReadPodView: the scheduling-relevant part of a pod (metadata, spec, effective requests, the
 // reservation-allocated uid, the ProvisioningRequest it consumes, the reservation-ignored label and the reservation-affinity

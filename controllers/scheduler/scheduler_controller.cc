@@ -15,6 +15,7 @@
 #include "controllers/scheduler/reservation_change.h"
 #include "controllers/scheduler/scheduler_codec.h"
 #include "controllers/scheduler/scheduler_support.h"
+#include "reconcile/placement/pod_constraints.h"
 
 namespace berth::controllers {
 namespace {
@@ -134,6 +135,9 @@ Result<std::unique_ptr<SchedulerController>> SchedulerController::Setup(
   c->reservations_ = informers.InformerFor(shim::InformerKey{kReservationsPath, "", ""});
   c->pods_ = informers.InformerFor(shim::InformerKey{"/api/v1/pods", "", ""});
   c->nodes_ = informers.InformerFor(shim::InformerKey{"/api/v1/nodes", "", ""});
+  c->namespaces_ = informers.InformerFor(shim::InformerKey{"/api/v1/namespaces", "", ""});
+  // Read at preemption time only (which victims a budget protects): no handler.
+  c->pdbs_ = informers.InformerFor(shim::InformerKey{"/apis/policy/v1/poddisruptionbudgets", "", ""});
   // The ResourcePolicy CRD may be missing (Helm installs crds/ only on the first install): then
   // the scheduler runs without policies rather than wait forever for an informer that cannot sync.
   if (ResourcePoliciesServed(*rest)) {
@@ -163,16 +167,35 @@ Result<std::unique_ptr<SchedulerController>> SchedulerController::Setup(
   c->nodes_->AddEventHandler(shim::EventHandler{
       [self](const shim::ObjectPtr& obj, bool) {
         auto doc = ToJson(obj);
-        if (doc && self->cache_.UpsertNode(ReadNodeView(*doc))) self->OnNodeChanged();
+        if (doc && self->cache_.UpsertNode(ReadNodeView(*doc, self->options_.prefer_avoid_ttl))) self->OnNodeChanged();
       },
       [self](const shim::ObjectPtr&, const shim::ObjectPtr& obj) {
         auto doc = ToJson(obj);
-        if (doc && self->cache_.UpsertNode(ReadNodeView(*doc))) self->OnNodeChanged();
+        if (doc && self->cache_.UpsertNode(ReadNodeView(*doc, self->options_.prefer_avoid_ttl))) self->OnNodeChanged();
       },
       [self](const shim::DeletedObject& deleted) {
         if (!deleted.object) return;
         self->cache_.RemoveNode(deleted.object->Name());
         if (self->cache_.HasResourcePolicies()) self->EnqueuePolicyStatus("", /*batch=*/true);
+      }});
+  // Namespace labels decide which pods a namespaceSelector term covers: a change may admit or
+  // repel parked pods.
+  auto on_namespace = [self](const shim::ObjectPtr& obj) {
+    auto doc = ToJson(obj);
+    if (!doc) return;
+    placement::LabelMap labels;
+    if (const auto* l = json::Find(*doc, {"metadata", "labels"}); l && l->IsObject()) {
+      for (const auto& m : l->GetObject()) {
+        if (m.value.IsString()) labels.emplace(m.name.GetString(), m.value.GetString());
+      }
+    }
+    if (self->cache_.UpsertNamespace(obj->Name(), labels)) self->RetryParked();
+  };
+  c->namespaces_->AddEventHandler(shim::EventHandler{
+      [on_namespace](const shim::ObjectPtr& obj, bool) { on_namespace(obj); },
+      [on_namespace](const shim::ObjectPtr&, const shim::ObjectPtr& obj) { on_namespace(obj); },
+      [self](const shim::DeletedObject& deleted) {
+        if (deleted.object) self->cache_.RemoveNamespace(deleted.object->Name());
       }});
   c->pods_->AddEventHandler(shim::EventHandler{
       [self](const shim::ObjectPtr& obj, bool) { self->OnPod(nullptr, obj); },
@@ -231,17 +254,32 @@ void SchedulerController::RetryParked() {
     std::lock_guard lock(parked_mu_);
     cluster_generation_.fetch_add(1);
     pods.swap(parked_pods_);
+    parked_on_pods_.clear();
     reservations.swap(parked_reservations_);
   }
   for (const auto& key : reservations) reservation_controller_->queue().Add(key);
   for (const auto& key : pods) pod_controller_->queue().Add(key);
 }
 
-void SchedulerController::ParkPod(const std::string& key, uint64_t seen) {
+void SchedulerController::RetryParkedOnPods() {
+  std::set<std::string> pods;
   {
     std::lock_guard lock(parked_mu_);
-    if (cluster_generation_.load() == seen) {
+    pod_arrivals_.fetch_add(1);
+    if (parked_on_pods_.empty()) return;
+    pods.swap(parked_on_pods_);
+    for (const auto& key : pods) parked_pods_.erase(key);
+  }
+  for (const auto& key : pods) pod_controller_->queue().Add(key);
+}
+
+void SchedulerController::ParkPod(const std::string& key, uint64_t seen, uint64_t seen_arrivals,
+                                  bool waits_on_pods) {
+  {
+    std::lock_guard lock(parked_mu_);
+    if (cluster_generation_.load() == seen && (!waits_on_pods || pod_arrivals_.load() == seen_arrivals)) {
       parked_pods_.insert(key);
+      if (waits_on_pods) parked_on_pods_.insert(key);
       return;
     }
   }
@@ -270,12 +308,17 @@ void SchedulerController::OnPod(const shim::ObjectPtr& old_object, const shim::O
     if (node && !node->empty() && node == old_object->FindString({"spec", "nodeName"}) &&
         phase != "Succeeded" && phase != "Failed" &&
         object->FindString({"metadata", "annotations", kReservationAllocatedAnnotation}) ==
-            old_object->FindString({"metadata", "annotations", kReservationAllocatedAnnotation})) {
-      // Labels and deletion decide which ResourcePolicy counts the pod: look only when policies exist.
-      if (!cache_.HasResourcePolicies() ||
-          (object->FindString({"metadata", "deletionTimestamp"}).has_value() ==
-               old_object->FindString({"metadata", "deletionTimestamp"}).has_value() &&
-           LabelsEqual(*old_object, *object))) {
+            old_object->FindString({"metadata", "annotations", kReservationAllocatedAnnotation}) &&
+        // Preemption reads deletion: a victim already terminating is not preempted again.
+        object->FindString({"metadata", "deletionTimestamp"}).has_value() ==
+            old_object->FindString({"metadata", "deletionTimestamp"}).has_value()) {
+      // The kubelet's start time orders equal-priority victims; set alone, without a conversion.
+      if (auto start = object->FindString({"status", "startTime"});
+          start != old_object->FindString({"status", "startTime"})) {
+        cache_.SetPodStartTime(object->Uid(), start);
+      }
+      // Labels decide which ResourcePolicy counts the pod: look only when policies exist.
+      if (!cache_.HasResourcePolicies() || LabelsEqual(*old_object, *object)) {
         return;
       }
     }
@@ -310,6 +353,9 @@ void SchedulerController::OnPod(const shim::ObjectPtr& old_object, const shim::O
     std::lock_guard lock(parked_mu_);
     parked_pods_.erase(std::string(object->Key()));
   }
+  // A pod that just landed can satisfy a parked pod's required pod affinity or change a
+  // topology domain's skew: the pods parked on those try again (kube-scheduler's Pod/Add event).
+  if (!old_object || !old_object->FindString({"spec", "nodeName"})) RetryParkedOnPods();
 }
 
 void SchedulerController::OnNodeChanged() {
@@ -387,9 +433,12 @@ shim::ReconcileResult SchedulerController::ReconcilePod(const std::string& key) 
   }
   placement::PodSpecView view = ReadPodView(*doc);
   if (view.uid.empty() || cache_.IsPodAssumed(view.uid)) return shim::ReconcileResult::Done();
+  // A nomination written earlier (or by a previous leader) keeps its room from less important pods.
+  cache_.SetNomination(view, view.priority.nominated_node_name);
   uint64_t seen = cluster_generation_.load();
+  uint64_t seen_arrivals = pod_arrivals_.load();
   placement::PodDecision decision = cache_.ScheduleAndAssumePod(view);
-  if (!decision) return MarkPodUnschedulable(*doc, key, decision.error(), seen);
+  if (!decision) return HandleUnschedulable(*doc, key, view, decision.error(), seen, seen_arrivals);
   return Bind(json::GetString(*doc, {"spec", "schedulerName"}), view, *decision);
 }
 
@@ -454,11 +503,14 @@ shim::ReconcileResult SchedulerController::Bind(std::string_view scheduler_name,
 }
 
 shim::ReconcileResult SchedulerController::MarkPodUnschedulable(const Value& pod, const std::string& key,
-                                                                const placement::FitError& error, uint64_t seen) {
+                                                                const std::string& message,
+                                                                const std::optional<std::string>& nomination,
+                                                                uint64_t seen, uint64_t seen_arrivals,
+                                                                bool waits_on_pods) {
   attempts_->WithLabelValues({"pod", "unschedulable"}).Inc();
   placement::PodSpecView view = ReadPodView(pod);
-  std::string message = error.Message();
-  if (!PodScheduledUnchanged(pod, message)) {
+  const bool nomination_unchanged = !nomination || *nomination == json::GetString(pod, {"status", "nominatedNodeName"});
+  if (!PodScheduledUnchanged(pod, message) || !nomination_unchanged) {
     Document patch(rapidjson::kObjectType);
     auto& a = patch.GetAllocator();
     Value condition(rapidjson::kObjectType);
@@ -472,6 +524,11 @@ shim::ReconcileResult SchedulerController::MarkPodUnschedulable(const Value& pod
     conditions.PushBack(condition, a);
     Value& status = json::EnsureObject(patch, "status", a);
     status.AddMember("conditions", conditions, a);
+    if (nomination && nomination->empty()) {
+      status.AddMember("nominatedNodeName", Value(rapidjson::kNullType), a);  // cleared
+    } else if (nomination) {
+      json::SetString(status, "nominatedNodeName", *nomination, a);
+    }
     auto written = client_.Patch(shim::ResourceRef{"", "v1", "pods", view.namespace_name, view.name},
                                  json::Serialize(patch), shim::kStrategicMergePatch, "status");
     if (!written) {
@@ -486,7 +543,7 @@ shim::ReconcileResult SchedulerController::MarkPodUnschedulable(const Value& pod
   }
   RecorderFor(json::GetString(pod, {"spec", "schedulerName"}))
           .Event(PodReference(view), shim::EventType::kWarning, "FailedScheduling", Truncate(message));
-  ParkPod(key, seen);
+  ParkPod(key, seen, seen_arrivals, waits_on_pods);
   return shim::ReconcileResult::Done();
 }
 

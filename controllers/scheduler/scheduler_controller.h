@@ -32,6 +32,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -55,6 +56,9 @@ struct SchedulerControllerOptions {
   bool pod_scheduled_events = true;
   // Pre-allocation of running pods (--pre-allocation-* flags). Defaults: see PreAllocationOptions.
   reconcile::placement::PreAllocationOptions pre_allocation;
+  // --prefer-avoid-pods-ttl: how long a node's PreferAvoidPods entry keeps the evicted pod's
+  // controller away (0: ignored). Default: 1h.
+  reconcile::Duration prefer_avoid_ttl = std::chrono::hours(1);
 };
 
 // ParseSchedulerNames splits a comma-separated list, dropping empty items and spaces.
@@ -94,8 +98,12 @@ class SchedulerController {
   void RetryParked();
   // WakeOnExpiry retries the parked keys when a reservation holding capacity has expired.
   void WakeOnExpiry();
-  // Park keeps a key until the next cluster change, unless one happened since `seen`.
-  void ParkPod(const std::string& key, uint64_t seen);
+  // Park keeps a key until the next cluster change, unless one happened since `seen`. A pod
+  // whose failure names pod affinity or spreading (`waits_on_pods`) also retries when a pod
+  // lands (RetryParkedOnPods), and is not parked when one landed since `seen_arrivals`.
+  void ParkPod(const std::string& key, uint64_t seen, uint64_t seen_arrivals = 0, bool waits_on_pods = false);
+  // RetryParkedOnPods re-queues the parked pods that wait on other pods (a pod just landed).
+  void RetryParkedOnPods();
   void ParkReservation(const std::string& key, uint64_t seen);
   // ---- Informer handlers (scheduler_controller.cc) ----
   void OnPod(const shim::ObjectPtr& old_object, const shim::ObjectPtr& object);
@@ -114,8 +122,24 @@ class SchedulerController {
   // elsewhere) when the result is Done anyway.
   shim::ReconcileResult Bind(std::string_view scheduler_name, const reconcile::placement::PodSpecView& view,
                              const reconcile::placement::PodPlacement& placement, std::string* not_bound = nullptr);
+  // MarkPodUnschedulable writes PodScheduled=False/Unschedulable with `message` (and, when
+  // `nomination` is set, status.nominatedNodeName: a node name, or "" to clear it) in one status
+  // patch, emits FailedScheduling and parks the pod (`waits_on_pods`: also woken when a pod lands).
   shim::ReconcileResult MarkPodUnschedulable(const rapidjson::Value& pod, const std::string& key,
-                                             const reconcile::placement::FitError& error, uint64_t seen);
+                                             const std::string& message, const std::optional<std::string>& nomination,
+                                             uint64_t seen, uint64_t seen_arrivals, bool waits_on_pods);
+  // ---- Preemption (preemptor.cc) ----
+  // HandleUnschedulable runs DefaultPreemption for a pod that fits nowhere. On a chosen node each
+  // victim not already terminating gets DisruptionTarget=True/PreemptionByScheduler and is deleted
+  // (uid precondition), with a Normal `Preempted` Event; then the pod is nominated to the node and
+  // retried when the capacity frees. A failed patch or delete requeues the pod with backoff
+  // (decided again from the cache). Without a node, the PostFilter message joins the fit error.
+  shim::ReconcileResult HandleUnschedulable(const rapidjson::Value& pod, const std::string& key,
+                                            const reconcile::placement::PodSpecView& view,
+                                            const reconcile::placement::FitError& error, uint64_t seen,
+                                            uint64_t seen_arrivals);
+  // CurrentPdbs: the PodDisruptionBudgets from the informer.
+  std::vector<reconcile::placement::PdbView> CurrentPdbs() const;
   // ---- Reservations (reservation_placer.cc) ----
   shim::ReconcileResult PlaceReservation(rapidjson::Document& doc, const std::string& name, uint64_t seen);
   shim::ReconcileResult PromoteWaiting(rapidjson::Document& doc, const std::string& name, uint64_t seen);
@@ -138,7 +162,9 @@ class SchedulerController {
   std::shared_ptr<shim::SharedInformer> reservations_;
   std::shared_ptr<shim::SharedInformer> pods_;
   std::shared_ptr<shim::SharedInformer> nodes_;
+  std::shared_ptr<shim::SharedInformer> namespaces_;  // labels for pod affinity's namespaceSelector
   std::shared_ptr<shim::SharedInformer> resource_policies_;
+  std::shared_ptr<shim::SharedInformer> pdbs_;  // preemption counts PodDisruptionBudgets
   shim::Controller* pod_controller_ = nullptr;
   shim::Controller* reservation_controller_ = nullptr;
   shim::Controller* status_controller_ = nullptr;
@@ -146,6 +172,8 @@ class SchedulerController {
   std::mutex parked_mu_;
   std::atomic<uint64_t> cluster_generation_{0};
   std::set<std::string> parked_pods_;
+  std::atomic<uint64_t> pod_arrivals_{0};  // bumped when a pod lands on a node
+  std::set<std::string> parked_on_pods_;   // parked pods that wait on pod affinity/spreading
   std::set<std::string> parked_reservations_;
 
   shim::CounterFamily* attempts_ = nullptr;

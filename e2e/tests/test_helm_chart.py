@@ -52,9 +52,10 @@ class HelmChartTest(unittest.TestCase):
         crds = len(os.listdir(os.path.join(ROOT, "crds")))  # every CRD in crds/ is a template
         self.assertEqual(kinds, ["ClusterRole", "ClusterRoleBinding"] + ["CustomResourceDefinition"] * crds + [
                                  "Deployment",
-                                 "Pod", "Role", "RoleBinding", "Service", "ServiceAccount"])  # Pod: helm test
+                                 "Pod", "Role", "Role", "RoleBinding", "RoleBinding", "Service",
+                                 "ServiceAccount"])  # Pod: helm test; Roles: leader election, rescheduler ConfigMap
         container = manager_container(docs)
-        self.assertIn("--controllers=*,migration,provisioningrequest,reservation,resourcepolicy,scheduler", container["args"])
+        self.assertIn("--controllers=*,migration,provisioningrequest,rescheduler,reservation,resourcepolicy,scheduler", container["args"])
         self.assertIn("--provisioning-classes=check-capacity.autoscaling.x-k8s.io,"
                       "best-effort-atomic-scale-up.autoscaling.x-k8s.io", container["args"])
         self.assertIn("--leader-elect", container["args"])
@@ -73,7 +74,7 @@ class HelmChartTest(unittest.TestCase):
         docs = render("leaderElection.enabled=false", "metrics.serviceMonitor.enabled=true",
                       "reservation.gcDuration=0", "image.digest=sha256:abc")
         kinds = [d["kind"] for d in docs]
-        self.assertNotIn("Role", kinds)
+        self.assertEqual([d["metadata"]["name"] for d in of_kind(docs, "Role")], ["r1-berth-rescheduler-config"])
         self.assertIn("ServiceMonitor", kinds)
         container = manager_container(docs)
         self.assertNotIn("--leader-elect", container["args"])
@@ -81,7 +82,8 @@ class HelmChartTest(unittest.TestCase):
         self.assertTrue(container["image"].endswith("@sha256:abc"))
 
     def test_rendered_command_line_is_accepted_by_berth_manager(self):
-        args = manager_container(render("extraArgs={--log-level=debug}"))["args"]
+        args = manager_container(render("extraArgs={--log-level=debug}", "logging.encoder=console",
+                                        "logging.timeEncoding=iso8601", "logging.stacktraceLevel=info"))["args"]
         # --help stops after every earlier flag was parsed: an unknown one exits 2 first.
         result = subprocess.run([os.path.join(BIN, "berth-manager"), *args, "--help"],
                                 capture_output=True, text=True, timeout=30)
@@ -140,13 +142,13 @@ class HelmChartTest(unittest.TestCase):
         self.assertNotIn(PROVREQ_NAME, names)
         self.assertIn("reservations.scheduling.koordinator.sh", names)
         # The controller still runs against the CRD someone else installed.
-        self.assertIn("--controllers=*,migration,provisioningrequest,reservation,resourcepolicy,scheduler", manager_container(docs)["args"])
+        self.assertIn("--controllers=*,migration,provisioningrequest,rescheduler,reservation,resourcepolicy,scheduler", manager_container(docs)["args"])
 
     def test_controller_switches_render_into_controllers_flag_and_rbac(self):
         docs = render("controllers.scheduler.enabled=false", "controllers.provisioningrequest.enabled=false",
                       "provisioningRequest.classes={check-capacity.autoscaling.x-k8s.io}")
         args = manager_container(docs)["args"]
-        self.assertIn("--controllers=*,migration,-provisioningrequest,reservation,resourcepolicy,-scheduler", args)
+        self.assertIn("--controllers=*,migration,-provisioningrequest,rescheduler,reservation,resourcepolicy,-scheduler", args)
         self.assertIn("--provisioning-classes=check-capacity.autoscaling.x-k8s.io", args)
         role = next(d for d in docs if d["kind"] == "ClusterRole")
         groups = {g for rule in role["rules"] for g in rule["apiGroups"]}
@@ -155,6 +157,40 @@ class HelmChartTest(unittest.TestCase):
         granted = {(g, r) for rule in default_role["rules"] for g in rule["apiGroups"] for r in rule["resources"]}
         self.assertIn(("autoscaling.x-k8s.io", "provisioningrequests/status"), granted)
         self.assertIn(("", "podtemplates"), granted)
+
+    def test_the_rescheduler_switch_its_rbac_and_its_config_map(self):
+        docs = render()
+        self.assertEqual(of_kind(docs, "ConfigMap"), [])  # managed by the user unless createConfigMap
+        args = manager_container(docs)["args"]
+        self.assertIn("--rescheduler-config-namespace=berth-system", args)
+        self.assertIn("--prefer-avoid-pods-ttl=1h", args)
+        self.assertIn("--prefer-avoid-pods-max=32", args)
+        role = next(d for d in of_kind(docs, "Role") if d["metadata"]["name"] == "r1-berth-rescheduler-config")
+        self.assertEqual(role["metadata"]["namespace"], "berth-system")
+        self.assertEqual(role["rules"], [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["list", "watch"]}])
+        off = render("controllers.rescheduler.enabled=false")
+        self.assertIn("--controllers=*,migration,provisioningrequest,-rescheduler,reservation,resourcepolicy,scheduler",
+                      manager_container(off)["args"])
+        self.assertEqual([d["metadata"]["name"] for d in of_kind(off, "Role")], ["r1-berth-leader-election"])
+        def pmj_create_rules(rendered_docs):
+            cluster_role = next(d for d in rendered_docs if d["kind"] == "ClusterRole")
+            return [r for r in cluster_role["rules"] if "podmigrationjobs" in r["resources"] and "create" in r["verbs"]]
+        # The drain (controller migration) creates jobs too; the rescheduler's own grant goes with it.
+        self.assertEqual(len(pmj_create_rules(docs)), 2)
+        self.assertEqual(len(pmj_create_rules(off)), 1)
+        rendered = render("rescheduler.createConfigMap=true", "rescheduler.config.dryRun=true",
+                          "rescheduler.config.lowNodeUtilization.enabled=true")
+        config_map = of_kind(rendered, "ConfigMap")
+        self.assertEqual([c["metadata"]["name"] for c in config_map], ["berth-rescheduler"])
+        config = yaml.safe_load(config_map[0]["data"]["config.yaml"])
+        self.assertIs(config["dryRun"], True)
+        self.assertIs(config["lowNodeUtilization"]["enabled"], True)
+        self.assertEqual(config["lowNodeUtilization"]["targetThresholds"], {"cpu": 50, "memory": 50, "pods": 50})
+        for bad, where in (("rescheduler.config.dryrun=true", "additional properties 'dryrun' not allowed"),
+                           ("rescheduler.config.minImprovement=150", "/rescheduler/config/minImprovement"),
+                           ("preferAvoidPods.ttl=1d", "/preferAvoidPods/ttl")):
+            with self.subTest(bad=bad):
+                self.assertIn(where, render_error("template", "r1", CHART, "--set", bad))
 
     def test_a_controller_switch_that_is_not_a_boolean_fails_the_render(self):
         # values.schema.json refuses it before the template's own check (berth.controllers) runs.
@@ -169,6 +205,34 @@ class HelmChartTest(unittest.TestCase):
         result = subprocess.run([os.path.join(BIN, "berth-manager"), *args, "--help"],
                                 capture_output=True, text=True, timeout=30)
         self.assertEqual(result.returncode, 0, result.stderr)
+
+    def test_provisioning_request_timer_values_render_flags_berth_manager_accepts(self):
+        defaults = manager_container(render())["args"]
+        for flag in ("--provisioning-request-booking-time=10m", "--provisioning-request-pending-expiry=168h",
+                     "--provisioning-request-terminal-ttl=168h", "--provisioning-request-template-grace=15s",
+                     "--provisioning-request-initial-backoff-time=1m",
+                     "--provisioning-request-max-backoff-time=10m"):
+            self.assertIn(flag, defaults)
+        args = manager_container(render("provisioningRequest.bookingTime=30m", "provisioningRequest.pendingExpiry=24h",
+                                        "provisioningRequest.terminalTTL=1h", "provisioningRequest.templateGrace=0",
+                                        "provisioningRequest.initialBackoffTime=30s",
+                                        "provisioningRequest.maxBackoffTime=1h30m"))["args"]
+        for flag in ("--provisioning-request-booking-time=30m", "--provisioning-request-pending-expiry=24h",
+                     "--provisioning-request-terminal-ttl=1h", "--provisioning-request-template-grace=0",
+                     "--provisioning-request-initial-backoff-time=30s",
+                     "--provisioning-request-max-backoff-time=1h30m"):
+            self.assertIn(flag, args)
+        for rendered in (defaults, args):
+            result = subprocess.run([os.path.join(BIN, "berth-manager"), *rendered, "--help"],
+                                    capture_output=True, text=True, timeout=30)
+            self.assertEqual(result.returncode, 0, result.stderr)
+        # A value berth-manager would refuse at start fails the render instead.
+        for value, message in {"provisioningRequest.bookingTime=10min": "'10min' does not match pattern",
+                               "provisioningRequest.templateGrace=-1s": "/provisioningRequest/templateGrace",
+                               "provisioningRequest.maxBackoff=10m": "additional properties 'maxBackoff' not allowed"
+                               }.items():
+            with self.subTest(value=value):
+                self.assertIn(message, render_error("template", "r1", CHART, "--set", value))
 
     def test_cloud_provider_values_render_flags_and_the_client_cert_mount_berth_manager_accepts(self):
         self.assertNotIn("--cloud-provider-grpc-address", " ".join(manager_container(render())["args"]))
@@ -216,6 +280,10 @@ class ValuesValidationTest(unittest.TestCase):
             "reservation.gcDuration=1d": "'1d' does not match pattern",
             "metrics.port=70000": "at '/metrics/port': maximum",
             "controllers.scheduler.enabled=yes": "at '/controllers/scheduler/enabled': got string, want boolean",
+            "logging.encoder=text": "at '/logging/encoder': value must be one of 'json', 'console'",
+            "logging.stacktraceLevel=warn": "at '/logging/stacktraceLevel': value must be one of 'info', 'error', "
+                                            "'panic'",
+            "logging.colour=true": "at '/logging': additional properties 'colour' not allowed",
         }
         for value, message in cases.items():
             with self.subTest(value=value):
@@ -229,7 +297,13 @@ class ValuesValidationTest(unittest.TestCase):
                                         "controllers.newone.enabled=false"))["args"]
         self.assertIn("--reservation-gc-duration=0", args)
         self.assertIn("--reservation-owner-sync-interval=1m30s", args)
-        self.assertIn("--controllers=*,migration,-newone,provisioningrequest,reservation,resourcepolicy,scheduler", args)
+        self.assertIn("--zap-log-level=warn", args)
+        logging = manager_container(render("logging.encoder=console", "logging.timeEncoding=rfc3339nano",
+                                           "logging.stacktraceLevel=panic"))["args"]
+        self.assertEqual([a for a in logging if a.startswith("--zap-")],
+                         ["--zap-log-level=info", "--zap-encoder=console", "--zap-time-encoding=rfc3339nano",
+                          "--zap-stacktrace-level=panic"])
+        self.assertIn("--controllers=*,migration,-newone,provisioningrequest,rescheduler,reservation,resourcepolicy,scheduler", args)
 
     def test_more_than_one_replica_without_leader_election_fails(self):
         err = render_error("template", "r1", CHART, "--set", "replicaCount=2", "--set", "leaderElection.enabled=false")

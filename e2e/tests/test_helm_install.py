@@ -126,7 +126,7 @@ class HelmInstallTest(unittest.TestCase):
                             "--timeout", "60s")
         self.assertIn("REVISION: 2", out)
         d = self.sim.get_json(f"/apis/apps/v1/namespaces/{NS}/deployments/{DEPLOY}")
-        self.assertIn("--log-level=debug", d["spec"]["template"]["spec"]["containers"][0]["args"])
+        self.assertIn("--zap-log-level=debug", d["spec"]["template"]["spec"]["containers"][0]["args"])
         self.assertEqual(d["metadata"]["annotations"]["deployment.kubernetes.io/revision"], "2")
         wait_until(lambda: self.deploy_row()[:4] == [DEPLOY, "1/1", "1", "1"], timeout=20,
                    message="the upgraded Deployment available")

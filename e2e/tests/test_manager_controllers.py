@@ -3,6 +3,7 @@ classes refused with exit code 2 before connecting, and a disabled controller ne
 metrics of its own, and the cluster shows it does nothing)."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -26,11 +27,12 @@ class ControllerFlagsTest(unittest.TestCase):
                 self.assertEqual(result.returncode, 2, result.stderr)
                 self.assertEqual(result.stderr.strip(),
                                  f'berth-manager: --controllers: "{bad}" is not in the list of known controllers '
-                                 "(known: reservation, scheduler, resourcepolicy, provisioningrequest, migration)")
+                                 "(known: reservation, scheduler, resourcepolicy, provisioningrequest, migration, rescheduler)")
 
     def test_empty_entries_and_selections_that_run_nothing_exit_2(self):
         for value, message in (("", "empty entry"), ("*,,scheduler", "empty entry"),
-                               ("-reservation,-scheduler,-resourcepolicy,-provisioningrequest,-migration", "enables no controller")):
+                               ("-reservation,-scheduler,-resourcepolicy,-provisioningrequest,-migration,-rescheduler",
+                                "enables no controller")):
             with self.subTest(value=value):
                 result = run_manager(f"--controllers={value}")
                 self.assertEqual(result.returncode, 2, result.stderr)
@@ -51,7 +53,8 @@ class ControllerFlagsTest(unittest.TestCase):
     def test_help_lists_the_controllers(self):
         out = run_manager("--help").stdout
         self.assertIn("--controllers strings", out)
-        self.assertIn("reservation, scheduler, resourcepolicy, provisioningrequest, migration (all on by default)", out)
+        self.assertIn("reservation, scheduler, resourcepolicy, provisioningrequest, migration, rescheduler "
+                      "(all on by default)", out)
         self.assertIn("--provisioning-classes strings", out)
 
 
@@ -97,10 +100,10 @@ class DisabledControllersTest(unittest.TestCase):
         # Setup is what creates a controller's informers, queue and metrics (unit-tested in
         # controller_registry_test); its queue and reconcile metrics show whether it ran.
         expected = {"*": {"reservation", "pod-scheduler", "reservation-scheduler", "provisioningrequest",
-                          "resourcepolicy"},
-                    "*,-scheduler": {"reservation", "provisioningrequest", "resourcepolicy"},
-                    "*,-resourcepolicy": {"reservation", "pod-scheduler", "reservation-scheduler",
-                                          "provisioningrequest"},
+                          "resourcepolicy", "rescheduler"},
+                    "*,-scheduler": {"reservation", "provisioningrequest", "resourcepolicy", "rescheduler"},
+                    "*,-resourcepolicy,-rescheduler": {"reservation", "pod-scheduler", "reservation-scheduler",
+                                                       "provisioningrequest"},
                     "-reservation,scheduler": {"pod-scheduler", "reservation-scheduler"},
                     "provisioningrequest": {"provisioningrequest"}}
         for value, running in expected.items():
@@ -109,7 +112,8 @@ class DisabledControllersTest(unittest.TestCase):
                 try:
                     self.assertEqual(self.controllers_in_metrics(mgr) & {"reservation", "pod-scheduler",
                                                                          "reservation-scheduler",
-                                                                         "provisioningrequest", "resourcepolicy"},
+                                                                         "provisioningrequest", "resourcepolicy",
+                                                                         "rescheduler"},
                                      running)
                 finally:
                     mgr.stop()
@@ -124,6 +128,33 @@ class DisabledControllersTest(unittest.TestCase):
             if name.startswith("workqueue_") and "name" in labels:
                 names.add(labels["name"])
         return names
+
+
+class LoggingFlagsTest(unittest.TestCase):
+    """controller-runtime's --zap-* flags on the real binary."""
+
+    def test_malformed_values_exit_2_naming_flag_and_value(self):
+        for arg, message in (("--zap-log-level=loud", 'invalid value "loud" for flag --zap-log-level: invalid log level'),
+                             ("--zap-encoder=text", 'invalid value "text" for flag --zap-encoder: invalid encoder value'),
+                             ("--zap-stacktrace-level=warn", "invalid stacktrace level"),
+                             ("--log-level=verbose", 'invalid value "verbose" for flag --log-level')):
+            with self.subTest(arg=arg):
+                result = run_manager(arg, "--help")
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertIn(message, result.stderr)
+
+    def test_console_encoder_and_time_encoding_reach_the_lifecycle_lines(self):
+        sim = Kubesim(nodes=1)
+        self.addCleanup(sim.stop)
+        sim.install_crds()
+        mgr = BerthManager(sim, extra_args=["--zap-encoder=console", "--zap-time-encoding=rfc3339",
+                                            "--zap-log-level", "info"])
+        self.addCleanup(mgr.stop)
+        line = re.compile(r'^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\tINFO\treservation\tStarting workers\t'
+                          r'\{"controller":"reservation","worker count":"4"\}$', re.M)
+        wait_until(lambda: line.search(mgr.log_text()), timeout=20, message="a console 'Starting workers' line")
+        self.assertNotIn('{"level"', mgr.log_text())
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -3,7 +3,7 @@
 Two nodes of 4 cpu. A request that fits is Provisioned and its capacity is held against a pod that is
 not its consumer; its consumer pods land in the booking, then BookingExpired/CapacityBookingConsumed
 releases it. Two requests created in one instant, each for more than half the cluster: exactly one is
-Provisioned. noRetry fails, a missing PodTemplate fails after the (shortened) grace, a ValidUntilSeconds
+Provisioned. noRetry fails, a count over the cluster's pod slots fails naming the field, a missing PodTemplate fails after the (shortened) grace, a ValidUntilSeconds
 that is not a number fails naming the parameter, and a v1beta1 object is read as v1. Every status write
 goes through faults (409/429/500) in one case and the outcome is the same.
 """
@@ -197,6 +197,18 @@ class ProvisioningRequestTest(unittest.TestCase):
                         failed["message"])
         self.assertIsNone(self.condition(self.request("hopeless"), "Provisioned"))
         self.assertFalse(self.reservations())
+
+    def test_a_count_over_the_clusters_pod_slots_fails_naming_the_field(self):
+        slots = sum(int(n["status"]["allocatable"]["pods"]) for n in self.sim.get_json("/api/v1/nodes")["items"])
+        self.create(pod_template("tiny", "10m"), prov_req("too-many", "tiny", slots + 1))
+        failed = self.wait_condition("too-many", "Failed", "True", "CapacityIsNotFound")
+        self.assertEqual(failed["message"],
+                         f'CA could not find requested capacity: spec.podSets[0].count: {slots + 1} pods of podTemplate '
+                         f'"tiny" can never fit: the cluster\'s 2 node(s) have {slots} pod slots in all')
+        self.assertIsNone(self.condition(self.request("too-many"), "Provisioned"), "terminal, not retried")
+        self.assertFalse(self.reservations())
+        event = wait_until(lambda: self.events_for("too-many", "CapacityIsNotFound"), message="the Warning Event")
+        self.assertEqual(event[0]["type"], "Warning")
 
     def test_a_missing_pod_template_fails_after_the_grace_period(self):
         self.create(prov_req("orphan", "never-created", 1))

@@ -33,7 +33,10 @@ class QuantityLimitsTest(scheduling.SchedulingSuite):
         self.create_pod("huge", "1e30", "1Mi")
         pod = self.wait_unschedulable("huge")
         self.assertEqual(pod["spec"]["containers"][0]["resources"]["requests"]["cpu"], "1e30")
-        self.assertEqual(condition(pod, "PodScheduled")["message"], "0/2 nodes are available: 2 Insufficient cpu.")
+        # Removing every lower-priority pod would not make room either (the fillers are as important).
+        self.assertEqual(condition(pod, "PodScheduled")["message"],
+                         "0/2 nodes are available: 2 Insufficient cpu. "
+                         "preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.")
         events = wait_until(lambda: self.events_for("huge", "FailedScheduling"), message="FailedScheduling event")
         self.assertEqual(events[0]["type"], "Warning")
         # Room freed anywhere is still not room for it; an ordinary pod created after it is bound.

@@ -6,7 +6,7 @@ one JSON line per request with the verb, apiGroup, resource, subresource, namesp
 RequestInfo derives them), berth-manager runs with leader election through the flows that make it call the API
 (placement, owner binding, PodScheduled condition, expiry, garbage collection, owner-annotation cleanup,
 preAllocation, PodMigrationJobs: a reservation-first migration under a PDB, a ttl abort, a plain delete under the
-Delete policy), and every request from berth-manager's user agent must be allowed by a rule of the rendered
+Delete policy, a drain by label), and every request from berth-manager's user agent must be allowed by a rule of the rendered
 ClusterRole, or of the leader-election Role in that Role's namespace.
 
 The other way round, least privilege: every (apiGroup, resource, verb) the chart grants must be used by some request in
@@ -48,6 +48,9 @@ NEEDED_BUT_NOT_EXERCISED = {
     ("scheduling.koordinator.sh", "reservations", "get"):
         "controllers/migration/migration_controller.cc: a job's reservation the cache does not have yet is read "
         "from the API server (only its 404 says it is missing); whether the scenario hits that depends on timing",
+    ("scheduling.koordinator.sh", "podmigrationjobs", "create"):
+        "controllers/rescheduler/rescheduler_controller.cc: a job per move; the scenario's rescheduler has no "
+        "ConfigMap, so every strategy is off (test_rescheduler drives it)",
     ("scheduling.koordinator.sh", "podmigrationjobs", "delete"):
         "controllers/migration/migration_controller.cc: a job is garbage-collected at creation + ttl + 5m",
 }
@@ -178,7 +181,7 @@ class RbacCoverageTest(unittest.TestCase):
     def test_every_berth_manager_request_is_granted_by_the_chart_rbac(self):
         cluster_rules, roles = render_rbac()
         self.assertTrue(cluster_rules)
-        self.assertEqual([ns for ns, _ in roles], [RELEASE_NAMESPACE])
+        self.assertEqual({ns for ns, _ in roles}, {RELEASE_NAMESPACE})
         audit_dir = tempfile.mkdtemp(prefix="berth-audit-")
         self.addCleanup(shutil.rmtree, audit_dir, True)
         audit_path = os.path.join(audit_dir, "audit.log")
@@ -188,7 +191,9 @@ class RbacCoverageTest(unittest.TestCase):
             sim.install_crds()
             sim.kubectl("create", "namespace", RELEASE_NAMESPACE)
             mgr = BerthManager(sim, gc_duration="1s",
-                               extra_args=["--leader-elect", "--leader-election-namespace", RELEASE_NAMESPACE])
+                               extra_args=["--leader-elect", "--leader-election-namespace", RELEASE_NAMESPACE,
+                                           # as the chart passes it: the ConfigMap Role is in this namespace
+                                           "--rescheduler-config-namespace", RELEASE_NAMESPACE])
             self.drive_flows(sim, mgr)
             mgr.stop()
             mgr = None
@@ -206,7 +211,8 @@ class RbacCoverageTest(unittest.TestCase):
                      ("update", "leases", ""), ("delete", "reservations", ""), ("watch", "resourcepolicies", ""),
                      ("update", "resourcepolicies", "status"), ("create", "reservations", ""),
                      ("create", "pods", "eviction"), ("delete", "pods", ""), ("patch", "podmigrationjobs", ""),
-                     ("patch", "podmigrationjobs", "status"), ("watch", "poddisruptionbudgets", "")]:
+                     ("patch", "podmigrationjobs", "status"), ("watch", "poddisruptionbudgets", ""),
+                     ("create", "podmigrationjobs", ""), ("patch", "nodes", ""), ("watch", "replicasets", "")]:
             self.assertIn(need, seen, f"berth-manager made no {need} request; seen: {sorted(seen)}")
         self.assertTrue(any(l.get("resource") == "reservations" and l.get("subresource") == "status" for l in ours))
         self.assertTrue(any(l.get("resource") == "pods" and l.get("subresource") == "status" for l in ours))
@@ -336,6 +342,16 @@ class RbacCoverageTest(unittest.TestCase):
         wait(lambda: job_phase("stuck") == "Failed", "stuck timed out")
         job("drop", wide[1], labels={"koordinator.sh/evict-policy": "Delete"}, mode="EvictDirectly")
         wait(lambda: job_phase("drop") == "Succeeded", "drop Succeeded")
+
+        # Drain by label: cordon and status annotation (node patch), a job per pod (podmigrationjobs create),
+        # uncordon when the label goes.
+        drained = get(f"/api/v1/namespaces/default/pods/{web[1]}")["spec"]["nodeName"]
+        sim.kubectl("label", "node", drained, "berth.dev/drain=true")
+        wait(lambda: get(f"/api/v1/nodes/{drained}")["spec"].get("unschedulable") is True, f"{drained} cordoned")
+        wait(lambda: any(j["metadata"].get("annotations", {}).get("berth.dev/drain-node") == drained
+                         for j in get(pmj_path)["items"]), f"a drain job for {drained}")
+        sim.kubectl("label", "node", drained, "berth.dev/drain-")
+        wait(lambda: not get(f"/api/v1/nodes/{drained}")["spec"].get("unschedulable"), f"{drained} uncordoned")
 
 
 if __name__ == "__main__":

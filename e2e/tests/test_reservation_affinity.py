@@ -82,7 +82,8 @@ class ReservationAffinityTest(SchedulingSuite):
         pod = self.wait_unschedulable("orphan")
         self.assertEqual(self.condition(pod)["message"],
                          "0/1 nodes are available: node(s) no reservations match reservation affinity. "
-                         "2 Reservation(s) didn't match affinity rules, 2 Reservation(s) matched owner total.")
+                         "2 Reservation(s) didn't match affinity rules, 2 Reservation(s) matched owner total. "
+                         "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.")
         self.assertFalse(pod["spec"].get("nodeName"))
         wait_until(lambda: self.events_for("orphan", "FailedScheduling"), message="FailedScheduling event")
         # Labelling res-a into pool c lets the parked pod in.

@@ -150,7 +150,8 @@ class ReservationDefectsTest(SchedulingSuite):
         self.kubectl_create(with_port(self.pod_obj("web-3", "web", "100m"), 8080, "10.1.2.3"))
         pod = self.wait_unschedulable("web-3")
         self.assertEqual(condition(pod, "PodScheduled")["message"],
-                         "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports.")
+                         "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports. "
+                         "preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.")
         tmpl = {"containers": [{"name": "main", "ports": [{"containerPort": 9443, "hostPort": 9443}],
                                 "resources": {"requests": {"cpu": "100m"}}}], "nodeName": "node-0"}
         self.kubectl_create(self.reservation_obj("port-holder", tmpl, allocateOnce=False))

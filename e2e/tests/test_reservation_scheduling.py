@@ -391,7 +391,8 @@ class ConstrainedNodeTest(SchedulingSuite):
         self.create_pod("stranger", "1", "128Mi", labels={"app": "stranger"})
         pod = self.wait_unschedulable("stranger")
         cond = [c for c in pod["status"]["conditions"] if c["type"] == "PodScheduled"][0]
-        self.assertEqual(cond["message"], "0/1 nodes are available: 1 Insufficient cpu.")
+        self.assertEqual(cond["message"], "0/1 nodes are available: 1 Insufficient cpu."
+                                          " preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.")
         wait_until(lambda: self.events_for("stranger", "FailedScheduling"), message="FailedScheduling event")
         # An owner pod of the same size uses the reservation.
         self.create_pod("owner", "1", "128Mi", labels={"app": "owner"})
@@ -407,7 +408,8 @@ class ConstrainedNodeTest(SchedulingSuite):
         self.wait_running("filler")
         self.create_pod("late", "1", "1Gi")
         pod = self.wait_unschedulable("late")
-        self.assertIn("0/1 nodes are available: 1 Insufficient cpu.",
+        self.assertIn("0/1 nodes are available: 1 Insufficient cpu."
+                      " preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.",
                       [c.get("message") for c in pod["status"]["conditions"]])
         self.sim.kubectl("delete", "pod", "filler", "--wait=false")
         self.wait_running("late")
@@ -465,7 +467,9 @@ class ReasonsTest(SchedulingSuite):
         cond = [c for c in pod["status"]["conditions"] if c["type"] == "PodScheduled"][0]
         self.assertEqual(cond["message"], "0/3 nodes are available: 1 Insufficient cpu, "
                                           "1 node(s) had untolerated taint {dedicated: infra}, "
-                                          "1 node(s) were unschedulable.")
+                                          "1 node(s) were unschedulable. preemption: 0/3 nodes are available: "
+                                          "1 No preemption victims found for incoming pod, "
+                                          "2 Preemption is not helpful for scheduling.")
         events = wait_until(lambda: self.events_for("picky", "FailedScheduling"), message="event")
         self.assertEqual(events[0]["type"], "Warning")
         self.assertIn("1 node(s) were unschedulable", events[0]["message"])

@@ -100,7 +100,8 @@ class ResourcePolicyPlacementTest(unittest.TestCase):
                                   {"app": "batch"}))
         self.create(deployment("batch", "strict", 3, {"app": "batch"}))
         expected = ("0/8 nodes are available: 4 node(s) didn't match resource policy units, "
-                    "4 node(s) exceeded resource policy unit maxCount.")
+                    "4 node(s) exceeded resource policy unit maxCount. "
+                    "preemption: 0/8 nodes are available: 8 No preemption victims found for incoming pod.")
 
         def split():
             pods = self.pods("strict", "app=batch")
@@ -129,7 +130,8 @@ class ResourcePolicyPlacementTest(unittest.TestCase):
         self.create_policy(policy("second", "twice", "prefer", [unit("od", "on-demand", 1)], {"app": "dup"}))
         self.create(deployment("dup", "twice", 1, {"app": "dup"}))
         expected = ("0/8 nodes are available: pod is matched by more than one resource policy: "
-                    "ResourcePolicy/first, ResourcePolicy/second.")
+                    "ResourcePolicy/first, ResourcePolicy/second. "
+                    "preemption: 0/8 nodes are available: 8 Preemption is not helpful for scheduling.")
 
         def condition():
             pods = self.pods("twice", "app=dup")

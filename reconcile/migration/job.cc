@@ -1,6 +1,7 @@
 #include "reconcile/migration/job.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 
@@ -75,6 +76,7 @@ class Builder {
   }
 
   JobStatus& status() { return status_; }
+  const MigrationOptions& options() const { return options_; }
   std::vector<Action>& actions() { return actions_; }
   std::vector<EventNote>& events() { return events_; }
 
@@ -89,6 +91,22 @@ class Builder {
 
 bool SchedulerKnown(const std::string& name, const MigrationOptions& o) {
   return std::find(o.scheduler_names.begin(), o.scheduler_names.end(), name) != o.scheduler_names.end();
+}
+
+// NextReservationName: the name of the job's next reservation after `current` ("<uid>" →
+// "<uid>-1" → … "<uid>-3"), or nullopt when the job did not name its reservations itself or has
+// made kMaxReservations already.
+constexpr int kMaxReservations = 4;
+std::optional<std::string> NextReservationName(const JobSnapshot& job, const std::string& current) {
+  if (!job.reservation || !job.reservation->created_by_job) return std::nullopt;
+  if (current == job.uid) return job.uid + "-1";
+  const std::string prefix = job.uid + "-";
+  if (current.rfind(prefix, 0) != 0) return std::nullopt;
+  const std::string suffix = current.substr(prefix.size());
+  if (suffix.empty() || suffix.size() > 2 || !std::all_of(suffix.begin(), suffix.end(), ::isdigit)) return std::nullopt;
+  const int n = std::stoi(suffix);
+  if (n + 1 >= kMaxReservations) return std::nullopt;
+  return prefix + std::to_string(n + 1);
 }
 
 // Start: the checks of a Pending job; true when it may run.
@@ -129,6 +147,14 @@ bool Start(const JobSnapshot& job, JobMode mode, const MigrationOptions& o, Buil
                "(use mode EvictDirectly)");
     return false;
   }
+  if (job.held_by_limit) {
+    b.Set(kCondArbitration, "False", job.held_by_limit->reason,
+          "Pod " + key + " waits: " + job.held_by_limit->message);
+    return false;
+  }
+  if (const Condition* c = FindCondition(b.status(), kCondArbitration); c && c->status == "False") {
+    b.Set(kCondArbitration, "True", kReasonPassedArbitration, "Pod " + key + " passed arbitration");
+  }
   b.status().phase = JobPhase::kRunning;
   if (job.pod_uid.empty()) b.actions().push_back({ActionKind::kRecordPodUid, ""});
   return true;
@@ -145,6 +171,12 @@ std::optional<Duration> EvictOrWait(const JobSnapshot& job, Time now, Builder& b
         job.eviction.attempts > 0 && !job.pdbs.empty() &&
         std::all_of(job.pdbs.begin(), job.pdbs.end(), [](const PdbFacts& p) { return p.disruptions_allowed > 0; });
     if (!budget_allows) return *job.eviction.next_attempt - now;
+  }
+  if (auto held = PdbPrecheck(job)) {
+    // berth's own PDB cache says the API server would answer 429: no request. The budget's update
+    // wakes the job; the fallback recheck covers a cache that missed it.
+    b.Set(kCondEviction, "False", kReasonEvicting, *held);
+    return b.options().pdb_precheck_recheck;
   }
   b.actions().push_back({ActionKind::kEvict, "", PolicyFor(job)});
   return std::nullopt;
@@ -275,7 +307,10 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
     b.Fail(step, kReasonTimeout, message);
     return b.Finish(std::nullopt);
   }
-  if (job.status.phase == JobPhase::kPending && !Start(job, *mode, options, b)) return b.Finish(std::nullopt);
+  if (job.status.phase == JobPhase::kPending && !Start(job, *mode, options, b)) {
+    const bool held = b.status().phase == JobPhase::kPending;
+    return b.Finish(held ? std::optional<Duration>(options.arbitration_recheck) : std::nullopt);
+  }
 
   const std::string pod_uid = job.pod_uid.empty() && job.pod ? job.pod->uid : job.pod_uid;
   const bool pod_present = job.pod && job.pod->uid == pod_uid;
@@ -354,6 +389,20 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
   if (!evicted) {
     if (r.phase == Phase::kSucceeded && !r.current_owners.empty()) {
       const auto& o = r.current_owners.front();
+      // The owners are the pod's whole controller, so another migration's replacement may have
+      // taken it. That pod got its place; this one gets a new reservation (a bounded number of
+      // times) instead of failing as koordinator does.
+      if (auto next = NextReservationName(job, reservation)) {
+        b.actions().push_back({ActionKind::kCreateReservation, *next});
+        b.actions().push_back({ActionKind::kRecordReservationRef, *next});
+        std::string message = "Reservation " + *next + " created for Pod " + key + " (Reservation " + reservation +
+                              " was bound by another Pod " + o.namespace_name + "/" + o.name + ")";
+        b.Set(kCondReservationCreated, "True", "", message,
+              EventNote{"Normal", std::string(kCondReservationCreated), message});
+        b.Set(kCondReservationScheduled, "False", "", "Reservation " + *next + " waits to be scheduled");
+        b.status().node_name.clear();
+        return b.Finish(std::nullopt);
+      }
       b.Fail(kCondEviction, kReasonForbiddenMigratePod,
              "Reservation " + reservation + " is already bound by another Pod " + o.namespace_name + "/" + o.name);
       return b.Finish(std::nullopt);
@@ -382,6 +431,21 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
   b.events().push_back({"Normal", std::string(kStatusComplete),
                         "Pod " + key + " migrated to node " + r.node_name + ": " + message});
   return b.Finish(std::nullopt);
+}
+
+std::optional<std::string> PdbPrecheck(const JobSnapshot& job) {
+  if (!job.pod || PolicyFor(job) != EvictionPolicy::kEviction) return std::nullopt;
+  const PodFacts& pod = *job.pod;
+  // The Eviction API consults no budget for these (upstream-facts resourcepolicy-eviction.md B.1).
+  if (pod.deleting || pod.phase != "Running" || !pod.ready) return std::nullopt;
+  // Several budgets: the API server's 500 is the answer, and it fails the job with the names.
+  if (job.pdbs.size() != 1) return std::nullopt;
+  const PdbFacts& p = job.pdbs.front();
+  if (p.disruptions_allowed > 0) return std::nullopt;
+  return "Eviction of Pod " + PodKey(job) + " waits for PodDisruptionBudget " + job.pod_namespace + "/" + p.name +
+         " to allow a disruption (" + std::to_string(p.disruptions_allowed) + " allowed, " +
+         std::to_string(p.current_healthy) + " healthy, " + std::to_string(p.desired_healthy) +
+         " desired); not sent, as the API server would refuse it";
 }
 
 EvictionResult ClassifyEviction(int http_status, std::string_view message) {

@@ -37,6 +37,13 @@ struct MigrationOptions {
   Duration eviction_backoff_initial = std::chrono::seconds(5);
   Duration eviction_backoff_max = std::chrono::seconds(60);
   double eviction_backoff_jitter = 0.2;
+  // A job whose eviction the cached budget holds back is woken by the budget's update; this
+  // recheck covers an update the cache missed.
+  Duration pdb_precheck_recheck = std::chrono::seconds(30);
+  // A job an arbitration limit holds back is woken when another job ends (the oldest few); this
+  // recheck covers the rest and what no job's end announces (a workload's pod turning Ready).
+  // koordinator arbitrates every 500ms.
+  Duration arbitration_recheck = std::chrono::seconds(5);
 };
 
 enum class ActionKind {
@@ -83,6 +90,12 @@ std::string ReservationName(const JobSnapshot& job);
 EvictionPolicy PolicyFor(const JobSnapshot& job);
 
 MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const MigrationOptions& options);
+
+// PdbPrecheck: why the Eviction API would surely refuse (429) the pod's eviction now, read from
+// berth's cached PodDisruptionBudget facts (exactly one matching budget allowing no disruption,
+// the pod Running, Ready and not terminating); nullopt when the eviction may be sent. The API
+// server's answer stays the authority: a stale cache only delays the try until the budget's update.
+std::optional<std::string> PdbPrecheck(const JobSnapshot& job);
 
 // EvictionOutcome: what the API server answered to the eviction (or delete).
 enum class EvictionResult {

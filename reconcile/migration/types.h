@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "reconcile/migration/arbitration.h"
 #include "reconcile/reservation/types.h"
 
 namespace berth::reconcile::migration {
@@ -74,6 +75,8 @@ struct PodFacts {
   bool static_pod = false;     // annotation kubernetes.io/config.source other than "api"
   bool has_controller = false; // an ownerReference with controller: true
   std::string controller_kind;
+  std::string controller_name;
+  std::string controller_uid;
   bool local_storage = false;  // an emptyDir or hostPath volume
   bool evict_annotation = false;  // descheduler.alpha.kubernetes.io/evict
   std::optional<EvictionPolicy> evict_policy;  // its koordinator.sh/evict-policy label
@@ -142,6 +145,9 @@ struct JobSnapshot {
   std::optional<PodFacts> bound_pod;             // the reservation's first current owner
   std::vector<PdbFacts> pdbs;                    // PDBs selecting the pod
   EvictionTries eviction;
+  // The arbitration limit holding a Pending job back (the controller arbitrates against the other
+  // jobs; reconcile/migration/arbitration); nullopt when it may start.
+  std::optional<LimitHit> held_by_limit;
 };
 
 // EventNote is reconcile's: {type, reason, message}.

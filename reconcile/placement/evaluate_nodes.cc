@@ -41,6 +41,9 @@ std::vector<ClusterSnapshot::NodeEvaluation> ClusterSnapshot::EvaluateOnNodes(
   const internal::PodQuery& q = *query;
   const auto& candidates = q.candidates;
   const internal::PolicyGate* gate = q.gate.policy != nullptr ? &q.gate : nullptr;
+  // PodTopologySpread / InterPodAffinity built once, as SchedulePod builds them for the unpinned
+  // pod (all its candidate reservations excluded), so each node gets the scheduler's verdict.
+  const internal::PodConstraints constraints(s, pod, &candidates);
   // For the affinity diagnosis of failing nodes: the indexed reservations by node, sorted once.
   std::optional<std::vector<const internal::ReservationEntry*>> indexed_by_node;
   auto by_node = [](const internal::ReservationEntry* a, const internal::ReservationEntry* b) {
@@ -72,10 +75,10 @@ std::vector<ClusterSnapshot::NodeEvaluation> ClusterSnapshot::EvaluateOnNodes(
     size_t next = std::lower_bound(candidates.begin(), candidates.end(), i,
                                    [](const internal::Candidate& c, int node) { return c.node < node; }) -
                   candidates.begin();
-    const internal::NodeVisit visit = internal::VisitNode(s, pod, q, i, next);
+    const internal::NodeVisit visit = internal::VisitNode(s, pod, q, constraints.filters, i, next);
     if (visit.kind == internal::NodeVisit::Kind::kPicked) {
       e.fits = true;
-      e.score = visit.pick.score;
+      e.score = visit.fit_score;
       if (const internal::ReservationEntry* r = visit.pick.reservation) {
         e.reservation = ReservationRef{r->view.name, r->view.uid};
       }
@@ -86,7 +89,7 @@ std::vector<ClusterSnapshot::NodeEvaluation> ClusterSnapshot::EvaluateOnNodes(
     e.error.num_all_nodes = 1;
     internal::NodeReasons(s.nodes[i], i, pod, q.compiled, /*check_resources=*/true,
                           visit.kind == internal::NodeVisit::Kind::kBlocked, q.required && !has_candidates, gate,
-                          e.error);
+                          e.error, &constraints.filters);
     if (q.required) {
       if (!indexed_by_node) {
         indexed_by_node = q.indexed;

@@ -158,6 +158,21 @@ std::vector<std::string> NonResourceFilterReasons(const PodSpecView& pod, const 
   return {};
 }
 
+int64_t CopiesOnEmptyNode(const PodSpecView& pod, const NodeView& node) {
+  if (!pod.request_errors.empty() || !NonResourceFilterReasons(pod, node).empty()) return 0;
+  auto allocatable = [&](std::string_view resource) -> int64_t {
+    auto it = node.allocatable.find(std::string(resource));
+    return it == node.allocatable.end() ? 0 : std::max<int64_t>(0, it->second);
+  };
+  int64_t copies = allocatable("pods") / 1000;
+  if (!pod.host_ports.empty()) copies = std::min<int64_t>(copies, 1);
+  for (const auto& [resource, amount] : pod.requests) {
+    if (amount <= 0 || resource == "pods") continue;
+    copies = std::min(copies, allocatable(resource) / amount);  // kUnboundedAmount: 0
+  }
+  return copies;
+}
+
 std::string FitError::Message() const {
   // The pod's own error (a field that does not parse) holds whatever the cluster looks like.
   if (!error.empty()) return error;

@@ -61,6 +61,12 @@ std::string InsufficientReason(std::string_view resource);
 // plugin (empty when all pass). NodeResourcesFit is left to the caller (it needs usage).
 std::vector<std::string> NonResourceFilterReasons(const PodSpecView& pod, const NodeView& node);
 
+// CopiesOnEmptyNode: how many copies of the pod the node could hold with nothing else on it:
+// 0 when a non-resource filter rejects it, otherwise the least of allocatable / request over
+// the pod's requests and one "pods" slot each (a resource the node lacks: 0; host ports: at
+// most 1). An upper bound on what the node can ever hold for it.
+int64_t CopiesOnEmptyNode(const PodSpecView& pod, const NodeView& node);
+
 // FitError: why no node fits; kube-scheduler's framework.FitError.
 struct FitError {
   int num_all_nodes = 0;
@@ -75,7 +81,8 @@ struct FitError {
   // parse): the message is this text alone, with or without nodes.
   std::string error;
 
-  // Message is FitError.Error() without a preemption part (berth does not preempt):
+  // Message is FitError.Error() without the PostFilter part of preemption (the scheduler controller
+  // appends it, reconcile/placement/preemption.h WithPostFilterMessage):
   // "0/3 nodes are available: 1 node(s) had untolerated taint {a: b}, 2 Insufficient cpu."
   // The "<count> <reason>" strings are sorted as strings, like upstream. With no nodes at all it
   // is upstream's ErrNoNodesAvailable text, "no nodes available to schedule pods". With a

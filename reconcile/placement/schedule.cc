@@ -6,9 +6,14 @@
 // EvaluateOnNodes (evaluate_nodes.cc).
 #include <algorithm>
 #include <optional>
+#include <unordered_set>
 
 #include "reconcile/placement/exact_match.h"
 #include "reconcile/placement/owners.h"
+#include "reconcile/placement/plugin_scores.h"
+#include "reconcile/placement/pod_constraints.h"
+#include "reconcile/placement/prefer_avoid_pods.h"
+#include "reconcile/placement/schedule_scoring.h"
 #include "reconcile/placement/reservation_affinity.h"
 #include "reconcile/placement/schedule_internal.h"
 #include "reconcile/placement/snapshot.h"
@@ -97,8 +102,8 @@ std::expected<PodQuery, FitError> PreparePod(const ClusterSnapshot::State& s, co
   return q;
 }
 
-NodeVisit VisitNode(const ClusterSnapshot::State& s, const PodSpecView& pod, const PodQuery& q, int i,
-                    size_t& next) {
+NodeVisit VisitNode(const ClusterSnapshot::State& s, const PodSpecView& pod, const PodQuery& q,
+                    const ConstraintFilters& filters, int i, size_t& next) {
   const auto& candidates = q.candidates;
   const CompiledPod& c = q.compiled;
   const NodeEntry& n = s.nodes[i];
@@ -116,6 +121,7 @@ NodeVisit VisitNode(const ClusterSnapshot::State& s, const PodSpecView& pod, con
   }
   Pick pick;
   pick.node = i;
+  pick.avoided = AvoidsPod(n.view, pod, s.now);
   if (q.gate.Check(i, &pick.policy_score) != PolicyGate::Verdict::kPass) return out;
   // koordinator: once the pod matches reservations on a node it must fit through one of
   // them; it is nominated only when it actually takes something from it (or when its
@@ -149,6 +155,8 @@ NodeVisit VisitNode(const ClusterSnapshot::State& s, const PodSpecView& pod, con
   }
   if (q.required && !matched) return out;
   if (!matched && !FitsFree(c, n, pod.reservation_ignored)) return out;
+  if (!filters.Check(n.view.labels).empty()) return out;
+  out.fit_score = FitScore(s.options.scoring, c, n);
   pick.score = Score(s.options.scoring, c, n);
   out.kind = NodeVisit::Kind::kPicked;
   out.pick = pick;
@@ -189,6 +197,9 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
   if (!query) return std::unexpected(std::move(query.error()));
   const internal::PodQuery& q = *query;
   const internal::PolicyGate* gate_ptr = q.gate.policy != nullptr ? &q.gate : nullptr;
+  const internal::PodConstraints constraints(s, pod, &q.candidates);
+  const internal::Scorer& scorer = constraints.scorer;
+  std::vector<internal::Pick> feasible;  // with scorer.collect(): every pick, normalised at the end
 
   internal::Pick best;
   std::vector<int> blocked;  // nodes where matched reservations all failed
@@ -197,10 +208,14 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
   // visit evaluates node i; `next` indexes the first candidate on a node >= i (nodes are visited
   // in increasing order within one pass).
   auto visit = [&](int i, size_t& next) {
-    internal::NodeVisit v = internal::VisitNode(s, pod, q, i, next);
+    internal::NodeVisit v = internal::VisitNode(s, pod, q, constraints.filters, i, next);
     if (v.kind == internal::NodeVisit::Kind::kBlocked) {
       blocked.push_back(i);
-    } else if (v.kind == internal::NodeVisit::Kind::kPicked && internal::Better(v.pick, best, s.nodes)) {
+    } else if (v.kind != internal::NodeVisit::Kind::kPicked) {
+      return;
+    } else if (scorer.collect()) {
+      feasible.push_back(v.pick);
+    } else if (internal::Better(v.pick, best, s.nodes)) {
       best = v.pick;
     }
   };
@@ -215,17 +230,21 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
       if ((k > 0 && candidates[k - 1].node == node) || node < first || node > last) continue;
       visit(node, next);
     }
+    if (scorer.collect()) best = scorer.Finish(feasible);
   }
   if (best.tier == 0 && !q.required) {
     best = internal::Pick{};
     blocked.clear();
+    feasible.clear();
     size_t next = 0;
     for (int i = std::max(first, 0); first >= 0 && i <= last; ++i) visit(i, next);
+    if (scorer.collect()) best = scorer.Finish(feasible);
   }
   if (best.node < 0) {
     if (!q.required) {
       return std::unexpected(
-          internal::CollectReasons(s.nodes, s.present_nodes, pod, q.compiled, true, blocked, nullptr, gate_ptr));
+          internal::CollectReasons(s.nodes, s.present_nodes, pod, q.compiled, true, blocked,
+                                                       nullptr, gate_ptr, &constraints.filters));
     }
     // addAffinityDiagnosis: for a pod with reservation affinity that fits nowhere, counted over
     // the Available reservations it owns on nodes its node affinity allows (only those the owner
@@ -235,7 +254,8 @@ PodDecision ClusterSnapshot::SchedulePod(const PodSpecView& pod) const {
       if (candidate_nodes.empty() || candidate_nodes.back() != cand.node) candidate_nodes.push_back(cand.node);
     }
     FitError err =
-        internal::CollectReasons(s.nodes, s.present_nodes, pod, q.compiled, true, blocked, &candidate_nodes, gate_ptr);
+        internal::CollectReasons(s.nodes, s.present_nodes, pod, q.compiled, true, blocked, &candidate_nodes,
+                                 gate_ptr, &constraints.filters);
     internal::AddAffinityDiagnosis(s, pod, candidate_nodes, q.indexed, err);
     return std::unexpected(std::move(err));
   }
@@ -269,6 +289,11 @@ ReservationDecision ClusterSnapshot::PlaceReservation(const PodSpecView& templat
     return std::unexpected(std::move(err));
   }
   internal::Pick best;
+  // The reservation is placed as its reserve pod: the template's pod affinity and spreading hold
+  // against the pods and the other reservations.
+  const internal::PodConstraints constraints(s, template_pod, nullptr);
+  const internal::Scorer& scorer = constraints.scorer;
+  std::vector<internal::Pick> feasible;
   const int first = template_pod.node_name.empty() ? 0 : s.NodeForConst(template_pod.node_name);
   const int last = template_pod.node_name.empty() ? static_cast<int>(s.nodes.size()) - 1 : first;
   for (int i = std::max(first, 0); first >= 0 && i <= last; ++i) {
@@ -277,14 +302,22 @@ ReservationDecision ClusterSnapshot::PlaceReservation(const PodSpecView& templat
     if (!template_pod.host_ports.empty() && n.reserved_ports.Conflicts(template_pod.host_ports)) continue;
     bool fits = internal::FitsFree(c, n);
     if (!fits && !pre_allocation) continue;
+    if (!constraints.filters.Check(n.view.labels).empty()) continue;
     internal::Pick pick;
     pick.node = i;
     pick.tier = fits ? 1 : 0;
+    pick.avoided = AvoidsPod(n.view, template_pod, s.now);
     pick.score = internal::Score(s.options.scoring, c, n);
-    if (internal::Better(pick, best, s.nodes)) best = pick;
+    if (scorer.collect()) {
+      feasible.push_back(pick);
+    } else if (internal::Better(pick, best, s.nodes)) {
+      best = pick;
+    }
   }
+  if (scorer.collect()) best = scorer.Finish(feasible);
   if (best.node < 0) {
-    FitError err = internal::CollectReasons(s.nodes, s.present_nodes, template_pod, c, !pre_allocation);
+    FitError err = internal::CollectReasons(s.nodes, s.present_nodes, template_pod, c, !pre_allocation, {}, nullptr,
+                                            nullptr, &constraints.filters);
     internal::RenameReason(err, kReasonNodeName, kReasonReservationNodeName);
     return std::unexpected(std::move(err));
   }

@@ -12,8 +12,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
+#include "reconcile/placement/pod_constraints.h"
+#include "reconcile/placement/schedule_scoring.h"
 #include "reconcile/placement/snapshot.h"
 #include "reconcile/placement/snapshot_state.h"
 
@@ -23,6 +26,8 @@ struct CompiledPod {
   std::vector<Request> requests;  // non-zero, plus "pods" when counted
   int64_t nonzero_cpu = 0;
   int64_t nonzero_memory = 0;
+  int64_t cpu = 0;  // the actual requests (NodeResourcesBalancedAllocation)
+  int64_t memory = 0;
   bool needs_affinity = false;
 };
 
@@ -36,11 +41,12 @@ std::optional<FitError> RequestErrors(const PodSpecView& pod, int present_nodes)
 bool FitsWithReservation(const CompiledPod& c, const NodeEntry& n, const ReservationEntry& r, const Dense& rem);
 int64_t ReservationScore(const CompiledPod& c, const ReservationEntry& r, const Dense& rem);
 bool UsesRemainder(const CompiledPod& c, const Dense& rem);
-// Score: the node score (0..kMaxNodeScore) of `strategy` with the pod added, reservations'
-// holds counted as used.
+// FitScore: the NodeResourcesFit score (0..kMaxNodeScore) of `strategy` with the pod added,
+// reservations' holds counted as used.
+int64_t FitScore(ScoringStrategy strategy, const CompiledPod& c, const NodeEntry& n);
+// Score: the plugins every node gets without normalisation: NodeResourcesFit and
+// NodeResourcesBalancedAllocation (reservations' holds count as requested, like their reserve pods).
 int64_t Score(ScoringStrategy strategy, const CompiledPod& c, const NodeEntry& n);
-// OrderKey: the reservation-order label's preference (lower first; 0 means none, ranked last).
-int64_t OrderKey(int64_t order);
 
 // PolicyGate: the pod's ResourcePolicy (its PreFilter result) and its group's counts.
 struct PolicyGate {
@@ -52,29 +58,20 @@ struct PolicyGate {
   Verdict Check(int node, int64_t* score) const;
 };
 
-struct Pick {
-  int node = -1;
-  int tier = 0;
-  int64_t order = 0;  // reservation-order of the nominated reservation
-  int64_t reservation_score = 0;
-  int64_t policy_score = 0;  // ResourcePolicy: the node's unit priority × 20 (-1: no unit)
-  int64_t score = 0;
-  const ReservationEntry* reservation = nullptr;
-};
-
-bool Better(const Pick& a, const Pick& b, const std::vector<NodeEntry>& nodes);
-
 // NodeReasons adds node i's reasons to `err` (kube-scheduler's plugin order, the first failing
 // plugin only). `blocked`: the pod matched reservations on the node but fits none of them;
-// `affinity_unmatched`: a pod with reservation affinity has no selected reservation there.
+// `affinity_unmatched`: a pod with reservation affinity has no selected reservation there;
+// `constraints`: PodTopologySpread / InterPodAffinity, after the resource fit.
 void NodeReasons(const NodeEntry& n, int i, const PodSpecView& pod, const CompiledPod& c, bool check_resources,
-                 bool blocked, bool affinity_unmatched, const PolicyGate* gate, FitError& err);
+                 bool blocked, bool affinity_unmatched, const PolicyGate* gate, FitError& err,
+                 const ConstraintFilters* constraints = nullptr);
 // CollectReasons: each node's reasons. `blocked` (sorted node indexes) are the nodes where the
 // pod matched reservations but fit none of them; with `required` (sorted node indexes with a
 // matching reservation, for a pod with reservation affinity) every other node fails on affinity.
 FitError CollectReasons(const std::vector<NodeEntry>& nodes, int present, const PodSpecView& pod,
                         const CompiledPod& c, bool check_resources, const std::vector<int>& blocked = {},
-                        const std::vector<int>* required = nullptr, const PolicyGate* gate = nullptr);
+                        const std::vector<int>* required = nullptr, const PolicyGate* gate = nullptr,
+                        const ConstraintFilters* constraints = nullptr);
 // RenameReason moves the count of reason `from` to `to` (a reservation's own wording).
 void RenameReason(FitError& err, std::string_view from, std::string_view to);
 
@@ -103,15 +100,33 @@ struct PodQuery {
 // (requests or annotations that do not parse, several ResourcePolicies selecting it).
 std::expected<PodQuery, FitError> PreparePod(const ClusterSnapshot::State& s, const PodSpecView& pod);
 
+// PodConstraints: the pod's PodTopologySpread / InterPodAffinity filters and its Scorer, built
+// once per decision. koordinator takes the reservations a pod may allocate (`candidates`) out of
+// its node for the pod's filters, so their reserve pods never repel (or attract) their own owners.
+// Not movable: the context refers to `excluded`, the scorer to the context.
+struct PodConstraints {
+  PodConstraints(const ClusterSnapshot::State& s, const PodSpecView& pod, const std::vector<Candidate>* candidates);
+  PodConstraints(const PodConstraints&) = delete;
+  PodConstraints& operator=(const PodConstraints&) = delete;
+
+  std::unordered_set<std::string_view> excluded;
+  ConstraintContext ctx;
+  ConstraintFilters filters;
+  Scorer scorer;
+};
+
 // NodeVisit: the outcome of the filters and the score for one node.
 struct NodeVisit {
   enum class Kind { kFiltered, kBlocked, kPicked };
   Kind kind = Kind::kFiltered;  // kBlocked: matched reservations there, fits none of them
-  Pick pick;                    // kPicked
+  Pick pick;                    // kPicked: score is NodeResourcesFit + BalancedAllocation
+  int64_t fit_score = 0;        // kPicked: NodeResourcesFit alone (0..kMaxNodeScore)
 };
 // VisitNode runs the filters for node i and scores it. `next` is the index of the first
 // candidate on a node >= i, or any smaller index (it is advanced).
-NodeVisit VisitNode(const ClusterSnapshot::State& s, const PodSpecView& pod, const PodQuery& q, int i, size_t& next);
+// `filters`: the pod's PodTopologySpread / InterPodAffinity (PodConstraints::filters).
+NodeVisit VisitNode(const ClusterSnapshot::State& s, const PodSpecView& pod, const PodQuery& q,
+                    const ConstraintFilters& filters, int i, size_t& next);
 
 // AffinityDiagnosis for a pod with reservation affinity that fits nowhere: the Reservation
 // plugin's PreFilter rejection (no node in `candidate_nodes` passes its node affinity) and its

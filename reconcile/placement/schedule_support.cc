@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "reconcile/placement/node_ports.h"
+#include "reconcile/placement/plugin_scores.h"
 #include "reconcile/placement/reservation_affinity.h"
 #include "reconcile/placement/resource_policy.h"
 #include "reconcile/placement/schedule_internal.h"
@@ -55,6 +56,8 @@ CompiledPod Compile(const internal::ResourceTable& table, const PodSpecView& pod
                                                                  : kDefaultMilliCpuRequest;
   c.nonzero_memory = mem != pod.requests.end() && mem->second != 0 ? mem->second
                                                                     : kDefaultMemoryRequestMilli;
+  c.cpu = cpu != pod.requests.end() ? cpu->second : 0;
+  c.memory = mem != pod.requests.end() ? mem->second : 0;
   c.needs_affinity = !pod.node_selector.empty() || pod.required_node_affinity.has_value();
   return c;
 }
@@ -135,7 +138,7 @@ bool UsesRemainder(const CompiledPod& c, const Dense& rem) {
   return false;
 }
 
-int64_t Score(ScoringStrategy strategy, const CompiledPod& c, const NodeEntry& n) {
+int64_t FitScore(ScoringStrategy strategy, const CompiledPod& c, const NodeEntry& n) {
   // The hot copies: held clamped to the int64 bound changes nothing, the sum is clamped anyway.
   return NodeScore(strategy, internal::ClampAmount(n.nonzero_cpu + n.hot_held_cpu + c.nonzero_cpu),
                    n.hot_allocatable_cpu,
@@ -143,8 +146,15 @@ int64_t Score(ScoringStrategy strategy, const CompiledPod& c, const NodeEntry& n
                    n.hot_allocatable_memory);
 }
 
-// OrderKey: the reservation-order label's preference (lower first; 0 means none, ranked last).
-int64_t OrderKey(int64_t order) { return order == 0 ? INT64_MAX : order; }
+int64_t Score(ScoringStrategy strategy, const CompiledPod& c, const NodeEntry& n) {
+  // The hot copies again: requested and held are clamped, the sums are clamped once more.
+  const int64_t balanced = BalancedAllocationScore(
+      internal::ClampAmount(static_cast<__int128>(n.hot_requested_cpu) + n.hot_held_cpu + c.cpu),
+      n.hot_allocatable_cpu,
+      internal::ClampAmount(static_cast<__int128>(n.hot_requested_memory) + n.hot_held_memory + c.memory),
+      n.hot_allocatable_memory);
+  return FitScore(strategy, c, n) * kWeightNodeResourcesFit + balanced * kWeightBalancedAllocation;
+}
 
 PolicyGate::Verdict PolicyGate::Check(int node, int64_t* score) const {
   *score = 0;
@@ -168,21 +178,9 @@ PolicyGate::Verdict PolicyGate::Check(int node, int64_t* score) const {
   return Verdict::kPass;
 }
 
-bool Better(const Pick& a, const Pick& b, const std::vector<NodeEntry>& nodes) {
-  if (b.node < 0) return true;
-  if (a.tier != b.tier) return a.tier > b.tier;
-  if (OrderKey(a.order) != OrderKey(b.order)) return OrderKey(a.order) < OrderKey(b.order);
-  if (a.reservation_score != b.reservation_score) {
-    return a.reservation_score > b.reservation_score;
-  }
-  // A higher-priority unit wins over any resource score while it has room (its nodes pass).
-  if (a.policy_score != b.policy_score) return a.policy_score > b.policy_score;
-  if (a.score != b.score) return a.score > b.score;
-  return nodes[a.node].view.name < nodes[b.node].view.name;
-}
-
 void NodeReasons(const NodeEntry& n, int i, const PodSpecView& pod, const CompiledPod& c, bool check_resources,
-                 bool blocked, bool affinity_unmatched, const PolicyGate* gate, FitError& err) {
+                 bool blocked, bool affinity_unmatched, const PolicyGate* gate, FitError& err,
+                 const ConstraintFilters* constraints) {
   std::vector<std::string> reasons = NonResourceFilterReasons(pod, n.view);
   if (!reasons.empty()) {
     for (auto& reason : reasons) err.reasons[std::move(reason)]++;
@@ -195,6 +193,9 @@ void NodeReasons(const NodeEntry& n, int i, const PodSpecView& pod, const Compil
     err.reasons[std::string(kReasonReservationInsufficient)]++;
   } else if (check_resources && !FitsFree(c, n, pod.reservation_ignored)) {
     AddResourceReasons(c, n, pod.reservation_ignored, err);
+  } else if (std::string_view reason = constraints != nullptr ? constraints->Check(n.view.labels) : std::string_view();
+             !reason.empty()) {
+    err.reasons[std::string(reason)]++;
   } else if (gate != nullptr) {
     // ResourcePolicy runs after the default filters, as an out-of-tree plugin would.
     int64_t score = 0;
@@ -208,7 +209,8 @@ void NodeReasons(const NodeEntry& n, int i, const PodSpecView& pod, const Compil
 
 FitError CollectReasons(const std::vector<NodeEntry>& nodes, int present, const PodSpecView& pod,
                         const CompiledPod& c, bool check_resources, const std::vector<int>& blocked,
-                        const std::vector<int>* required, const PolicyGate* gate) {
+                        const std::vector<int>* required, const PolicyGate* gate,
+                        const ConstraintFilters* constraints) {
   FitError err;
   err.num_all_nodes = present;
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -216,10 +218,23 @@ FitError CollectReasons(const std::vector<NodeEntry>& nodes, int present, const 
     const int index = static_cast<int>(i);
     const bool unmatched = required && !std::binary_search(required->begin(), required->end(), index);
     NodeReasons(nodes[i], index, pod, c, check_resources, std::binary_search(blocked.begin(), blocked.end(), index),
-                unmatched, gate, err);
+                unmatched, gate, err, constraints);
   }
   return err;
 }
+
+PodConstraints::PodConstraints(const ClusterSnapshot::State& s, const PodSpecView& pod,
+                               const std::vector<Candidate>* candidates)
+    : excluded([candidates] {
+        std::unordered_set<std::string_view> uids;
+        if (candidates != nullptr) {
+          for (const Candidate& cand : *candidates) uids.insert(cand.reservation->view.uid);
+        }
+        return uids;
+      }()),
+      ctx{s.nodes, s.affinity_index, s.namespaces, pod, candidates != nullptr ? &excluded : nullptr, &s.domains},
+      filters{TopologySpreadFilter::Build(ctx), InterPodAffinityFilter::Build(ctx)},
+      scorer(s.nodes, s.prefer_no_schedule_nodes > 0, pod, ctx) {}
 
 // RenameReason moves the count of reason `from` to `to` (a reservation's own wording).
 void RenameReason(FitError& err, std::string_view from, std::string_view to) {

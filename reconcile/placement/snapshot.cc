@@ -4,6 +4,7 @@
 #include "reconcile/placement/snapshot.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "reconcile/placement/snapshot_state.h"
 
@@ -119,6 +120,8 @@ void ClusterSnapshot::State::RecomputeFree(NodeEntry& node) {
   node.hot_held_memory = internal::ClampAmount(At(node.held, internal::kMemory));
   node.hot_allocatable_cpu = At(node.allocatable, internal::kCpu);
   node.hot_allocatable_memory = At(node.allocatable, internal::kMemory);
+  node.hot_requested_cpu = internal::ClampAmount(At(node.requested, internal::kCpu));
+  node.hot_requested_memory = internal::ClampAmount(At(node.requested, internal::kMemory));
   node.hot_unschedulable = node.view.unschedulable;
   node.hot_has_taints = !node.view.taints.empty();
 }
@@ -134,6 +137,12 @@ void ClusterSnapshot::State::CountPod(const PodEntry& pod, int sign) {
     node.nonzero_memory += sign * pod.nonzero_memory;
     if (!pod.host_ports.empty()) node.host_ports.Add(pod.host_ports, sign);
     RecomputeFree(node);
+    if (sign > 0) {
+      affinity_index.Add(&pod, internal::AffinityMember{pod.uid, pod.node, pod.namespace_name, pod.labels,
+                                                        pod.terminating, false, pod.affinity});
+    } else {
+      affinity_index.Remove(&pod);
+    }
   }
   if (!policies.empty()) CountPolicies(pod, sign);
   if (!pod.reservation_uid.empty()) {
@@ -142,6 +151,7 @@ void ClusterSnapshot::State::CountPod(const PodEntry& pod, int sign) {
       Slot(u.sum, static_cast<int>(i)) += sign * pod.requests[i];
     }
     u.pods += sign;
+    if (pod.node >= 0 && (u.pods_on_node[pod.node] += sign) == 0) u.pods_on_node.erase(pod.node);
     auto it = reservations.find(pod.reservation_uid);
     if (it != reservations.end()) RefreshHold(*it->second);
     if (u.pods == 0) usage.erase(pod.reservation_uid);
@@ -177,7 +187,10 @@ void ClusterSnapshot::State::RefreshHold(ReservationEntry& r) {
   r.held_ports.clear();
   bool active = (r.view.phase == Phase::kAvailable || r.view.phase == Phase::kWaiting || r.assumed) && !r.expired &&
                 !r.view.invalid_spec;
-  if (!active || r.view.node_name.empty()) return;
+  if (!active || r.view.node_name.empty()) {
+    FileReservePod(r);
+    return;
+  }
   r.node = NodeFor(r.view.node_name, /*create=*/true);
   r.held = Remainder(r);
   if (PreAllocating(r)) {
@@ -199,6 +212,20 @@ void ClusterSnapshot::State::RefreshHold(ReservationEntry& r) {
   r.held_ports = r.view.host_ports;
   node.reserved_ports.Add(r.held_ports, +1);
   RecomputeFree(node);
+  FileReservePod(r);
+}
+
+void ClusterSnapshot::State::FileReservePod(ReservationEntry& r) {
+  // RefreshHold runs on every owner bind: re-file only when the node or the view changed.
+  if (r.node == r.affinity_node && !r.affinity_stale) return;
+  r.affinity_stale = false;
+  r.affinity_node = r.node;
+  if (r.node < 0) {
+    affinity_index.Remove(&r);
+    return;
+  }
+  affinity_index.Add(&r, internal::AffinityMember{r.view.uid, r.node, r.view.template_namespace,
+                                                  r.view.template_labels, false, true, r.view.template_affinity});
 }
 
 bool ClusterSnapshot::State::PreAllocating(const ReservationEntry& r) {
@@ -291,8 +318,14 @@ void ClusterSnapshot::UpsertNode(const NodeView& view) {
   State& s = *state_;
   NodeEntry& node = s.nodes[s.NodeFor(view.name, /*create=*/true)];
   if (!node.present) s.present_nodes++;
+  if (node.present) s.CountDomains(node.view, -1);
+  s.CountDomains(view, +1);
+  if (node.present && node.prefer_no_schedule_taints > 0) s.prefer_no_schedule_nodes--;
   node.present = true;
   node.view = view;
+  node.prefer_no_schedule_taints = static_cast<int>(std::count_if(
+      view.taints.begin(), view.taints.end(), [](const Taint& t) { return t.effect == kEffectPreferNoSchedule; }));
+  if (node.prefer_no_schedule_taints > 0) s.prefer_no_schedule_nodes++;
   ResourceAmounts alloc = view.allocatable;
   node.allocatable = s.resources.ToDense(alloc);
   s.RecomputeFree(node);
@@ -304,7 +337,10 @@ void ClusterSnapshot::RemoveNode(std::string_view name) {
   int i = s.NodeFor(name, /*create=*/false);
   if (i < 0 || !s.nodes[i].present) return;
   NodeEntry& node = s.nodes[i];
+  s.CountDomains(node.view, -1);
   node.present = false;
+  if (node.prefer_no_schedule_taints > 0) s.prefer_no_schedule_nodes--;
+  node.prefer_no_schedule_taints = 0;
   std::string kept = std::move(node.view.name);
   node.view = NodeView();
   node.view.name = std::move(kept);
@@ -328,6 +364,8 @@ PodEntry ClusterSnapshot::State::MakePod(const PodSpecView& pod, std::string_vie
   e.labels = pod.labels;
   e.terminating = pod.terminating;
   e.host_ports = pod.host_ports;
+  e.uid = pod.uid;
+  e.affinity = pod.pod_affinity;
   return e;
 }
 
@@ -374,6 +412,7 @@ void ClusterSnapshot::UpsertReservation(const ReservationView& view) {
     if (const auto& old = it->second->view.expiry_deadline) s.deadlines.erase({*old, view.uid});
   }
   ReservationEntry& r = *it->second;
+  r.affinity_stale = true;
   if (r.assumed && view.node_name.empty() && !IsTerminal(view.phase)) {
     // Keep the assumed placement (and its pre-allocated pods); take the rest from the view.
     std::string node = r.view.node_name;
@@ -419,6 +458,7 @@ void ClusterSnapshot::RemoveReservation(std::string_view uid) {
   r.view.phase = Phase::kFailed;
   r.assumed = false;
   s.RefreshHold(r);
+  s.affinity_index.Remove(&r);
   s.reservations.erase(it);
 }
 
@@ -567,7 +607,96 @@ ResourceAmounts ClusterSnapshot::Allocated(std::string_view reservation_uid) con
   return MaskTo(all, r->second->view.allocatable);
 }
 
+void ClusterSnapshot::State::CountDomains(const NodeView& node, int sign) {
+  for (const auto& [key, value] : node.labels) {
+    auto k = domains.find(key);
+    if (k == domains.end()) {
+      if (sign < 0) continue;
+      k = domains.emplace(key, internal::StringMap<int>()).first;
+    }
+    auto v = k->second.find(value);
+    if (v == k->second.end()) {
+      if (sign < 0) continue;
+      v = k->second.emplace(value, 0).first;
+    }
+    v->second += sign;
+    if (v->second <= 0) k->second.erase(v);
+    if (k->second.empty()) domains.erase(k);
+  }
+}
+
+void ClusterSnapshot::UpsertNamespace(std::string_view name, const LabelMap& labels) {
+  state_->namespaces.insert_or_assign(std::string(name), labels);
+}
+
+void ClusterSnapshot::RemoveNamespace(std::string_view name) {
+  auto it = state_->namespaces.find(name);
+  if (it != state_->namespaces.end()) state_->namespaces.erase(it);
+}
+
+std::optional<std::string> ClusterSnapshot::NodeOfAllocatedPods(std::string_view reservation_uid) const {
+  const State& s = *state_;
+  auto u = s.usage.find(reservation_uid);
+  if (u == s.usage.end()) return std::nullopt;
+  const std::string* best = nullptr;
+  int most = 0;
+  for (const auto& [node, pods] : u->second.pods_on_node) {
+    const std::string& name = s.nodes[node].view.name;
+    if (pods > most || (pods == most && best != nullptr && name < *best)) {
+      best = &name;
+      most = pods;
+    }
+  }
+  if (best == nullptr) return std::nullopt;
+  return *best;
+}
+
+ReservationDecision ClusterSnapshot::PlaceReservationAroundItsPods(const PodSpecView& template_pod,
+                                                                   std::string_view reservation_uid,
+                                                                   bool pre_allocation) const {
+  std::optional<std::string> node = NodeOfAllocatedPods(reservation_uid);
+  if (!node || (!template_pod.node_name.empty() && template_pod.node_name != *node)) {
+    return PlaceReservation(template_pod, pre_allocation);
+  }
+  // The pods already count as requested on the node; the reservation adds only the rest of its
+  // size there (once placed, it holds allocatable - allocated), so only the rest must be free.
+  const State& s = *state_;
+  const ResourceAmounts used = s.resources.ToAmounts(s.usage.find(reservation_uid)->second.sum);
+  PodSpecView rest = template_pod;
+  rest.node_name = *node;
+  for (auto& [name, amount] : rest.requests) {
+    auto it = used.find(name);
+    if (it != used.end()) amount = std::max<int64_t>(0, amount - it->second);
+  }
+  ReservationDecision decision = PlaceReservation(rest, pre_allocation);
+  if (!decision) return decision;
+  decision->allocatable.clear();  // its size is the template's, not the rest
+  for (const auto& [name, amount] : template_pod.requests) {
+    if (amount > 0 && name != kResourcePods) decision->allocatable[name] = amount;
+  }
+  return decision;
+}
+
 int ClusterSnapshot::NodeCount() const { return state_->present_nodes; }
+
+int64_t ClusterSnapshot::PodSlots() const {
+  int64_t total = 0;
+  for (const NodeEntry& node : state_->nodes) {
+    if (!node.present) continue;
+    const int64_t slots = std::max<int64_t>(0, At(node.allocatable, internal::kPods)) / internal::kOnePod;
+    total += std::min(slots, std::numeric_limits<int64_t>::max() - total);
+  }
+  return total;
+}
+
+int64_t ClusterSnapshot::CopiesOnEmptyNodes(const PodSpecView& pod) const {
+  int64_t total = 0;
+  for (const NodeEntry& node : state_->nodes) {
+    if (!node.present) continue;
+    total += std::min(CopiesOnEmptyNode(pod, node.view), std::numeric_limits<int64_t>::max() - total);
+  }
+  return total;
+}
 
 bool ClusterSnapshot::IsAssumed(std::string_view pod_uid) const {
   auto it = state_->pods.find(pod_uid);

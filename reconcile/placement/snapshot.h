@@ -105,6 +105,11 @@ class ClusterSnapshot {
   std::vector<int32_t> ResourcePolicyCounts(std::string_view namespace_name, std::string_view name,
                                             std::string_view group) const;
 
+  // UpsertNamespace records a namespace's labels (InterPodAffinity's namespaceSelector; an
+  // unknown namespace has none).
+  void UpsertNamespace(std::string_view name, const LabelMap& labels);
+  void RemoveNamespace(std::string_view name);
+
   // --- Time ------------------------------------------------------------------------------
   // AdvanceClock moves the snapshot's clock to `now` (never backwards). A reservation whose
   // expiry_deadline is <= the clock is expired: no pod may allocate it, it holds no capacity
@@ -155,6 +160,18 @@ class ClusterSnapshot {
   // pre_allocation, NodeResourcesFit is skipped: nodes where it fits are still preferred, and
   // the outcome phase is Waiting when the chosen node lacks the free capacity.
   ReservationDecision PlaceReservation(const PodSpecView& template_pod, bool pre_allocation) const;
+  // PlaceReservationAroundItsPods: PlaceReservation for a Pending reservation that pods already
+  // allocate (bound into a placement whose status write never landed, e.g. by a leader killed
+  // right after the bindings): it goes to their node (NodeOfAllocatedPods), where only the part
+  // of its size those pods do not use must be free; allocatable stays the template's. Placing it
+  // elsewhere would leave the pods off their reservation's node. Without such pods, or when the
+  // template names another node, PlaceReservation.
+  ReservationDecision PlaceReservationAroundItsPods(const PodSpecView& template_pod,
+                                                    std::string_view reservation_uid,
+                                                    bool pre_allocation) const;
+  // NodeOfAllocatedPods: the node of the pods (bound or assumed) whose reservation-allocated uid
+  // is `reservation_uid` (the one with most of them, then the smallest name); nullopt if none.
+  std::optional<std::string> NodeOfAllocatedPods(std::string_view reservation_uid) const;
 
   // --- Pre-allocation of running pods (snapshot_pre_allocation.cc) -------------------------
   // PlacePreAllocation chooses a node and running pods for a preAllocation Reservation with the
@@ -199,6 +216,11 @@ class ClusterSnapshot {
   // Allocated: what the cache counts as allocated from a reservation (masked to allocatable).
   ResourceAmounts Allocated(std::string_view reservation_uid) const;
   int NodeCount() const;
+  // PodSlots: status.allocatable.pods summed over the nodes (the cluster's pod capacity).
+  int64_t PodSlots() const;
+  // CopiesOnEmptyNodes: the sum of CopiesOnEmptyNode over the nodes, ignoring every pod and
+  // reservation: more copies than this never fit on these nodes.
+  int64_t CopiesOnEmptyNodes(const PodSpecView& pod) const;
   bool IsAssumed(std::string_view pod_uid) const;
 
   // State: the snapshot's data, opaque outside reconcile/placement (snapshot_state.h; public only

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -15,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "reconcile/placement/affinity_index.h"
 #include "reconcile/placement/resource_policy.h"
 #include "reconcile/placement/snapshot.h"
 
@@ -86,6 +88,8 @@ struct NodeEntry {
   int64_t hot_held_memory = 0;
   int64_t hot_allocatable_cpu = 0;
   int64_t hot_allocatable_memory = 0;
+  int64_t hot_requested_cpu = 0;                  // requested, clamped (BalancedAllocation)
+  int64_t hot_requested_memory = 0;
   __int128 nonzero_cpu = 0;     // scoring: requested cpu with the 100m default per pod
   __int128 nonzero_memory = 0;  // scoring: requested memory with the 200Mi default per pod
   bool present = false;
@@ -99,6 +103,7 @@ struct NodeEntry {
   int holding_reservations = 0;
   HostPortUsage host_ports;  // NodePorts: ports of the pods counted on this node
   HostPortUsage reserved_ports;  // template ports of the active reservations on this node
+  int prefer_no_schedule_taints = 0;  // TaintToleration scoring applies while any node has one
 };
 
 // NodeNameIndex: node name → index into State::nodes, open addressing over a power-of-two array
@@ -151,6 +156,9 @@ struct PodEntry {
   LabelMap labels;
   bool terminating = false;
   std::vector<HostPort> host_ports;
+  // InterPodAffinity / PodTopologySpread (filed in State::affinity_index while counted).
+  std::string uid;
+  std::shared_ptr<const PodAffinity> affinity;
 };
 
 // PolicyEntry: one ResourcePolicy with its unit membership per node and its counts.
@@ -164,6 +172,7 @@ struct PolicyEntry {
 struct Usage {
   Wide sum;
   int pods = 0;
+  std::map<int, int> pods_on_node;  // node index → pods (bound or assumed) naming the uid
 };
 
 struct ReservationEntry {
@@ -177,6 +186,8 @@ struct ReservationEntry {
   bool expired = false;         // past view.expiry_deadline at State::now
   std::vector<std::string> index_keys;  // owner-index buckets it is filed under
   mutable uint64_t stamp = 0;   // dedup during candidate lookup
+  int affinity_node = -1;       // node its reserve pod is filed under in State::affinity_index
+  bool affinity_stale = true;   // the view changed since it was filed
 };
 
 }  // namespace berth::reconcile::placement::internal
@@ -198,6 +209,14 @@ struct ClusterSnapshot::State {
   internal::StringMap<std::vector<std::string>> pre_allocators;
   mutable uint64_t stamp = 0;
   mutable std::string key_buffer;
+  // InterPodAffinity / PodTopologySpread: counted pods and active reservations' reserve pods.
+  internal::AffinityIndex affinity_index;
+  internal::StringMap<LabelMap> namespaces;  // namespace labels (namespaceSelector)
+  int prefer_no_schedule_nodes = 0;          // present nodes with a PreferNoSchedule taint
+  // Topology domains: label key → value → present nodes carrying it, so spreading over the
+  // nodes a pod does not restrict needs no scan of every node.
+  internal::StringMap<internal::StringMap<int>> domains;
+  void CountDomains(const NodeView& node, int sign);
   // The snapshot's clock (AdvanceClock) and the deadlines of reservations not yet expired.
   Time now{};
   std::set<std::pair<Time, std::string>> deadlines;
@@ -217,6 +236,8 @@ struct ClusterSnapshot::State {
   void RebuildPolicy(internal::PolicyEntry& policy);                 // rows and counts from scratch
   void RefreshPoliciesForNode(int node);
   void RefreshHold(internal::ReservationEntry& r);
+  // FileReservePod keeps the reservation's reserve pod in affinity_index while it holds a node.
+  void FileReservePod(internal::ReservationEntry& r);
   void Index(internal::ReservationEntry& r, bool add);
   // IndexPreAllocated files (add) or unfiles the reservation under its pre-allocated pods.
   void IndexPreAllocated(const internal::ReservationEntry& r, bool add);

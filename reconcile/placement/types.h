@@ -12,6 +12,7 @@
 
 #include "clientgo-shim/api/label_selector.h"
 #include "reconcile/placement/node_ports.h"
+#include "reconcile/placement/priority.h"
 #include "reconcile/common/resources.h"
 #include "reconcile/reservation/types.h"
 
@@ -72,6 +73,23 @@ struct NodeSelectorTerm {
   std::vector<NodeSelectorRequirement> match_fields;
 };
 
+// PreferredSchedulingTerm: one entry of
+// spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution.
+struct PreferredSchedulingTerm {
+  int32_t weight = 0;  // 1-100 upstream
+  NodeSelectorTerm preference;
+};
+
+// AvoidedController: one entry of the node annotation scheduler.alpha.kubernetes.io/preferAvoidPods
+// (prefer_avoid_pods.h): pods of this controller prefer other nodes until `until`.
+struct AvoidedController {
+  std::string kind;
+  std::string name;
+  std::string uid;
+  Time until;
+  bool operator==(const AvoidedController&) const = default;
+};
+
 // NodeView: what the scheduler reads from a Node object.
 struct NodeView {
   std::string name;
@@ -80,6 +98,46 @@ struct NodeView {
   bool unschedulable = false;  // spec.unschedulable
   // status.allocatable, milli-units; "pods" = max pods × 1000. A resource missing here is 0.
   ResourceAmounts allocatable;
+  // PreferAvoidPods entries not yet expired when read (the scheduler compares `until` with its
+  // clock, so an entry also stops counting at its deadline between node events).
+  std::vector<AvoidedController> avoided_controllers;
+};
+
+// PodAffinityTerm: core/v1 PodAffinityTerm (or a WeightedPodAffinityTerm's term) as
+// kube-scheduler's framework.AffinityTerm sees it: matchLabelKeys/mismatchLabelKeys are already
+// merged into `selector` (key In/NotIn the pod's own value, as the API server merges them).
+// A term applies to pods in `namespaces`, or in a namespace whose labels `namespace_selector`
+// matches; with neither, to the pod's own namespace (the codec resolves that into `namespaces`).
+struct PodAffinityTerm {
+  shim::LabelSelector selector = shim::LabelSelector::Nothing();  // a nil labelSelector matches nothing
+  std::vector<std::string> namespaces;
+  std::optional<shim::LabelSelector> namespace_selector;  // nullopt: none ({} = every namespace)
+  std::string topology_key;
+  int32_t weight = 0;  // preferred terms only (1-100)
+};
+
+// PodAffinity: spec.affinity.podAffinity and podAntiAffinity.
+struct PodAffinity {
+  std::vector<PodAffinityTerm> required_affinity;
+  std::vector<PodAffinityTerm> required_anti_affinity;
+  std::vector<PodAffinityTerm> preferred_affinity;
+  std::vector<PodAffinityTerm> preferred_anti_affinity;
+  bool empty() const {
+    return required_affinity.empty() && required_anti_affinity.empty() && preferred_affinity.empty() &&
+           preferred_anti_affinity.empty();
+  }
+};
+
+// TopologySpreadConstraint: core/v1 TopologySpreadConstraint, matchLabelKeys merged into
+// `selector` (key In the pod's value; keys the pod lacks are ignored).
+struct TopologySpreadConstraint {
+  int32_t max_skew = 1;
+  std::string topology_key;
+  bool do_not_schedule = true;  // whenUnsatisfiable: DoNotSchedule (false: ScheduleAnyway)
+  shim::LabelSelector selector = shim::LabelSelector::Nothing();  // nil labelSelector: no pod matches
+  std::optional<int32_t> min_domains;
+  bool honor_node_affinity = true;  // nodeAffinityPolicy (default Honor)
+  bool honor_node_taints = false;   // nodeTaintsPolicy (default Ignore)
 };
 
 // PodOwnerReference: one of metadata.ownerReferences of a pod.
@@ -99,6 +157,7 @@ struct PodSpecView {
   std::string uid;
   LabelMap labels;
   std::vector<PodOwnerReference> owner_references;
+  PodPriority priority;  // DefaultPreemption's view (priority.h)
   // spec.nodeName. For a pod being scheduled it pins the node (NodeName filter); for a pod given
   // to ClusterSnapshot::UpsertPod it is the node the pod is bound to.
   std::string node_name;
@@ -106,11 +165,18 @@ struct PodSpecView {
   // spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms
   // (ORed); nullopt when there is no required node affinity.
   std::optional<std::vector<NodeSelectorTerm>> required_node_affinity;
+  // ...preferredDuringSchedulingIgnoredDuringExecution: NodeAffinity scoring and the
+  // rescheduler's preferred-affinity strategy.
+  std::vector<PreferredSchedulingTerm> preferred_node_affinity;
   std::vector<Toleration> tolerations;
+  // spec.affinity.podAffinity/podAntiAffinity (null when the pod has no such terms).
+  std::shared_ptr<const PodAffinity> pod_affinity;
+  std::vector<TopologySpreadConstraint> topology_spread;  // spec.topologySpreadConstraints
   ResourceAmounts requests;  // EffectiveRequests(...) of the pod; without "pods"
-  // Requests or limits that do not parse (or are negative), each naming its field
-  // ("spec.containers[0].resources.requests.cpu: invalid quantity \"abc\""): the pod or
-  // reservation is then unschedulable with these as the message.
+  // Requests or limits that do not parse (or are negative), and affinity or spread selectors
+  // that do not convert, each naming its field ("spec.containers[0].resources.requests.cpu:
+  // invalid quantity \"abc\""): the pod or reservation is then unschedulable with these as the
+  // message.
   std::vector<std::string> request_errors;
   // The uid in the annotation scheduling.koordinator.sh/reservation-allocated ("" when absent):
   // the Reservation this pod consumes.
@@ -223,6 +289,12 @@ struct ReservationView {
   // The template's host ports: while the reservation is active they are held on its node against
   // every pod that does not allocate it (koordinator reserves them like resources).
   std::vector<HostPort> host_ports;
+  // The template pod as InterPodAffinity and PodTopologySpread see it: while the reservation is
+  // active it counts on its node as a pod of this namespace and these labels, and its required
+  // anti-affinity keeps other pods away (koordinator's reserve pod).
+  std::string template_namespace = "default";
+  LabelMap template_labels;
+  std::shared_ptr<const PodAffinity> template_affinity;
 };
 
 // ReservationRef: the value of the reservation-allocated annotation.

@@ -205,25 +205,41 @@ class RequestDecider {
     }
     if (!built.error.empty()) return Fail(kReasonFailedToCreatePods, built.error);
 
-    const Condition* provisioned = FindCondition(conditions_, kConditionProvisioned);
-    if (provisioned != nullptr && provisioned->status == kFalse && d_.backoff.next_attempt &&
-        now_ < *d_.backoff.next_attempt && !input_.capacity_freed) {
+    Provisioner* provisioner = nullptr;
+    if (auto it = input_.provisioners.find(r_.class_name); it != input_.provisioners.end()) provisioner = it->second;
+    // The backoff is the decider's own record of the last failed check. It holds even while the
+    // cache does not show that check's Provisioned=False yet (a pass right after the status write,
+    // e.g. on the Node a give-back deleted), or the check would run, and ask the cloud, again.
+    const bool backing_off = d_.backoff.next_attempt && now_ < *d_.backoff.next_attempt;
+    if (backing_off && !input_.capacity_freed) {
       deadlines_.Add(*d_.backoff.next_attempt);
       return Finish();
     }
 
     d_.checked = true;
-    Provisioner* provisioner = nullptr;
-    if (auto it = input_.provisioners.find(r_.class_name); it != input_.provisioners.end()) provisioner = it->second;
+    if (backing_off && provisioner != nullptr) {
+      // Freed capacity can only make the pods fit on existing nodes; the backoff paces the
+      // scale-ups. Without this, what a give-back itself removes or deletes (nodes, booking
+      // Reservations) would count as freed and restart the scale-up before the backoff ends.
+      Simulation existing = Simulate(r_, built, snapshot_, /*break_on_failure=*/true);
+      if (existing.fits) return Book(std::move(existing), kReasonCapacityIsFound);
+      for (const std::string& uid : existing.assumed) snapshot_.ForgetPod(uid);
+      deadlines_.Add(*d_.backoff.next_attempt);
+      return Finish();
+    }
     Simulation sim = Simulate(r_, built, snapshot_, /*break_on_failure=*/provisioner == nullptr);
     if (sim.fits) {
       const bool scaled_up = provisioner != nullptr && provisioner->Settled(r_, now_);
       return Book(std::move(sim), scaled_up ? kReasonCapacityIsProvisioned : kReasonCapacityIsFound);
     }
+    if (std::string never = NeverFits(built, provisioner); !never.empty()) {
+      for (const std::string& uid : sim.assumed) snapshot_.ForgetPod(uid);
+      return Fail(kReasonCapacityIsNotFound, std::string(kMessageCapacityIsNotFoundNoRetry) + ": " + never);
+    }
     std::string scale_up_detail;
     bool provisioner_done = false;
     if (provisioner != nullptr) {
-      ScaleUpOutcome outcome = provisioner->Provision(r_, sim.unfit, now_);
+      ScaleUpOutcome outcome = provisioner->Provision(r_, sim.unfit, snapshot_, now_);
       scale_up_detail = outcome.message;
       provisioner_done = outcome.kind == ScaleUpOutcome::Kind::kProvisioned;
       if (outcome.kind == ScaleUpOutcome::Kind::kInProgress) {
@@ -255,6 +271,37 @@ class RequestDecider {
     d_.backoff.backoff = std::min(wait * 2, options_.max_backoff);
     deadlines_.Add(*d_.backoff.next_attempt);
     return Finish();
+  }
+
+  // NeverFits: the podSets no retry can help, each naming the field; empty when none.
+  //   check-capacity: more pods than the nodes' pod slots in all (status.allocatable.pods);
+  //   a scale-up class: more than the nodes hold even when empty (requests, filters) plus what
+  //   the provisioner could ever add (every node group at its maxSize); not decided when the
+  //   provisioner cannot tell.
+  // Below these a request stays CapacityIsNotFound and is retried, as nodes may be added.
+  std::string NeverFits(const BuiltPods& built, Provisioner* provisioner) {
+    std::string out;
+    const std::string nodes = "the cluster's " + std::to_string(snapshot_.NodeCount()) + " node(s)";
+    for (const PodSetPods& set : built.pod_sets) {
+      const std::string field = "spec.podSets[" + std::to_string(set.index) + "].count: " +
+                                std::to_string(set.count) + " pods of podTemplate \"" + set.template_name +
+                                "\" can never fit: ";
+      std::string why;
+      if (provisioner == nullptr) {
+        const int64_t slots = snapshot_.PodSlots();
+        if (set.count > slots) why = nodes + " have " + std::to_string(slots) + " pod slots in all";
+      } else {
+        const int64_t on_nodes = snapshot_.CopiesOnEmptyNodes(set.pod);
+        if (set.count <= on_nodes) continue;
+        std::optional<int64_t> added = provisioner->MostPodsAdded(set.pod);
+        if (!added || set.count - on_nodes <= *added) continue;
+        why = nodes + " hold at most " + std::to_string(on_nodes) +
+              " of them even when empty, and every node group at its maxSize at most " + std::to_string(*added) +
+              " more";
+      }
+      if (!why.empty()) out += (out.empty() ? "" : "; ") + field + why;
+    }
+    return out;
   }
 
   RequestDecision Book(Simulation sim, std::string_view reason) {

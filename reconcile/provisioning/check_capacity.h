@@ -9,6 +9,9 @@
 // Per request, upstream's conditions with their exact reasons and messages:
 //   Accepted=True/Accepted on first sight;
 //   fits: Provisioned=True/CapacityIsFound and a booking (slices per node, held by Reservations);
+//   a podSet count more than the nodes could hold even when empty (plus, for a scale-up class,
+//     every node group at its maxSize): Failed=True/CapacityIsNotFound (upstream's reason and
+//     noRetry message), the message naming spec.podSets[i].count; terminal, as retrying cannot help;
 //   does not fit: Provisioned=False/CapacityIsNotFound (message: upstream's, then which podSet,
 //     how many pods and the scheduler's reasons), retried after 1 min doubling to 10 min, or at
 //     once when the controller says capacity was freed; with parameters.noRetry "true":
@@ -58,12 +61,13 @@ struct ScaleUpOutcome {
 // Provisioner: a class that adds capacity for the pods existing nodes cannot hold (e.g.
 // best-effort-atomic-scale-up). check-capacity has none: pods that do not fit mean
 // CapacityIsNotFound. The pass calls it, under the same serial order, with the request's pods
-// that did not fit after the ones that fit were placed.
+// that did not fit after the ones that fit were placed, and the pass's snapshot (a node the
+// cloud reports registered may not have reached it yet).
 class Provisioner {
  public:
   virtual ~Provisioner() = default;
-  virtual ScaleUpOutcome Provision(const ProvisioningRequestView& request,
-                                   const std::vector<UnfitPodSet>& unfit, Time now) = 0;
+  virtual ScaleUpOutcome Provision(const ProvisioningRequestView& request, const std::vector<UnfitPodSet>& unfit,
+                                   const placement::ClusterSnapshot& snapshot, Time now) = 0;
   // Settled: the request's pods all fit now. Returns true when they fit because of a scale-up
   // this provisioner made for it (the request becomes CapacityIsProvisioned rather than
   // CapacityIsFound); the provisioner forgets its record of the request.
@@ -71,6 +75,13 @@ class Provisioner {
   // Retain: after each pass, the uids of the requests that still wait for capacity (present,
   // not Provisioned, not terminal); a provisioner gives back what it obtained for any other.
   virtual void Retain(const std::set<std::string>& pending_uids, Time now) {}
+  // MostPodsAdded: at most how many copies of `pod` all the capacity this provisioner could ever
+  // add would hold (an upper bound), or nullopt when it cannot tell now. A podSet whose count
+  // exceeds this plus what the cluster's nodes hold when empty can never fit.
+  virtual std::optional<int64_t> MostPodsAdded(const placement::PodSpecView& pod) { return std::nullopt; }
+  // PersistedState: what the controller keeps in the request's berth.dev/scale-up annotation
+  // after each pass ("" = no annotation), so that a restarted berth-manager resumes it.
+  virtual std::string PersistedState(const std::string& uid) const { return {}; }
 };
 
 // RequestDecision: what to do for one request.

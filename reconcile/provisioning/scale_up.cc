@@ -2,6 +2,7 @@
 #include "reconcile/provisioning/scale_up.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "reconcile/placement/snapshot.h"
 
@@ -99,7 +100,9 @@ void AtomicScaleUpProvisioner::Observe(const std::string& group, ScaleUpResult r
 }
 
 ScaleUpOutcome AtomicScaleUpProvisioner::Provision(const ProvisioningRequestView& request,
-                                                   const std::vector<UnfitPodSet>& unfit, Time now) {
+                                                   const std::vector<UnfitPodSet>& unfit,
+                                                   const placement::ClusterSnapshot& snapshot, Time now) {
+  const std::string adopt_error = Adopt(request);
   if (auto it = records_.find(request.uid); it != records_.end()) {
     if (it->second.give_back_pending) {
       ScaleUpOutcome out;
@@ -113,11 +116,28 @@ ScaleUpOutcome AtomicScaleUpProvisioner::Provision(const ProvisioningRequestView
         return out;
       }
     } else if (!it->second.settled) {
-      return Wait(request.uid, now);
+      return Wait(request.uid, snapshot, now);
     }
     records_.erase(it);  // given back, or settled and then lost its fit: start over
   }
-  return Start(request, unfit, now);
+  ScaleUpOutcome out = Start(request, unfit, now);
+  if (!adopt_error.empty()) out.message = adopt_error + " (ignored); " + out.message;
+  return out;
+}
+
+std::string AtomicScaleUpProvisioner::Adopt(const ProvisioningRequestView& request) {
+  if (!seen_.insert(request.uid).second || records_.contains(request.uid) || request.scale_up_state.empty()) {
+    return {};
+  }
+  auto record = DecodeScaleUpRecord(request.scale_up_state);
+  if (!record) return record.error();
+  records_[request.uid] = std::move(*record);
+  return {};
+}
+
+std::string AtomicScaleUpProvisioner::PersistedState(const std::string& uid) const {
+  auto it = records_.find(uid);
+  return it == records_.end() ? std::string() : EncodeScaleUpRecord(it->second);
 }
 
 ScaleUpOutcome AtomicScaleUpProvisioner::Start(const ProvisioningRequestView& request,
@@ -197,13 +217,18 @@ ScaleUpOutcome AtomicScaleUpProvisioner::Start(const ProvisioningRequestView& re
   return out;
 }
 
-ScaleUpOutcome AtomicScaleUpProvisioner::Wait(const std::string& uid, Time now) {
+ScaleUpOutcome AtomicScaleUpProvisioner::Wait(const std::string& uid, const placement::ClusterSnapshot& snapshot,
+                                              Time now) {
   Record& record = records_.at(uid);
   ScaleUpOutcome out;
   auto registered = port_.RegisteredNodes(record.group);
   int64_t arrived = 0;
   if (registered) {
-    for (const RegisteredNode& n : *registered) arrived += record.nodes_before.contains(n) ? 0 : 1;
+    // A node counts once the pass's snapshot has it: one the cloud already reports but the
+    // informer has not delivered yet was not tried, so the pods not fitting proves nothing.
+    for (const RegisteredNode& n : *registered) {
+      arrived += !record.nodes_before.contains(n) && snapshot.Usage(n.name).has_value() ? 1 : 0;
+    }
   }
   const bool all_arrived = registered && arrived >= record.delta;
   if (!all_arrived && now < record.deadline) {
@@ -234,6 +259,7 @@ ScaleUpOutcome AtomicScaleUpProvisioner::Wait(const std::string& uid, Time now) 
 }
 
 bool AtomicScaleUpProvisioner::Settled(const ProvisioningRequestView& request, Time now) {
+  Adopt(request);  // an annotation that does not parse: no record, so CapacityIsFound
   auto it = records_.find(request.uid);
   if (it == records_.end()) return false;
   if (!it->second.settled) Observe(it->second.group, ScaleUpResult::kSuccess);
@@ -242,6 +268,7 @@ bool AtomicScaleUpProvisioner::Settled(const ProvisioningRequestView& request, T
 }
 
 void AtomicScaleUpProvisioner::Retain(const std::set<std::string>& pending_uids, Time now) {
+  std::erase_if(seen_, [&](const std::string& uid) { return !pending_uids.contains(uid) && !records_.contains(uid); });
   for (auto it = records_.begin(); it != records_.end();) {
     Record& r = it->second;
     if (r.settled) {
@@ -262,6 +289,21 @@ void AtomicScaleUpProvisioner::Retain(const std::set<std::string>& pending_uids,
       ++it;
     }
   }
+}
+
+std::optional<int64_t> AtomicScaleUpProvisioner::MostPodsAdded(const placement::PodSpecView& pod) {
+  auto groups = port_.NodeGroups();
+  if (!groups) return std::nullopt;
+  int64_t total = 0;
+  for (const NodeGroupInfo& g : *groups) {
+    if (!g.template_node || g.max_size <= 0) continue;
+    placement::NodeView node = *g.template_node;
+    node.unschedulable = false;  // a new node registers schedulable
+    const int64_t per_node = placement::CopiesOnEmptyNode(pod, node);
+    const int64_t room = std::numeric_limits<int64_t>::max() - total;  // saturate: a bound only
+    total += per_node > room / g.max_size ? room : per_node * g.max_size;
+  }
+  return total;
 }
 
 std::expected<std::string, std::string> AtomicScaleUpProvisioner::GiveBack(const Record& record) {

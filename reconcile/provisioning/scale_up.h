@@ -108,12 +108,22 @@ class AtomicScaleUpProvisioner : public Provisioner {
   AtomicScaleUpProvisioner(NodeGroupPort& port, AtomicScaleUpOptions options, ResultObserver observer = {});
 
   ScaleUpOutcome Provision(const ProvisioningRequestView& request, const std::vector<UnfitPodSet>& unfit,
-                           Time now) override;
+                           const placement::ClusterSnapshot& snapshot, Time now) override;
   bool Settled(const ProvisioningRequestView& request, Time now) override;
 
   // Retain gives back the scale-up of a request that no longer waits for one (deleted, failed,
   // expired) and forgets settled ones once they are Provisioned.
   void Retain(const std::set<std::string>& pending_uids, Time now) override;
+
+  // PersistedState: the request's in-flight record, encoded (EncodeScaleUpRecord). A process
+  // that never had a record for a request adopts the one in its view (the annotation) on first
+  // sight, in Provision or Settled; later the memory is authoritative, as the cache may still
+  // show an annotation already superseded.
+  std::string PersistedState(const std::string& uid) const override;
+
+  // MostPodsAdded: every node group at its maxSize, each node empty (copies of the pod per
+  // template node × maxSize, summed); nullopt when the cloud provider cannot be asked.
+  std::optional<int64_t> MostPodsAdded(const placement::PodSpecView& pod) override;
 
   // For tests and logs: the in-flight scale-up of a request.
   struct Record {
@@ -135,16 +145,26 @@ class AtomicScaleUpProvisioner : public Provisioner {
 
  private:
   ScaleUpOutcome Start(const ProvisioningRequestView& request, const std::vector<UnfitPodSet>& unfit, Time now);
-  ScaleUpOutcome Wait(const std::string& uid, Time now);
+  ScaleUpOutcome Wait(const std::string& uid, const placement::ClusterSnapshot& snapshot, Time now);
   // GiveBack returns what the record obtained; the message says what was given back (or what
   // failed: a failed give-back is retried on the next pass, the record is kept).
   std::expected<std::string, std::string> GiveBack(const Record& record);
   void Observe(const std::string& group, ScaleUpResult result);
+  // Adopt restores a persisted record on first sight of the request; the error names what in
+  // the annotation does not parse (the annotation is then ignored and overwritten).
+  std::string Adopt(const ProvisioningRequestView& request);
 
   NodeGroupPort& port_;
   AtomicScaleUpOptions options_;
   ResultObserver observer_;
   std::map<std::string, Record> records_;  // by request uid
+  std::set<std::string> seen_;              // uids whose annotation was considered (Adopt)
 };
+
+// EncodeScaleUpRecord: compact JSON {"group","delta","targetBefore","nodesBefore":[names],
+// "deadline" (RFC 3339, µs), "settled"?, "giveBackPending"?, "watchUntil"?}.
+std::string EncodeScaleUpRecord(const AtomicScaleUpProvisioner::Record& record);
+// DecodeScaleUpRecord: the inverse; an error names the annotation and the field.
+std::expected<AtomicScaleUpProvisioner::Record, std::string> DecodeScaleUpRecord(std::string_view text);
 
 }  // namespace berth::reconcile::provisioning

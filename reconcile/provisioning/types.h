@@ -35,6 +35,9 @@ inline constexpr std::string_view kConsumeAnnotationDeprecated =
     "cluster-autoscaler.kubernetes.io/consume-provisioning-request";
 inline constexpr std::string_view kClassNameAnnotation = "autoscaling.x-k8s.io/provisioning-class-name";
 
+// The request annotation holding a scale-up class's in-flight state across restarts (berth's).
+inline constexpr std::string_view kScaleUpStateAnnotation = "berth.dev/scale-up";
+
 // Parameters berth reads.
 inline constexpr std::string_view kParamNoRetry = "noRetry";
 inline constexpr std::string_view kParamValidUntilSeconds = "ValidUntilSeconds";
@@ -115,6 +118,9 @@ struct ProvisioningRequestView {
   // its consumer pods are bound to a node.
   std::vector<BookedSlice> booking;
   int64_t bound_consumers = 0;
+  // metadata.annotations["berth.dev/scale-up"]: a scale-up class's persisted in-flight state
+  // ("" when absent).
+  std::string scale_up_state;
 };
 
 // ContainerResources: requests and limits of one container of a PodTemplate.

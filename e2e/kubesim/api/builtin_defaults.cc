@@ -231,6 +231,8 @@ void ApplyBuiltinDefaults(const ResourceType& type, Document& object) {
     Value& status = json::EnsureObject(object, "status", a);
     DefaultString(status, "phase", "Pending", a);
     DefaultString(status, "qosClass", QosClass(spec), a);
+  } else if (type.group == "scheduling.k8s.io" && type.plural == "priorityclasses") {
+    DefaultString(object, "preemptionPolicy", "PreemptLowerPriority", a);
   } else if (type.group.empty() && type.plural == "podtemplates") {
     if (Value* spec = json::FindMutable(object, {"template", "spec"})) DefaultPodSpec(*spec, a, false);
   } else if (type.group == "apps") {
@@ -286,6 +288,20 @@ std::vector<StatusCause> ValidateBuiltin(const ResourceType& type, const Value& 
       std::string prefix = "spec.containers[" + std::to_string(i) + "]";
       if (json::GetString(c, {"name"}).empty()) causes.push_back({"FieldValueRequired", "Required value", prefix + ".name"});
       if (json::GetString(c, {"image"}).empty()) causes.push_back({"FieldValueRequired", "Required value", prefix + ".image"});
+    }
+  } else if (type.group == "scheduling.k8s.io" && type.plural == "priorityclasses") {
+    const Value* value = json::Member(object, "value");
+    if (!value) {
+      causes.push_back({"FieldValueRequired", "Required value", "value"});
+    } else if (!value->IsInt()) {
+      causes.push_back({"FieldValueInvalid", "Invalid value: " + json::Serialize(*value) + ": must be an int32", "value"});
+    }
+    std::string_view policy = json::GetString(object, {"preemptionPolicy"});
+    if (policy != "PreemptLowerPriority" && policy != "Never") {
+      causes.push_back({"FieldValueNotSupported",
+                        "Unsupported value: \"" + std::string(policy) +
+                            "\": supported values: \"Never\", \"PreemptLowerPriority\"",
+                        "preemptionPolicy"});
     }
   } else if (type.group == "policy" && type.plural == "poddisruptionbudgets") {
     const Value* spec = json::Member(object, "spec");

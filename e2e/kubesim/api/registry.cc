@@ -45,6 +45,8 @@ Registry::Registry() {
       Builtin("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", true, {"pdb"}, {},
               true, true),
       Builtin("coordination.k8s.io", "v1", "Lease", "leases", true, {}, {}, false, false),
+      // Read by the Priority admission of pods (api/priority_admission.h).
+      Builtin("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", false, {"pc"}, {}, false, false),
       // Stored only: kubesim authorizes every request, so RBAC objects are never evaluated.
       Builtin("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings", false, {}, {}, false, false),
       Builtin("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", false, {}, {}, false, false),

@@ -8,6 +8,7 @@
 #include "e2e/kubesim/api/crd_versions.h"
 #include "e2e/kubesim/api/update_validation.h"
 #include "e2e/kubesim/api/list_filter.h"
+#include "e2e/kubesim/api/priority_admission.h"
 #include "e2e/kubesim/api/request_body.h"
 #include "e2e/kubesim/api/response_format.h"
 #include "e2e/kubesim/api/status_errors.h"
@@ -171,6 +172,13 @@ OpResult ApiServer::DoCreate(const ResourceType& type, const std::string& ns, Do
   // registers a node with its status) and pods (the strategy resets it to Pending below).
   if (type.has_status && !(type.group.empty() && type.plural == "nodes")) {
     json::RemoveMember(body, "status");
+  }
+  // Mutating admission before validation: Priority resolves spec.priority from the class.
+  if (type.group.empty() && type.plural == "pods") {
+    if (auto err = AdmitPodPriority(store_, name, body)) {
+      result.error = std::move(*err);
+      return result;
+    }
   }
   if (auto err = ValidateAndDefault(type, body, opts, result.warnings)) {
     result.error = std::move(err);

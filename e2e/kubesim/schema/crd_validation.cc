@@ -5,6 +5,8 @@
 
 #include "clientgo-shim/base/json.h"
 #include "e2e/kubesim/schema/go_format.h"
+#include "e2e/kubesim/schema/pattern_cache.h"
+#include "e2e/kubesim/schema/schema_node.h"
 
 namespace berth::kubesim::schema {
 namespace {
@@ -54,6 +56,38 @@ bool SameJson(const Value* a, const Value* b) {
   return *a == *b;
 }
 
+// CheckPatterns refuses every `pattern` that is not a Go regexp, as the apiserver does when the CRD
+// is written (an object could never match it), walking the schema's sub-schemas by their field paths.
+void CheckPatterns(const Value& schema, const std::string& path, std::vector<Cause>& causes, int depth) {
+  if (!schema.IsObject() || depth > kMaxSchemaDepth) return;
+  if (const Value* p = json::Member(schema, "pattern"); p != nullptr && p->IsString() && p->GetStringLength() > 0) {
+    const std::string_view pattern(p->GetString(), p->GetStringLength());
+    if (auto re = CompiledPattern(pattern); !re) {
+      causes.push_back(MakeCause(kCauseInvalid, path + ".pattern", GoQuote(pattern),
+                                 "must be a valid regular expression, but isn't: " + re.error()));
+    }
+  }
+  for (const char* map_key : {"properties", "patternProperties", "definitions"}) {
+    const Value* m = json::Member(schema, map_key);
+    if (m == nullptr || !m->IsObject()) continue;
+    for (const auto& member : m->GetObject()) {
+      CheckPatterns(member.value, path + "." + map_key + "[" + member.name.GetString() + "]", causes, depth + 1);
+    }
+  }
+  for (const char* list_key : {"allOf", "anyOf", "oneOf"}) {
+    const Value* l = json::Member(schema, list_key);
+    if (l == nullptr || !l->IsArray()) continue;
+    for (rapidjson::SizeType i = 0; i < l->Size(); ++i) {
+      CheckPatterns((*l)[i], path + "." + list_key + "[" + std::to_string(i) + "]", causes, depth + 1);
+    }
+  }
+  for (const char* one_key : {"items", "additionalProperties", "not"}) {
+    if (const Value* sub = json::Member(schema, one_key); sub != nullptr) {
+      CheckPatterns(*sub, path + "." + one_key, causes, depth + 1);
+    }
+  }
+}
+
 void CheckRootSchema(const Value* schema, const std::string& path, std::vector<Cause>& causes) {
   if (schema == nullptr || !schema->IsObject()) {
     causes.push_back(MakeCause(kCauseRequired, path, "", "schemas are required"));
@@ -68,6 +102,7 @@ void CheckRootSchema(const Value* schema, const std::string& path, std::vector<C
   } else if (t != "object") {
     causes.push_back(MakeCause(kCauseInvalid, path + ".type", GoQuote(t), "must be object at the root"));
   }
+  CheckPatterns(*schema, path, causes, 0);
 }
 
 }  // namespace

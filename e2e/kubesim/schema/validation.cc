@@ -5,7 +5,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 
@@ -191,7 +190,7 @@ class Validator {
 
  private:
   // Compiled patterns held for this validation (the process-wide cache may start over meanwhile).
-  std::map<std::string, std::shared_ptr<const std::regex>, std::less<>> regexes_;
+  std::map<std::string, std::shared_ptr<const re2::RE2>, std::less<>> regexes_;
 
   static bool Contains(const std::vector<std::string>& types, std::string_view t) {
     for (const auto& s : types) {
@@ -248,7 +247,7 @@ class Validator {
     if (!matches) TypeFail(path, Join(types), sch_type);
   }
 
-  const std::regex* Compile(std::string_view pattern, std::string* error) {
+  const re2::RE2* Compile(std::string_view pattern, std::string* error) {
     auto it = regexes_.find(pattern);
     if (it != regexes_.end()) return it->second.get();
     auto re = CompiledPattern(pattern);
@@ -276,20 +275,14 @@ class Validator {
     auto pattern = SchemaString(schema, "pattern");
     if (!pattern || pattern->empty()) return;
     std::string error;
-    const std::regex* re = Compile(*pattern, &error);
+    const re2::RE2* re = Compile(*pattern, &error);
     if (re == nullptr) {
       Add(kCauseInvalid, path, GoQuote(data),
           path + " in body should match '" + std::string(*pattern) +
               ", but pattern is invalid: " + error + "'");
       return;
     }
-    bool matched = false;
-    try {
-      matched = std::regex_search(data.begin(), data.end(), *re);
-    } catch (const std::regex_error&) {
-      matched = false;  // too complex to evaluate: treat as not matching
-    }
-    if (!matched) {
+    if (!PatternMatches(*re, data)) {
       Add(kCauseInvalid, path, GoQuote(data),
           path + " in body should match '" + std::string(*pattern) + "'");
     }

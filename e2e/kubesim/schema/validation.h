@@ -7,8 +7,8 @@
 // Supported keywords: type (object, array, string, integer, number, boolean), nullable,
 // x-kubernetes-int-or-string, required, enum, properties, additionalProperties (schema or false),
 // items, minItems/maxItems, minimum/maximum (+exclusiveMinimum/exclusiveMaximum), multipleOf,
-// minLength/maxLength (counted in runes), pattern (ECMAScript regex via std::regex; the apiserver
-// uses Go's RE2, which agrees on the usual patterns), minProperties/maxProperties, and
+// minLength/maxLength (counted in runes), pattern (RE2, the syntax and semantics of Go's regexp,
+// which the apiserver uses), minProperties/maxProperties, and
 // format date-time / date. Not supported: allOf/anyOf/oneOf/not, uniqueItems, CEL rules
 // (x-kubernetes-validations), list-type/map-type checks, ratcheting of unchanged fields.
 //

@@ -1,5 +1,7 @@
 #include "e2e/kubesim/sim/kubesim_instance.h"
 
+#include "e2e/kubesim/api/priority_admission.h"
+
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -59,7 +61,11 @@ Status KubesimInstance::CreateNode(const std::string& name) {
   int i = index++;
   std::string ip = "10.0." + std::to_string((i >> 8) & 0xFF) + "." + std::to_string(i & 0xFF);
   std::string text = R"({"apiVersion":"v1","kind":"Node","metadata":{"name":")" + name +
-                     R"(","labels":{"kubernetes.io/hostname":")" + name +
+                     R"(","labels":{)" +
+                     (options_.node_zones > 0
+                          ? R"("topology.kubernetes.io/zone":"zone-)" + std::to_string(i % options_.node_zones) + R"(",)"
+                          : std::string()) +
+                     R"("kubernetes.io/hostname":")" + name +
                      R"(","kubernetes.io/os":"linux","kubernetes.io/arch":"amd64","beta.kubernetes.io/os":"linux","beta.kubernetes.io/arch":"amd64"}},)"
                      R"("spec":{"podCIDR":"10.244.)" + std::to_string(i & 0xFF) + R"(.0/24"},)"
                      R"("status":{"capacity":{"cpu":")" + options_.node_cpu + R"(","memory":")" +
@@ -125,6 +131,11 @@ Result<uint16_t> KubesimInstance::Start() {
   for (const char* ns : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
     auto doc = json::Parse(std::string(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")") + ns + "\"}}");
     api_->DoCreate(*ns_type, "", std::move(*doc), WriteOptions{"Ignore", false, ""});
+  }
+  // kube-apiserver creates the system PriorityClasses at start.
+  auto pc_type = api_->TypeOf("scheduling.k8s.io", "priorityclasses");
+  for (const char* const* pc = BuiltinPriorityClasses(); *pc != nullptr; ++pc) {
+    api_->DoCreate(*pc_type, "", std::move(*json::Parse(*pc)), WriteOptions{"Ignore", false, ""});
   }
   for (int i = 0; i < options_.nodes; ++i) {
     if (auto s = CreateNode("node-" + std::to_string(i)); !s) return std::unexpected(s.error());

@@ -29,6 +29,8 @@ struct KubesimOptions {
   std::string node_memory = "32Gi";
   std::string node_pods = "110";
   std::string node_ephemeral_storage = "100Gi";
+  // > 0: node i gets topology.kubernetes.io/zone=zone-(i % node_zones). Default 0 (no zone).
+  int node_zones = 0;
   std::string seed_file;             // YAML/JSON objects created at start
   ClusterSimOptions cluster;         // kubelet, pod-ready-delay, pod-gc-delay
   size_t history_window = 50000;     // events kept for watch resume

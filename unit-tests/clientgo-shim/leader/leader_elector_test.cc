@@ -2,6 +2,7 @@
 #include "clientgo-shim/leader/leader_elector.h"
 
 #include <atomic>
+#include <functional>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -32,6 +33,10 @@ struct LeaseServer {
   std::optional<json::Document> lease;
   int rv = 0;
   std::atomic<bool> fail_writes{false};
+  // slow_failing_puts: that many PUTs each run `slow_put` (which moves the fake clock, as the
+  // transport's Retry-After waits would) and then fail with 503.
+  std::atomic<int> slow_failing_puts{0};
+  std::function<void()> slow_put;
   std::atomic<int> puts{0};
   std::atomic<int> requests{0};
   std::atomic<int> gets{0};
@@ -45,6 +50,12 @@ struct LeaseServer {
       return Ok(json::Serialize(*lease));
     }
     if (fail_writes) return Fail(ErrorCode::kInternal, 500, "etcdserver: request timed out");
+    if (r.method == "PUT" && slow_failing_puts.load() > 0) {
+      --slow_failing_puts;
+      ++puts;
+      if (slow_put) slow_put();
+      return Fail(ErrorCode::kInternal, 503, "the server is currently unable to handle the request");
+    }
     auto doc = json::Parse(r.body);
     if (!doc) return Fail(ErrorCode::kBadRequest, 400, "bad");
     if (r.method == "POST") {
@@ -308,6 +319,35 @@ TEST(LeaderElectorTest, FailedRenewalsCloseTheFenceRenewDeadlineAfterTheLastSucc
   f.AdvanceParked(2s);
   EXPECT_FALSE(e->fence()->MayWrite());
   ASSERT_TRUE(WaitFor([&] { return f.stopped.load() == 1; }));
+}
+
+TEST(LeaderElectorTest, RetriesFollowTheRetryPeriodFromEachAttemptsStartSoSlowFailuresKeepTheLease) {
+  // Each failing PUT takes 1.8 s (Retry-After waits inside the transport), so a failed attempt
+  // (fast-path PUT, then GET + PUT) takes 3.6 s, longer than retryPeriod (2 s). client-go's
+  // ticker starts the next attempt at once; sleeping a whole retryPeriod after each failure
+  // left room for only two attempts in renewDeadline (10 s) and lost a Lease the third attempt
+  // renews.
+  Fixture f;
+  f.server.slow_put = [&] { f.clock.Advance(1800ms); };
+  auto e = *LeaderElector::Create(f.Config("me"));
+  e->Start();
+  ASSERT_TRUE(WaitFor([&] { return e->IsLeader(); }));
+  const SteadyTime acquired = f.clock.Now();
+  EXPECT_EQ(e->fence()->ClosesAt(), acquired + 10s);
+  f.server.slow_failing_puts = 4;  // the first two renewal attempts fail
+  const int puts = f.server.puts.load();
+  f.AdvanceParked(2s);  // the first renewal is due; from here only the failing PUTs move time
+  // Attempts at +2 s and +5.6 s fail (each ends 3.6 s later); the third starts at once, at
+  // +9.2 s, before the deadline (+10 s), and renews. Sleeping a retryPeriod after the second
+  // failure would have parked the elector until +11.2 s, past the deadline.
+  ASSERT_TRUE(WaitFor([&] { return f.server.puts.load() >= puts + 5; }))
+      << "the third attempt never came without the clock moving";
+  ASSERT_TRUE(WaitFor([&] { return f.clock.WaiterCount() > 0; }));
+  EXPECT_EQ(f.stopped.load(), 0);
+  EXPECT_TRUE(e->IsLeader());
+  EXPECT_EQ(e->fence()->ClosesAt(), acquired + 2s + 4 * 1800ms + 10s)
+      << "renewed by the third attempt, which started before the deadline";
+  e->Stop();
 }
 
 TEST(LeaderElectorTest, StopWhileLeadingReleasesTheLease) {

@@ -1,9 +1,13 @@
 // Tests for clientgo-shim/manager/controller.h: the reconcileHandler switch and its metrics.
 #include "clientgo-shim/manager/controller.h"
 
+#include <regex>
+#include <set>
 #include <thread>
 
 #include <gtest/gtest.h>
+
+#include "clientgo-shim/base/log_capture.h"
 
 namespace berth::shim {
 namespace {
@@ -182,6 +186,68 @@ TEST(ControllerTest, StopLetsAnInFlightReconcileFinish) {
   release = true;
   stopper.join();
   EXPECT_TRUE(finished.load());
+}
+
+
+TEST(ControllerTest, LogsControllerRuntimesLifecycleLinesWithAReconcileIdPerReconcile) {
+  testing::LogCapture capture;
+  ControllerOptions o;
+  o.name = "reservation";
+  o.max_concurrent_reconciles = 3;
+  auto c = Controller::Create(std::move(o), [&](const std::string& key) -> ReconcileResult {
+    log::Info("reservation", "reconciling");  // the reconciler's own line
+    if (key == "default/bad") return ReconcileResult::TerminalError("spec.ttl: invalid duration \"1d\"");
+    return ReconcileResult::Done();
+  });
+  ASSERT_TRUE(c.has_value());
+  (*c)->Start();
+  auto started = capture.Matching("Starting workers");
+  ASSERT_EQ(started.size(), 1u);
+  EXPECT_EQ(started[0].Get("controller"), "reservation");
+  EXPECT_EQ(started[0].Get("worker count"), "3");
+
+  (*c)->queue().Add("default/bad");
+  const auto error = capture.WaitFor([](const testing::LogLine& l) { return l.Get("msg") == "Reconciler error"; },
+                                     std::chrono::seconds(5));
+  ASSERT_EQ(error.Get("msg"), "Reconciler error");
+  EXPECT_EQ(error.Get("level"), "error");
+  EXPECT_EQ(error.Get("error"), "spec.ttl: invalid duration \"1d\"");
+  EXPECT_EQ(error.Get("controller"), "reservation");
+  EXPECT_EQ(error.Get("namespace"), "default");
+  EXPECT_EQ(error.Get("name"), "bad");
+  EXPECT_TRUE(std::regex_match(error.Get("reconcileID"),
+                               std::regex("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")))
+      << error.Get("reconcileID");
+  EXPECT_FALSE(error.Get("stacktrace").empty());
+
+  (*c)->queue().Add("cluster-scoped");
+  (*c)->queue().Add("default/good");
+  ASSERT_TRUE(WaitFor([&] { return capture.Matching("reconciling").size() == 3; }));
+  (*c)->Stop();
+  std::set<std::string> ids;
+  for (const auto& line : capture.Matching("reconciling")) {
+    EXPECT_EQ(line.Get("controller"), "reservation");
+    ids.insert(line.Get("reconcileID"));
+    if (line.Get("name") == "bad") EXPECT_EQ(line.Get("reconcileID"), error.Get("reconcileID"));
+    if (line.Get("name") == "cluster-scoped") EXPECT_EQ(line.Get("namespace"), "");
+  }
+  EXPECT_EQ(ids.size(), 3u) << "one reconcileID per reconcile";
+  EXPECT_EQ(capture.Matching("Reconciler error").size(), 1u);
+  EXPECT_EQ(capture.Matching("Shutdown signal received, waiting for all workers to finish").size(), 1u);
+  EXPECT_EQ(capture.Matching("All workers finished").size(), 1u);
+  (*c)->Stop();  // a second Stop logs nothing more
+  EXPECT_EQ(capture.Matching("All workers finished").size(), 1u);
+}
+
+TEST(ControllerTest, ReconcileLogFieldsSplitNamespacedKeysOnly) {
+  auto fields = ReconcileLogFields("c", "ns/name");
+  ASSERT_EQ(fields.size(), 4u);
+  EXPECT_EQ(fields[1], (std::pair<std::string, std::string>{"namespace", "ns"}));
+  EXPECT_EQ(fields[2], (std::pair<std::string, std::string>{"name", "name"}));
+  auto odd = ReconcileLogFields("c", "a/b/c");
+  ASSERT_EQ(odd.size(), 3u);
+  EXPECT_EQ(odd[1], (std::pair<std::string, std::string>{"name", "a/b/c"}));
+  EXPECT_NE(ReconcileLogFields("c", "k")[2].second, ReconcileLogFields("c", "k")[2].second);
 }
 
 }  // namespace

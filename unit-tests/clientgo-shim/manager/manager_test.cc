@@ -142,6 +142,49 @@ TEST(ManagerTest, WithLeaderElectionControllersWriteThroughTheLeaderFence) {
   EXPECT_EQ(after.error().code, ErrorCode::kFenced) << "nothing after the Lease is released";
 }
 
+TEST(ManagerTest, TheElectorUsesItsOwnClientSoBlockedControllerTrafficCannotHoldUpTheLease) {
+  // The controllers' client is saturated: every request through it waits (all connections or
+  // rate-limiter tokens taken). The Lease goes through the elector's own client.
+  std::mutex mu;
+  std::condition_variable cv;
+  bool released = false;
+  auto busy = std::make_shared<testing::FakeRestClient>([&](const RestRequest&) -> Result<RestResponse> {
+    std::unique_lock<std::mutex> l(mu);
+    cv.wait_for(l, 10s, [&] { return released; });
+    return testing::Ok("{}");
+  });
+  auto lease = std::make_shared<testing::FakeRestClient>([](const RestRequest& r) -> Result<RestResponse> {
+    if (r.method == "GET") return testing::Fail(ErrorCode::kNotFound, 404, "not found");
+    return testing::Ok(r.body.empty() ? "{}" : r.body);
+  });
+  ManagerOptions o;
+  o.rest = busy;
+  o.leader_election_rest = lease;
+  o.metrics_bind_address = "0";
+  o.health_probe_bind_address = "0";
+  o.leader_election = true;
+  o.leader_election_id = "berth";
+  o.leader_election_namespace = "sys";
+  auto m = Manager::Create(o);
+  ASSERT_TRUE(m);
+  std::thread controller_traffic([&] { (void)(*m)->rest()->Do({.method = "GET", .path = "/api/v1/pods"}); });
+  ASSERT_TRUE((*m)->Start());
+  EXPECT_TRUE(WaitFor([&] { return (*m)->IsLeader(); })) << "acquired while the shared client is blocked";
+  {
+    std::lock_guard<std::mutex> l(mu);
+    released = true;
+  }
+  cv.notify_all();
+  controller_traffic.join();
+  (*m)->Stop();
+  int lease_requests = 0;
+  for (const auto& r : lease->requests()) lease_requests += r.path.find("/leases") != std::string::npos;
+  EXPECT_GE(lease_requests, 2) << "GET (404), then POST";
+  for (const auto& r : busy->requests()) {
+    EXPECT_EQ(r.path.find("/leases"), std::string::npos) << r.method << " " << r.path;
+  }
+}
+
 TEST(ManagerTest, LosingTheLeaseFailsWaitAndFencesTheInFlightReconcilesWrite) {
   std::atomic<bool> stolen{false};
   auto fake = std::make_shared<testing::FakeRestClient>([&](const RestRequest& r) -> Result<RestResponse> {

@@ -43,6 +43,14 @@ TEST(ProvisioningCodecTest, ReadsARequestWithItsConditions) {
   EXPECT_FALSE(r.deleting);
 }
 
+TEST(ProvisioningCodecTest, ReadsThePersistedScaleUpAnnotation) {
+  auto doc = Parse(R"({"metadata":{"name":"r","namespace":"ns","uid":"u",)"
+                   R"("annotations":{"berth.dev/scale-up":"{\"group\":\"pool\"}"}},)"
+                   R"("spec":{"provisioningClassName":"c","podSets":[{"podTemplateRef":{"name":"t"},"count":1}]}})");
+  EXPECT_EQ(ReadProvisioningRequest(doc).scale_up_state, R"({"group":"pool"})");
+  EXPECT_EQ(ReadProvisioningRequest(Parse(kRequest)).scale_up_state, "");
+}
+
 TEST(ProvisioningCodecTest, MalformedSpecFieldsBecomeSpecErrorsNamingTheField) {
   auto doc = Parse(R"({"metadata":{"name":"x","namespace":"n","uid":"u"},
     "spec":{"parameters":{"ValidUntilSeconds":5},"podSets":[{"podTemplateRef":{},"count":"many"},

@@ -163,7 +163,9 @@ TEST(SchedulerCacheTest, AFailedPlacementWriteKeepsTheAssumedNodeForTheRetry) {
       cache.ForgetReservation(r.uid);
       auto again = cache.PlaceAndAssumeReservation(tmpl, r, false);
       ASSERT_TRUE(again.has_value());
-      EXPECT_EQ(again->node_name, "node-1");  // the move the soak saw
+      // The move the soak saw (to node-1) no longer happens even when the assumption is gone (a
+      // new leader): the owner pod in it pins it to node-0.
+      EXPECT_EQ(again->node_name, "node-0");
       continue;
     }
     cache.MarkPlacementUnwritten(r.uid);
@@ -182,6 +184,68 @@ TEST(SchedulerCacheTest, AFailedPlacementWriteKeepsTheAssumedNodeForTheRetry) {
     EXPECT_FALSE(cache.IsReservationAssumed(r.uid));
     EXPECT_FALSE(cache.UnwrittenPlacement(r.uid).has_value());
   }
+}
+
+TEST(SchedulerCacheTest, APendingReservationThatPodsAlreadyAllocateIsPlacedOnTheirNode) {
+  // A leader bound an owner pod into its assumed placement on node-0, the placement's status
+  // write failed and the leader died: the next leader sees the reservation Pending and unplaced
+  // and the pod bound on node-0 with the reservation's uid in its allocation annotation.
+  SchedulerCache cache;
+  cache.UpsertNode(Node("node-0", 1000, 1024));
+  cache.UpsertNode(Node("node-1", 1000, 1024));  // emptier: LeastAllocated would pick it
+  auto r = AvailableReservation("r", "", 800, 100, false);
+  r.phase = reconcile::Phase::kPending;
+  r.allocate_policy = placement::AllocatePolicy::kRestricted;
+  cache.UpsertReservation(r);
+  auto owner = Pod("owner-0", 300, 10);
+  owner.labels = {{"app", "owner"}};
+  owner.node_name = "node-0";
+  owner.reservation_uid = r.uid;
+  cache.UpsertPod(owner);
+  auto other = Pod("other", 100, 10);
+  other.node_name = "node-0";
+  cache.UpsertPod(other);
+  // node-0 has 600m free: not the reservation's 800m, but the 500m its pod does not use yet.
+  placement::PodSpecView tmpl = Pod("r", 800, 100);
+  tmpl.uid = r.uid;
+  auto placed = cache.PlaceAndAssumeReservation(tmpl, r, false);
+  ASSERT_TRUE(placed.has_value()) << placed.error().Message();
+  EXPECT_EQ(placed->node_name, "node-0");
+  EXPECT_EQ(placed->allocatable.at("cpu"), 800) << "its size is the template's";
+  EXPECT_EQ(placed->phase, reconcile::Phase::kAvailable);
+  auto usage = cache.Usage("node-0");
+  ASSERT_TRUE(usage.has_value());
+  EXPECT_EQ(usage->free.at("cpu"), 100) << "1000m - 400m of pods - the 500m it still holds";
+  EXPECT_EQ(cache.Allocated(r.uid).at("cpu"), 300);
+
+  // A reservation no pod allocates yet goes where the score says.
+  auto fresh = AvailableReservation("fresh", "", 100, 10, false);
+  fresh.phase = reconcile::Phase::kPending;
+  cache.UpsertReservation(fresh);
+  placement::PodSpecView fresh_tmpl = Pod("fresh", 100, 10);
+  fresh_tmpl.uid = fresh.uid;
+  auto elsewhere = cache.PlaceAndAssumeReservation(fresh_tmpl, fresh, false);
+  ASSERT_TRUE(elsewhere.has_value());
+  EXPECT_EQ(elsewhere->node_name, "node-1");
+}
+
+TEST(SchedulerCacheTest, PodsAllocatingAReservationDoNotPinItAgainstItsTemplatesNodeName) {
+  SchedulerCache cache;
+  cache.UpsertNode(Node("node-0", 1000, 1024));
+  cache.UpsertNode(Node("node-1", 1000, 1024));
+  auto r = AvailableReservation("r", "", 500, 10, false);
+  r.phase = reconcile::Phase::kPending;
+  cache.UpsertReservation(r);
+  auto owner = Pod("owner-0", 100, 10);
+  owner.node_name = "node-0";
+  owner.reservation_uid = r.uid;
+  cache.UpsertPod(owner);
+  placement::PodSpecView tmpl = Pod("r", 500, 10);
+  tmpl.uid = r.uid;
+  tmpl.node_name = "node-1";  // the spec says where it goes
+  auto placed = cache.PlaceAndAssumeReservation(tmpl, r, false);
+  ASSERT_TRUE(placed.has_value());
+  EXPECT_EQ(placed->node_name, "node-1");
 }
 
 TEST(SchedulerCacheTest, RemovingAReservationEndsAnUnwrittenPlacement) {

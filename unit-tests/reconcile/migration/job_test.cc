@@ -361,9 +361,25 @@ TEST(MigrationJobTest, ReservationProblemsFailTheJob) {
   JobSnapshot taken = Running();
   taken.reservation = Reservation(Phase::kSucceeded, "node-2");
   taken.reservation->current_owners = {{"default", "web-9", "u9"}};
+  // Another migration's replacement took it: a new reservation, up to 3 times; then the job fails.
   auto t = DecideMigration(taken, kT0, Options());
+  EXPECT_EQ(t.status->phase, JobPhase::kRunning);
+  EXPECT_EQ(t.actions, (std::vector<Action>{{ActionKind::kCreateReservation, "job-uid-1"},
+                                            {ActionKind::kRecordReservationRef, "job-uid-1"}}));
+  EXPECT_EQ(Cond(*t.status, kCondReservationCreated).message,
+            "Reservation job-uid-1 created for Pod default/web-1 (Reservation job-uid was bound by another Pod "
+            "default/web-9)");
+  EXPECT_EQ(Cond(*t.status, kCondReservationScheduled).status, "False");
+  taken.reservation_ref_name = "job-uid-3";
+  taken.reservation->name = "job-uid-3";
+  t = DecideMigration(taken, kT0, Options());
   EXPECT_EQ(t.status->reason, "ForbiddenMigratePod");
-  EXPECT_EQ(t.status->message, "Reservation job-uid is already bound by another Pod default/web-9");
+  EXPECT_EQ(t.status->message, "Reservation job-uid-3 is already bound by another Pod default/web-9");
+  taken.reservation_ref_name = "users-own";  // a reservation the job did not create is not replaced
+  taken.reservation->name = "users-own";
+  taken.reservation->created_by_job = false;
+  t = DecideMigration(taken, kT0, Options());
+  EXPECT_EQ(t.status->reason, "ForbiddenMigratePod");
 }
 
 TEST(MigrationJobTest, AUserGivenReservationIsUsedNotCreated) {
@@ -413,6 +429,97 @@ TEST(MigrationJobTest, EvictDirectlyEvictsAndSucceeds) {
   EXPECT_EQ(after.status.status, "Complete");
   ASSERT_TRUE(after.transition);
   EXPECT_EQ(after.transition->to, JobPhase::kSucceeded);
+}
+
+}  // namespace
+}  // namespace berth::reconcile::migration
+
+namespace berth::reconcile::migration {
+namespace {
+
+TEST(MigrationPdbPrecheckTest, AnEvictionTheCachedBudgetRefusesIsNotSent) {
+  JobSnapshot j = Running();
+  j.reservation = Reservation(Phase::kAvailable, "node-2");
+  j.pdbs = {{"web", 0, 3, 3}};
+  auto d = DecideMigration(j, kT0, Options());
+  EXPECT_TRUE(d.actions.empty());
+  ASSERT_TRUE(d.status);
+  EXPECT_EQ(Cond(*d.status, kCondEviction).status, "False");
+  EXPECT_EQ(Cond(*d.status, kCondEviction).message,
+            "Eviction of Pod default/web-1 waits for PodDisruptionBudget default/web to allow a disruption (0 "
+            "allowed, 3 healthy, 3 desired); not sent, as the API server would refuse it");
+  EXPECT_EQ(d.requeue_after, seconds(30));
+  // The budget's update brings a disruption: the eviction goes out.
+  j.pdbs = {{"web", 1, 4, 3}};
+  EXPECT_EQ(DecideMigration(j, kT0, Options()).actions,
+            (std::vector<Action>{{ActionKind::kEvict, "", EvictionPolicy::kEviction}}));
+}
+
+TEST(MigrationPdbPrecheckTest, TheApiServerDecidesWhereTheBudgetDoesNotApplyOrIsAmbiguous) {
+  JobSnapshot j = Running();
+  j.reservation = Reservation(Phase::kAvailable, "node-2");
+  j.pdbs = {{"web", 0, 3, 3}};
+  EXPECT_TRUE(PdbPrecheck(j).has_value());
+  JobSnapshot unready = j;
+  unready.pod->ready = false;  // the Eviction API's unhealthy-pod rules, not the budget count
+  EXPECT_FALSE(PdbPrecheck(unready).has_value());
+  JobSnapshot pending = j;
+  pending.pod->phase = "Pending";
+  EXPECT_FALSE(PdbPrecheck(pending).has_value());
+  JobSnapshot two = j;
+  two.pdbs.push_back({"other", 0, 1, 1});  // the API server's 500 names both
+  EXPECT_FALSE(PdbPrecheck(two).has_value());
+  JobSnapshot deleted = j;
+  deleted.job_evict_policy = EvictionPolicy::kDelete;
+  EXPECT_FALSE(PdbPrecheck(deleted).has_value());
+  JobSnapshot none = j;
+  none.pdbs.clear();
+  EXPECT_FALSE(PdbPrecheck(none).has_value());
+}
+
+TEST(MigrationArbitrationTest, AHeldJobStaysPendingWithTheLimitNamedThenStarts) {
+  JobSnapshot j = Job();
+  j.held_by_limit = LimitHit{std::string(kReasonMaxMigratingPerNode),
+                             "2 pods migrating on node node-0, maxMigratingPerNode is 2"};
+  auto d = DecideMigration(j, kT0 + seconds(1), Options());
+  ASSERT_TRUE(d.status);
+  EXPECT_EQ(d.status->phase, JobPhase::kPending);
+  EXPECT_TRUE(d.actions.empty());
+  EXPECT_FALSE(d.transition);
+  EXPECT_EQ(Cond(*d.status, kCondArbitration).status, "False");
+  EXPECT_EQ(Cond(*d.status, kCondArbitration).reason, "MaxMigratingPerNode");
+  EXPECT_EQ(d.status->message,
+            "Pod default/web-1 waits: 2 pods migrating on node node-0, maxMigratingPerNode is 2");
+  EXPECT_EQ(d.requeue_after, seconds(5));
+  j = Apply(j, d);
+  EXPECT_FALSE(DecideMigration(j, kT0 + seconds(2), Options()).status) << "no write while the hold is unchanged";
+
+  j.held_by_limit.reset();
+  d = DecideMigration(j, kT0 + seconds(3), Options());
+  ASSERT_TRUE(d.status);
+  EXPECT_EQ(d.status->phase, JobPhase::kRunning);
+  EXPECT_EQ(Cond(*d.status, kCondArbitration).status, "True");
+  EXPECT_EQ(Cond(*d.status, kCondArbitration).reason, "PassedArbitration");
+  EXPECT_EQ(d.actions.size(), 3u);
+}
+
+TEST(MigrationArbitrationTest, ANonRetryableCheckFailsTheJobEvenWhenALimitHoldsIt) {
+  JobSnapshot j = Job();
+  j.pod.reset();
+  j.held_by_limit = LimitHit{std::string(kReasonMaxMigratingPerNode), "x"};
+  auto d = DecideMigration(j, kT0 + seconds(1), Options());
+  ASSERT_TRUE(d.status);
+  EXPECT_EQ(d.status->phase, JobPhase::kFailed);
+  EXPECT_EQ(d.status->reason, "MissingPod");
+}
+
+TEST(MigrationArbitrationTest, AHeldJobStillTimesOut) {
+  JobSnapshot j = Job();
+  j.held_by_limit = LimitHit{std::string(kReasonMaxMigratingPerWorkload), "x"};
+  auto d = DecideMigration(j, kT0 + std::chrono::minutes(5), Options());
+  ASSERT_TRUE(d.status);
+  EXPECT_EQ(d.status->phase, JobPhase::kFailed);
+  EXPECT_EQ(d.status->reason, "Timeout");
 }
 
 }  // namespace

@@ -187,5 +187,31 @@ TEST(FitErrorMessage, NoNodesAndNoReasonsHaveTheirOwnText) {
   EXPECT_EQ(InsufficientReason("nvidia.com/gpu"), "Insufficient nvidia.com/gpu");
 }
 
+TEST(CopiesOnEmptyNode, TheScarcestRequestOrPodSlotsBoundTheCopies) {
+  NodeView node = Node("n1");
+  node.allocatable = {{"cpu", 8000}, {"memory", int64_t{4} << 30}, {"pods", 110 * 1000}};
+  PodSpecView pod;
+  pod.requests = {{"cpu", 3000}, {"memory", int64_t{1} << 30}};
+  EXPECT_EQ(CopiesOnEmptyNode(pod, node), 2) << "cpu: 8/3";
+  pod.requests = {{"memory", int64_t{1} << 30}};
+  EXPECT_EQ(CopiesOnEmptyNode(pod, node), 4) << "memory: 4Gi/1Gi";
+  pod.requests = {};
+  EXPECT_EQ(CopiesOnEmptyNode(pod, node), 110) << "pod slots";
+  pod.requests = {{"nvidia.com/gpu", 1000}};
+  EXPECT_EQ(CopiesOnEmptyNode(pod, node), 0) << "a resource the node lacks";
+  pod.requests = {{"cpu", kUnboundedAmount}};
+  EXPECT_EQ(CopiesOnEmptyNode(pod, node), 0);
+  pod.requests = {{"cpu", 1000}};
+  pod.host_ports.push_back({});
+  EXPECT_EQ(CopiesOnEmptyNode(pod, node), 1) << "host ports: one per node";
+  pod.host_ports.clear();
+  node.taints.push_back({"dedicated", "gpu", "NoSchedule"});
+  EXPECT_EQ(CopiesOnEmptyNode(pod, node), 0) << "an untolerated taint";
+  pod.tolerations.push_back({"dedicated", "Exists", "", ""});
+  EXPECT_EQ(CopiesOnEmptyNode(pod, node), 8);
+  pod.request_errors.push_back("spec.containers[0].resources.requests.cpu: invalid quantity \"abc\"");
+  EXPECT_EQ(CopiesOnEmptyNode(pod, node), 0);
+}
+
 }  // namespace
 }  // namespace berth::reconcile::placement

@@ -236,6 +236,35 @@ TEST(CheckCapacity, NoRetryFailsWithUpstreamsMessage) {
   EXPECT_EQ(d.events.back().type, "Warning");
 }
 
+// More pods than the cluster has pod slots: no retry can help, so it fails at once with
+// upstream's terminal reason and message, naming the field; the request after it is unaffected.
+TEST(CheckCapacity, ACountOverTheClustersPodSlotsFailsNamingTheField) {
+  Fixture f;  // two nodes of 110 pods
+  ProvisioningRequestView huge = Request("huge", {{"one-cpu", 1}, {"one-cpu", 221}});
+  ProvisioningRequestView after = Request("after", {{"one-cpu", 8}}, kT0 + seconds(1));
+  auto out = f.Pass({huge, after}, kT0);
+  ASSERT_EQ(out.size(), 2u);
+  const Condition& failed = Cond(out[0], kConditionFailed);
+  EXPECT_EQ(failed.status, "True");
+  EXPECT_EQ(failed.reason, "CapacityIsNotFound");
+  EXPECT_EQ(failed.message,
+            "CA could not find requested capacity: spec.podSets[1].count: 221 pods of podTemplate \"one-cpu\" can "
+            "never fit: the cluster's 2 node(s) have 220 pod slots in all");
+  EXPECT_EQ(FindCondition(*out[0].conditions, kConditionProvisioned), nullptr);
+  EXPECT_EQ(out[0].state, RequestState::kFailed);
+  EXPECT_TRUE(out[0].book.empty());
+  ASSERT_FALSE(out[0].events.empty());
+  EXPECT_EQ(out[0].events.back().type, "Warning");
+  // Its pods placed before the check failed were forgotten: all 8 cpus are there for "after".
+  EXPECT_EQ(Cond(out[1], kConditionProvisioned).reason, "CapacityIsFound");
+
+  // At the pod slots exactly, it only does not fit now: retried.
+  Fixture g;
+  RequestDecision d = g.One(Request("full", {{"one-cpu", 220}}), kT0);
+  EXPECT_EQ(Cond(d, kConditionProvisioned).reason, "CapacityIsNotFound");
+  EXPECT_EQ(FindCondition(*d.conditions, kConditionFailed), nullptr);
+}
+
 TEST(CheckCapacity, NoRetryOtherThanTrueKeepsRetrying) {
   Fixture f;
   ProvisioningRequestView r = Request("job", {{"one-cpu", 9}});
@@ -510,7 +539,8 @@ TEST(SerialBooking, TaintsAndSelectorsOfTheTemplateApply) {
 class GrantingProvisioner : public Provisioner {
  public:
   explicit GrantingProvisioner(Fixture& f) : f_(f) {}
-  ScaleUpOutcome Provision(const ProvisioningRequestView&, const std::vector<UnfitPodSet>& unfit, Time) override {
+  ScaleUpOutcome Provision(const ProvisioningRequestView&, const std::vector<UnfitPodSet>& unfit,
+                           const placement::ClusterSnapshot&, Time) override {
     unfit_ = unfit;
     f_.AddNode(Node("new-1", 8));
     return {ScaleUpOutcome::Kind::kProvisioned, "", std::nullopt};

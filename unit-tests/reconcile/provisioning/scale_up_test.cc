@@ -331,6 +331,254 @@ TEST(AtomicScaleUpTest, NodesMissingAtTheDeadlineAreAllGivenBack) {
   EXPECT_EQ(m.results, (std::vector<std::pair<std::string, ScaleUpResult>>{{"pool", ScaleUpResult::kTimeout}}));
 }
 
+// The give-back deletes the registered node (and any stale booking Reservations), which the
+// controller reports as capacity_freed: that must not start the next IncreaseSize before the
+// backoff ends. Freed capacity still books the request at once when its pods fit on existing
+// nodes, without calling the cloud.
+TEST(AtomicScaleUpTest, CapacityFreedByAGiveBackDoesNotRestartTheScaleUpBeforeTheBackoff) {
+  Machine m;
+  ProvisioningRequestView r = m.Request(3);
+  m.Pass(r, kT0);
+  m.Register(1);
+  RequestDecision d = m.Pass(r, kT0 + minutes(5));
+  m.snapshot.RemoveNode("pool-0");  // deleted by the give-back; the informer reports it
+  m.node_names.erase("pool-0");
+  const Condition given_back = *FindCondition(r.conditions, kConditionProvisioned);
+  ASSERT_EQ(given_back.reason, kReasonCapacityIsNotFound);
+  EXPECT_EQ(d.requeue_after, minutes(1));
+  m.input.backoff[r.uid] = d.backoff;
+
+  m.input.capacity_freed = true;
+  d = m.Pass(r, kT0 + minutes(5) + seconds(1));
+  EXPECT_EQ(m.cloud.calls, (std::vector<std::string>{"increase pool 2", "delete pool pool-0", "decrease pool -1"}))
+      << "no IncreaseSize before the backoff ends";
+  EXPECT_FALSE(d.conditions.has_value()) << "still CapacityIsNotFound, same message";
+  EXPECT_EQ(d.backoff, m.input.backoff[r.uid]) << "the backoff is neither restarted nor doubled";
+  EXPECT_EQ(d.requeue_after, minutes(1) - seconds(1));
+  EXPECT_EQ(m.provisioner.Find(r.uid), nullptr);
+
+  // Real room on existing nodes: booked at once, CapacityIsFound, still without the cloud.
+  m.AddNode(Node("freed", 8));
+  d = m.Pass(r, kT0 + minutes(5) + seconds(2));
+  ASSERT_TRUE(d.conditions.has_value());
+  const Condition* provisioned = FindCondition(r.conditions, kConditionProvisioned);
+  EXPECT_EQ(provisioned->status, "True");
+  EXPECT_EQ(provisioned->reason, kReasonCapacityIsFound);
+  EXPECT_EQ(m.cloud.calls.size(), 3u);
+  EXPECT_FALSE(d.book.empty());
+
+  // Once the backoff ends (no freed capacity needed), the cloud is asked again.
+  Machine again;
+  ProvisioningRequestView r2 = again.Request(3);
+  again.cloud.refuse = true;
+  RequestDecision first = again.Pass(r2, kT0);
+  again.input.backoff[r2.uid] = first.backoff;
+  again.cloud.refuse = false;
+  again.Pass(r2, kT0 + minutes(1));
+  EXPECT_EQ(again.cloud.calls, (std::vector<std::string>{"increase pool 2", "increase pool 2"}));
+}
+
+// The pass right after a give-back may come before the cache shows its Provisioned=False (the
+// deleted Node's event races the status write's): the backoff still holds.
+TEST(AtomicScaleUpTest, ThePassBeforeTheCacheShowsTheGiveBackStillBacksOff) {
+  Machine m;
+  ProvisioningRequestView r = m.Request(3);
+  m.Pass(r, kT0);
+  m.Register(1);
+  const ProvisioningRequestView cached = r;  // Accepted only
+  RequestDecision d = m.Pass(r, kT0 + minutes(5));
+  ASSERT_EQ(FindCondition(r.conditions, kConditionProvisioned)->reason, kReasonCapacityIsNotFound);
+  m.snapshot.RemoveNode("pool-0");
+  m.node_names.erase("pool-0");
+  m.input.backoff[r.uid] = d.backoff;
+
+  ProvisioningRequestView stale = cached;
+  d = m.Pass(stale, kT0 + minutes(5) + seconds(1));
+  EXPECT_EQ(m.cloud.calls, (std::vector<std::string>{"increase pool 2", "delete pool pool-0", "decrease pool -1"}));
+  EXPECT_FALSE(d.conditions.has_value()) << "nothing written from the stale view";
+  EXPECT_FALSE(d.checked);
+  EXPECT_EQ(d.requeue_after, minutes(1) - seconds(1));
+}
+
+// Over the node group max: more pods than the existing nodes hold even when empty plus every
+// group at its maxSize. Failed at once, naming the field, and the cloud is not asked.
+TEST(AtomicScaleUpTest, ACountOverWhatTheGroupsCouldEverAddFailsWithoutAskingTheCloud) {
+  Machine m;  // "existing" holds 1 pod of 3 cpu; "pool" (4-cpu nodes, maxSize 10) at most 10 more
+  ProvisioningRequestView r = m.Request(12);
+  RequestDecision d = m.Pass(r, kT0);
+  const Condition* failed = FindCondition(r.conditions, kConditionFailed);
+  ASSERT_NE(failed, nullptr);
+  EXPECT_EQ(failed->reason, kReasonCapacityIsNotFound);
+  EXPECT_EQ(failed->message,
+            "CA could not find requested capacity: spec.podSets[0].count: 12 pods of podTemplate \"three-cpu\" can "
+            "never fit: the cluster's 1 node(s) hold at most 1 of them even when empty, and every node group at its "
+            "maxSize at most 10 more");
+  EXPECT_TRUE(m.cloud.calls.empty());
+  EXPECT_EQ(d.state, RequestState::kFailed);
+
+  // 11 could fit once the group grows to its max: asked for, not failed.
+  Machine n;
+  ProvisioningRequestView fits = n.Request(11);
+  n.Pass(fits, kT0);
+  EXPECT_EQ(FindCondition(fits.conditions, kConditionFailed), nullptr);
+  EXPECT_EQ(n.cloud.calls, (std::vector<std::string>{"increase pool 10"}));
+}
+
+TEST(AtomicScaleUpTest, WhenTheCloudCannotBeAskedTheCountIsNotJudgedNeverFitting) {
+  struct Broken : FakeCloud {
+    std::expected<std::vector<NodeGroupInfo>, std::string> NodeGroups() override {
+      return std::unexpected("rpc error: code = Unavailable desc = connection refused");
+    }
+  };
+  Broken cloud;
+  AtomicScaleUpProvisioner p(cloud, {});
+  Machine m;
+  m.input.provisioners[std::string(kClassBestEffortAtomicScaleUp)] = &p;
+  ProvisioningRequestView r = m.Request(12);
+  m.Pass(r, kT0);
+  EXPECT_EQ(FindCondition(r.conditions, kConditionFailed), nullptr);
+  const Condition* provisioned = FindCondition(r.conditions, kConditionProvisioned);
+  ASSERT_NE(provisioned, nullptr);
+  EXPECT_EQ(provisioned->reason, kReasonCapacityIsNotFound);
+  EXPECT_NE(provisioned->message.find("cloud provider: rpc error"), std::string::npos) << provisioned->message;
+}
+
+// The cloud may report a node registered before the Node reaches the informer (and so the
+// pass's snapshot): the pods not fitting then proves nothing, the scale-up keeps waiting.
+TEST(AtomicScaleUpTest, ANodeTheCloudReportsButTheSnapshotLacksIsNotCountedAsArrived) {
+  Machine m;
+  ProvisioningRequestView r = m.Request(3);
+  m.Pass(r, kT0);
+  m.Register(1);
+  m.cloud.groups["pool"].nodes.push_back({"pool-1", "fake://pool-1"});  // not in the snapshot yet
+  RequestDecision d = m.Pass(r, kT0 + minutes(1));
+  EXPECT_EQ(FindCondition(r.conditions, kConditionProvisioned), nullptr) << "still waiting, nothing given back";
+  EXPECT_EQ(m.cloud.calls, (std::vector<std::string>{"increase pool 2"}));
+  EXPECT_EQ(d.requeue_after, minutes(4));
+  m.AddNode(Node("pool-1", 4));  // the informer delivers it
+  m.Pass(r, kT0 + minutes(1) + seconds(1));
+  EXPECT_EQ(FindCondition(r.conditions, kConditionProvisioned)->reason, kReasonCapacityIsProvisioned);
+}
+
+// ---- persistence across a restart (the berth.dev/scale-up annotation) -------------------------
+
+TEST(ScaleUpStateTest, ARecordRoundTripsThroughItsAnnotation) {
+  AtomicScaleUpProvisioner::Record r{"pool", 2, 1, {{"pool-0", "p://0"}, {"pool-9", ""}}, kT0 + minutes(15)};
+  r.give_back_pending = true;
+  r.watch_until = kT0 + minutes(15);
+  const std::string text = EncodeScaleUpRecord(r);
+  EXPECT_EQ(text, "{\"group\":\"pool\",\"delta\":2,\"targetBefore\":1,\"nodesBefore\":[\"pool-0\",\"pool-9\"],"
+                  "\"deadline\":\"2019-12-20T00:15:00.000000Z\",\"giveBackPending\":true,"
+                  "\"watchUntil\":\"2019-12-20T00:15:00.000000Z\"}");
+  auto back = DecodeScaleUpRecord(text);
+  ASSERT_TRUE(back) << back.error();
+  EXPECT_EQ(back->group, "pool");
+  EXPECT_EQ(back->delta, 2);
+  EXPECT_EQ(back->target_before, 1);
+  EXPECT_EQ(back->nodes_before.size(), 2u);
+  EXPECT_TRUE(back->nodes_before.contains({"pool-9", "anything"}));  // by name
+  EXPECT_EQ(back->deadline, r.deadline);
+  EXPECT_FALSE(back->settled);
+  EXPECT_TRUE(back->give_back_pending);
+  EXPECT_EQ(back->watch_until, r.watch_until);
+}
+
+TEST(ScaleUpStateTest, AMalformedAnnotationIsAnErrorNamingTheField) {
+  const std::map<std::string, std::string> cases = {
+      {"{", "berth.dev/scale-up: invalid JSON at offset 1"},
+      {"[]", "berth.dev/scale-up: want a JSON object"},
+      {R"({"delta":1})", "berth.dev/scale-up: \"group\": want a node group id"},
+      {R"({"group":"g","delta":-1})", "berth.dev/scale-up: \"delta\": want a non-negative integer"},
+      {R"({"group":"g","delta":"2","targetBefore":0})", "\"delta\": want a non-negative integer"},
+      {R"({"group":"g","delta":2})", "\"targetBefore\": want a non-negative integer"},
+      {R"({"group":"g","delta":2,"targetBefore":0,"nodesBefore":[1]})", "\"nodesBefore\": want a list of node names"},
+      {R"({"group":"g","delta":2,"targetBefore":0,"nodesBefore":[]})", "\"deadline\": want an RFC 3339 time"},
+      {R"({"group":"g","delta":2,"targetBefore":0,"nodesBefore":[],"deadline":"soon"})",
+       "\"deadline\": parsing time \"soon\""},
+      {R"({"group":"g","delta":2,"targetBefore":0,"nodesBefore":[],"deadline":"2026-01-01T00:00:00Z","settled":1})",
+       "\"settled\": want true or false"},
+  };
+  for (const auto& [text, want] : cases) {
+    auto r = DecodeScaleUpRecord(text);
+    ASSERT_FALSE(r) << text;
+    EXPECT_NE(r.error().find(want), std::string::npos) << text << " -> " << r.error();
+  }
+}
+
+TEST(AtomicScaleUpTest, ARestartedProvisionerResumesTheScaleUpFromTheAnnotation) {
+  Machine m;
+  ProvisioningRequestView r = m.Request(3);
+  m.Pass(r, kT0);
+  r.scale_up_state = m.provisioner.PersistedState(r.uid);
+  ASSERT_FALSE(r.scale_up_state.empty());
+  // berth-manager restarts: a new provisioner, the same cloud; the nodes register meanwhile.
+  AtomicScaleUpProvisioner restarted(m.cloud, {.registration_timeout = minutes(5)});
+  m.input.provisioners[std::string(kClassBestEffortAtomicScaleUp)] = &restarted;
+  m.Register(1);
+  RequestDecision d = m.Pass(r, kT0 + minutes(1));
+  EXPECT_EQ(FindCondition(r.conditions, kConditionProvisioned), nullptr) << "resumed waiting";
+  EXPECT_EQ(d.requeue_after, minutes(4)) << "the persisted deadline";
+  m.Register(1);
+  m.Pass(r, kT0 + minutes(2));
+  EXPECT_EQ(FindCondition(r.conditions, kConditionProvisioned)->reason, kReasonCapacityIsProvisioned);
+  EXPECT_EQ(m.cloud.calls, (std::vector<std::string>{"increase pool 2"})) << "not asked twice";
+}
+
+TEST(AtomicScaleUpTest, ARestartedProvisionerGivesBackExactlyWhatThePersistedScaleUpObtained) {
+  Machine m;
+  m.cloud.groups["pool"].nodes.push_back({"old", "fake://old"});  // in the group before
+  m.cloud.groups["pool"].info.target_size = 1;
+  m.AddNode(Node("old", 4));
+  ProvisioningRequestView r = m.Request(5);  // existing and old: 1 each; 3 more
+  m.Pass(r, kT0);
+  ASSERT_EQ(m.cloud.calls, (std::vector<std::string>{"increase pool 3"}));
+  r.scale_up_state = m.provisioner.PersistedState(r.uid);
+  m.Register(1);
+  AtomicScaleUpProvisioner restarted(m.cloud, {.registration_timeout = minutes(5)});
+  m.input.provisioners[std::string(kClassBestEffortAtomicScaleUp)] = &restarted;
+  m.Pass(r, kT0 + minutes(5));
+  EXPECT_EQ(m.cloud.calls, (std::vector<std::string>{"increase pool 3", "delete pool pool-1", "decrease pool -2"}))
+      << "the node registered since, not the one that was there before";
+  EXPECT_EQ(m.cloud.groups["pool"].info.target_size, 1);
+  EXPECT_EQ(restarted.PersistedState(r.uid), "") << "the annotation is removed";
+}
+
+TEST(AtomicScaleUpTest, AnAnnotationThatDoesNotParseIsIgnoredSayingSo) {
+  Machine m;
+  ProvisioningRequestView r = m.Request(3);
+  r.scale_up_state = "{";
+  RequestDecision d = m.Pass(r, kT0);
+  EXPECT_EQ(m.cloud.calls, (std::vector<std::string>{"increase pool 2"}));
+  EXPECT_NE(m.provisioner.PersistedState(r.uid), "{") << "overwritten with the new scale-up";
+  // The outcome said so: a refused start carries the message into the condition.
+  Machine n;
+  n.cloud.refuse = true;
+  ProvisioningRequestView q = n.Request(3);
+  q.scale_up_state = "{";
+  n.Pass(q, kT0);
+  EXPECT_NE(FindCondition(q.conditions, kConditionProvisioned)->message.find(
+                "berth.dev/scale-up: invalid JSON at offset 1"),
+            std::string::npos)
+      << FindCondition(q.conditions, kConditionProvisioned)->message;
+}
+
+TEST(AtomicScaleUpTest, AnAnnotationTheCacheStillShowsAfterTheGiveBackIsNotResumed) {
+  Machine m;
+  ProvisioningRequestView r = m.Request(3);
+  m.Pass(r, kT0);
+  const std::string stale = m.provisioner.PersistedState(r.uid);
+  m.Register(1);
+  RequestDecision d = m.Pass(r, kT0 + minutes(5));  // given back; the record is gone
+  m.snapshot.RemoveNode("pool-0");
+  m.node_names.erase("pool-0");
+  EXPECT_EQ(m.provisioner.PersistedState(r.uid), "");
+  r.scale_up_state = stale;  // the annotation's removal has not reached the cache yet
+  m.input.backoff[r.uid] = d.backoff;
+  m.Pass(r, kT0 + minutes(6));
+  EXPECT_EQ(m.cloud.calls.back(), "increase pool 2") << "a fresh scale-up after the backoff, not the old one";
+  EXPECT_EQ(DecodeScaleUpRecord(m.provisioner.PersistedState(r.uid))->deadline, kT0 + minutes(11));
+}
+
 TEST(AtomicScaleUpTest, AFailedGiveBackIsRetriedOnTheNextPass) {
   Machine m;
   ProvisioningRequestView r = m.Request(3);
@@ -393,7 +641,8 @@ TEST(AtomicScaleUpTest, TheCloudProviderFailingToListGroupsIsCapacityIsNotFoundS
   AtomicScaleUpProvisioner p(cloud, {});
   ProvisioningRequestView r;
   r.uid = "u";
-  ScaleUpOutcome out = p.Provision(r, {Unfit(1, kCore)}, kT0);
+  placement::ClusterSnapshot empty;
+  ScaleUpOutcome out = p.Provision(r, {Unfit(1, kCore)}, empty, kT0);
   EXPECT_EQ(out.kind, ScaleUpOutcome::Kind::kNotFound);
   EXPECT_EQ(out.message, "cloud provider: rpc error: code = Unavailable desc = connection refused");
 }

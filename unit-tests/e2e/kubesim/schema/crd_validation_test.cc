@@ -94,6 +94,29 @@ TEST(ValidateCrdSchemaTest, SchemaMustExistAndBeAnObjectAtTheRoot) {
               ElementsAre("spec.validation.openAPIV3Schema.type: Required value: must not be empty at the root"));
 }
 
+TEST(ValidateCrdSchemaTest, PatternsMustBeGoRegexpsAnywhereInTheSchema) {
+  auto crd = ReservationCrd();
+  auto& version = (*json::FindMutable(crd, {"spec", "versions"}))[0];
+  auto schema = ParseJson(R"json({"openAPIV3Schema":{"type":"object","properties":{
+    "spec":{"type":"object","properties":{
+      "ok":{"type":"string","pattern":"(?i)^[a-z]+$"},
+      "look":{"type":"string","pattern":"^(?=a)"},
+      "tags":{"type":"array","items":{"type":"string","pattern":"(["}},
+      "labels":{"type":"object","additionalProperties":{"type":"string","pattern":"a**"}}}}}}})json");
+  json::SetMember(version, "schema", rapidjson::Value(schema, crd.GetAllocator()), crd.GetAllocator());
+  EXPECT_THAT(Formatted(ValidateCrdSchema(crd)),
+              ElementsAre(
+                  "spec.validation.openAPIV3Schema.properties[spec].properties[look].pattern: Invalid value: "
+                  "\"^(?=a)\": must be a valid regular expression, but isn't: error parsing regexp: invalid or "
+                  "unsupported Perl syntax: `(?=`",
+                  "spec.validation.openAPIV3Schema.properties[spec].properties[tags].items.pattern: Invalid value: "
+                  "\"([\": must be a valid regular expression, but isn't: error parsing regexp: missing closing ]: "
+                  "`[`",
+                  "spec.validation.openAPIV3Schema.properties[spec].properties[labels].additionalProperties.pattern: "
+                  "Invalid value: \"a**\": must be a valid regular expression, but isn't: error parsing regexp: "
+                  "invalid nested repetition operator: `**`"));
+}
+
 TEST(ValidateCrdSchemaTest, DifferentSchemasPerVersionAreReportedPerVersion) {
   auto crd = ReservationCrd();
   auto& versions = *json::FindMutable(crd, {"spec", "versions"});

@@ -1,0 +1,125 @@
+#include "controllers/migration/migration_arbiter.h"
+
+#include <cstdlib>
+
+#include "clientgo-shim/base/json.h"
+#include "controllers/migration/migration_codec.h"
+
+namespace berth::controllers {
+namespace {
+
+namespace mig = reconcile::migration;
+
+std::string PhaseText(const shim::CachedObject& job) {
+  return job.FindString({"status", "phase"}).value_or("");
+}
+
+bool Unavailable(const shim::CachedObject& pod) {
+  if (pod.FindString({"metadata", "deletionTimestamp"}).value_or("") != "") return true;
+  if (pod.FindString({"status", "phase"}).value_or("") != "Running") return true;
+  auto conds = pod.FindJson({"status", "conditions"});
+  if (!conds || !conds->IsArray()) return true;
+  for (const auto& c : conds->GetArray()) {
+    if (json::GetString(c, {"type"}) == "Ready") return json::GetString(c, {"status"}) != "True";
+  }
+  return true;
+}
+
+bool Finished(const shim::CachedObject& pod) {
+  std::string phase = pod.FindString({"status", "phase"}).value_or("");
+  return phase == "Succeeded" || phase == "Failed";
+}
+
+}  // namespace
+
+MigrationArbiter::MigrationArbiter(ArbitrationOptions options, std::shared_ptr<shim::SharedInformer> jobs,
+                                   std::shared_ptr<shim::SharedInformer> pods,
+                                   std::shared_ptr<shim::SharedInformer> replicasets)
+    : options_(std::move(options)),
+      jobs_(std::move(jobs)),
+      pods_(std::move(pods)),
+      replicasets_(std::move(replicasets)),
+      bucket_(options_.evict_qps, options_.evict_burst) {}
+
+std::optional<mig::WorkloadFacts> MigrationArbiter::Workload(const mig::PodFacts& pod) const {
+  if (pod.controller_uid.empty()) return std::nullopt;
+  mig::WorkloadFacts w;
+  w.key = pod.controller_uid;
+  w.description = pod.controller_kind + " " + pod.namespace_name + "/" + pod.controller_name;
+  int64_t active = 0;
+  if (auto pods = pods_->store().ByIndex(kPodControllerUidIndex, pod.controller_uid)) {
+    for (const auto& p : *pods) {
+      if (Finished(*p)) continue;
+      ++active;
+      if (Unavailable(*p)) w.unavailable_pods.insert(std::string(p->Namespace()) + "/" + std::string(p->Name()));
+    }
+  }
+  w.expected_replicas = active;
+  if (pod.controller_kind == "ReplicaSet" && replicasets_) {
+    if (auto rs = replicasets_->store().Get(pod.namespace_name + "/" + pod.controller_name);
+        rs && rs->Uid() == pod.controller_uid) {
+      rapidjson::Value replicas;
+      rapidjson::Document scratch;
+      if (rs->FindValue({"spec", "replicas"}, replicas, scratch.GetAllocator()) && replicas.IsInt64()) {
+        w.expected_replicas = replicas.GetInt64();
+      } else {
+        w.expected_replicas = 1;  // the API server's default for an absent spec.replicas
+      }
+    }
+  }
+  return w;
+}
+
+std::optional<mig::LimitHit> MigrationArbiter::Admit(const std::string& job_uid, const mig::PodFacts& pod) {
+  mig::ArbitrationInput in;
+  in.pod_key = pod.namespace_name + "/" + pod.name;
+  in.node_name = pod.node_name;
+  in.namespace_name = pod.namespace_name;
+  in.bypass = pod.evict_annotation;
+  in.workload = Workload(pod);
+
+  std::lock_guard lock(mu_);
+  // Running jobs this process did not admit (before a restart, or another leader's) count from
+  // the caches.
+  for (const auto& job : jobs_->store().List()) {
+    if (PhaseText(*job) != "Running") continue;
+    std::string uid(job->Uid());
+    if (admitted_.contains(uid)) continue;
+    mig::MigratingPod m;
+    m.namespace_name = job->FindString({"spec", "podRef", "namespace"}).value_or("");
+    m.pod_key = m.namespace_name + "/" + job->FindString({"spec", "podRef", "name"}).value_or("");
+    if (auto p = pods_->store().Get(m.pod_key)) {
+      if (auto pj = p->ToJson()) {
+        mig::PodFacts facts = ReadPodFacts(*pj);
+        m.node_name = facts.node_name;
+        m.workload_key = facts.controller_uid;
+      }
+    }
+    in.migrating.push_back(std::move(m));
+  }
+  for (const auto& [uid, m] : admitted_) {
+    if (uid == job_uid) continue;
+    mig::MigratingPod copy = m;
+    // As koordinator counts a node's migrating pods: an evicted pod that is gone no longer counts
+    // on its node (its job still counts for its workload until it ends).
+    if (auto p = pods_->store().Get(m.pod_key); !p || p->FindString({"spec", "nodeName"}).value_or("") != m.node_name) {
+      copy.node_name.clear();
+    }
+    in.migrating.push_back(std::move(copy));
+  }
+  if (auto hit = mig::Arbitrate(in, options_.limits)) return hit;
+  admitted_[job_uid] = mig::MigratingPod{in.pod_key, pod.node_name, pod.namespace_name, pod.controller_uid};
+  return std::nullopt;
+}
+
+void MigrationArbiter::Forget(const std::string& job_uid) {
+  std::lock_guard lock(mu_);
+  admitted_.erase(job_uid);
+}
+
+reconcile::Duration MigrationArbiter::TakeEvictionToken(reconcile::Time now) {
+  std::lock_guard lock(mu_);
+  return bucket_.TryTake(now);
+}
+
+}  // namespace berth::controllers

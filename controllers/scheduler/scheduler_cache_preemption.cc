@@ -1,0 +1,177 @@
+// controllers/scheduler/scheduler_cache_preemption.cc
+//
+// SchedulerCache's DefaultPreemption: the pods-by-node index it keeps for victims, and the dry
+// run on the ClusterSnapshot itself (pods removed and added back under the lock).
+#include <algorithm>
+
+#include "controllers/scheduler/preemption_codec.h"
+#include "controllers/scheduler/scheduler_cache.h"
+#include "reconcile/placement/filters.h"
+#include "reconcile/placement/pod_constraints.h"
+
+namespace berth::controllers {
+
+namespace placement = reconcile::placement;
+
+// SnapshotFitOracle: the preemptor pinned to one node, decided by the snapshot as pods come and
+// go. Only pods of that node are removed and added back, so the node ends as it began.
+class SchedulerCache::SnapshotFitOracle final : public placement::NodeFitOracle {
+ public:
+  SnapshotFitOracle(placement::ClusterSnapshot& snapshot, const std::map<std::string, placement::PodSpecView>& pods,
+                    const placement::PodSpecView& pinned)
+      : snapshot_(snapshot), pods_(pods), pinned_(pinned) {}
+
+  void RemovePod(const placement::VictimPod& pod) override { snapshot_.RemovePod(pod.uid); }
+  void AddPod(const placement::VictimPod& pod) override {
+    auto it = pods_.find(pod.uid);
+    if (it != pods_.end()) snapshot_.UpsertPod(it->second);
+  }
+  std::vector<std::string> Fits() override {
+    placement::PodDecision decision = snapshot_.SchedulePod(pinned_);
+    if (decision) return {};
+    // A pinned decision counts every other node as "didn't match the requested node name".
+    std::vector<std::string> reasons;
+    for (const auto& [reason, count] : decision.error().reasons) {
+      if (reason != placement::kReasonNodeName) reasons.push_back(reason);
+    }
+    if (reasons.empty()) reasons.push_back(decision.error().Message());
+    return reasons;
+  }
+
+ private:
+  placement::ClusterSnapshot& snapshot_;
+  const std::map<std::string, placement::PodSpecView>& pods_;
+  const placement::PodSpecView& pinned_;
+};
+
+void SchedulerCache::IndexPodLocked(const placement::PodSpecView& pod) {
+  auto [it, inserted] = node_of_pod_.try_emplace(pod.uid, pod.node_name);
+  if (!inserted && it->second != pod.node_name) {
+    UnindexPodLocked(pod.uid);
+    node_of_pod_.emplace(pod.uid, pod.node_name);
+  }
+  pods_by_node_[pod.node_name].insert_or_assign(pod.uid, pod);
+}
+
+void SchedulerCache::UnindexPodLocked(std::string_view uid) {
+  auto it = node_of_pod_.find(std::string(uid));
+  if (it == node_of_pod_.end()) return;
+  auto node = pods_by_node_.find(it->second);
+  if (node != pods_by_node_.end()) {
+    node->second.erase(it->first);
+    if (node->second.empty()) pods_by_node_.erase(node);
+  }
+  node_of_pod_.erase(it);
+}
+
+void SchedulerCache::SetNomination(const placement::PodSpecView& pod, std::string_view node) {
+  std::lock_guard lock(mu_);
+  if (node.empty() || counted_pods_.contains(pod.uid)) {
+    nominated_.erase(pod.uid);
+    return;
+  }
+  placement::PodSpecView on_node = pod;
+  on_node.node_name = std::string(node);
+  on_node.reservation_uid.clear();  // a nominated pod allocates nothing yet
+  nominated_.insert_or_assign(pod.uid, std::move(on_node));
+}
+
+bool SchedulerCache::IsNominated(std::string_view uid) const {
+  std::lock_guard lock(mu_);
+  return nominated_.contains(std::string(uid));
+}
+
+std::vector<std::string> SchedulerCache::AddNominatedLocked(const placement::PodSpecView& pod) {
+  std::vector<std::string> added;
+  for (const auto& [uid, nominated] : nominated_) {
+    if (uid == pod.uid || nominated.priority.value < pod.priority.value) continue;
+    if (counted_pods_.contains(uid) || snapshot_.IsAssumed(uid) || !nodes_.contains(nominated.node_name)) continue;
+    snapshot_.UpsertPod(nominated);
+    added.push_back(uid);
+  }
+  return added;
+}
+
+void SchedulerCache::RemoveNominatedLocked(const std::vector<std::string>& uids) {
+  for (const std::string& uid : uids) snapshot_.RemovePod(uid);
+}
+
+void SchedulerCache::SetPodStartTime(std::string_view uid, std::optional<std::string_view> start_time) {
+  std::lock_guard lock(mu_);
+  auto node = node_of_pod_.find(std::string(uid));
+  if (node == node_of_pod_.end()) return;
+  auto pods = pods_by_node_.find(node->second);
+  if (pods == pods_by_node_.end()) return;
+  auto pod = pods->second.find(node->first);
+  if (pod != pods->second.end()) ReadStartTime(start_time, pod->second.priority);
+}
+
+placement::PreemptionOutcome SchedulerCache::Preempt(const placement::PodSpecView& pod, const placement::FitError& error,
+                                                     const std::vector<placement::PdbView>& pdbs) {
+  if (!pod.priority.error.empty()) return {std::nullopt, "preemption: " + pod.priority.error, false};
+  // A pod-level failure (a field that does not parse, a PreFilter rejection) no removal fixes.
+  const bool pod_resolvable = error.error.empty() && error.pre_filter_message.empty();
+  std::lock_guard lock(mu_);
+  AdvanceLocked();
+  std::vector<std::string> names;
+  names.reserve(nodes_.size());
+  for (const auto& [name, view] : nodes_) names.push_back(name);
+  std::sort(names.begin(), names.end());
+  std::vector<placement::PreemptionNode> nodes;
+  nodes.reserve(names.size());
+  const std::vector<placement::VictimPod>* nominated = nullptr;
+  // InterPodAffinity's unmatched required affinity and PodTopologySpread's missing topology label
+  // are UnschedulableAndUnresolvable too (anti-affinity and skew are not: removing pods can fix
+  // them). They depend on the pods in the node's domains, so only the pod's own decision pinned to
+  // the node tells; it is asked only when the pod has such constraints.
+  const bool has_unresolvable_constraints =
+      (pod.pod_affinity && !pod.pod_affinity->required_affinity.empty()) ||
+      std::any_of(pod.topology_spread.begin(), pod.topology_spread.end(),
+                  [](const placement::TopologySpreadConstraint& c) { return c.do_not_schedule; });
+  placement::PodSpecView pinned_here = pod;
+  auto unresolvable_by_constraints = [&](const std::string& name) {
+    if (!has_unresolvable_constraints) return false;
+    pinned_here.node_name = name;
+    placement::PodDecision decision = snapshot_.SchedulePod(pinned_here);
+    return !decision && (decision.error().reasons.contains(placement::kReasonPodAffinity) ||
+                         decision.error().reasons.contains(placement::kReasonTopologySpreadMissingLabel));
+  };
+  for (const std::string& name : names) {
+    placement::PreemptionNode node;
+    node.name = name;
+    // NodeUnschedulable, NodeName, TaintToleration, NodeAffinity are UnschedulableAndUnresolvable.
+    node.resolvable = pod_resolvable && placement::NonResourceFilterReasons(pod, nodes_.at(name)).empty() &&
+                      !unresolvable_by_constraints(name);
+    if (node.resolvable) {
+      if (auto pods = pods_by_node_.find(name); pods != pods_by_node_.end()) {
+        for (const auto& [uid, view] : pods->second) {
+          if (view.priority.error.empty()) node.pods.push_back(VictimOf(view));  // unreadable: never a victim
+        }
+      }
+      std::sort(node.pods.begin(), node.pods.end(), [](const placement::VictimPod& a, const placement::VictimPod& b) {
+        return std::tie(a.namespace_name, a.name) < std::tie(b.namespace_name, b.name);
+      });
+    }
+    nodes.push_back(std::move(node));
+  }
+  for (const placement::PreemptionNode& node : nodes) {
+    if (node.resolvable && node.name == pod.priority.nominated_node_name) nominated = &node.pods;
+  }
+  placement::PodSpecView pinned = pod;
+  std::optional<SnapshotFitOracle> oracle;
+  placement::OracleFor oracle_for = [&](const std::string& node) -> placement::NodeFitOracle& {
+    static const std::map<std::string, placement::PodSpecView> kNoPods;
+    pinned.node_name = node;
+    auto pods = pods_by_node_.find(node);
+    oracle.emplace(snapshot_, pods == pods_by_node_.end() ? kNoPods : pods->second, pinned);
+    return *oracle;
+  };
+  // The dry run sees the nominated pods it must respect, as every decision does.
+  std::vector<std::string> added = AddNominatedLocked(pod);
+  placement::PreemptionOutcome out =
+      placement::Preempt(pod.priority, nodes, pdbs, nominated, snapshot_.NodeCount(), oracle_for, now_());
+  RemoveNominatedLocked(added);
+  return out;
+}
+
+}  // namespace berth::controllers

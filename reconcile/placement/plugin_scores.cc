@@ -1,0 +1,101 @@
+// reconcile/placement/plugin_scores.cc — see plugin_scores.h.
+#include "reconcile/placement/plugin_scores.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "reconcile/placement/filters.h"
+#include "reconcile/placement/scoring.h"
+
+namespace berth::reconcile::placement {
+
+int64_t BalancedAllocationScore(int64_t cpu_requested, int64_t cpu_allocatable, int64_t memory_requested,
+                                int64_t memory_allocatable) {
+  double fractions[2];
+  int n = 0;
+  auto add = [&](int64_t requested, int64_t allocatable) {
+    if (allocatable == 0) return;
+    double f = static_cast<double>(requested) / static_cast<double>(allocatable);
+    fractions[n++] = std::min(f, 1.0);
+  };
+  add(cpu_requested, cpu_allocatable);
+  add(memory_requested, memory_allocatable);
+  const double std_dev = n == 2 ? std::abs((fractions[0] - fractions[1]) / 2) : 0.0;
+  return static_cast<int64_t>((1 - std_dev) * static_cast<double>(kMaxNodeScore));
+}
+
+int64_t NodeAffinityRawScore(const std::vector<PreferredSchedulingTerm>& terms, std::string_view node_name,
+                             const LabelMap& node_labels) {
+  int64_t score = 0;
+  for (const PreferredSchedulingTerm& t : terms) {
+    // Upstream (NewPreferredSchedulingTerms) skips terms of weight 0 and empty preferences.
+    if (t.weight == 0 || (t.preference.match_expressions.empty() && t.preference.match_fields.empty())) continue;
+    if (MatchesNodeSelectorTerms({t.preference}, node_name, node_labels)) score += t.weight;
+  }
+  return score;
+}
+
+int64_t IntolerablePreferNoScheduleTaints(const std::vector<Toleration>& tolerations,
+                                          const std::vector<Taint>& taints) {
+  int64_t count = 0;
+  for (const Taint& taint : taints) {
+    if (taint.effect != kEffectPreferNoSchedule) continue;
+    bool tolerated = false;
+    for (const Toleration& t : tolerations) {
+      if (!t.effect.empty() && t.effect != kEffectPreferNoSchedule) continue;
+      if (ToleratesTaint(t, taint)) {
+        tolerated = true;
+        break;
+      }
+    }
+    if (!tolerated) ++count;
+  }
+  return count;
+}
+
+void DefaultNormalizeScore(std::vector<int64_t>& scores, bool reverse) {
+  int64_t max = 0;
+  for (int64_t s : scores) max = std::max(max, s);
+  if (max == 0) {
+    if (reverse) std::fill(scores.begin(), scores.end(), kMaxNodeScore);
+    return;
+  }
+  for (int64_t& s : scores) {
+    s = kMaxNodeScore * s / max;
+    if (reverse) s = kMaxNodeScore - s;
+  }
+}
+
+void InterPodAffinityNormalize(std::vector<int64_t>& scores) {
+  if (scores.empty()) return;
+  auto [lo, hi] = std::minmax_element(scores.begin(), scores.end());
+  const int64_t min = *lo;
+  const int64_t diff = *hi - min;
+  for (int64_t& s : scores) {
+    s = diff > 0 ? static_cast<int64_t>(static_cast<double>(kMaxNodeScore) *
+                                        (static_cast<double>(s - min) / static_cast<double>(diff)))
+                 : 0;
+  }
+}
+
+void PodTopologySpreadNormalize(std::vector<int64_t>& scores, const std::vector<char>& ignored) {
+  int64_t min = std::numeric_limits<int64_t>::max();
+  int64_t max = 0;
+  for (size_t i = 0; i < scores.size(); ++i) {
+    if (ignored[i]) continue;
+    min = std::min(min, scores[i]);
+    max = std::max(max, scores[i]);
+  }
+  for (size_t i = 0; i < scores.size(); ++i) {
+    if (ignored[i]) {
+      scores[i] = 0;
+    } else if (max == 0) {
+      scores[i] = kMaxNodeScore;
+    } else {
+      scores[i] = kMaxNodeScore * (max + min - scores[i]) / max;
+    }
+  }
+}
+
+}  // namespace berth::reconcile::placement

@@ -1,0 +1,111 @@
+// reconcile/placement/pod_constraints.h
+//
+// kube-scheduler's InterPodAffinity and PodTopologySpread plugins over the snapshot's
+// AffinityIndex: a PreFilter-like Build computes the per-topology-domain counts once per
+// decision, then Check is the per-node Filter (a few map lookups). The Score halves take the
+// nodes that passed the filters and return each one's normalised score (0..100).
+// Reservations count as the pods their templates describe (koordinator's reserve pods), except
+// the ones the pod being decided may allocate: koordinator takes those out of the node for it.
+#pragma once
+
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "reconcile/placement/affinity_index.h"
+#include "reconcile/placement/snapshot_state.h"
+
+namespace berth::reconcile::placement {
+
+// Failure reasons, worded exactly like the upstream plugins.
+inline constexpr std::string_view kReasonPodAffinity = "node(s) didn't match pod affinity rules";
+inline constexpr std::string_view kReasonPodAntiAffinity = "node(s) didn't match pod anti-affinity rules";
+inline constexpr std::string_view kReasonExistingAntiAffinity =
+    "node(s) didn't satisfy existing pods anti-affinity rules";
+inline constexpr std::string_view kReasonTopologySpread = "node(s) didn't match pod topology spread constraints";
+inline constexpr std::string_view kReasonTopologySpreadMissingLabel =
+    "node(s) didn't match pod topology spread constraints (missing required label)";
+
+// The topology key of per-node spreading (upstream counts such domains per node).
+inline constexpr std::string_view kLabelHostname = "kubernetes.io/hostname";
+
+// TermMatches is framework.AffinityTerm.Matches: the pod's namespace is listed, or its
+// namespace's labels (`namespace_labels`, nullptr = none known) match the namespace selector;
+// then the selector must match the pod's labels.
+bool TermMatches(const PodAffinityTerm& term, std::string_view namespace_name, const LabelMap& labels,
+                 const LabelMap* namespace_labels);
+
+namespace internal {
+
+using TopologyCounts = StringMap<StringMap<int64_t>>;
+
+struct ConstraintContext {
+  const std::vector<NodeEntry>& nodes;
+  const AffinityIndex& index;
+  const StringMap<LabelMap>& namespaces;
+  const PodSpecView& pod;
+  // uids of reservations the pod may allocate: invisible to its affinity and spreading.
+  const std::unordered_set<std::string_view>* excluded = nullptr;
+  // label key → value → present nodes (State::domains); nullptr: scan the nodes.
+  const StringMap<StringMap<int>>* domains = nullptr;
+
+  const LabelMap* NamespaceLabels(std::string_view ns) const;
+  // Visible: a counted pod or reserve pod on a present node, not the pod itself, not excluded.
+  bool Visible(const AffinityMember& m) const;
+};
+
+class InterPodAffinityFilter {
+ public:
+  static InterPodAffinityFilter Build(const ConstraintContext& ctx);
+  // active: the pod has required terms, or an existing pod's required anti-affinity matches it.
+  bool active() const { return active_; }
+  // Check: "" when the node passes, else the reason (affinity, then anti-affinity, then the
+  // existing pods' anti-affinity, as upstream's Filter).
+  std::string_view Check(const LabelMap& node_labels) const;
+
+ private:
+  bool active_ = false;
+  const PodAffinity* terms_ = nullptr;
+  bool self_match_ = false;  // the pod matches all its own required affinity terms
+  TopologyCounts affinity_;
+  TopologyCounts anti_affinity_;
+  TopologyCounts existing_anti_affinity_;
+};
+
+class TopologySpreadFilter {
+ public:
+  // Build over the pod's DoNotSchedule constraints.
+  static TopologySpreadFilter Build(const ConstraintContext& ctx);
+  bool active() const { return !constraints_.empty(); }
+  std::string_view Check(const LabelMap& node_labels) const;
+
+ private:
+  struct Constraint {
+    const TopologySpreadConstraint* spec;
+    StringMap<int64_t> counts;  // domain value → matching pods (every eligible domain present)
+    int64_t min = 0;
+    bool self_match = false;
+  };
+  std::vector<Constraint> constraints_;
+};
+
+// InterPodAffinityScores: InterPodAffinity's normalised score for each node of `feasible`
+// (indexes into ctx.nodes); empty when no term applies (every node would score 0).
+std::vector<int64_t> InterPodAffinityScores(const ConstraintContext& ctx, const std::vector<int>& feasible);
+
+// TopologySpreadScores: PodTopologySpread's normalised score for each feasible node under
+// `constraints` (the pod's ScheduleAnyway ones, or the cluster defaults); `require_all`: nodes
+// lacking a constraint's topology key are ignored (score 0), as for a pod's own constraints.
+// Empty when there are no constraints.
+std::vector<int64_t> TopologySpreadScores(const ConstraintContext& ctx, const std::vector<int>& feasible,
+                                          const std::vector<TopologySpreadConstraint>& constraints,
+                                          bool require_all);
+
+// CountsByDomain: for one constraint, the matching pods (pod's namespace, not terminating,
+// selector) per domain value over `eligible` nodes (per node index; every eligible node's domain
+// is present, possibly with 0).
+StringMap<int64_t> CountsByDomain(const ConstraintContext& ctx, const TopologySpreadConstraint& c,
+                                  const std::vector<char>& eligible);
+
+}  // namespace internal
+}  // namespace berth::reconcile::placement
