@@ -110,8 +110,12 @@ constexpr char kUsage[] =
     "                                       0 records and honours nothing (default 1h)\n"
     "  --prefer-avoid-pods-max int          Entries kept per node, oldest dropped first (default 32)\n"
     "  --extender-bind-address string       Serve kube-scheduler's extender verbs POST /filter,\n"
-    "                                       /prioritize, /bind here (plain HTTP; needs the scheduler\n"
-    "                                       controller); \"0\" or \"\" disables (default \"0\")\n"
+    "                                       /prioritize, /bind here (plain HTTP, or HTTPS with\n"
+    "                                       --extender-cert-dir; needs the scheduler controller);\n"
+    "                                       \"0\" or \"\" disables (default \"0\")\n"
+    "  --extender-cert-dir string           Serve the extender over HTTPS with tls.crt and tls.key\n"
+    "                                       from this directory (kube-scheduler's enableHTTPS),\n"
+    "                                       reloaded when they change (default \"\": plain HTTP)\n"
     "  --help                               Print this help\n";
 
 struct Flags {
@@ -126,6 +130,7 @@ struct Flags {
   reconcile::placement::ScoringStrategy scoring = reconcile::placement::ScoringStrategy::kLeastAllocated;
   reconcile::placement::PreAllocationOptions pre_allocation;
   std::string extender_bind_address = "0";
+  std::string extender_cert_dir;
   reconcile::provisioning::ProvisioningOptions provisioning_timers;
   // best-effort-atomic-scale-up through an externalgrpc cloud provider (off without an address).
   std::string cloud_config_path;
@@ -461,10 +466,22 @@ int main(int argc, char** argv) {
         return 2;
       }
       flags.extender_bind_address = value;
+    } else if (TakeValue(*rest_args, i, "--extender-cert-dir", value)) {
+      if (value.empty()) {
+        std::cerr << "berth-manager: --extender-cert-dir: empty directory\n";
+        return 2;
+      }
+      flags.extender_cert_dir = value;
     } else {
       std::cerr << "berth-manager: unknown flag " << a << "\n" << Usage(controller_table);
       return 2;
     }
+  }
+  // A certificate directory with the extender off would be silently unused.
+  if (auto address = shim::ParseBindAddress(flags.extender_bind_address);
+      !flags.extender_cert_dir.empty() && !(address && address->enabled)) {
+    std::cerr << "berth-manager: --extender-cert-dir needs --extender-bind-address\n";
+    return 2;
   }
   // The externalgrpc cloud provider: the cloud-config file, then the flags over it.
   if (!flags.cloud_config_path.empty()) {
@@ -566,15 +583,16 @@ int main(int argc, char** argv) {
           return scheduler->BindPodToNode(a.pod_namespace, a.pod_name, a.pod_uid, a.node);
         },
         &manager->registry());
-    extender_server = std::make_unique<shim::HttpServer>(flags.extender_bind_address,
-                                                         controllers::extender::ExtenderServerOptions());
+    extender_server = std::make_unique<shim::HttpServer>(
+        flags.extender_bind_address, controllers::extender::ExtenderServerOptions(flags.extender_cert_dir));
     extender_service->Register(*extender_server);
     auto port = extender_server->Start();
     if (!port) {
       log::Error("setup", "cannot serve the extender", {{"error", port.error().message}});
       return 1;
     }
-    log::Info("setup", "serving the kube-scheduler extender", {{"port", std::to_string(*port)}});
+    log::Info("setup", "serving the kube-scheduler extender",
+              {{"port", std::to_string(*port)}, {"tls", flags.extender_cert_dir.empty() ? "false" : "true"}});
   }
   log::Info("setup", "starting berth-manager",
             {{"config", config->source}, {"metrics", manager_options.metrics_bind_address},

@@ -20,7 +20,7 @@ build_debs=(
 # builds the container image without a daemon (scripts/image.sh).
 debs=(
   "${build_debs[@]}"
-  ccache unzip curl
+  ccache unzip curl openssl
   clang-14 libfuzzer-14-dev libexpected-dev
   python3 python3-kubernetes python3-requests python3-yaml
   prometheus buildah

@@ -1,8 +1,9 @@
 // clientgo-shim/metrics/http_server.cc — see http_server.h.
 //
 // Everything runs on the one I/O thread: the accept loop, every connection's state machine
-// (read header → read body → handler → write → idle wait) and the connection table, so the table
-// needs no lock. Beast's tcp_stream carries each deadline (expires_after); when it fires, the
+// ([TLS handshake →] read header → read body → handler → write → idle wait) and the connection
+// table, so the table needs no lock. A connection is a Connection<Stream> over a plain tcp_stream
+// or a TLS ssl_stream; the table lists them through ConnectionBase. Beast's tcp_stream carries each deadline (expires_after); when it fires, the
 // stream closes the socket and the pending operation completes with beast::error::timeout.
 #include "clientgo-shim/metrics/http_server.h"
 
@@ -14,10 +15,15 @@
 #include <optional>
 #include <system_error>
 #include <thread>
+#include <type_traits>
+
+#include <sys/stat.h>
 
 #include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 
 #include "clientgo-shim/base/log.h"
 
@@ -36,6 +42,8 @@ constexpr std::string_view kLogger = "http-server";
 constexpr auto kAcceptRetryPause = std::chrono::milliseconds(50);
 constexpr auto kWarningInterval = std::chrono::seconds(10);
 constexpr size_t kReadChunk = 1024;
+// How often a new TLS connection checks whether the certificate files changed.
+constexpr auto kTlsCheckInterval = std::chrono::seconds(1);
 
 std::string PercentDecode(std::string_view s) {
   std::string out;
@@ -80,6 +88,41 @@ bool IsHttpParseError(const error_code& ec) {
   return ec.category() == http::make_error_code(http::error::bad_method).category();
 }
 
+
+// FileStamp: what tells a rewritten certificate file (a Secret volume swaps a symlink).
+struct FileStamp {
+  bool exists = false;
+  int64_t mtime_ns = 0;
+  int64_t size = 0;
+  uint64_t inode = 0;
+  bool operator==(const FileStamp&) const = default;
+};
+
+FileStamp Stamp(const std::string& path) {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) return {};
+  return {true, static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec,
+          static_cast<int64_t>(st.st_size), static_cast<uint64_t>(st.st_ino)};
+}
+
+// LoadTlsContext: a TLS 1.2+ server context with the PEM chain and key. Errors: kInvalidArgument
+// naming the file and OpenSSL's reason (missing file, not PEM, a key that does not match).
+Result<std::shared_ptr<asio::ssl::context>> LoadTlsContext(const std::string& cert_file,
+                                                           const std::string& key_file) {
+  auto ctx = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_server);
+  error_code ec;
+  ctx->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                       asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
+                       asio::ssl::context::no_tlsv1_1 | asio::ssl::context::single_dh_use,
+                   ec);
+  if (ec) return MakeError(ErrorCode::kInternal, "tls: " + ec.message());
+  ctx->use_certificate_chain_file(cert_file, ec);
+  if (ec) return MakeError(ErrorCode::kInvalidArgument, "tls certificate " + cert_file + ": " + ec.message());
+  ctx->use_private_key_file(key_file, asio::ssl::context::pem, ec);
+  if (ec) return MakeError(ErrorCode::kInvalidArgument, "tls key " + key_file + ": " + ec.message());
+  return ctx;
+}
+
 }  // namespace
 
 Result<BindAddress> ParseBindAddress(std::string_view text) {
@@ -108,6 +151,15 @@ Result<BindAddress> ParseBindAddress(std::string_view text) {
   return b;
 }
 
+// ConnectionBase: what the connection table needs of a connection, plain or TLS.
+class HttpServer::ConnectionBase {
+ public:
+  virtual ~ConnectionBase() = default;
+  // Close closes the socket (pending operations complete with operation_aborted) and leaves the
+  // table. Idempotent.
+  virtual void Close() = 0;
+};
+
 struct HttpServer::Impl {
   Impl(HttpServer& s, const HttpServerOptions& o) : server(s), options(o) {}
 
@@ -118,53 +170,94 @@ struct HttpServer::Impl {
   void CloseAll();
   // WarnLimited logs at most once per kWarningInterval: an attack must not flood the log.
   void WarnLimited(std::string_view message, log::Fields fields);
+  // TlsContext: the context for a new TLS connection. At most once per kTlsCheckInterval it
+  // checks the certificate and key files and, when either changed, loads them again; a pair that
+  // does not load is logged and the previous context stays (connections keep the context they
+  // started with).
+  std::shared_ptr<asio::ssl::context> TlsContext();
+  // LoadTls loads the files now. Errors: LoadTlsContext's.
+  Status LoadTls();
 
   HttpServer& server;
   const HttpServerOptions options;
   // Open connections, the one waiting longest (for request bytes, or idle) first. Declared before
   // `io`: connections leave it in their destructors, which run while `io` is destroyed.
-  std::list<Connection*> waiting;
+  std::list<ConnectionBase*> waiting;
   asio::io_context io{1};
   tcp::acceptor acceptor{io};
   asio::steady_timer accept_pause{io};
   std::thread thread;
   bool stopping = false;                                 // I/O thread only
   std::chrono::steady_clock::time_point last_warning{};  // I/O thread only
+  // TLS (options.tls_cert_file set); I/O thread only after Start.
+  std::shared_ptr<asio::ssl::context> tls;
+  FileStamp tls_cert_stamp, tls_key_stamp;
+  std::chrono::steady_clock::time_point tls_checked{};
   std::atomic<size_t> open{0};
   std::atomic<uint64_t> accepted{0};
   std::atomic<uint64_t> evicted{0};
   std::atomic<uint64_t> timed_out{0};
   std::atomic<uint64_t> accept_errors{0};
+  std::atomic<uint64_t> tls_reloads{0};
+  std::atomic<uint64_t> tls_reload_failures{0};
+  std::atomic<uint64_t> tls_handshake_errors{0};
 };
 
-// Connection: one client socket's request/response loop. Owned by its pending operation's
-// handler (shared_from_this); listed in Impl::waiting while open.
-class HttpServer::Connection : public std::enable_shared_from_this<Connection> {
+// Connection: one client socket's request/response loop over `Stream` (beast::tcp_stream, or
+// beast::ssl_stream<beast::tcp_stream> for TLS). Owned by its pending operation's handler
+// (shared_from_this); listed in Impl::waiting while open.
+template <class Stream>
+class HttpServer::Connection : public ConnectionBase,
+                               public std::enable_shared_from_this<HttpServer::Connection<Stream>> {
+  static constexpr bool kTls = !std::is_same_v<Stream, beast::tcp_stream>;
+
  public:
-  Connection(Impl& impl, tcp::socket socket) : impl_(impl), stream_(std::move(socket)) {
-    impl_.waiting.push_back(this);
-    position_ = std::prev(impl_.waiting.end());
-    impl_.open.store(impl_.waiting.size());
+  // Plain.
+  Connection(Impl& impl, tcp::socket socket) : impl_(impl), stream_(std::move(socket)) { Enlist(); }
+  // TLS: `context` stays alive as long as the connection, whatever reloads happen meanwhile.
+  Connection(Impl& impl, tcp::socket socket, std::shared_ptr<asio::ssl::context> context)
+      : impl_(impl), context_(std::move(context)), stream_(std::move(socket), *context_) {
+    Enlist();
   }
-  ~Connection() { Close(); }
+  ~Connection() override { Close(); }
 
-  // Start reads the first request; its deadline runs from accept, so a silent client is closed.
+  // Start reads the first request (after the TLS handshake); its deadline runs from accept, so a
+  // silent client is closed.
   void Start() {
-    stream_.expires_after(impl_.options.request_timeout);
-    ReadHeader();
+    Lowest().expires_after(impl_.options.request_timeout);
+    if constexpr (kTls) {
+      stream_.async_handshake(asio::ssl::stream_base::server, [self = this->shared_from_this()](const error_code& ec) {
+        if (self->closed_) return;
+        if (ec) {
+          // Not TLS (a plain-HTTP client), an untrusted or aborted client, or the deadline.
+          ++self->impl_.tls_handshake_errors;
+          if (ec == beast::error::timeout) ++self->impl_.timed_out;
+          self->impl_.WarnLimited("TLS handshake failed", {{"error", ec.message()}});
+          return self->Close();
+        }
+        self->ReadHeader();
+      });
+    } else {
+      ReadHeader();
+    }
   }
 
-  // Close closes the socket (pending operations complete with operation_aborted) and leaves the
-  // table. Idempotent.
-  void Close() {
+  void Close() override {
     if (closed_) return;
     closed_ = true;
     impl_.waiting.erase(position_);
     impl_.open.store(impl_.waiting.size());
-    stream_.close();
+    Lowest().close();
   }
 
  private:
+  void Enlist() {
+    impl_.waiting.push_back(this);
+    position_ = std::prev(impl_.waiting.end());
+    impl_.open.store(impl_.waiting.size());
+  }
+  beast::tcp_stream& Lowest() { return beast::get_lowest_layer(stream_); }
+
   void MarkWaiting() { impl_.waiting.splice(impl_.waiting.end(), impl_.waiting, position_); }
 
   // ReadHeader parses the next request's header. Beast's parser applies header_limit to each
@@ -181,7 +274,7 @@ class HttpServer::Connection : public std::enable_shared_from_this<Connection> {
 
   void ReadHeaderBytes() {
     stream_.async_read_some(buffer_.prepare(kReadChunk),
-                            [self = shared_from_this()](const error_code& ec, size_t n) {
+                            [self = this->shared_from_this()](const error_code& ec, size_t n) {
                               if (self->closed_) return;
                               if (ec) return self->OnReadError(ec);
                               self->buffer_.commit(n);
@@ -217,7 +310,7 @@ class HttpServer::Connection : public std::enable_shared_from_this<Connection> {
     }
     if (parser_->is_done()) return Respond();
     http::async_read(stream_, buffer_, *parser_,
-                     [self = shared_from_this()](const error_code& read_ec, size_t) {
+                     [self = this->shared_from_this()](const error_code& read_ec, size_t) {
                        if (self->closed_) return;
                        if (read_ec) return self->OnReadError(read_ec);
                        self->Respond();
@@ -283,7 +376,7 @@ class HttpServer::Connection : public std::enable_shared_from_this<Connection> {
       res.body() = std::move(reply.body);
       res.prepare_payload();
     }
-    http::async_write(stream_, res, [self = shared_from_this()](const error_code& ec, size_t) {
+    http::async_write(stream_, res, [self = this->shared_from_this()](const error_code& ec, size_t) {
       self->OnWritten(ec);
     });
   }
@@ -296,18 +389,23 @@ class HttpServer::Connection : public std::enable_shared_from_this<Connection> {
       return Close();
     }
     if (!keep_alive_) {
-      error_code ignored;
-      stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-      return Close();
+      if constexpr (kTls) {
+        // close_notify first, bounded by the request deadline still running.
+        return stream_.async_shutdown([self = this->shared_from_this()](const error_code&) { self->Close(); });
+      } else {
+        error_code ignored;
+        Lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
+        return Close();
+      }
     }
     MarkWaiting();
     if (buffer_.size() > 0) {  // a pipelined request is already here
-      stream_.expires_after(impl_.options.request_timeout);
+      Lowest().expires_after(impl_.options.request_timeout);
       return ReadHeader();
     }
-    stream_.expires_after(impl_.options.idle_timeout);
+    Lowest().expires_after(impl_.options.idle_timeout);
     stream_.async_read_some(buffer_.prepare(kReadChunk),
-                            [self = shared_from_this()](const error_code& read_ec, size_t n) {
+                            [self = this->shared_from_this()](const error_code& read_ec, size_t n) {
                               self->OnNextRequestBytes(read_ec, n);
                             });
   }
@@ -322,16 +420,17 @@ class HttpServer::Connection : public std::enable_shared_from_this<Connection> {
     }
     buffer_.commit(n);
     MarkWaiting();
-    stream_.expires_after(impl_.options.request_timeout);
+    Lowest().expires_after(impl_.options.request_timeout);
     ReadHeader();
   }
 
   Impl& impl_;
-  beast::tcp_stream stream_;
+  std::shared_ptr<asio::ssl::context> context_;  // TLS only; before stream_, which uses it
+  Stream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::optional<http::response<http::string_body>> response_;
-  std::list<Connection*>::iterator position_;
+  std::list<ConnectionBase*>::iterator position_;
   size_t header_bytes_ = 0;  // of the current request, parsed so far
   bool keep_alive_ = false;
   bool closed_ = false;
@@ -359,6 +458,11 @@ void HttpServer::Impl::OnAccept(const error_code& ec, tcp::socket socket) {
     return;
   }
   ++accepted;
+  // Responses go out as header and body writes (TLS records): without TCP_NODELAY the second
+  // waits for the client's delayed ACK, 40 ms on Linux, per response (Go's clients and servers
+  // set it too).
+  error_code nodelay_ec;
+  socket.set_option(tcp::no_delay(true), nodelay_ec);
   try {
     if (waiting.size() >= options.max_connections) {
       EvictOldest();
@@ -366,7 +470,12 @@ void HttpServer::Impl::OnAccept(const error_code& ec, tcp::socket socket) {
                   {{"max_connections", std::to_string(options.max_connections)},
                    {"evicted_total", std::to_string(evicted.load())}});
     }
-    std::make_shared<Connection>(*this, std::move(socket))->Start();
+    if (!options.tls_cert_file.empty()) {
+      std::make_shared<Connection<beast::ssl_stream<beast::tcp_stream>>>(*this, std::move(socket), TlsContext())
+          ->Start();
+    } else {
+      std::make_shared<Connection<beast::tcp_stream>>(*this, std::move(socket))->Start();
+    }
   } catch (const std::exception& e) {
     // Only allocation can throw here; the new socket is dropped (closed), the loop goes on.
     WarnLimited("cannot serve a new connection", {{"error", e.what()}});
@@ -382,8 +491,39 @@ bool HttpServer::Impl::EvictOldest() {
 }
 
 void HttpServer::Impl::CloseAll() {
-  const std::list<Connection*> all = waiting;  // Close() edits `waiting`
-  for (Connection* c : all) c->Close();
+  const std::list<ConnectionBase*> all = waiting;  // Close() edits `waiting`
+  for (ConnectionBase* c : all) c->Close();
+}
+
+Status HttpServer::Impl::LoadTls() {
+  FileStamp cert = Stamp(options.tls_cert_file);
+  FileStamp key = Stamp(options.tls_key_file);
+  auto loaded = LoadTlsContext(options.tls_cert_file, options.tls_key_file);
+  if (!loaded) return std::unexpected(loaded.error());
+  tls = std::move(*loaded);
+  tls_cert_stamp = cert;
+  tls_key_stamp = key;
+  return {};
+}
+
+std::shared_ptr<asio::ssl::context> HttpServer::Impl::TlsContext() {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - tls_checked >= kTlsCheckInterval) {
+    tls_checked = now;
+    if (Stamp(options.tls_cert_file) != tls_cert_stamp || Stamp(options.tls_key_file) != tls_key_stamp) {
+      if (auto reloaded = LoadTls(); reloaded) {
+        ++tls_reloads;
+        log::Info(kLogger, "reloaded the TLS certificate",
+                  {{"address", server.bind_address_}, {"cert", options.tls_cert_file}});
+      } else {
+        ++tls_reload_failures;
+        // Half-written files (a cert renewed before its key) load on a later check.
+        WarnLimited("cannot reload the TLS certificate; serving the previous one",
+                    {{"error", reloaded.error().message}});
+      }
+    }
+  }
+  return tls;
 }
 
 void HttpServer::Impl::WarnLimited(std::string_view message, log::Fields fields) {
@@ -431,7 +571,18 @@ Result<uint16_t> HttpServer::Start() {
                      "http server " + bind_address_ +
                          ": max_connections, request_timeout and idle_timeout must be positive");
   }
+  if (options_.tls_cert_file.empty() != options_.tls_key_file.empty()) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "http server " + bind_address_ + ": tls_cert_file and tls_key_file go together");
+  }
   impl_ = std::make_unique<Impl>(*this, options_);
+  if (!options_.tls_cert_file.empty()) {
+    if (auto loaded = impl_->LoadTls(); !loaded) {
+      impl_.reset();
+      return std::unexpected(loaded.error());
+    }
+    impl_->tls_checked = std::chrono::steady_clock::now();
+  }
   error_code ec;
   auto addr = asio::ip::make_address(bind->host.empty() ? "0.0.0.0" : bind->host, ec);
   if (ec) {
@@ -498,6 +649,9 @@ HttpServerStats HttpServer::stats() const {
   s.evicted = impl_->evicted.load();
   s.timed_out = impl_->timed_out.load();
   s.accept_errors = impl_->accept_errors.load();
+  s.tls_reloads = impl_->tls_reloads.load();
+  s.tls_reload_failures = impl_->tls_reload_failures.load();
+  s.tls_handshake_errors = impl_->tls_handshake_errors.load();
   return s;
 }
 

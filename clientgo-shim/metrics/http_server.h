@@ -1,7 +1,8 @@
 // clientgo-shim/metrics/http_server.h
 //
-// A small plain-HTTP/1.1 server (Boost.Beast, asynchronous, one I/O thread) for the manager's
-// /metrics, /healthz and /readyz endpoints. It is reachable from the network, so it is built to
+// A small HTTP/1.1 server (Boost.Beast, asynchronous, one I/O thread; plain, or TLS with
+// HttpServerOptions::tls_cert_file) for the manager's /metrics, /healthz and /readyz endpoints
+// and the kube-scheduler extender. It is reachable from the network, so it is built to
 // stay up under hostile clients:
 //   - no thread per connection: every connection is a state machine on the one I/O thread;
 //   - at most `max_connections` open connections; when a new one arrives at the limit, the
@@ -69,6 +70,13 @@ struct HttpServerOptions {
   // Accept POST (with a body up to body_limit) besides GET/HEAD, e.g. for the kube-scheduler
   // extender. Default: false.
   bool allow_post = false;
+  // Serve HTTPS (TLS 1.2 or later) with this PEM certificate chain and private key, both or
+  // neither; e.g. kube-scheduler's extender with enableHTTPS. Start() fails when they do not
+  // load. New connections check the files at most once a second and load them again when either
+  // changed (a renewed Secret takes effect without a restart); a pair that does not load is
+  // logged and the previous one kept. Default: plain HTTP.
+  std::string tls_cert_file;
+  std::string tls_key_file;
 };
 
 // HttpServerStats: counters since Start().
@@ -78,6 +86,9 @@ struct HttpServerStats {
   uint64_t evicted = 0;        // closed to admit a newer connection (at max_connections or no fds)
   uint64_t timed_out = 0;      // closed at the request deadline or the idle timeout
   uint64_t accept_errors = 0;  // accept(2) failures (EMFILE, ENFILE, ...)
+  uint64_t tls_reloads = 0;           // certificate reloads after a file changed
+  uint64_t tls_reload_failures = 0;   // changed files that did not load (the previous pair stays)
+  uint64_t tls_handshake_errors = 0;  // TLS handshakes that failed (plain-HTTP clients included)
 };
 
 // BindAddress: a parsed bind address. `enabled` false for "0" / "".
@@ -111,6 +122,8 @@ class HttpServer {
 
  private:
   struct Impl;
+  class ConnectionBase;
+  template <class Stream>
   class Connection;
   HttpServerReply Dispatch(const HttpServerRequest& request) const;
 

@@ -6,7 +6,7 @@
 #include "clientgo-shim/base/log.h"
 #include "controllers/scheduler/scheduler_codec.h"
 #include "reconcile/placement/filters.h"
-#include "reconcile/placement/pod_constraints.h"
+#include "reconcile/placement/scoring.h"
 #include "reconcile/placement/reservation_affinity.h"
 
 namespace berth::controllers::extender {
@@ -35,16 +35,8 @@ bool IsResourceReason(std::string_view reason) {
   return reason.starts_with("Insufficient ") || reason == placement::kReasonTooManyPods;
 }
 
-// IsPodConstraintReason: InterPodAffinity / PodTopologySpread, which run after the resource fit.
-bool IsPodConstraintReason(std::string_view reason) {
-  return reason == placement::kReasonPodAffinity || reason == placement::kReasonPodAntiAffinity ||
-         reason == placement::kReasonExistingAntiAffinity || reason == placement::kReasonTopologySpread ||
-         reason == placement::kReasonTopologySpreadMissingLabel;
-}
-
-// NodeFailure: this node's reasons from a decision pinned to it. The FitError also counts the
-// other nodes (they fail NodeName), so only the reasons a node can give past the non-resource
-// filters are kept; EvaluateOnNodes answers non-resource failures itself, for this node alone.
+// NodeFailure: a failing node's answer. The FitError holds this node's reasons alone
+// (ClusterSnapshot::EvaluateOnNodes), or an error of the pod as a whole.
 struct NodeFailure {
   std::string message;
   bool resolvable = false;  // only resource shortfalls: preemption could help
@@ -58,10 +50,6 @@ NodeFailure Describe(const placement::FitError& error) {
   }
   bool all_resource = true;
   for (const auto& [reason, count] : error.reasons) {
-    const bool ours = IsResourceReason(reason) || reason == placement::kReasonReservationInsufficient ||
-                      reason == placement::kReasonReservationAffinity || IsPodConstraintReason(reason);
-    const bool nonresource_here = error.num_all_nodes == 1;  // EvaluateOnNodes' own FitError
-    if (!ours && !nonresource_here) continue;
     if (!IsResourceReason(reason)) all_resource = false;
     if (!out.message.empty()) out.message += ", ";
     out.message += reason;
@@ -73,15 +61,23 @@ NodeFailure Describe(const placement::FitError& error) {
   for (const auto& r : error.post_filter_reasons) {
     out.message += (out.message.empty() ? "" : ". ") + r;
   }
-  if (out.message.empty()) out.message = error.Message();
+  if (out.message.empty()) {
+    out.message = error.Message();
+    all_resource = false;
+  }
   out.resolvable = all_resource;
   return out;
 }
 
 }  // namespace
 
-shim::HttpServerOptions ExtenderServerOptions() {
+shim::HttpServerOptions ExtenderServerOptions(const std::string& cert_dir) {
   shim::HttpServerOptions o;
+  if (!cert_dir.empty()) {
+    const std::string dir = cert_dir.ends_with('/') ? cert_dir : cert_dir + "/";
+    o.tls_cert_file = dir + "tls.crt";
+    o.tls_key_file = dir + "tls.key";
+  }
   o.allow_post = true;
   o.header_limit = 16 * 1024;
   // A NodeList of 5,000 nodes is a few MiB; a pod at most ~1.5 MiB (etcd's object limit).
@@ -134,18 +130,20 @@ shim::HttpServerReply ExtenderService::Filter(const std::string& body) {
   auto args = DecodeExtenderArgs(body);
   if (!args) return BadRequest("filter", args.error());
   placement::PodSpecView pod = ReadPodView(*args->pod);
-  auto evaluations = cache_.EvaluateOnNodes(pod, args->node_names, /*with_scores=*/false);
+  auto evaluations = cache_.EvaluateOnNodes(pod, args->node_names);
   ExtenderFilterResult result;
+  result.passed.reserve(evaluations.size());
   for (size_t i = 0; i < evaluations.size(); ++i) {
-    const std::string& name = args->node_names[i];
+    const std::string_view name = args->node_names[i];
     const auto& e = evaluations[i];
     if (!e.known) {
-      result.failed_unresolvable[name] = std::string(kNodeNotFound);
-    } else if (e.decision) {
+      result.failed_unresolvable[std::string(name)] = std::string(kNodeNotFound);
+    } else if (e.fits) {
       result.passed.push_back(name);
     } else {
-      NodeFailure failure = Describe(e.decision.error());
-      (failure.resolvable ? result.failed : result.failed_unresolvable)[name] = std::move(failure.message);
+      NodeFailure failure = Describe(e.error);
+      (failure.resolvable ? result.failed : result.failed_unresolvable)[std::string(name)] =
+          std::move(failure.message);
     }
   }
   return JsonReply(200, EncodeFilterResult(result, &*args));
@@ -155,19 +153,19 @@ shim::HttpServerReply ExtenderService::Prioritize(const std::string& body) {
   auto args = DecodeExtenderArgs(body);
   if (!args) return BadRequest("prioritize", args.error());
   placement::PodSpecView pod = ReadPodView(*args->pod);
-  auto evaluations = cache_.EvaluateOnNodes(pod, args->node_names, /*with_scores=*/true);
+  auto evaluations = cache_.EvaluateOnNodes(pod, args->node_names);
   // When the pod can use a reservation on some candidate, the other nodes score 0: the margin is
   // then 10 × weight × 10, enough for a weight of 10 or more to outrank every in-tree score sum,
   // as berth's own scheduler always prefers a reservation node.
   bool any_reservation = false;
-  for (const auto& e : evaluations) any_reservation = any_reservation || (e.known && e.decision && e.decision->reservation);
+  for (const auto& e : evaluations) any_reservation = any_reservation || (e.fits && e.reservation);
   std::vector<HostPriority> list;
   list.reserve(evaluations.size());
   for (size_t i = 0; i < evaluations.size(); ++i) {
     const auto& e = evaluations[i];
     int64_t score = kMinExtenderPriority;
-    if (e.known && e.decision) {
-      if (e.decision->reservation) {
+    if (e.fits) {
+      if (e.reservation) {
         score = kMaxExtenderPriority;
       } else if (!any_reservation) {
         score = e.score * (kMaxExtenderPriority - 1) / placement::kMaxNodeScore;

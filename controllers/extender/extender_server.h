@@ -1,10 +1,11 @@
 // controllers/extender/extender_server.h
 //
 // berth as a kube-scheduler HTTP extender (issue 14): POST /filter, /prioritize and /bind on the
-// HttpServer of --extender-bind-address, so reservations hold for pods of the stock
-// kube-scheduler (schedulerName default-scheduler). Decisions come from the scheduler's
-// assumed-state cache (SchedulerCache::EvaluateOnNodes: reconcile/placement's rules, the pod
-// pinned to each candidate node):
+// HttpServer of --extender-bind-address (HTTPS with --extender-cert-dir), so reservations hold
+// for pods of the stock kube-scheduler (schedulerName default-scheduler). Decisions come from the
+// scheduler's assumed-state cache (SchedulerCache::EvaluateOnNodes → ClusterSnapshot::
+// EvaluateOnNodes: reconcile/placement's rules, the pod prepared once and each candidate node
+// answered as if the pod were pinned to it):
 //   - filter: a node passes when the pod fits there without taking capacity active reservations
 //     hold for others; an owner pod passes where a matching reservation (Aligned/Restricted,
 //     reservation affinity) or free capacity fits it. Reasons use kube-scheduler's words; resource
@@ -56,7 +57,9 @@ class ExtenderService {
 };
 
 // ExtenderServerOptions: the HttpServer limits for the extender (bodies carry whole pods and,
-// without nodeCacheCapable, whole NodeLists).
-shim::HttpServerOptions ExtenderServerOptions();
+// without nodeCacheCapable, whole NodeLists). With `cert_dir` ("" = plain HTTP), HTTPS with
+// <cert_dir>/tls.crt and <cert_dir>/tls.key (a kubernetes.io/tls Secret's keys), reloaded when
+// they change.
+shim::HttpServerOptions ExtenderServerOptions(const std::string& cert_dir = "");
 
 }  // namespace berth::controllers::extender

@@ -126,56 +126,11 @@ placement::PodDecision SchedulerCache::ScheduleAndAssumePod(const placement::Pod
   return decision;
 }
 
-std::vector<SchedulerCache::NodeEvaluation> SchedulerCache::EvaluateOnNodes(
-    const placement::PodSpecView& pod, const std::vector<std::string>& nodes, bool with_scores) {
-  std::vector<NodeEvaluation> out(nodes.size());
-  placement::PodSpecView pinned = pod;
-  auto request = [&](std::string_view name, int64_t fallback) {
-    auto it = pod.requests.find(std::string(name));
-    return it != pod.requests.end() && it->second != 0 ? it->second : fallback;
-  };
-  const int64_t cpu = request(placement::kResourceCpu, placement::kDefaultMilliCpuRequest);
-  const int64_t memory = request(placement::kResourceMemory, placement::kDefaultMemoryRequestMilli);
+std::vector<placement::ClusterSnapshot::NodeEvaluation> SchedulerCache::EvaluateOnNodes(
+    const placement::PodSpecView& pod, const std::vector<std::string_view>& nodes) {
   std::lock_guard lock(mu_);
   AdvanceLocked();
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    NodeEvaluation& e = out[i];
-    pinned.node_name = nodes[i];
-    e.decision = snapshot_.SchedulePod(pinned);
-    e.known = e.decision.has_value();
-    if (!e.decision) {
-      // Only a failure looks the node up (the common case stays at one snapshot decision): an
-      // unknown node, or this node's non-resource reasons alone (the FitError of a pinned
-      // decision also counts every other node as "didn't match the requested node name").
-      auto node = nodes_.find(nodes[i]);
-      if (node == nodes_.end()) continue;
-      e.known = true;
-      if (auto reasons = placement::NonResourceFilterReasons(pinned, node->second); !reasons.empty()) {
-        placement::FitError error;
-        error.num_all_nodes = 1;
-        for (auto& r : reasons) error.reasons[std::move(r)] = 1;
-        e.decision = std::unexpected(std::move(error));
-      }
-    }
-    if (!e.decision || !with_scores) continue;
-    if (auto usage = snapshot_.Usage(nodes[i])) {
-      auto at = [](const reconcile::ResourceAmounts& a, std::string_view k) {
-        auto it = a.find(std::string(k));
-        return it == a.end() ? int64_t{0} : it->second;
-      };
-      auto sum = [](int64_t a, int64_t b, int64_t c) {
-        __int128 t = static_cast<__int128>(a) + b + c;
-        return t > INT64_MAX ? INT64_MAX : static_cast<int64_t>(t);
-      };
-      e.score = placement::NodeScore(
-          scoring_,
-          sum(at(usage->requested, placement::kResourceCpu), at(usage->held, placement::kResourceCpu), cpu),
-          at(usage->allocatable, placement::kResourceCpu),
-          sum(at(usage->requested, placement::kResourceMemory), at(usage->held, placement::kResourceMemory), memory),
-          at(usage->allocatable, placement::kResourceMemory));
-    }
-  }
-  return out;
+  return snapshot_.EvaluateOnNodes(pod, nodes);
 }
 
 void SchedulerCache::ForgetPod(std::string_view uid) {

@@ -64,19 +64,10 @@ class SchedulerCache {
   // reservation) before the lock is released. Errors: the FitError of the decision.
   reconcile::placement::PodDecision ScheduleAndAssumePod(const reconcile::placement::PodSpecView& pod);
   // EvaluateOnNodes: the kube-scheduler extender's view (controllers/extender): the pod decided
-  // on each of `nodes` alone (SchedulePod with spec.nodeName pinned to it), under one lock and
-  // clock, assuming nothing. A node the cache does not know is `known == false`. A passing node
-  // costs one pinned decision; a failing one also pays for SchedulePod's reasons over every node
-  // (rare: kube-scheduler sends only nodes its own filters passed). `score` is the
-  // node score (0..100) of --scoring-strategy with the pod added, reservations' holds counted
-  // (computed only `with_scores`: the filter does not need it).
-  struct NodeEvaluation {
-    bool known = false;
-    reconcile::placement::PodDecision decision;
-    int64_t score = 0;
-  };
-  std::vector<NodeEvaluation> EvaluateOnNodes(const reconcile::placement::PodSpecView& pod,
-                                              const std::vector<std::string>& nodes, bool with_scores);
+  // on each of `nodes` alone (ClusterSnapshot::EvaluateOnNodes: the pod prepared once, then the
+  // per-node filters and score), under one lock and clock, assuming nothing.
+  std::vector<reconcile::placement::ClusterSnapshot::NodeEvaluation> EvaluateOnNodes(
+      const reconcile::placement::PodSpecView& pod, const std::vector<std::string_view>& nodes);
   // ForgetPod drops the assumption (the binding failed).
   void ForgetPod(std::string_view uid);
   // PlaceAndAssumeReservation decides where a Reservation goes and assumes it there. Pods that

@@ -11,7 +11,9 @@ smallest name here, where kube-scheduler picks at random). A failed bind is retr
 import concurrent.futures
 import json
 import os
+import shutil
 import subprocess
+import tempfile
 import threading
 import time
 import unittest
@@ -27,13 +29,15 @@ EXTENDER_WEIGHT = 5
 class KubeSchedulerPlayer:
     """The extender half of one kube-scheduler profile."""
 
-    def __init__(self, sim, url_prefix, node_cache_capable=True, weight=EXTENDER_WEIGHT):
+    def __init__(self, sim, url_prefix, node_cache_capable=True, weight=EXTENDER_WEIGHT, ca_file=None):
         self.sim = sim
         self.url_prefix = url_prefix.rstrip("/")
         self.node_cache_capable = node_cache_capable
         self.weight = weight
         self.http = requests.Session()
         self.http.trust_env = False
+        if ca_file:  # enableHTTPS with tlsConfig.caFile: the server's certificate is verified
+            self.http.verify = ca_file
         self.calls = []  # (verb, request body dict, response dict/list)
         self.bind_errors = []
 
@@ -177,8 +181,10 @@ class ExtenderSuite(unittest.TestCase):
 
 
 class QuickStartTest(ExtenderSuite):
+    ca_file = None
+
     def run_quick_start(self, node_cache_capable, pod_name):
-        player = KubeSchedulerPlayer(self.sim, self.url, node_cache_capable=node_cache_capable)
+        player = KubeSchedulerPlayer(self.sim, self.url, node_cache_capable=node_cache_capable, ca_file=self.ca_file)
         res_name = f"reservation-{pod_name}"
         text = read(testdata("reservation-demo.yaml")).replace("name: reservation-demo", f"name: {res_name}")
         text = text.replace("name: pod-demo-0", f"name: {pod_name}")
@@ -243,9 +249,115 @@ class QuickStartTest(ExtenderSuite):
         self.assertIn("--extender-bind-address needs the scheduler controller", r.stdout + r.stderr)
 
     def test_bind_of_an_unknown_pod_answers_an_error_not_a_server_failure(self):
-        player = KubeSchedulerPlayer(self.sim, self.url)
+        player = KubeSchedulerPlayer(self.sim, self.url, ca_file=self.ca_file)
         error = player.bind({"metadata": {"name": "ghost", "namespace": "default", "uid": "x"}}, "node-0")
         self.assertIn("not found", error)
+
+
+def make_serving_pair(directory, name):
+    """A fresh CA and a serving certificate for 127.0.0.1 signed by it (openssl CLI, EC P-256, one day), written as
+    <name>-ca.crt, <name>.crt and <name>.key. Returns (ca path, cert path, key path)."""
+    ca_key, ca_crt = os.path.join(directory, f"{name}-ca.key"), os.path.join(directory, f"{name}-ca.crt")
+    key, csr, crt = (os.path.join(directory, f"{name}.{ext}") for ext in ("key", "csr", "crt"))
+    ext = os.path.join(directory, f"{name}.ext")
+    with open(ext, "w") as f:
+        f.write("basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n"
+                "extendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n")
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
+    for args in (["req", "-x509", *ec, "-keyout", ca_key, "-out", ca_crt, "-days", "1", "-subj", f"/CN={name}-ca",
+                  "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"],
+                 ["req", *ec, "-keyout", key, "-out", csr, "-subj", "/CN=berth-extender"],
+                 ["x509", "-req", "-in", csr, "-CA", ca_crt, "-CAkey", ca_key, "-CAcreateserial", "-out", crt,
+                  "-days", "1", "-extfile", ext]):
+        subprocess.run(["openssl", *args], check=True, capture_output=True, timeout=60)
+    return ca_crt, crt, key
+
+
+def install_pair(cert_dir, crt, key):
+    """Puts a pair in place the way a Secret volume update does: each file renamed over the old one."""
+    for src, dst in ((key, "tls.key"), (crt, "tls.crt")):
+        shutil.copyfile(src, os.path.join(cert_dir, dst + ".new"))
+        os.replace(os.path.join(cert_dir, dst + ".new"), os.path.join(cert_dir, dst))
+
+
+class HttpsTest(QuickStartTest):
+    """--extender-cert-dir: the extender over HTTPS (kube-scheduler's enableHTTPS with tlsConfig.caFile), checked
+    with verifying TLS clients (python's ssl through requests, and curl), a certificate renewal picked up without a
+    restart, and plain HTTP refused."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="berth-extender-tls-")
+        cls.cert_dir = os.path.join(cls.tmp, "cert")
+        os.mkdir(cls.cert_dir)
+        cls.ca_file, crt, key = make_serving_pair(cls.tmp, "first")
+        cls.first = (crt, key)
+        install_pair(cls.cert_dir, crt, key)
+        cls.port = free_port()
+        cls.sim, cls.mgr = start_cluster(nodes=cls.nodes, extra_args=[
+            "--extender-bind-address", f"127.0.0.1:{cls.port}", "--extender-cert-dir", cls.cert_dir])
+        cls.url = f"https://127.0.0.1:{cls.port}"
+
+    @classmethod
+    def tearDownClass(cls):
+        super().tearDownClass()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_malformed_bodies_are_400_with_a_json_error_and_counted(self):
+        r = subprocess.run(["curl", "-sS", "--cacert", self.ca_file, "-X", "POST", "-H", "Content-Type: application/json",
+                            "--data", "{\"Pod\":", "-w", "\n%{http_code}", f"{self.url}/filter"],
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        body, code = r.stdout.rsplit("\n", 1)
+        self.assertEqual(code, "400")
+        self.assertIn("not JSON", json.loads(body)["Error"])
+        self.assertGreaterEqual(self.mgr.metric("berth_extender_requests_total", verb="filter", code="400"), 1)
+
+    def test_plain_http_and_untrusting_clients_are_refused(self):
+        with self.assertRaises(requests.exceptions.ConnectionError):
+            requests.post(f"http://127.0.0.1:{self.port}/filter", data="{}", timeout=5)
+        other_ca, _, _ = make_serving_pair(self.tmp, "stranger")
+        with self.assertRaises(requests.exceptions.SSLError):
+            requests.post(f"{self.url}/filter", data="{}", timeout=5, verify=other_ca)
+        # Still serving the clients that trust it.
+        self.assertEqual(requests.post(f"{self.url}/bind", data="{}", timeout=5, verify=self.ca_file).status_code, 400)
+
+    def test_a_renewed_certificate_is_served_without_a_restart(self):
+        second_ca, crt, key = make_serving_pair(self.tmp, "second")
+        install_pair(self.cert_dir, crt, key)
+        try:
+            def served_by_second():
+                try:
+                    return requests.post(f"{self.url}/bind", data="{}", timeout=5, verify=second_ca).status_code == 400
+                except requests.exceptions.SSLError:
+                    return False
+            wait_until(served_by_second, timeout=15, message="the renewed certificate to be served")
+            with self.assertRaises(requests.exceptions.SSLError):
+                requests.post(f"{self.url}/bind", data="{}", timeout=5, verify=self.ca_file)
+        finally:
+            install_pair(self.cert_dir, *self.first)
+            wait_until(lambda: self._trusts(self.ca_file), timeout=15, message="the first certificate back")
+
+    def _trusts(self, ca_file):
+        try:
+            requests.post(f"{self.url}/bind", data="{}", timeout=5, verify=ca_file)
+            return True
+        except requests.exceptions.SSLError:
+            return False
+
+    def test_bad_extender_flags_exit_2(self):
+        manager = os.path.join(BIN, "berth-manager")
+        r = subprocess.run([manager, "--kubeconfig", self.sim.kubeconfig, "--extender-bind-address", "127.0.0.1:0",
+                            "--extender-cert-dir", os.path.join(self.tmp, "missing"), "--metrics-bind-address", "0",
+                            "--health-probe-bind-address", "0"], capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("cannot serve the extender", r.stdout + r.stderr)
+        self.assertIn("tls", r.stdout + r.stderr)
+        r = subprocess.run([manager, "--kubeconfig", self.sim.kubeconfig, "--extender-cert-dir", self.cert_dir,
+                            "--metrics-bind-address", "0", "--health-probe-bind-address", "0"],
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("--extender-cert-dir needs --extender-bind-address", r.stderr)
 
 
 class BindFaultTest(ExtenderSuite):

@@ -432,6 +432,38 @@ class ExtenderValuesTest(unittest.TestCase):
                                 capture_output=True, text=True, timeout=30)
         self.assertEqual(result.returncode, 0, result.stderr)
 
+    def test_extender_tls_mounts_the_secret_and_configures_https(self):
+        docs = render("extender.enabled=true", "extender.tls.secretName=berth-extender-tls",
+                      "extender.tls.caData=Q0EK")
+        container = manager_container(docs)
+        self.assertIn("--extender-cert-dir=/etc/berth/extender-tls", container["args"])
+        self.assertIn({"name": "extender-tls", "mountPath": "/etc/berth/extender-tls", "readOnly": True},
+                      container["volumeMounts"])
+        deployment = next(d for d in docs if d["kind"] == "Deployment")
+        self.assertIn({"name": "extender-tls", "secret": {"secretName": "berth-extender-tls"}},
+                      deployment["spec"]["template"]["spec"]["volumes"])
+        cm = next(d for d in docs if d["kind"] == "ConfigMap" and d["metadata"]["name"].endswith("-kube-scheduler-config"))
+        extender = yaml.safe_load(cm["data"]["config.yaml"])["extenders"][0]
+        self.assertTrue(extender["urlPrefix"].startswith("https://"), extender)
+        self.assertTrue(extender["enableHTTPS"])
+        self.assertEqual(extender["tlsConfig"], {"caData": "Q0EK"})
+        # Without a CA the example still enables HTTPS (kube-scheduler then skips verification).
+        docs = render("extender.enabled=true", "extender.tls.secretName=berth-extender-tls")
+        cm = next(d for d in docs if d["kind"] == "ConfigMap" and d["metadata"]["name"].endswith("-kube-scheduler-config"))
+        extender = yaml.safe_load(cm["data"]["config.yaml"])["extenders"][0]
+        self.assertTrue(extender["enableHTTPS"])
+        self.assertNotIn("tlsConfig", extender)
+        result = subprocess.run([os.path.join(BIN, "berth-manager"), *container["args"], "--help"],
+                                capture_output=True, text=True, timeout=30)
+        self.assertEqual(result.returncode, 0, result.stderr)
+
+    def test_extender_tls_values_are_checked_by_the_schema(self):
+        for bad in ("extender.tls.secret=x", "extender.tls.caData=not base64!"):
+            result = subprocess.run([HELM, "template", "r1", CHART, "--set", "extender.enabled=true", "--set", bad],
+                                    capture_output=True, text=True, timeout=60)
+            self.assertNotEqual(result.returncode, 0, bad)
+            self.assertIn("values don't meet the specifications of the schema", result.stderr)
+
     def test_extender_refuses_several_replicas_and_a_disabled_scheduler(self):
         for sets, want in ((["extender.enabled=true", "replicaCount=2"], "extender.enabled needs replicaCount: 1"),
                            (["extender.enabled=true", "controllers.scheduler.enabled=false"],

@@ -64,21 +64,49 @@ ResourceAmounts ResourceTable::ToAmounts(const Wide& wide) const {
 
 }  // namespace internal
 
+namespace internal {
+
+int NodeNameIndex::Find(std::string_view name, uint64_t hash, const std::vector<NodeEntry>& nodes) const {
+  if (slots_.empty()) return -1;
+  const uint32_t tag = static_cast<uint32_t>(hash >> 32);
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    const Slot& slot = slots_[i];
+    if (slot.index < 0) return -1;
+    if (slot.tag == tag && nodes[slot.index].view.name == name) return slot.index;
+  }
+}
+
+void NodeNameIndex::Place(uint64_t hash, int index) {
+  const size_t mask = slots_.size() - 1;
+  size_t i = hash & mask;
+  while (slots_[i].index >= 0) i = (i + 1) & mask;
+  slots_[i] = {static_cast<uint32_t>(hash >> 32), index};
+}
+
+void NodeNameIndex::Insert(int index, const std::vector<NodeEntry>& nodes) {
+  if (2 * (size_ + 1) > slots_.size()) {
+    // Grow to keep at most half the slots used; re-file every node (their indexes are 0..size_).
+    slots_.assign(std::max<size_t>(16, slots_.size() * 2), Slot{});
+    for (size_t k = 0; k < size_; ++k) Place(std::hash<std::string_view>{}(nodes[k].view.name), static_cast<int>(k));
+  }
+  Place(std::hash<std::string_view>{}(nodes[index].view.name), index);
+  ++size_;
+}
+
+}  // namespace internal
+
 int ClusterSnapshot::State::NodeFor(std::string_view name, bool create) {
-  auto it = node_index.find(name);
-  if (it != node_index.end()) return it->second;
+  if (int i = node_index.Find(name, nodes); i >= 0) return i;
   if (!create) return -1;
   int i = static_cast<int>(nodes.size());
   nodes.emplace_back();
   nodes.back().view.name = std::string(name);
-  node_index.emplace(std::string(name), i);
+  node_index.Insert(i, nodes);
   return i;
 }
 
-int ClusterSnapshot::State::NodeForConst(std::string_view name) const {
-  auto it = node_index.find(name);
-  return it == node_index.end() ? -1 : it->second;
-}
+int ClusterSnapshot::State::NodeForConst(std::string_view name) const { return node_index.Find(name, nodes); }
 
 void ClusterSnapshot::State::RecomputeFree(NodeEntry& node) {
   size_t n = std::max({node.allocatable.size(), node.requested.size(), node.held.size()});
@@ -87,6 +115,15 @@ void ClusterSnapshot::State::RecomputeFree(NodeEntry& node) {
     int k = static_cast<int>(i);
     node.free[i] = internal::ClampAmount(At(node.allocatable, k) - At(node.requested, k) - At(node.held, k));
   }
+  for (int k = 0; k < internal::kHotResources; ++k) node.hot_free[k] = At(node.free, k);
+  node.hot_held_cpu = internal::ClampAmount(At(node.held, internal::kCpu));
+  node.hot_held_memory = internal::ClampAmount(At(node.held, internal::kMemory));
+  node.hot_allocatable_cpu = At(node.allocatable, internal::kCpu);
+  node.hot_allocatable_memory = At(node.allocatable, internal::kMemory);
+  node.hot_requested_cpu = internal::ClampAmount(At(node.requested, internal::kCpu));
+  node.hot_requested_memory = internal::ClampAmount(At(node.requested, internal::kMemory));
+  node.hot_unschedulable = node.view.unschedulable;
+  node.hot_has_taints = !node.view.taints.empty();
 }
 
 void ClusterSnapshot::State::CountPod(const PodEntry& pod, int sign) {
@@ -548,9 +585,9 @@ bool ClusterSnapshot::ReservationFitsNow(std::string_view uid) const {
 
 std::optional<NodeUsage> ClusterSnapshot::Usage(std::string_view node_name) const {
   const State& s = *state_;
-  auto it = s.node_index.find(node_name);
-  if (it == s.node_index.end() || !s.nodes[it->second].present) return std::nullopt;
-  const NodeEntry& node = s.nodes[it->second];
+  const int index = s.NodeForConst(node_name);
+  if (index < 0 || !s.nodes[index].present) return std::nullopt;
+  const NodeEntry& node = s.nodes[index];
   NodeUsage u;
   u.allocatable = s.resources.ToAmounts(node.allocatable);
   u.requested = s.resources.ToAmounts(node.requested);

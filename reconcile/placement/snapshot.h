@@ -24,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "reconcile/placement/filters.h"
 #include "reconcile/placement/pre_allocation.h"
@@ -139,6 +140,21 @@ class ClusterSnapshot {
   // whose annotation did not parse is unschedulable with the parse error; a reservation-ignored
   // pod uses no reservation but may take what reservations hold unallocated on the node.
   PodDecision SchedulePod(const PodSpecView& pod) const;
+  // EvaluateOnNodes answers, for each of `nodes` in order, what SchedulePod would decide with the
+  // pod pinned to that node alone (its own spec.nodeName is ignored): the kube-scheduler
+  // extender's filter and prioritize. The pod is compiled and its reservations gathered once, so
+  // each node costs one index lookup and the per-node filters, not a decision. A failing node's
+  // FitError has that node's reasons alone (num_all_nodes 1), or the pod-level error.
+  struct NodeEvaluation {
+    bool known = false;  // the snapshot has the node
+    bool fits = false;
+    std::optional<ReservationRef> reservation;  // fits through this reservation (nominated)
+    // fits: the node score (0..kMaxNodeScore) of SchedulerOptions::scoring with the pod added,
+    // reservations' holds counted as used (what SchedulePod ranks nodes by).
+    int64_t score = 0;
+    FitError error;  // known and not fits
+  };
+  std::vector<NodeEvaluation> EvaluateOnNodes(const PodSpecView& pod, const std::vector<std::string_view>& nodes) const;
   // PlaceReservation places a Reservation as a pod built from its template (`template_pod`:
   // requests = the template's effective requests, node_name = template.spec.nodeName). With
   // pre_allocation, NodeResourcesFit is skipped: nodes where it fits are still preferred, and
@@ -207,8 +223,11 @@ class ClusterSnapshot {
   int64_t CopiesOnEmptyNodes(const PodSpecView& pod) const;
   bool IsAssumed(std::string_view pod_uid) const;
 
- private:
+  // State: the snapshot's data, opaque outside reconcile/placement (snapshot_state.h; public only
+  // so that the decision helpers in schedule_internal.h can take it).
   struct State;
+
+ private:
   std::unique_ptr<State> state_;
 };
 

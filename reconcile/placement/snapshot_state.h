@@ -6,6 +6,7 @@
 // them, where a missing tail entry means 0.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -73,20 +74,75 @@ struct Request {
   std::string_view name;
 };
 
+// Resource indexes whose free amount NodeEntry keeps inline (cpu, memory, ephemeral-storage, pods).
+inline constexpr int kHotResources = 4;
+
 struct NodeEntry {
-  NodeView view;
+  // Hot copies, laid out first and refreshed by State::RecomputeFree (which runs after every
+  // change of the node, of its pods' requests and of its reservations' holds): the per-node
+  // filters and score read only these for a pod asking for the common resources, so a node costs
+  // a cache line or two, not a walk through its views and vectors (the kube-scheduler extender
+  // visits thousands of nodes per request).
+  std::array<int64_t, kHotResources> hot_free{};  // free[0..3]
+  int64_t hot_held_cpu = 0;                       // held, clamped
+  int64_t hot_held_memory = 0;
+  int64_t hot_allocatable_cpu = 0;
+  int64_t hot_allocatable_memory = 0;
+  int64_t hot_requested_cpu = 0;                  // requested, clamped (BalancedAllocation)
+  int64_t hot_requested_memory = 0;
+  __int128 nonzero_cpu = 0;     // scoring: requested cpu with the 100m default per pod
+  __int128 nonzero_memory = 0;  // scoring: requested memory with the 200Mi default per pod
   bool present = false;
+  bool hot_unschedulable = false;  // view.unschedulable
+  bool hot_has_taints = false;     // !view.taints.empty()
+  NodeView view;
   Dense allocatable;
   Wide requested;
   Wide held;
   Dense free;  // allocatable - requested - held (clamped), kept current
-  __int128 nonzero_cpu = 0;     // scoring: requested cpu with the 100m default per pod
-  __int128 nonzero_memory = 0;  // scoring: requested memory with the 200Mi default per pod
   int holding_reservations = 0;
   HostPortUsage host_ports;  // NodePorts: ports of the pods counted on this node
   HostPortUsage reserved_ports;  // template ports of the active reservations on this node
   int prefer_no_schedule_taints = 0;  // TaintToleration scoring applies while any node has one
 };
+
+// NodeNameIndex: node name → index into State::nodes, open addressing over a power-of-two array
+// of 8-byte (hash tag, index) slots, at most half full. A lookup reads one slot and the node's
+// name, where std::unordered_map hops through a bucket and a separately allocated node: the
+// kube-scheduler extender looks up every candidate's name (5,000 per request). Nodes are never
+// removed from it (a removed node keeps its index, present = false).
+class NodeNameIndex {
+ public:
+  static uint64_t Hash(std::string_view name) { return std::hash<std::string_view>{}(name); }
+  // Find: the index of `name` (whose Hash is `hash`), or -1.
+  int Find(std::string_view name, uint64_t hash, const std::vector<NodeEntry>& nodes) const;
+  int Find(std::string_view name, const std::vector<NodeEntry>& nodes) const { return Find(name, Hash(name), nodes); }
+  // For batched lookups (EvaluateOnNodes), which overlap the cache misses of many names:
+  // PrefetchSlot starts loading the first slot of `hash`; Peek returns the index in that slot if
+  // its tag matches (names not compared; -1 otherwise), to prefetch the node itself.
+  void PrefetchSlot(uint64_t hash) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[hash & (slots_.size() - 1)]);
+  }
+  int Peek(uint64_t hash) const {
+    if (slots_.empty()) return -1;
+    const Slot& slot = slots_[hash & (slots_.size() - 1)];
+    return slot.tag == static_cast<uint32_t>(hash >> 32) ? slot.index : -1;
+  }
+  // Insert files nodes[index] under its view.name (not already filed).
+  void Insert(int index, const std::vector<NodeEntry>& nodes);
+
+ private:
+  struct Slot {
+    uint32_t tag = 0;
+    int32_t index = -1;  // -1: empty
+  };
+  void Place(uint64_t hash, int index);
+  std::vector<Slot> slots_;
+  size_t size_ = 0;
+};
+
+// FreeAt: node.free[i] (i >= 0), from the hot copy when it has it.
+inline int64_t FreeAt(const NodeEntry& n, int i) { return i < kHotResources ? n.hot_free[i] : At(n.free, i); }
 
 struct PodEntry {
   int node = -1;
@@ -142,7 +198,7 @@ struct ClusterSnapshot::State {
   SchedulerOptions options;
   internal::ResourceTable resources;
   std::vector<internal::NodeEntry> nodes;
-  internal::StringMap<int> node_index;
+  internal::NodeNameIndex node_index;
   int present_nodes = 0;
   internal::StringMap<internal::PodEntry> pods;
   internal::StringMap<internal::Usage> usage;  // by reservation uid

@@ -48,7 +48,7 @@ TEST(ExtenderCodecTest, DecodesNodeCacheCapableArgsWithNullNodes) {
   auto args = DecodeExtenderArgs(ArgsNodeCacheCapable());
   ASSERT_TRUE(args.has_value()) << args.error().message;
   EXPECT_FALSE(args->nodes_as_list);
-  EXPECT_EQ(args->node_names, (std::vector<std::string>{"node-1", "node-2", "node-3"}));
+  EXPECT_EQ(args->node_names, (std::vector<std::string_view>{"node-1", "node-2", "node-3"}));
   ASSERT_NE(args->pod, nullptr);
   EXPECT_EQ(json::GetString(*args->pod, {"metadata", "name"}), "web-0");
   EXPECT_EQ(json::GetString(*args->pod, {"spec", "schedulerName"}), "default-scheduler");
@@ -58,7 +58,7 @@ TEST(ExtenderCodecTest, DecodesNodeListArgsWithNullNodeNames) {
   auto args = DecodeExtenderArgs(ArgsWithNodeList());
   ASSERT_TRUE(args.has_value()) << args.error().message;
   EXPECT_TRUE(args->nodes_as_list);
-  EXPECT_EQ(args->node_names, (std::vector<std::string>{"node-1", "node-2"}));
+  EXPECT_EQ(args->node_names, (std::vector<std::string_view>{"node-1", "node-2"}));
   ASSERT_EQ(args->node_items.size(), 2u);
 }
 
@@ -66,7 +66,7 @@ TEST(ExtenderCodecTest, DecodesKeysCaseInsensitivelyAsGoDoes) {
   // upstream's TestCompatibility lowercases a whole document and decodes it again.
   auto args = DecodeExtenderArgs(std::string(R"({"pod":)") + kPod + R"(,"nodes":null,"nodenames":["a"]})");
   ASSERT_TRUE(args.has_value()) << args.error().message;
-  EXPECT_EQ(args->node_names, (std::vector<std::string>{"a"}));
+  EXPECT_EQ(args->node_names, (std::vector<std::string_view>{"a"}));
   auto bind = DecodeBindingArgs(R"({"podname":"p","PODNAMESPACE":"ns","podUid":"u","node":"n"})");
   ASSERT_TRUE(bind.has_value()) << bind.error().message;
   EXPECT_EQ(bind->pod_name, "p");

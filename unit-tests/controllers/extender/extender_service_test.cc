@@ -10,6 +10,7 @@
 #include "clientgo-shim/base/json.h"
 #include "clientgo-shim/metrics/raw_http_client.h"
 #include "reconcile/placement/filters.h"
+#include "reconcile/placement/node_ports.h"
 #include "reconcile/placement/reservation_affinity.h"
 
 namespace berth::controllers::extender {
@@ -141,6 +142,53 @@ TEST_F(ExtenderServiceTest, TaintIsUnresolvable) {
   EXPECT_TRUE(Passed(d).empty());
   EXPECT_EQ(json::GetString(d, {"FailedAndUnresolvableNodes", "node-t"}),
             "node(s) had untolerated taint {dedicated: gpu}");
+}
+
+TEST_F(ExtenderServiceTest, EveryFilterReasonGoesToTheRightMap) {
+  placement::NodeView cordoned = Node("node-cordoned", 4000);
+  cordoned.unschedulable = true;
+  cache_.UpsertNode(cordoned);
+  placement::NodeView labelled = Node("node-zone-b", 4000);
+  labelled.labels = {{"zone", "b"}};
+  cache_.UpsertNode(labelled);
+  placement::NodeView one_pod = Node("node-one-pod", 4000);
+  one_pod.allocatable["pods"] = 1000;
+  cache_.UpsertNode(one_pod);
+  placement::PodSpecView resident;
+  resident.namespace_name = "default";
+  resident.name = resident.uid = "resident";
+  resident.node_name = "node-one-pod";
+  resident.requests = {{"cpu", 100}};
+  resident.host_ports = {{"TCP", "0.0.0.0", 8080}};
+  cache_.UpsertPod(resident);
+  const std::vector<std::string> all = {"node-0", "node-1", "node-cordoned", "node-zone-b", "node-one-pod"};
+  // nodeSelector zone=b and hostPort 8080: every non-resource filter fails somewhere.
+  const std::string pod =
+      R"({"metadata":{"name":"picky","namespace":"default","uid":"uid-picky"},"spec":{"nodeSelector":{"zone":"b"},)"
+      R"("containers":[{"name":"c","ports":[{"containerPort":80,"hostPort":8080}],"resources":{"requests":{"cpu":"2"}}}]}})";
+  auto d = Filter(Args(pod, all));
+  EXPECT_EQ(Passed(d), (std::vector<std::string>{"node-zone-b"}));
+  EXPECT_EQ(json::GetString(d, {"FailedAndUnresolvableNodes", "node-cordoned"}), placement::kReasonUnschedulable);
+  EXPECT_EQ(json::GetString(d, {"FailedAndUnresolvableNodes", "node-1"}), placement::kReasonNodeAffinity);
+  EXPECT_EQ(json::GetString(d, {"FailedAndUnresolvableNodes", "node-0"}), placement::kReasonNodeAffinity);
+  const std::string ported =
+      R"({"metadata":{"name":"ported","namespace":"default","uid":"uid-ported"},"spec":{)"
+      R"("containers":[{"name":"c","ports":[{"containerPort":80,"hostPort":8080}],"resources":{"requests":{"cpu":"100m"}}}]}})";
+  d = Filter(Args(ported, {"node-one-pod", "node-1"}));
+  EXPECT_EQ(Passed(d), (std::vector<std::string>{"node-1"}));
+  EXPECT_EQ(json::GetString(d, {"FailedAndUnresolvableNodes", "node-one-pod"}), placement::kReasonNodePorts);
+  // A plain pod: resources only; "Too many pods" is a resource shortfall too (preemption may help).
+  d = Filter(Args(PodJson("plain", "2"), all));
+  EXPECT_EQ(json::GetString(d, {"FailedNodes", "node-one-pod"}), placement::kReasonTooManyPods);
+  EXPECT_EQ(json::GetString(d, {"FailedNodes", "node-0"}), "Insufficient cpu");
+  EXPECT_EQ(json::GetString(d, {"FailedAndUnresolvableNodes", "node-cordoned"}), placement::kReasonUnschedulable);
+  // A request that does not parse fails every node it names, with the field, never a 500.
+  d = Filter(Args(PodJson("bad", "abc"), {"node-1", "ghost"}));
+  EXPECT_TRUE(Passed(d).empty());
+  EXPECT_NE(json::GetString(d, {"FailedAndUnresolvableNodes", "node-1"}).find("invalid quantity \"abc\""),
+            std::string::npos)
+      << json::Serialize(d);
+  EXPECT_EQ(json::GetString(d, {"FailedAndUnresolvableNodes", "ghost"}), "node(s) not found in berth's node cache");
 }
 
 TEST_F(ExtenderServiceTest, OwnerPodTooBigForARestrictedReservationIsRefusedOnThatNode) {
