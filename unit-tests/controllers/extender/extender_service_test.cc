@@ -12,6 +12,7 @@
 #include "reconcile/placement/filters.h"
 #include "reconcile/placement/node_ports.h"
 #include "reconcile/placement/reservation_affinity.h"
+#include "unit-tests/controllers/common/owner_reservation.h"
 
 namespace berth::controllers::extender {
 namespace {
@@ -29,18 +30,7 @@ placement::NodeView Node(const std::string& name, int64_t cpu_milli) {
 
 placement::ReservationView Reservation(const std::string& name, const std::string& node, int64_t cpu_milli,
                                        bool allocate_once = true) {
-  placement::ReservationView r;
-  r.name = name;
-  r.uid = "ruid-" + name;
-  r.phase = reconcile::Phase::kAvailable;
-  r.node_name = node;
-  r.allocatable = {{"cpu", cpu_milli}};
-  placement::ReservationOwner by_label;
-  auto doc = json::Parse(R"({"matchLabels":{"app":"owner"}})");
-  by_label.label_selector = *shim::LabelSelector::FromJson(&*doc);
-  r.owners = {by_label};
-  r.allocate_once = allocate_once;
-  return r;
+  return testing::OwnerReservation(name, node, cpu_milli, allocate_once);
 }
 
 // PodJson: a pod as kube-scheduler sends it; `extra_meta` is spliced into metadata.

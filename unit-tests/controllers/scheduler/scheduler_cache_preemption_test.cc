@@ -6,6 +6,7 @@
 
 #include "clientgo-shim/base/json.h"
 #include "controllers/scheduler/scheduler_cache.h"
+#include "unit-tests/controllers/common/owner_reservation.h"
 
 namespace berth::controllers {
 namespace {
@@ -33,18 +34,7 @@ placement::PodSpecView Pod(const std::string& name, int64_t cpu_milli, int32_t p
 }
 
 placement::ReservationView OwnerReservation(const std::string& name, const std::string& node, int64_t cpu_milli) {
-  placement::ReservationView r;
-  r.name = name;
-  r.uid = "ruid-" + name;
-  r.phase = reconcile::Phase::kAvailable;
-  r.node_name = node;
-  r.allocatable = {{"cpu", cpu_milli}};
-  placement::ReservationOwner by_label;
-  auto doc = json::Parse(R"({"matchLabels":{"app":"owner"}})");
-  by_label.label_selector = *shim::LabelSelector::FromJson(&*doc);
-  r.owners = {by_label};
-  r.allocate_once = false;
-  return r;
+  return testing::OwnerReservation(name, node, cpu_milli, /*allocate_once=*/false);
 }
 
 std::vector<std::string> VictimNames(const placement::PreemptionOutcome& out) {
