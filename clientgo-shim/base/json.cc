@@ -45,9 +45,8 @@ struct FiniteNumbers {
   bool EndArray(rapidjson::SizeType elements) { return out.EndArray(elements); }
 };
 
-}  // namespace
-
-Result<Document> Parse(std::string_view text) {
+template <unsigned kFlags>
+Result<Document> ParseWith(std::string_view text) {
   Document doc;
   rapidjson::MemoryStream bytes(text.data(), text.size());
   rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> stream(bytes);
@@ -58,7 +57,7 @@ Result<Document> Parse(std::string_view text) {
   // off its stack on success, exactly as Document::Parse does.
   auto generate = [&](Document& handler) {
     FiniteNumbers<Document> finite{handler};
-    result = reader.Parse(stream, finite);
+    result = reader.Parse<kFlags>(stream, finite);
     overflow = finite.overflow;
     return !result.IsError();
   };
@@ -74,6 +73,14 @@ Result<Document> Parse(std::string_view text) {
                          rapidjson::GetParseError_En(result.Code()));
   }
   return doc;
+}
+
+}  // namespace
+
+Result<Document> Parse(std::string_view text) { return ParseWith<rapidjson::kParseDefaultFlags>(text); }
+
+Result<Document> ParseIterative(std::string_view text) {
+  return ParseWith<rapidjson::kParseIterativeFlag>(text);
 }
 
 std::string Serialize(const Value& value) {

@@ -23,6 +23,11 @@ using rapidjson::Value;
 // description ("invalid JSON at offset 12: Missing a colon after a name of object member.").
 Result<Document> Parse(std::string_view text);
 
+// ParseIterative is Parse without recursion (the parser's stack lives on the heap), for text
+// whose nesting nothing upstream bounds, such as JSON inside annotation values. It accepts and
+// rejects exactly what Parse does.
+Result<Document> ParseIterative(std::string_view text);
+
 // Serialize writes compact JSON.
 std::string Serialize(const Value& value);
 

@@ -29,6 +29,18 @@ TEST(ParseAnnotationJson, MalformedTextIsAnInvalidArgumentNamingTheOffset) {
   }
 }
 
+// RapidJSON reads "11e308" (1.1e309) as infinity without an error; Go's encoding/json rejects
+// it, and an infinite value could not be serialized back. Found by annotation_json_fuzz.
+TEST(ParseAnnotationJson, NumbersBeyondDoubleRangeAreRejectedLikeJsonParse) {
+  for (std::string_view bad : {"11e308", "[1e400]", R"({"n":-5e308})"}) {
+    auto doc = ParseAnnotationJson(bad);
+    ASSERT_FALSE(doc.has_value()) << bad;
+    EXPECT_NE(doc.error().message.find("Number too big to be stored in double"), std::string::npos)
+        << doc.error().message;
+  }
+  EXPECT_TRUE(ParseAnnotationJson("1e308").has_value());
+}
+
 TEST(ParseAnnotationJson, UnbalancedDeepNestingIsAParseErrorNotAStackOverflow) {
   auto doc = ParseAnnotationJson(std::string(kDeep, '['));
   ASSERT_FALSE(doc.has_value());
