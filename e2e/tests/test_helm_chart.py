@@ -206,6 +206,31 @@ class HelmChartTest(unittest.TestCase):
                                 capture_output=True, text=True, timeout=30)
         self.assertEqual(result.returncode, 0, result.stderr)
 
+    def test_migration_arbitration_values_render_flags_berth_manager_accepts(self):
+        defaults = manager_container(render())["args"]
+        for flag in ("--migration-default-ttl=5m", "--migration-max-migrating-per-node=2",
+                     "--migration-max-migrating-per-namespace=0", "--migration-max-migrating-globally=0",
+                     "--migration-skip-check-expected-replicas=false", "--migration-evict-qps=10",
+                     "--migration-evict-burst=1"):
+            self.assertIn(flag, defaults)
+        # Empty per-workload limits leave berth's default (by expected replicas): no flag at all.
+        self.assertFalse([a for a in defaults if a.startswith("--migration-max-migrating-per-workload")])
+        args = manager_container(render("podMigrationJob.arbitration.maxMigratingPerWorkload=10%",
+                                        "podMigrationJob.arbitration.maxUnavailablePerWorkload=3",
+                                        "podMigrationJob.arbitration.skipCheckExpectedReplicas=true",
+                                        "podMigrationJob.eviction.burst=5"))["args"]
+        for flag in ("--migration-max-migrating-per-workload=10%", "--migration-max-unavailable-per-workload=3",
+                     "--migration-skip-check-expected-replicas=true", "--migration-evict-burst=5"):
+            self.assertIn(flag, args)
+        result = subprocess.run([os.path.join(BIN, "berth-manager"), *args, "--help"],
+                                capture_output=True, text=True, timeout=30)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        for bad, where in (("podMigrationJob.arbitration.maxMigratingPerWorkload=ten", "/podMigrationJob/arbitration/maxMigratingPerWorkload"),
+                           ("podMigrationJob.eviction.burst=0", "/podMigrationJob/eviction/burst"),
+                           ("podMigrationJob.defaultTTL=5d", "/podMigrationJob/defaultTTL")):
+            with self.subTest(bad=bad):
+                self.assertIn(where, render_error("template", "r1", CHART, "--set", bad))
+
     def test_provisioning_request_timer_values_render_flags_berth_manager_accepts(self):
         defaults = manager_container(render())["args"]
         for flag in ("--provisioning-request-booking-time=10m", "--provisioning-request-pending-expiry=168h",
