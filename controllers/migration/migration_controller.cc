@@ -372,6 +372,7 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
   std::optional<mig::PhaseChange> transition = decision.transition;
   std::optional<reconcile::Duration> requeue = decision.requeue_after;
   std::vector<reconcile::EventNote> events = decision.events;
+  if (decision.eviction_held_by_pdb) evicted_total_->WithLabelValues({"blocked_by_pdb", Strategy(*cached)}).Inc();
 
   // The spec patch (podRef.uid, reservationRef) is collected and sent once.
   rapidjson::Document spec_patch(rapidjson::kObjectType);
@@ -468,6 +469,7 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
         // PDB lets through at once, only as many as it allows go on (the rest wait for its update),
         // so only the reservations of pods about to go carry the label below.
         if (budgeted && !ClaimDisruption(pdb_versions.front(), pdb_allowed.front(), job.uid)) {
+          evicted_total_->WithLabelValues({"blocked_by_pdb", strategy}).Inc();
           if (label_reservation && labelled) {
             if (auto s2 = set_order_label(false); !s2) {
               LogWriteRetry(kLogger, "removing the reservation-order label of job", name, s2.error());

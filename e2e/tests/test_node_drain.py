@@ -312,7 +312,7 @@ class NodeDrainTest(unittest.TestCase):
         blocked = self.mgr.metric("berth_pods_evicted_total", result="blocked_by_pdb", strategy="PodMigrationJob")
         evicted = self.mgr.metric("berth_pods_evicted_total", result="success", strategy="PodMigrationJob")
         print(f"\n{n} jobs against one PDB: every pod evicted after {evicted_after:.1f} s, {phases(items)}, lowest "
-              f"healthy {checker.min_healthy}, evictions accepted {evicted:.0f}, refused (429) {blocked:.0f}", flush=True)
+              f"healthy {checker.min_healthy}, evictions accepted {evicted:.0f}, held by the PDB {blocked:.0f}", flush=True)
         self.assertEqual(checker.violations, [])
         self.assertEqual(checker.min_healthy["many"], n - 1, "the evictions did happen, one at a time")
         self.assertEqual(evicted, n, "one accepted eviction per pod")

@@ -52,6 +52,7 @@ class Builder {
     events_.push_back(FailJob(status_, type, reason, message, now_));
     if (ReservationToFree(job_)) actions_.push_back({ActionKind::kDeleteReservation, job_.reservation->name});
   }
+  void HeldByPdb() { held_by_pdb_ = true; }
   void Set(std::string_view type, std::string_view cond_status, std::string_view reason, const std::string& message,
            std::optional<EventNote> event = std::nullopt) {
     if (UpsertCondition(status_, type, cond_status, reason, message, now_) && event) events_.push_back(*event);
@@ -59,6 +60,7 @@ class Builder {
 
   MigrationDecision Finish(std::optional<Duration> requeue) {
     MigrationDecision d;
+    d.eviction_held_by_pdb = held_by_pdb_;
     d.actions = std::move(actions_);
     d.events = std::move(events_);
     if (status_ != job_.status) d.status = status_;
@@ -87,6 +89,7 @@ class Builder {
   JobStatus status_;
   std::vector<Action> actions_;
   std::vector<EventNote> events_;
+  bool held_by_pdb_ = false;
 };
 
 bool SchedulerKnown(const std::string& name, const MigrationOptions& o) {
@@ -176,6 +179,7 @@ std::optional<Duration> EvictOrWait(const JobSnapshot& job, Time now, Builder& b
     // berth's own PDB cache says the API server would answer 429: no request. The budget's update
     // wakes the job; the fallback recheck covers a cache that missed it.
     b.Set(kCondEviction, "False", kReasonEvicting, *held);
+    b.HeldByPdb();
     return b.options().pdb_precheck_recheck;
   }
   b.actions().push_back({ActionKind::kEvict, "", PolicyFor(job)});

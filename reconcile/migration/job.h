@@ -74,6 +74,9 @@ struct MigrationDecision {
   std::vector<EventNote> events;
   std::optional<PhaseChange> transition;
   std::optional<Duration> requeue_after;  // the job's deadline, the next eviction try, or GC
+  // The PDB pre-check held the eviction: nothing was sent, but a budget blocked it as surely as a
+  // 429 would have (berth_pods_evicted_total{result="blocked_by_pdb"} counts both, so its alert fires).
+  bool eviction_held_by_pdb = false;
 };
 
 // EffectiveTtl: spec.ttl, or the default when absent. 0 means no timeout.

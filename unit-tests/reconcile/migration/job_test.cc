@@ -449,10 +449,12 @@ TEST(MigrationPdbPrecheckTest, AnEvictionTheCachedBudgetRefusesIsNotSent) {
             "Eviction of Pod default/web-1 waits for PodDisruptionBudget default/web to allow a disruption (0 "
             "allowed, 3 healthy, 3 desired); not sent, as the API server would refuse it");
   EXPECT_EQ(d.requeue_after, seconds(30));
+  EXPECT_TRUE(d.eviction_held_by_pdb);
   // The budget's update brings a disruption: the eviction goes out.
   j.pdbs = {{"web", 1, 4, 3}};
-  EXPECT_EQ(DecideMigration(j, kT0, Options()).actions,
-            (std::vector<Action>{{ActionKind::kEvict, "", EvictionPolicy::kEviction}}));
+  auto allowed = DecideMigration(j, kT0, Options());
+  EXPECT_EQ(allowed.actions, (std::vector<Action>{{ActionKind::kEvict, "", EvictionPolicy::kEviction}}));
+  EXPECT_FALSE(allowed.eviction_held_by_pdb);
 }
 
 TEST(MigrationPdbPrecheckTest, TheApiServerDecidesWhereTheBudgetDoesNotApplyOrIsAmbiguous) {
