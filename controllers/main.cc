@@ -112,6 +112,8 @@ constexpr char kUsage[] =
     "  --extender-bind-address string       Serve kube-scheduler's extender verbs POST /filter,\n"
     "                                       /prioritize, /bind here (plain HTTP, or HTTPS with\n"
     "                                       --extender-cert-dir; needs the scheduler controller);\n"
+    "                                       without bindVerb, owner pods kube-scheduler binds are\n"
+    "                                       annotated into their reservation when berth sees them;\n"
     "                                       \"0\" or \"\" disables (default \"0\")\n"
     "  --extender-cert-dir string           Serve the extender over HTTPS with tls.crt and tls.key\n"
     "                                       from this directory (kube-scheduler's enableHTTPS),\n"
@@ -248,6 +250,11 @@ int main(int argc, char** argv) {
          options.scoring = flags.scoring;
          options.pre_allocation = flags.pre_allocation;
          options.prefer_avoid_ttl = flags.prefer_avoid.ttl;
+         // With the extender, kube-scheduler may bind without berth's bindVerb: berth then
+         // annotates the owner pods it sees bound into their reservations.
+         if (auto address = shim::ParseBindAddress(flags.extender_bind_address)) {
+           options.adopt_bound_pods = address->enabled;
+         }
          auto c = controllers::SchedulerController::Setup(*manager, rest_ref, options);
          if (!c) return std::unexpected(c.error());
          scheduler_controller = std::move(*c);

@@ -133,6 +133,23 @@ std::vector<placement::ClusterSnapshot::NodeEvaluation> SchedulerCache::Evaluate
   return snapshot_.EvaluateOnNodes(pod, nodes);
 }
 
+std::optional<placement::ReservationRef> SchedulerCache::AdoptBoundPod(const placement::PodSpecView& pod) {
+  std::lock_guard lock(mu_);
+  AdvanceLocked();
+  if (pod.node_name.empty() || !pod.reservation_uid.empty() || !counted_pods_.contains(pod.uid)) return std::nullopt;
+  // Decided without the pod's own usage, pinned to its node (node_name is set).
+  snapshot_.RemovePod(pod.uid);
+  placement::PodDecision decision = snapshot_.SchedulePod(pod);
+  if (!decision || !decision->reservation || decision->node_name != pod.node_name) {
+    snapshot_.UpsertPod(pod);
+    return std::nullopt;
+  }
+  placement::PodSpecView allocated = pod;
+  allocated.reservation_uid = decision->reservation->uid;
+  snapshot_.UpsertPod(allocated);
+  return decision->reservation;
+}
+
 void SchedulerCache::ForgetPod(std::string_view uid) {
   std::lock_guard lock(mu_);
   snapshot_.ForgetPod(uid);

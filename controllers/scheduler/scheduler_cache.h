@@ -68,6 +68,12 @@ class SchedulerCache {
   // per-node filters and score), under one lock and clock, assuming nothing.
   std::vector<reconcile::placement::ClusterSnapshot::NodeEvaluation> EvaluateOnNodes(
       const reconcile::placement::PodSpecView& pod, const std::vector<std::string_view>& nodes);
+  // AdoptBoundPod: for a pod another scheduler bound without a reservation (kube-scheduler using
+  // the extender without bindVerb), the reservation on its node it would allocate, decided as if
+  // berth had bound it there; the cache then counts the pod in that reservation (the caller writes
+  // the annotation, or calls UpsertPod with `pod` again when that fails). nullopt: no reservation
+  // fits, and the pod stays counted on its node as before.
+  std::optional<reconcile::placement::ReservationRef> AdoptBoundPod(const reconcile::placement::PodSpecView& pod);
   // ForgetPod drops the assumption (the binding failed).
   void ForgetPod(std::string_view uid);
   // PlaceAndAssumeReservation decides where a Reservation goes and assumes it there. Pods that

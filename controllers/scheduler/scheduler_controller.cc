@@ -24,6 +24,7 @@ using rapidjson::Document;
 using rapidjson::Value;
 using scheduler_support::kLogger;
 using scheduler_support::kReasonUnschedulable;
+using scheduler_support::ReservationAllocatedValue;
 using scheduler_support::ToJson;
 using scheduler_support::Truncate;
 namespace placement = reconcile::placement;
@@ -65,14 +66,14 @@ bool PodScheduledUnchanged(const Value& pod, const std::string& message) {
   return false;
 }
 
-std::string ReservationAllocatedValue(const placement::ReservationRef& ref) {
+}  // namespace
+
+std::string scheduler_support::ReservationAllocatedValue(const placement::ReservationRef& ref) {
   Document d(rapidjson::kObjectType);
   json::SetString(d, "name", ref.name, d.GetAllocator());
   json::SetString(d, "uid", ref.uid, d.GetAllocator());
   return json::Serialize(d);
 }
-
-}  // namespace
 
 std::vector<std::string> ParseSchedulerNames(std::string_view text) {
   std::vector<std::string> out;
@@ -349,6 +350,11 @@ void SchedulerController::OnPod(const shim::ObjectPtr& old_object, const shim::O
   }
   // Bound (here or by another scheduler): counted from now on, and no longer waiting.
   cache_.UpsertPod(view);
+  if (options_.adopt_bound_pods && view.reservation_uid.empty() && !view.reservation_ignored &&
+      (!old_object || !old_object->FindString({"spec", "nodeName"})) &&
+      !IsOurs(json::GetString(*doc, {"spec", "schedulerName"}))) {
+    pod_controller_->queue().Add(std::string(object->Key()));  // ReconcilePod → AdoptBoundPod
+  }
   if (old_object && !old_object->FindString({"spec", "nodeName"})) {
     std::lock_guard lock(parked_mu_);
     parked_pods_.erase(std::string(object->Key()));
@@ -424,7 +430,9 @@ shim::ReconcileResult SchedulerController::ReconcilePod(const std::string& key) 
   WakeOnExpiry();
   shim::ObjectPtr cached = pods_->store().Get(key);
   if (!cached) return shim::ReconcileResult::Done();
-  if (auto node = cached->FindString({"spec", "nodeName"}); node && !node->empty()) return shim::ReconcileResult::Done();
+  if (auto node = cached->FindString({"spec", "nodeName"}); node && !node->empty()) {
+    return options_.adopt_bound_pods ? AdoptBoundPod(cached) : shim::ReconcileResult::Done();
+  }
   auto doc = ToJson(cached);
   if (!doc) return shim::ReconcileResult::Done();
   if (!IsOurs(json::GetString(*doc, {"spec", "schedulerName"})) || json::Find(*doc, {"metadata", "deletionTimestamp"}) ||

@@ -59,6 +59,10 @@ struct SchedulerControllerOptions {
   // --prefer-avoid-pods-ttl: how long a node's PreferAvoidPods entry keeps the evicted pod's
   // controller away (0: ignored). Default: 1h.
   reconcile::Duration prefer_avoid_ttl = std::chrono::hours(1);
+  // Pods another scheduler bound without the reservation-allocated annotation (kube-scheduler
+  // using berth's extender without bindVerb) are annotated into the reservation that fits them on
+  // their node (adopt_bound_pod.cc). On with --extender-bind-address. Default: false.
+  bool adopt_bound_pods = false;
 };
 
 // ParseSchedulerNames splits a comma-separated list, dropping empty items and spaces.
@@ -93,6 +97,9 @@ class SchedulerController {
 
  private:
   SchedulerController(shim::RestClientPtr rest, SchedulerControllerOptions options);
+  // AdoptBoundPod writes the reservation-allocated annotation on a pod another scheduler bound,
+  // when a reservation on its node matches it and has room (adopt_bound_pod.cc).
+  shim::ReconcileResult AdoptBoundPod(const shim::ObjectPtr& cached);
   bool IsOurs(std::string_view scheduler_name) const;
   // RetryParked re-queues every parked key: the cluster changed.
   void RetryParked();

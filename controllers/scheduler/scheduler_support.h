@@ -12,6 +12,7 @@
 
 #include "clientgo-shim/cache/cached_object.h"
 #include "rapidjson/document.h"
+#include "reconcile/placement/types.h"
 
 namespace berth::controllers::scheduler_support {
 
@@ -29,6 +30,10 @@ inline std::optional<rapidjson::Document> ToJson(const shim::ObjectPtr& obj) {
   if (!doc) return std::nullopt;
   return std::move(*doc);
 }
+
+// ReservationAllocatedValue: the scheduling.koordinator.sh/reservation-allocated annotation's
+// value, {"name":…,"uid":…}.
+std::string ReservationAllocatedValue(const reconcile::placement::ReservationRef& ref);
 
 // Truncate cuts an Event message to the API's limit.
 inline std::string Truncate(std::string text) {

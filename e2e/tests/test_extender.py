@@ -510,3 +510,62 @@ class BurstTest(ExtenderSuite):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class NoBindVerbTest(ExtenderSuite):
+    """kube-scheduler configured with filterVerb and prioritizeVerb only: it binds pods itself (pods/binding, its
+    DefaultBinder), and berth annotates an owner pod it sees bound into the reservation that fits it on its node."""
+    nodes = 2
+    sim_flags = {"node_cpu": "4", "node_memory": "8Gi"}
+
+    def bind_as_kube_scheduler(self, name, node):
+        pod = self.get(f"/api/v1/namespaces/default/pods/{name}")
+        binding = {"apiVersion": "v1", "kind": "Binding",
+                   "metadata": {"name": name, "namespace": "default", "uid": pod["metadata"]["uid"]},
+                   "target": {"apiVersion": "v1", "kind": "Node", "name": node}}
+        r = self.sim.http("POST", f"/api/v1/namespaces/default/pods/{name}/binding", json=binding)
+        self.assertEqual(r.status_code, 201, r.text)
+
+    def test_owner_pods_kube_scheduler_binds_are_annotated_into_their_reservation(self):
+        res = {"apiVersion": "scheduling.koordinator.sh/v1alpha1", "kind": "Reservation", "metadata": {"name": "nb"},
+               "spec": {"ttl": "1h", "allocateOnce": False, "allocatePolicy": "Restricted",
+                        "owners": [{"labelSelector": {"matchLabels": {"app": "nb"}}}],
+                        "template": {"metadata": {"namespace": "default"},
+                                     "spec": {"nodeName": "node-0", "schedulerName": "koord-scheduler",
+                                              "containers": [{"name": "main", "resources": {
+                                                  "requests": {"cpu": "1", "memory": "1Gi"}}}]}}}}
+        self.assertEqual(self.sim.http("POST", RES_PATH, json=res).status_code, 201)
+        uid = self.wait_available("nb")["metadata"]["uid"]
+        player = KubeSchedulerPlayer(self.sim, self.url)
+        # An owner pod kube-scheduler put elsewhere (its own choice, or a bind it lost and retried): nothing of
+        # the reservation is taken.
+        self.create_pod("nb-elsewhere", "600m", "512Mi", labels={"app": "nb"})
+        self.bind_as_kube_scheduler("nb-elsewhere", "node-1")
+        # The extender's filter and prioritize send the next owner to node-0; kube-scheduler binds it there.
+        self.create_pod("nb-0", "600m", "512Mi", labels={"app": "nb"})
+        pod = self.get("/api/v1/namespaces/default/pods/nb-0")
+        node, _ = player.schedule_one(pod)
+        self.assertEqual(node, "node-0")
+        self.bind_as_kube_scheduler("nb-0", node)
+        annotated = wait_until(lambda: (self.get("/api/v1/namespaces/default/pods/nb-0")["metadata"]
+                                        .get("annotations", {}).get(ANNOTATION)), message="nb-0 annotated")
+        self.assertEqual(json.loads(annotated), {"name": "nb", "uid": uid})
+        r = wait_until(lambda: (lambda r: r if r["status"].get("currentOwners") else None)(
+            self.get(f"{RES_PATH}/nb")), message="currentOwners filled")
+        self.assertEqual([o["name"] for o in r["status"]["currentOwners"]], ["nb-0"])
+        self.assertEqual(r["status"]["allocated"], {"cpu": "600m", "memory": "512Mi"})
+        # A second owner of 600m bound onto node-0 finds 400m left in the Restricted reservation: it runs on the
+        # node's free capacity, unannotated, and the reservation's accounting does not move.
+        self.create_pod("nb-1", "600m", "512Mi", labels={"app": "nb"})
+        self.bind_as_kube_scheduler("nb-1", "node-0")
+        self.create_pod("nb-2", "300m", "256Mi", labels={"app": "nb"})
+        self.bind_as_kube_scheduler("nb-2", "node-0")
+        wait_until(lambda: (self.get("/api/v1/namespaces/default/pods/nb-2")["metadata"]
+                            .get("annotations", {}).get(ANNOTATION)), message="nb-2 annotated into the 400m left")
+        r = wait_until(lambda: (lambda r: r if len(r["status"].get("currentOwners", [])) == 2 else None)(
+            self.get(f"{RES_PATH}/nb")), message="two owners")
+        self.assertEqual(sorted(o["name"] for o in r["status"]["currentOwners"]), ["nb-0", "nb-2"])
+        self.assertEqual(r["status"]["allocated"], {"cpu": "900m", "memory": "768Mi"})
+        for name in ("nb-elsewhere", "nb-1"):
+            annotations = self.get(f"/api/v1/namespaces/default/pods/{name}")["metadata"].get("annotations", {})
+            self.assertNotIn(ANNOTATION, annotations, name)

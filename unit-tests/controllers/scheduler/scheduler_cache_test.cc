@@ -52,6 +52,12 @@ placement::ReservationView AvailableReservation(const std::string& name, const s
   return r;
 }
 
+// Cpu: the cpu amount, 0 when the sparse map has none.
+int64_t Cpu(const reconcile::ResourceAmounts& amounts) {
+  auto it = amounts.find("cpu");
+  return it == amounts.end() ? 0 : it->second;
+}
+
 TEST(SchedulerCacheTest, AnAssumedPodTakesCapacitySoTheNextDecisionSeesItFull) {
   SchedulerCache cache;
   cache.UpsertNode(Node("node-0", 1000, 1024));
@@ -227,6 +233,54 @@ TEST(SchedulerCacheTest, APendingReservationThatPodsAlreadyAllocateIsPlacedOnThe
   auto elsewhere = cache.PlaceAndAssumeReservation(fresh_tmpl, fresh, false);
   ASSERT_TRUE(elsewhere.has_value());
   EXPECT_EQ(elsewhere->node_name, "node-1");
+}
+
+TEST(SchedulerCacheTest, AnOwnerPodAnotherSchedulerBoundIsAdoptedIntoTheReservationOnItsNodeOnce) {
+  // kube-scheduler (the extender without bindVerb) bound two owner pods of 300m onto node-0, where
+  // a Restricted reservation holds 400m for them: the first takes it, the second has no room left
+  // in it (the decision berth's own bind would make; an Aligned one would top it up from the node).
+  SchedulerCache cache;
+  cache.UpsertNode(Node("node-0", 1000, 1024));
+  cache.UpsertNode(Node("node-1", 1000, 1024));
+  auto r = AvailableReservation("r", "node-0", 400, 100, false);
+  r.allocate_policy = placement::AllocatePolicy::kRestricted;
+  cache.UpsertReservation(r);
+  auto first = Pod("owner-0", 300, 10);
+  first.labels = {{"app", "owner"}};
+  first.node_name = "node-0";
+  cache.UpsertPod(first);
+  auto second = first;
+  second.name = "owner-1";
+  second.uid = "uid-owner-1";
+  cache.UpsertPod(second);
+  EXPECT_EQ(Cpu(cache.Usage("node-0")->free), 0) << "1000m - 400m held - 600m of pods outside it";
+
+  auto adopted = cache.AdoptBoundPod(first);
+  ASSERT_TRUE(adopted.has_value());
+  EXPECT_EQ(adopted->uid, "ruid-r");
+  EXPECT_EQ(Cpu(cache.Allocated("ruid-r")), 300);
+  EXPECT_EQ(Cpu(cache.Usage("node-0")->free), 300) << "the adopted pod now uses the held capacity";
+  EXPECT_FALSE(cache.AdoptBoundPod(second).has_value()) << "100m left in the reservation";
+  EXPECT_EQ(Cpu(cache.Allocated("ruid-r")), 300);
+
+  // Not adopted: a pod that is no owner, one on a node without a reservation, one the cache does
+  // not count, one that already allocates a reservation.
+  auto stranger = Pod("stranger", 100, 10);
+  stranger.node_name = "node-0";
+  cache.UpsertPod(stranger);
+  EXPECT_FALSE(cache.AdoptBoundPod(stranger).has_value());
+  auto elsewhere = first;
+  elsewhere.uid = "uid-elsewhere";
+  elsewhere.node_name = "node-1";
+  cache.UpsertPod(elsewhere);
+  EXPECT_FALSE(cache.AdoptBoundPod(elsewhere).has_value());
+  auto unknown = first;
+  unknown.uid = "uid-unknown";
+  EXPECT_FALSE(cache.AdoptBoundPod(unknown).has_value());
+  auto annotated = first;
+  annotated.reservation_uid = "ruid-r";
+  EXPECT_FALSE(cache.AdoptBoundPod(annotated).has_value());
+  EXPECT_EQ(Cpu(cache.Allocated("ruid-r")), 300);
 }
 
 TEST(SchedulerCacheTest, PodsAllocatingAReservationDoNotPinItAgainstItsTemplatesNodeName) {
