@@ -303,9 +303,10 @@ size_t FirstSignificant(std::string_view text) {
   return std::string_view::npos;
 }
 
+// IsDocumentSeparator: a "---" line (optionally followed by content) or a "..." end marker.
 bool IsDocumentSeparator(std::string_view line) {
-  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  if (line == "..." ) return true;
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
+  if (line == "...") return true;
   return line.starts_with("---") && (line.size() == 3 || line[3] == ' ' || line[3] == '\t');
 }
 
