@@ -9,8 +9,9 @@
 // "items", so the items wait for the kind), podlist (a v1 PodList whose items carry no
 // apiVersion/kind, as kube-apiserver returns them), yaml (multi-document).
 // Run:      build/bin/kubesim_seed_driver --pods 150000 --nodes 5000 [--formats json,list,podlist,yaml]
-//           [--kubesim build/bin/kubesim] [--kubelet 1]
-// Prints one JSON line per format, plus the machine (nproc). Traffic: none (kubesim binds 127.0.0.1).
+//           [--kubesim build/bin/kubesim] [--kubelet 1] [--keep-files 1]
+// Prints one JSON line per format, plus the machine (nproc, load average) and kubesim's CPU time
+// to ready (wall time on a shared machine includes waiting for a core). Traffic: none (kubesim binds 127.0.0.1).
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -23,6 +24,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -61,7 +63,11 @@ std::string RunningPodJson(int i, int nodes, bool with_type_meta) {
          R"("resources":{"requests":{"cpu":"100m","memory":"128Mi"},"limits":{"cpu":"500m","memory":"256Mi"}},)"
          R"("readinessProbe":{"httpGet":{"path":"/healthz","port":8080},"periodSeconds":10},)"
          R"("livenessProbe":{"httpGet":{"path":"/livez","port":8080},"periodSeconds":20,"failureThreshold":3},)"
-         R"("volumeMounts":[{"name":"config","mountPath":"/etc/app"}]}],)"
+         R"("volumeMounts":[{"name":"config","mountPath":"/etc/app"}]},)"
+         R"({"name":"proxy","image":"registry.example.com/mesh/proxy:1.20.1","args":["proxy","sidecar","--domain",)"
+         R"("$(POD_NAMESPACE).svc.cluster.local","--log-level=warning"],)"
+         R"("ports":[{"containerPort":15090,"name":"http-envoy-prom","protocol":"TCP"}],)"
+         R"("resources":{"requests":{"cpu":"10m","memory":"40Mi"},"limits":{"cpu":"2","memory":"1Gi"}}}],)"
          R"("tolerations":[{"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute","tolerationSeconds":300},)"
          R"({"key":"node.kubernetes.io/unreachable","operator":"Exists","effect":"NoExecute","tolerationSeconds":300}],)"
          R"("volumes":[{"name":"config","configMap":{"name":"app-config"}}]},)"
@@ -75,7 +81,11 @@ std::string RunningPodJson(int i, int nodes, bool with_type_meta) {
          R"("image":"registry.example.com/team/app:1.2.3","imageID":"registry.example.com/team/app@sha256:)"
          R"(4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945",)"
          R"("containerID":"containerd://9a3ecbe5ed12ab4d8e11ba873c2f11161202b9454f53cda18c2baa0c0354bb5f)" +
-         std::to_string(i % 10) + R"(","state":{"running":{"startedAt":")" + ts + R"("}}}]}})";
+         std::to_string(i % 10) + R"(","state":{"running":{"startedAt":")" + ts + R"("}}},)"
+         R"({"name":"proxy","ready":true,"started":true,"restartCount":0,"image":"registry.example.com/mesh/proxy:1.20.1",)"
+         R"("imageID":"registry.example.com/mesh/proxy@sha256:0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b9454f53cda18c2baa",)"
+         R"("containerID":"containerd://5ed12ab4d8e11ba873c2f11161202b9454f53cda18c2baa0c0354bb5f9a3ecbe",)"
+         R"("state":{"running":{"startedAt":")" + ts + R"("}}}]}})";
 }
 
 // WriteSeed writes `pods` pods in `format` to `path`; returns the file size.
@@ -101,6 +111,7 @@ uintmax_t WriteSeed(const std::string& path, const std::string& format, int pods
 
 struct ProcStatus {
   long hwm_kb = 0, rss_kb = 0;
+  double cpu_s = 0;  // user + system time so far: the load's cost apart from other processes
 };
 
 ProcStatus ReadProcStatus(pid_t pid) {
@@ -111,6 +122,16 @@ ProcStatus ReadProcStatus(pid_t pid) {
     if (line.rfind("VmHWM:", 0) == 0) s.hwm_kb = std::atol(line.c_str() + 6);
     if (line.rfind("VmRSS:", 0) == 0) s.rss_kb = std::atol(line.c_str() + 6);
   }
+  // /proc/<pid>/stat: utime and stime are fields 14 and 15, after the parenthesised command.
+  std::ifstream stat_in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(stat_in)), std::istreambuf_iterator<char>());
+  std::istringstream fields(stat.substr(stat.rfind(')') + 2));
+  std::string field;
+  long ticks = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i >= 14) ticks += std::atol(field.c_str());
+  }
+  s.cpu_s = static_cast<double>(ticks) / static_cast<double>(sysconf(_SC_CLK_TCK));
   return s;
 }
 
@@ -166,6 +187,14 @@ Run StartKubesim(const std::string& binary, std::vector<std::string> args, std::
   return run;
 }
 
+// LoadAverage: the 1-minute load average, to tell a slow load from a busy machine.
+double LoadAverage() {
+  std::ifstream in("/proc/loadavg");
+  double avg = 0;
+  in >> avg;
+  return avg;
+}
+
 std::vector<std::string> Split(const std::string& s) {
   std::vector<std::string> out;
   std::stringstream in(s);
@@ -186,6 +215,7 @@ int main(int argc, char** argv) {
   const auto formats = Split(bench::FlagString(argc, argv, "--formats", "json,list,podlist,yaml"));
   const std::string binary =
       bench::FlagString(argc, argv, "--kubesim", (fs::path(argv[0]).parent_path() / "kubesim").string());
+  const bool keep_files = bench::FlagInt(argc, argv, "--keep-files", 0) != 0;  // for inspection
   const long nproc = sysconf(_SC_NPROCESSORS_ONLN);
 
   char dir_template[] = "/tmp/kubesim-seed-XXXXXX";
@@ -205,12 +235,12 @@ int main(int argc, char** argv) {
   }
   int failures = 0;
   for (const std::string& format : formats) {
-    std::string path = dir + "/seed." + format + (format == "yaml" ? ".yaml" : ".json");
+    std::string path = dir + "/seed-" + format + (format == "yaml" ? ".yaml" : ".json");
     uintmax_t bytes = WriteSeed(path, format, pods, nodes);
     auto args = base_args;
     args.insert(args.end(), {"--seed-file", path});
     Run run = StartKubesim(binary, args, std::chrono::seconds(timeout_s));
-    fs::remove(path);
+    if (!keep_files) fs::remove(path);
     if (!run.ok) {
       std::cerr << format << ": kubesim did not become ready:\n" << run.log << "\n";
       ++failures;
@@ -220,13 +250,18 @@ int main(int argc, char** argv) {
     std::printf(
         "{\"bench\":\"kubesim_seed\",\"nproc\":%ld,\"format\":\"%s\",\"pods\":%d,\"nodes\":%d,\"kubelet\":%s,"
         "\"seed_mb\":%.1f,\"ready_s\":%.2f,\"baseline_ready_s\":%.2f,\"load_s\":%.2f,\"pods_per_s\":%.0f,"
+        "\"kubesim_cpu_s\":%.2f,\"load_avg_1m\":%.1f,"
         "\"peak_rss_mb\":%.1f,\"rss_mb\":%.1f,\"baseline_rss_mb\":%.1f,\"rss_per_pod_bytes\":%.0f}\n",
         nproc, format.c_str(), pods, nodes, kubelet ? "true" : "false", bytes / 1048576.0, run.ready_s,
-        baseline.ready_s, load_s, pods / (load_s > 0 ? load_s : 1e-9), run.status.hwm_kb / 1024.0,
+        baseline.ready_s, load_s, pods / (load_s > 0 ? load_s : 1e-9), run.status.cpu_s, LoadAverage(), run.status.hwm_kb / 1024.0,
         run.status.rss_kb / 1024.0, baseline.status.rss_kb / 1024.0,
         (run.status.rss_kb - baseline.status.rss_kb) * 1024.0 / pods);
     std::fflush(stdout);
   }
-  fs::remove_all(dir);
+  if (keep_files) {
+    std::cerr << "seed files kept in " << dir << "\n";
+  } else {
+    fs::remove_all(dir);
+  }
   return failures == 0 ? 0 : 1;
 }
