@@ -1,6 +1,7 @@
 #include "e2e/kubesim/sim/seed_stream.h"
 
 #include <array>
+#include <cmath>
 #include <optional>
 #include <spanstream>
 #include <string_view>
@@ -20,8 +21,8 @@ using rapidjson::Document;
 using rapidjson::SizeType;
 
 // ByteStream: a RapidJSON input stream over a streambuf, read in 64 KB blocks. While `record_`
-// is set, every byte taken is appended to it: the SAX pass copies out the text of one object
-// (a List's item, or the List minus its items) without building its tree.
+// is set, every byte taken is appended to it: the SAX pass copies out the text of one List item
+// without building its tree.
 class ByteStream {
  public:
   using Ch = char;
@@ -84,8 +85,10 @@ Status PositionError(const std::string& source, const SeedPosition& at, const st
   return MakeError(ErrorCode::kInvalidArgument, source + ": " + at.Describe() + ": " + message);
 }
 
-// JsonStreamReader: concatenated JSON values from one ByteStream, each an object; List objects
-// are split into their items by the SAX handler below.
+// JsonStreamReader: concatenated JSON values from one ByteStream, each an object. One SAX pass
+// per value builds the top-level object (RapidJSON's Document is the handler the events are
+// forwarded to), except the elements of a List's `items`: their text is cut out and each is
+// parsed and handed on alone, so only one item's tree exists at a time.
 class JsonStreamReader {
  public:
   JsonStreamReader(ByteStream& stream, const std::string& source, const SeedSink& sink,
@@ -102,35 +105,53 @@ class JsonStreamReader {
       }
       if (stream_.AtEnd()) return {};
       StartDocument();
-      stream_.Record(&top_text_);
-      rapidjson::ParseResult result = reader.Parse<rapidjson::kParseStopWhenDoneFlag>(stream_, *this);
+      Document top;
+      rapidjson::ParseResult result;
+      // Populate hands `top` to the generator as the handler and moves the root off its stack
+      // on success, exactly as Document::Parse does (clientgo-shim/base/json.cc does the same).
+      auto generate = [&](Document& handler) {
+        out_ = &handler;
+        result = reader.Parse<rapidjson::kParseStopWhenDoneFlag>(stream_, *this);
+        return !result.IsError();
+      };
+      top.Populate(generate);
+      out_ = nullptr;
       stream_.Record(nullptr);
       if (!error_ && result.IsError()) {
         error_ = PositionError(source_, {document_, -1, result.Offset()},
                                std::string("invalid JSON: ") + rapidjson::GetParseError_En(result.Code()));
       }
       if (error_) return *error_;
-      if (auto s = FinishDocument(); !s) return s;
+      if (auto s = FinishDocument(std::move(top)); !s) return s;
     }
   }
 
-  // ---- RapidJSON SAX handler ----
-  bool Null() { return Scalar(); }
-  bool Bool(bool) { return Scalar(); }
-  bool Int(int) { return Scalar(); }
-  bool Uint(unsigned) { return Scalar(); }
-  bool Int64(int64_t) { return Scalar(); }
-  bool Uint64(uint64_t) { return Scalar(); }
-  bool Double(double) { return Scalar(); }
-  bool RawNumber(const char*, SizeType, bool) { return Scalar(); }
-  bool String(const char* s, SizeType n, bool) {
+  // ---- RapidJSON SAX handler: events outside List items go on to the top-level Document ----
+  bool Null() { return Scalar() && (Skip() || out_->Null()); }
+  bool Bool(bool b) { return Scalar() && (Skip() || out_->Bool(b)); }
+  bool Int(int i) { return Scalar() && (Skip() || out_->Int(i)); }
+  bool Uint(unsigned u) { return Scalar() && (Skip() || out_->Uint(u)); }
+  bool Int64(int64_t i) { return Scalar() && (Skip() || out_->Int64(i)); }
+  bool Uint64(uint64_t u) { return Scalar() && (Skip() || out_->Uint64(u)); }
+  bool Double(double d) {
+    // RapidJSON 1.1.0 reads "5e308" as inf without an error; kube-apiserver refuses it, and so
+    // does json::Parse (which List items go through).
+    if (!std::isfinite(d)) {
+      error_ = PositionError(source_, {document_, in_items_ ? item_index_ : -1, stream_.Tell()},
+                             "invalid JSON: Number too big to be stored in double.");
+      return false;
+    }
+    return Scalar() && (Skip() || out_->Double(d));
+  }
+  bool RawNumber(const char* s, SizeType n, bool copy) { return Scalar() && (Skip() || out_->RawNumber(s, n, copy)); }
+  bool String(const char* s, SizeType n, bool copy) {
     if (depth_ == 1 && key_ == "kind") kind_.emplace(s, n);
     if (depth_ == 1 && key_ == "apiVersion") api_version_.emplace(s, n);
-    return Scalar();
+    return Scalar() && (Skip() || out_->String(s, n, copy));
   }
-  bool Key(const char* s, SizeType n, bool) {
+  bool Key(const char* s, SizeType n, bool copy) {
     if (depth_ == 1) key_.assign(s, n);
-    return true;
+    return Skip() || out_->Key(s, n, copy);
   }
   bool StartObject() {
     if (in_items_ && depth_ == 2) {
@@ -140,37 +161,37 @@ class JsonStreamReader {
       stream_.Record(&item_text_);
     }
     if (depth_ == 1 && key_ == "items") items_not_array_ = true;
+    bool skip = Skip();
     ++depth_;
-    return true;
+    return skip || out_->StartObject();
   }
-  bool EndObject(SizeType) {
+  bool EndObject(SizeType members) {
     --depth_;
     if (in_items_ && depth_ == 2) {
       stream_.Record(nullptr);
       return Item(std::move(item_text_), item_offset_);
     }
-    return true;
+    return Skip() || out_->EndObject(members);
   }
   bool StartArray() {
     if (depth_ == 0) return NotAnObject();
     if (in_items_ && depth_ == 2) return ItemNotAnObject();
+    bool skip = Skip();
     if (depth_ == 1 && key_ == "items" && (!kind_ || IsListKind(*kind_))) {
-      // The List's own text keeps "items":[ ... ] empty; each element is read on its own.
+      // The List keeps "items": [] and each element is read on its own.
       in_items_ = true;
-      items_splice_ = top_text_.size();
-      stream_.Record(nullptr);
+      items_seen_ = true;
     }
     ++depth_;
-    return true;
+    return skip || out_->StartArray();
   }
-  bool EndArray(SizeType) {
+  bool EndArray(SizeType elements) {
     --depth_;
     if (in_items_ && depth_ == 1) {
       in_items_ = false;
-      top_text_.push_back(']');
-      stream_.Record(&top_text_);
+      return out_->EndArray(0);
     }
-    return true;
+    return Skip() || out_->EndArray(elements);
   }
 
  private:
@@ -187,12 +208,14 @@ class JsonStreamReader {
     kind_.reset();
     api_version_.reset();
     in_items_ = false;
+    items_seen_ = false;
     items_not_array_ = false;
-    items_splice_ = std::string::npos;
     item_index_ = 0;
-    top_text_.clear();
     pending_.clear();
   }
+
+  // Skip: the event belongs to a List item (depth 3 and below), whose text is being recorded.
+  bool Skip() const { return in_items_ && depth_ >= 2; }
 
   bool Scalar() {
     if (depth_ == 0) return NotAnObject();
@@ -237,7 +260,7 @@ class JsonStreamReader {
     return {};
   }
 
-  Status FinishDocument() {
+  Status FinishDocument(Document top) {
     SeedPosition at{document_, -1, document_offset_};
     if (kind_ && IsListKind(*kind_)) {
       if (items_not_array_) return PositionError(source_, at, "items of a " + *kind_ + " is not an array");
@@ -245,22 +268,20 @@ class JsonStreamReader {
         if (auto s = EmitItem(pending_[i].text, static_cast<int64_t>(i), pending_[i].offset); !s) return s;
         std::string().swap(pending_[i].text);
       }
-      items_splice_ = std::string::npos;
       return {};
     }
-    if (items_splice_ != std::string::npos) {
+    if (items_seen_) {
       // Not a List after all (its kind came after "items"): put the items back.
-      std::string items;
-      for (size_t i = 0; i < pending_.size(); ++i) {
-        if (i > 0) items.push_back(',');
-        items += pending_[i].text;
+      rapidjson::Value* items = json::FindMutable(top, {"items"});
+      for (const PendingItem& item : pending_) {
+        auto doc = json::Parse(item.text);
+        if (!doc) return PositionError(source_, at, doc.error().message);
+        rapidjson::Value copy;
+        copy.CopyFrom(*doc, top.GetAllocator());
+        items->PushBack(copy, top.GetAllocator());
       }
-      top_text_.insert(items_splice_, items);
-      items_splice_ = std::string::npos;
     }
-    auto doc = json::Parse(top_text_);
-    if (!doc) return PositionError(source_, at, doc.error().message);
-    return Deliver(std::move(*doc), at);
+    return Deliver(std::move(top), at);
   }
 
   ByteStream& stream_;
@@ -268,6 +289,7 @@ class JsonStreamReader {
   const SeedSink& sink_;
   std::optional<size_t> fixed_document_;
   std::optional<Status> error_;
+  Document* out_ = nullptr;  // the top-level object being built, during a parse
 
   size_t document_ = 0;
   uint64_t document_offset_ = 0;
@@ -275,11 +297,11 @@ class JsonStreamReader {
   std::string key_;  // the last member name of the top-level object
   std::optional<std::string> kind_, api_version_;
   bool in_items_ = false;
+  bool items_seen_ = false;       // a top-level "items" array was read item by item
   bool items_not_array_ = false;  // the top-level "items" member is not an array
-  size_t items_splice_ = std::string::npos;  // where the items go back into top_text_
   int64_t item_index_ = 0;
   uint64_t item_offset_ = 0;
-  std::string top_text_, item_text_;
+  std::string item_text_;
   std::vector<PendingItem> pending_;
 };
 

@@ -135,6 +135,10 @@ TEST(SeedStreamTest, NumberOutOfRangeInAnItemIsRefused) {
   ASSERT_FALSE(seen.has_value());
   EXPECT_THAT(seen.error().message, HasSubstr("items[0]"));
   EXPECT_THAT(seen.error().message, HasSubstr("Number too big"));
+  auto top = Stream(Pod("a") + R"({"kind":"Pod","metadata":{"name":"b"},"x":-1e309})");
+  ASSERT_FALSE(top.has_value());
+  EXPECT_THAT(top.error().message, HasSubstr("document 2, byte offset"));
+  EXPECT_THAT(top.error().message, HasSubstr("Number too big"));
 }
 
 TEST(SeedStreamTest, YamlDocumentsWithEmptyOnesSkipped) {
