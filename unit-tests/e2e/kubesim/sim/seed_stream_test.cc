@@ -1,6 +1,7 @@
 #include "e2e/kubesim/sim/seed_stream.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -9,6 +10,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "clientgo-shim/api/yaml_json.h"
 #include "clientgo-shim/base/json.h"
 #include "e2e/kubesim/sim/kubesim_instance.h"
 
@@ -196,6 +198,31 @@ TEST(SeedStreamTest, SinkErrorStopsTheStreamWithThePosition) {
   EXPECT_EQ(calls, 2);
   EXPECT_THAT(s.error().message, HasSubstr("document 2"));
   EXPECT_THAT(s.error().message, HasSubstr("refused"));
+}
+
+// The YAML path reads the repository's CRD manifests exactly as the whole-text converter does
+// (what --seed-file did before it streamed).
+TEST(SeedStreamTest, CrdManifestsMatchTheWholeTextConverter) {
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(BERTH_SOURCE_DIR) + "/crds")) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++files;
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    auto whole = shim::YamlToJsonDocuments(text.str());
+    ASSERT_TRUE(whole.has_value()) << entry.path();
+    std::vector<std::string> streamed;
+    std::istringstream again(text.str());
+    auto s = StreamSeedObjects(again, entry.path().string(), [&](rapidjson::Document obj, const SeedPosition&) -> Status {
+      streamed.push_back(json::Serialize(obj));
+      return {};
+    });
+    ASSERT_TRUE(s.has_value()) << s.error().message;
+    ASSERT_EQ(streamed.size(), whole->size()) << entry.path();
+    for (size_t i = 0; i < streamed.size(); ++i) EXPECT_EQ(streamed[i], json::Serialize((*whole)[i])) << entry.path();
+  }
+  EXPECT_GT(files, 0);
 }
 
 // Through KubesimInstance: objects get the create path's validation and land in the store; an
