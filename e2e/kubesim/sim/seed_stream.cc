@@ -85,10 +85,80 @@ Status PositionError(const std::string& source, const SeedPosition& at, const st
   return MakeError(ErrorCode::kInvalidArgument, source + ": " + at.Describe() + ": " + message);
 }
 
+// ItemBuilder: SAX events to one Document, for a List item read in the middle of the List's own
+// parse (RapidJSON's Document can only be the handler of a whole parse, through Populate).
+class ItemBuilder {
+ public:
+  bool Null() { return Add(rapidjson::Value()); }
+  bool Bool(bool b) { return Add(rapidjson::Value(b)); }
+  bool Int(int i) { return Add(rapidjson::Value(i)); }
+  bool Uint(unsigned u) { return Add(rapidjson::Value(u)); }
+  bool Int64(int64_t i) { return Add(rapidjson::Value(i)); }
+  bool Uint64(uint64_t u) { return Add(rapidjson::Value(u)); }
+  bool Double(double d) { return Add(rapidjson::Value(d)); }
+  bool String(const char* s, SizeType n, bool) { return Add(rapidjson::Value(s, n, doc_.GetAllocator())); }
+  bool Key(const char* s, SizeType n, bool) {
+    key_.SetString(s, n, doc_.GetAllocator());
+    return true;
+  }
+  bool StartObject() { return Open(rapidjson::kObjectType); }
+  bool StartArray() { return Open(rapidjson::kArrayType); }
+  bool EndObject() { return Close(); }
+  bool EndArray() { return Close(); }
+  // Take returns the finished item and starts a new one.
+  Document Take() {
+    Document done;
+    done.Swap(doc_);
+    open_.clear();
+    return done;
+  }
+
+ private:
+  bool Open(rapidjson::Type type) {
+    if (open_.empty()) {
+      if (type == rapidjson::kArrayType) {
+        doc_.SetArray();
+      } else {
+        doc_.SetObject();
+      }
+      open_.push_back(&doc_);
+      return true;
+    }
+    open_.push_back(Add(rapidjson::Value(type)) ? last_ : nullptr);
+    return open_.back() != nullptr;
+  }
+  bool Close() {
+    if (open_.empty()) return false;
+    open_.pop_back();
+    return true;
+  }
+  // Add appends to the innermost open container. Pointers to open containers stay valid: only
+  // the innermost one's storage grows, and it holds no open container.
+  bool Add(rapidjson::Value&& v) {
+    if (open_.empty()) return false;
+    rapidjson::Value& top = *open_.back();
+    auto& a = doc_.GetAllocator();
+    if (top.IsObject()) {
+      top.AddMember(key_, v, a);
+      last_ = &(top.MemberEnd() - 1)->value;
+    } else {
+      top.PushBack(v, a);
+      last_ = &top[top.Size() - 1];
+    }
+    return true;
+  }
+
+  Document doc_;
+  std::vector<rapidjson::Value*> open_;
+  rapidjson::Value key_;
+  rapidjson::Value* last_ = nullptr;
+};
+
 // JsonStreamReader: concatenated JSON values from one ByteStream, each an object. One SAX pass
 // per value builds the top-level object (RapidJSON's Document is the handler the events are
-// forwarded to), except the elements of a List's `items`: their text is cut out and each is
-// parsed and handed on alone, so only one item's tree exists at a time.
+// forwarded to), except the elements of a List's `items`: each is built (ItemBuilder) and handed
+// on alone, so only one item's tree exists at a time; items read before the List's kind is known
+// are kept as text and parsed at the end.
 class JsonStreamReader {
  public:
   JsonStreamReader(ByteStream& stream, const std::string& source, const SeedSink& sink,
@@ -127,12 +197,12 @@ class JsonStreamReader {
   }
 
   // ---- RapidJSON SAX handler: events outside List items go on to the top-level Document ----
-  bool Null() { return Scalar() && (Skip() || out_->Null()); }
-  bool Bool(bool b) { return Scalar() && (Skip() || out_->Bool(b)); }
-  bool Int(int i) { return Scalar() && (Skip() || out_->Int(i)); }
-  bool Uint(unsigned u) { return Scalar() && (Skip() || out_->Uint(u)); }
-  bool Int64(int64_t i) { return Scalar() && (Skip() || out_->Int64(i)); }
-  bool Uint64(uint64_t u) { return Scalar() && (Skip() || out_->Uint64(u)); }
+  bool Null() { return Scalar() && (Skip() ? (!building_ || item_.Null()) : out_->Null()); }
+  bool Bool(bool b) { return Scalar() && (Skip() ? (!building_ || item_.Bool(b)) : out_->Bool(b)); }
+  bool Int(int i) { return Scalar() && (Skip() ? (!building_ || item_.Int(i)) : out_->Int(i)); }
+  bool Uint(unsigned u) { return Scalar() && (Skip() ? (!building_ || item_.Uint(u)) : out_->Uint(u)); }
+  bool Int64(int64_t i) { return Scalar() && (Skip() ? (!building_ || item_.Int64(i)) : out_->Int64(i)); }
+  bool Uint64(uint64_t u) { return Scalar() && (Skip() ? (!building_ || item_.Uint64(u)) : out_->Uint64(u)); }
   bool Double(double d) {
     // RapidJSON 1.1.0 reads "5e308" as inf without an error; kube-apiserver refuses it, and so
     // does json::Parse (which List items go through).
@@ -141,37 +211,53 @@ class JsonStreamReader {
                              "invalid JSON: Number too big to be stored in double.");
       return false;
     }
-    return Scalar() && (Skip() || out_->Double(d));
+    return Scalar() && (Skip() ? (!building_ || item_.Double(d)) : out_->Double(d));
   }
-  bool RawNumber(const char* s, SizeType n, bool copy) { return Scalar() && (Skip() || out_->RawNumber(s, n, copy)); }
+  // Not emitted: the reader runs without kParseNumbersAsStringsFlag.
+  bool RawNumber(const char*, SizeType, bool) { return false; }
   bool String(const char* s, SizeType n, bool copy) {
     if (depth_ == 1 && key_ == "kind") kind_.emplace(s, n);
     if (depth_ == 1 && key_ == "apiVersion") api_version_.emplace(s, n);
-    return Scalar() && (Skip() || out_->String(s, n, copy));
+    return Scalar() && (Skip() ? (!building_ || item_.String(s, n, copy)) : out_->String(s, n, copy));
   }
   bool Key(const char* s, SizeType n, bool copy) {
     if (depth_ == 1) key_.assign(s, n);
-    return Skip() || out_->Key(s, n, copy);
+    return Skip() ? (!building_ || item_.Key(s, n, copy)) : out_->Key(s, n, copy);
   }
   bool StartObject() {
     if (in_items_ && depth_ == 2) {
-      // The '{' is already taken: start the item's text with it.
       item_offset_ = stream_.Tell() - 1;
-      item_text_.assign("{");
-      stream_.Record(&item_text_);
+      // With the list's kind (and a typed list's apiVersion) known, the item is built as it is
+      // read; before that its text is kept (JSON does not order members), starting with the '{'
+      // already taken.
+      building_ = kind_ && (*kind_ == "List" || api_version_);
+      if (!building_) {
+        item_text_.assign("{");
+        stream_.Record(&item_text_);
+      }
     }
     if (depth_ == 1 && key_ == "items") items_not_array_ = true;
     bool skip = Skip();
     ++depth_;
-    return skip || out_->StartObject();
+    return skip ? (!building_ || item_.StartObject()) : out_->StartObject();
   }
   bool EndObject(SizeType members) {
     --depth_;
     if (in_items_ && depth_ == 2) {
+      if (building_) {
+        item_.EndObject();
+        building_ = false;
+        SeedPosition at{document_, item_index_++, item_offset_};
+        Document item = item_.Take();
+        ApplyListDefaults(item, *kind_, api_version_.value_or(""));
+        auto s = Deliver(std::move(item), at);
+        if (!s) error_ = s;
+        return s.has_value();
+      }
       stream_.Record(nullptr);
       return Item(std::move(item_text_), item_offset_);
     }
-    return Skip() || out_->EndObject(members);
+    return Skip() ? (!building_ || item_.EndObject()) : out_->EndObject(members);
   }
   bool StartArray() {
     if (depth_ == 0) return NotAnObject();
@@ -183,7 +269,7 @@ class JsonStreamReader {
       items_seen_ = true;
     }
     ++depth_;
-    return skip || out_->StartArray();
+    return skip ? (!building_ || item_.StartArray()) : out_->StartArray();
   }
   bool EndArray(SizeType elements) {
     --depth_;
@@ -191,7 +277,7 @@ class JsonStreamReader {
       in_items_ = false;
       return out_->EndArray(0);
     }
-    return Skip() || out_->EndArray(elements);
+    return Skip() ? (!building_ || item_.EndArray()) : out_->EndArray(elements);
   }
 
  private:
@@ -208,6 +294,8 @@ class JsonStreamReader {
     kind_.reset();
     api_version_.reset();
     in_items_ = false;
+    building_ = false;
+    (void)item_.Take();  // nothing half-built survives an earlier error
     items_seen_ = false;
     items_not_array_ = false;
     item_index_ = 0;
@@ -301,6 +389,8 @@ class JsonStreamReader {
   bool items_not_array_ = false;  // the top-level "items" member is not an array
   int64_t item_index_ = 0;
   uint64_t item_offset_ = 0;
+  bool building_ = false;  // the current item goes to item_, not to item_text_
+  ItemBuilder item_;
   std::string item_text_;
   std::vector<PendingItem> pending_;
 };

@@ -73,6 +73,30 @@ TEST(SeedStreamTest, TypedListItemsGetTheListsApiVersionAndKind) {
   EXPECT_EQ(seen->positions[1].item, 1);
 }
 
+// Items are built from SAX events when the List's kind comes first and re-parsed from their text
+// when it comes after them; both must give exactly what json::Parse gives.
+TEST(SeedStreamTest, ListItemsAreTheSameWhicheverWayTheyAreRead) {
+  const std::string item =
+      R"({"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x","labels":{}},"data":{"k":"\u00e9\n\"q\""},)"
+      R"("n":[-1,0,4294967295,4294967296,-9223372036854775808,18446744073709551615,1.5,1e3,-0.0],)"
+      R"("deep":[[[]],[{}],[null,true,false,"s"]],"dup":1,"dup":2})";
+  auto expected = json::Parse(item);
+  ASSERT_TRUE(expected.has_value());
+  for (const std::string& list : {R"({"kind":"List","apiVersion":"v1","items":[)" + item + "," + item + "]}",
+                                  R"({"apiVersion":"v1","items":[)" + item + "," + item + R"(],"kind":"List"})"}) {
+    std::vector<std::string> bodies;
+    std::istringstream in(list);
+    auto s = StreamSeedObjects(in, "seed", [&](rapidjson::Document obj, const SeedPosition&) -> Status {
+      bodies.push_back(json::Serialize(obj));
+      return {};
+    });
+    ASSERT_TRUE(s.has_value()) << s.error().message;
+    ASSERT_EQ(bodies.size(), 2u) << list;
+    EXPECT_EQ(bodies[0], json::Serialize(*expected));
+    EXPECT_EQ(bodies[1], json::Serialize(*expected));
+  }
+}
+
 TEST(SeedStreamTest, ItemsOfAnObjectThatIsNotAListStayInIt) {
   std::string text = R"({"items":[{"a":1},{"b":[2]}],"apiVersion":"example.com/v1","kind":"Bag","metadata":{"name":"x"}})";
   std::vector<std::string> bodies;
