@@ -6,6 +6,8 @@
 //   - JSON: objects one after another (concatenated or newline-separated). An object whose kind
 //     ends in "List" ("List", "PodList", ...) is not built whole: a SAX pass hands each element
 //     of its `items` array on as its own document, so a 225 MB List costs one pod's DOM at a time.
+//     Items read before the List's "kind" (kubectl -o json puts it after "items") wait as text
+//     until the kind is known, then are parsed one by one.
 //   - YAML: documents split at `---` lines and converted one by one (sigs.k8s.io/yaml rules, the
 //     shim's YamlToJson); a document that starts with `{` goes through the JSON path above.
 // Empty documents (blank or comments only) are skipped and not counted. Items of a typed list ("PodList") without apiVersion/kind get the
