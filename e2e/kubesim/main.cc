@@ -46,7 +46,9 @@ int main(int argc, char** argv) {
       ("node-cpu", po::value<std::string>(&options.node_cpu)->default_value("8"), "allocatable cpu per node")
       ("node-memory", po::value<std::string>(&options.node_memory)->default_value("32Gi"), "allocatable memory per node")
       ("node-pods", po::value<std::string>(&options.node_pods)->default_value("110"), "allocatable pods per node")
-      ("seed-file", po::value<std::string>(&options.seed_file), "YAML or JSON objects to create at start")
+      ("seed-file", po::value<std::string>(&options.seed_file),
+       "objects to create at start, read one at a time: multi-document YAML, JSON objects one after another, "
+       "or JSON List/PodList (items streamed); the first bad object stops start-up with its document and byte offset")
       ("no-kubelet", po::bool_switch(), "do not simulate kubelets (bound pods stay Pending)")
       ("no-workload-controllers", po::bool_switch(), "do not run the Deployment and ReplicaSet controllers")
       ("pod-ready-delay", po::value<std::string>(&pod_ready_delay)->default_value("0s"), "time from binding to Running+Ready")

@@ -31,7 +31,7 @@ struct KubesimOptions {
   std::string node_ephemeral_storage = "100Gi";
   // > 0: node i gets topology.kubernetes.io/zone=zone-(i % node_zones). Default 0 (no zone).
   int node_zones = 0;
-  std::string seed_file;             // YAML/JSON objects created at start
+  std::string seed_file;             // YAML/JSON objects created at start, streamed (seed_stream.h)
   ClusterSimOptions cluster;         // kubelet, pod-ready-delay, pod-gc-delay
   size_t history_window = 50000;     // events kept for watch resume
   std::chrono::milliseconds bookmark_interval{60000};
@@ -57,8 +57,13 @@ class KubesimInstance {
 
   // CreateNode adds one Ready node with the configured allocatable resources.
   Status CreateNode(const std::string& name);
-  // LoadObjects creates every object in a YAML or JSON stream (List kinds are expanded).
+  // LoadObjects creates every object in a YAML or JSON stream (List kinds are expanded), one at
+  // a time (seed_stream.h); the first error stops it. LoadSeedFile does so for a file, streamed.
   Status LoadObjects(std::string_view text);
+  Status LoadSeedFile(const std::string& path);
+  // CreateSeedObject creates one object with the apiserver's full create path (admission,
+  // validation, defaults), in its namespace or "default".
+  Status CreateSeedObject(rapidjson::Document object);
 
  private:
   KubesimOptions options_;
