@@ -345,6 +345,7 @@ int main(int argc, char** argv) {
   controllers::ReservationControllerOptions ro;
   ro.gc_duration = std::chrono::nanoseconds(0);
   ro.workers = workers;
+  ro.scheduler_names = {"bench-none"};  // the reservations' schedulerName: managed, and no scheduler places them
   auto controller = controllers::ReservationController::Setup(**manager, rest, ro);
   if (!controller) {
     std::fprintf(stderr, "controller: %s\n", controller.error().message.c_str());

@@ -6,7 +6,8 @@
 // Before loading the pods each client is also measured once on the nodes alone (its baseline), so
 // "bytes per pod" is (RSS at sync - baseline RSS) / pods, not the runtime's fixed cost.
 // Flags: --pods N (150000) --nodes N (5000) --runs N (1) --bin DIR (build/bin) --json (also print
-//        one JSON line) --min-pods-ratio-check (fail unless every client saw every pod).
+//        one JSON line) --berth-arg ARG (repeatable: an extra berth-manager flag, e.g.
+//        --berth-arg --controllers=reservation to see what one controller costs).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -21,7 +22,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const repo = process.env.BERTH_ROOT ?? join(here, '..', '..');
 
 function parseFlags(argv) {
-  const flags = { pods: 150000, nodes: 5000, runs: 1, bin: join(repo, 'build', 'bin'), json: false };
+  const flags = { pods: 150000, nodes: 5000, runs: 1, bin: join(repo, 'build', 'bin'), json: false, berthArgs: [], skipNode: false };
   for (let i = 0; i < argv.length; ++i) {
     const a = argv[i];
     const next = () => {
@@ -38,7 +39,8 @@ function parseFlags(argv) {
     else if (a === '--runs') flags.runs = int('--runs', 1);
     else if (a === '--bin') flags.bin = next();
     else if (a === '--json') flags.json = true;
-    else throw new Error(`unknown flag ${a} (known: --pods N --nodes N --runs N --bin DIR --json)`);
+    else if (a === '--berth-arg') flags.berthArgs.push(next());
+    else throw new Error(`unknown flag ${a} (known: --pods N --nodes N --runs N --bin DIR --json --berth-arg ARG)`);
   }
   return flags;
 }
@@ -224,7 +226,7 @@ async function measureBerth(flags, kube, dir, tag) {
   const probePort = await freePort();
   const metricsPort = await freePort();
   const args = ['--kubeconfig', kube.kubeconfig, '--health-probe-bind-address', `127.0.0.1:${probePort}`,
-    '--metrics-bind-address', `127.0.0.1:${metricsPort}`];
+    '--metrics-bind-address', `127.0.0.1:${metricsPort}`, ...flags.berthArgs];
   const t0 = performance.now();
   const mgr = startProcess(join(flags.bin, 'berth-manager'), args, join(dir, `berth-manager.${tag}.log`));
   try {
