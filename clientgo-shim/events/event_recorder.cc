@@ -75,43 +75,73 @@ EventRecorder::EventRecorder(EventRecorderOptions options)
     : options_(std::move(options)),
       clock_(options_.clock != nullptr ? *options_.clock : DefaultWaitClock()),
       client_(options_.rest),
-      rng_(options_.rng_seed != 0 ? options_.rng_seed : std::random_device{}()),
       failure_log_(std::chrono::seconds(30), [this] { return clock_.Now(); }) {
   if (options_.max_tries < 1) options_.max_tries = 1;
-  thread_ = std::thread([this] { Loop(); });
+  if (options_.senders < 1) options_.senders = 1;
+  const uint64_t seed = options_.rng_seed != 0 ? options_.rng_seed : std::random_device{}();
+  for (int i = 0; i < options_.senders; ++i) {
+    senders_.push_back(std::make_unique<Sender>());
+    senders_.back()->rng.seed(seed + static_cast<uint64_t>(i));
+  }
+  // Threads start once every Sender exists: a thread never sees senders_ change.
+  for (auto& s : senders_) s->thread = std::thread([this, sender = s.get()] { Loop(*sender); });
+  started_ = true;
 }
 
 EventRecorder::~EventRecorder() { Stop(); }
 
 void EventRecorder::Event(const ObjectReference& object, EventType type, std::string reason,
                           std::string message) {
+  // The object decides the sender, so its events stay in order and share one aggregation cache.
+  const size_t shard =
+      senders_.size() == 1
+          ? 0
+          : std::hash<std::string>{}(object.kind + '\x1f' + object.ns + '\x1f' + object.name + '\x1f' + object.uid) %
+                senders_.size();
   std::lock_guard<std::mutex> l(mu_);
   if (stop_) return;
-  if (queue_.size() >= options_.max_queue) {
+  if (queued_ >= options_.max_queue) {
     ++stats_.queue_full;
     return;
   }
-  queue_.push_back(Pending{object, type, std::move(reason), std::move(message), WallNow()});
-  cv_.notify_one();
+  senders_[shard]->queue.push_back(Pending{object, type, std::move(reason), std::move(message), WallNow()});
+  ++queued_;
+  // Every sender waits on cv_: wake them all so the one owning this queue sees it.
+  if (senders_.size() == 1) {
+    cv_.notify_one();
+  } else {
+    cv_.notify_all();
+  }
+}
+
+bool EventRecorder::IdleLocked() const {
+  if (queued_ != 0) return false;
+  for (const auto& s : senders_) {
+    if (s->busy) return false;
+  }
+  return true;
 }
 
 bool EventRecorder::Flush(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> l(mu_);
-  return idle_cv_.wait_for(l, timeout, [this] { return queue_.empty() && !busy_; });
+  return idle_cv_.wait_for(l, timeout, [this] { return IdleLocked(); });
 }
 
 void EventRecorder::Stop() {
   {
     std::lock_guard<std::mutex> l(mu_);
-    if (!thread_.joinable()) return;
+    if (stop_ || !started_) return;
   }
   Flush(options_.stop_flush_timeout);
   {
     std::lock_guard<std::mutex> l(mu_);
+    if (stop_) return;
     stop_ = true;
   }
   cv_.notify_all();
-  thread_.join();
+  for (auto& s : senders_) {
+    if (s->thread.joinable()) s->thread.join();
+  }
 }
 
 EventRecorderStats EventRecorder::Stats() const {
@@ -119,28 +149,29 @@ EventRecorderStats EventRecorder::Stats() const {
   return stats_;
 }
 
-void EventRecorder::Loop() {
+void EventRecorder::Loop(Sender& s) {
   std::unique_lock<std::mutex> l(mu_);
   for (;;) {
-    cv_.wait(l, [this] { return stop_ || !queue_.empty(); });
+    cv_.wait(l, [&] { return stop_ || !s.queue.empty(); });
     if (stop_) {
       idle_cv_.notify_all();
       return;
     }
-    Pending p = std::move(queue_.front());
-    queue_.pop_front();
-    busy_ = true;
+    Pending p = std::move(s.queue.front());
+    s.queue.pop_front();
+    --queued_;
+    s.busy = true;
     l.unlock();
-    Send(p);
+    Send(s, p);
     l.lock();
-    busy_ = false;
-    if (queue_.empty()) idle_cv_.notify_all();
+    s.busy = false;
+    if (IdleLocked()) idle_cv_.notify_all();
   }
 }
 
-bool EventRecorder::Allow(const std::string& spam_key) {
+bool EventRecorder::Allow(Sender& s, const std::string& spam_key) {
   const SteadyTime now = clock_.Now();
-  auto [it, inserted] = buckets_.try_emplace(spam_key, Bucket{double(options_.burst), now});
+  auto [it, inserted] = s.buckets.try_emplace(spam_key, Bucket{double(options_.burst), now});
   Bucket& b = it->second;
   if (!inserted && options_.refill_period.count() > 0) {
     const double refill = std::chrono::duration<double>(now - b.last).count() /
@@ -153,7 +184,7 @@ bool EventRecorder::Allow(const std::string& spam_key) {
   return true;
 }
 
-Status EventRecorder::CreateEvent(const Pending& p, const std::string& key) {
+Status EventRecorder::CreateEvent(Sender& s, const Pending& p, const std::string& key) {
   const std::string ns = p.object.ns.empty() ? "default" : p.object.ns;
   std::string name = p.object.name + "." + Hex(static_cast<uint64_t>(p.at.time_since_epoch().count()));
   if (!IsDnsSubdomain(name)) {
@@ -162,7 +193,7 @@ Status EventRecorder::CreateEvent(const Pending& p, const std::string& key) {
     // is not lost to a 422.
     failure_log_.Write(log::Level::kInfo, kLogger, "renamed", "event name is not a valid DNS subdomain; using a UUID",
                        {{"object", Describe(p.object)}, {"length", std::to_string(name.size())}});
-    name = UuidV4(rng_);
+    name = UuidV4(s.rng);
   }
   // One Event per scheduled pod: the body is written straight out (no DOM), and the created
   // object in the response is not parsed (only success matters).
@@ -215,11 +246,13 @@ Status EventRecorder::CreateEvent(const Pending& p, const std::string& key) {
   request.body.assign(buf.GetString(), buf.GetSize());
   auto created = options_.rest->Do(request);
   if (!created) return std::unexpected(created.error());
-  lru_.push_front(key);
-  cache_[key] = {Aggregate{name, ns, 1, p.at}, lru_.begin()};
-  while (cache_.size() > options_.max_aggregated && !lru_.empty()) {
-    cache_.erase(lru_.back());
-    lru_.pop_back();
+  s.lru.push_front(key);
+  s.cache[key] = {Aggregate{name, ns, 1, p.at}, s.lru.begin()};
+  // Each sender remembers its share of max_aggregated.
+  const size_t limit = std::max<size_t>(1, options_.max_aggregated / senders_.size());
+  while (s.cache.size() > limit && !s.lru.empty()) {
+    s.cache.erase(s.lru.back());
+    s.lru.pop_back();
   }
   return {};
 }
@@ -231,12 +264,12 @@ bool EventRecorder::SleepUnlessStopped(std::chrono::nanoseconds d) {
   return !stop_;
 }
 
-void EventRecorder::Send(const Pending& p) {
+void EventRecorder::Send(Sender& s, const Pending& p) {
   const ObjectReference& o = p.object;
   const std::string spam_key = options_.component + "\x1f" + options_.host + "\x1f" + o.kind +
                                "\x1f" + o.ns + "\x1f" + o.name + "\x1f" + o.uid + "\x1f" +
                                o.api_version;
-  if (!Allow(spam_key)) {
+  if (!Allow(s, spam_key)) {
     std::lock_guard<std::mutex> l(mu_);
     ++stats_.rate_limited;
     return;
@@ -244,13 +277,13 @@ void EventRecorder::Send(const Pending& p) {
   const std::string key = spam_key + "\x1f" + o.field_path + "\x1f" + EventTypeName(p.type) +
                           "\x1f" + p.reason + "\x1f" + p.message;
   for (int tries = 1;; ++tries) {
-    if (TrySend(p, key) == Outcome::kDone) return;
+    if (TrySend(s, p, key) == Outcome::kDone) return;
     const bool out_of_tries = tries >= options_.max_tries;
     // client-go randomises only the first sleep, so replicas spread out after an outage.
     const auto sleep =
         tries == 1 ? std::chrono::duration_cast<std::chrono::nanoseconds>(
                          options_.retry_sleep *
-                         std::uniform_real_distribution<double>(0.0, 1.0)(rng_))
+                         std::uniform_real_distribution<double>(0.0, 1.0)(s.rng))
                    : std::chrono::nanoseconds(options_.retry_sleep);
     if (!out_of_tries) {
       std::lock_guard<std::mutex> l(mu_);
@@ -272,7 +305,7 @@ void EventRecorder::Send(const Pending& p) {
   }
 }
 
-EventRecorder::Outcome EventRecorder::TrySend(const Pending& p, const std::string& key) {
+EventRecorder::Outcome EventRecorder::TrySend(Sender& s, const Pending& p, const std::string& key) {
   // A failure is retried, or final: counted and logged here.
   auto failed = [&](const Error& e) {
     if (IsRetriable(e)) {
@@ -297,8 +330,8 @@ EventRecorder::Outcome EventRecorder::TrySend(const Pending& p, const std::strin
     ++stats_.failed;
     return Outcome::kDone;
   };
-  auto it = cache_.find(key);
-  if (it != cache_.end()) {
+  auto it = s.cache.find(key);
+  if (it != s.cache.end()) {
     Aggregate& agg = it->second.first;
     json::Document patch;
     patch.SetObject();
@@ -309,7 +342,7 @@ EventRecorder::Outcome EventRecorder::TrySend(const Pending& p, const std::strin
         client_.MergePatch(ResourceRef{"", "v1", "events", agg.ns, agg.event_name}, patch);
     if (patched) {
       ++agg.count;
-      lru_.splice(lru_.begin(), lru_, it->second.second);
+      s.lru.splice(s.lru.begin(), s.lru, it->second.second);
       std::lock_guard<std::mutex> l(mu_);
       ++stats_.patched;
       return Outcome::kDone;
@@ -317,11 +350,11 @@ EventRecorder::Outcome EventRecorder::TrySend(const Pending& p, const std::strin
     // Any failure but 404 keeps the aggregate: the Event still exists.
     if (patched.error().code != ErrorCode::kNotFound) return failed(patched.error());
     // The Event was deleted (or expired by TTL): forget it and create a fresh one.
-    lru_.erase(it->second.second);
-    cache_.erase(it);
+    s.lru.erase(it->second.second);
+    s.cache.erase(it);
   }
-  Status s = CreateEvent(p, key);
-  if (!s) return failed(s.error());
+  Status created = CreateEvent(s, p, key);
+  if (!created) return failed(created.error());
   std::lock_guard<std::mutex> l(mu_);
   ++stats_.created;
   return Outcome::kDone;

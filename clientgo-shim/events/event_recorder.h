@@ -18,6 +18,10 @@
 //     leaves 429/5xx to its REST client, which retries a POST only when Retry-After is set; here
 //     a 500 or 503 without Retry-After does not lose the Event either. Events queue behind the
 //     one being retried, as in client-go. Failures are logged (logger "events", rate-limited).
+//   - Senders: `senders` threads (default 1, client-go's one sink goroutine) each own a queue;
+//     an event goes to the sender its object hashes to, so one object's events keep their
+//     order, aggregation and spam bucket, while a burst over many objects (a mass expiry)
+//     is written in parallel. A retry sleep holds back only its sender's queue.
 // Fields written: involvedObject, reason, message, type, source.component/host,
 // reportingComponent, reportingInstance, firstTimestamp, lastTimestamp, count.
 // Thread-safety: Event() from any thread.
@@ -35,6 +39,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
 #include "clientgo-shim/api/timestamp.h"
 #include "clientgo-shim/base/rate_limited_log.h"
@@ -74,6 +79,7 @@ struct EventRecorderOptions {
   std::chrono::milliseconds retry_sleep{10000};  // between tries. Default: 10 s (client-go).
   uint64_t rng_seed = 0;       // first-sleep jitter; 0 = random. Default: 0.
   std::chrono::milliseconds stop_flush_timeout{5000};  // Stop() sends queued events for. 5 s.
+  int senders = 1;             // sender threads, events sharded by object. Default: 1.
 };
 
 // EventRecorderStats: counters for tests and logs.
@@ -101,7 +107,7 @@ class EventRecorder {
   // Returns whether the queue drained.
   bool Flush(std::chrono::milliseconds timeout);
   // Stop sends what is queued (bounded by Flush(stop_flush_timeout)), ends a retry sleep and
-  // joins the thread. Idempotent.
+  // joins the sender threads. Idempotent.
   void Stop();
   EventRecorderStats Stats() const;
 
@@ -126,11 +132,24 @@ class EventRecorder {
   // What one try of writing an event came to.
   enum class Outcome { kDone, kRetry };
 
-  void Loop();
-  void Send(const Pending& p);
-  Outcome TrySend(const Pending& p, const std::string& key);
-  bool Allow(const std::string& spam_key);
-  Status CreateEvent(const Pending& p, const std::string& key);
+  // Sender: one sender thread's queue and the state only that thread touches (the spam
+  // buckets and aggregation cache of the objects that hash to it).
+  struct Sender {
+    std::deque<Pending> queue;  // guarded by mu_
+    bool busy = false;          // guarded by mu_
+    std::unordered_map<std::string, Bucket> buckets;
+    std::list<std::string> lru;  // most recent first
+    std::unordered_map<std::string, std::pair<Aggregate, std::list<std::string>::iterator>> cache;
+    std::mt19937_64 rng;
+    std::thread thread;
+  };
+
+  void Loop(Sender& s);
+  void Send(Sender& s, const Pending& p);
+  Outcome TrySend(Sender& s, const Pending& p, const std::string& key);
+  bool Allow(Sender& s, const std::string& spam_key);
+  Status CreateEvent(Sender& s, const Pending& p, const std::string& key);
+  bool IdleLocked() const;  // every queue empty, no sender busy
   // SleepUnlessStopped waits `d` on the clock; false when Stop() cut it short.
   bool SleepUnlessStopped(std::chrono::nanoseconds d);
 
@@ -141,19 +160,12 @@ class EventRecorder {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::condition_variable idle_cv_;
-  std::deque<Pending> queue_;
-  bool busy_ = false;
+  size_t queued_ = 0;  // events in every sender's queue, for max_queue
   bool stop_ = false;
+  bool started_ = false;
   EventRecorderStats stats_;
-
-  // Owned by the sender thread only.
-  std::unordered_map<std::string, Bucket> buckets_;
-  std::list<std::string> lru_;  // most recent first
-  std::unordered_map<std::string, std::pair<Aggregate, std::list<std::string>::iterator>> cache_;
-  std::mt19937_64 rng_;
   log::RateLimitedLog failure_log_;
-
-  std::thread thread_;
+  std::vector<std::unique_ptr<Sender>> senders_;
 };
 
 }  // namespace berth::shim

@@ -1,8 +1,13 @@
 // Tests for clientgo-shim/events/event_recorder.h with a scripted RestClient.
 #include "clientgo-shim/events/event_recorder.h"
 
+#include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <future>
+#include <map>
+#include <mutex>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -203,6 +208,76 @@ TEST(EventRecorderTest, ClusterScopedObjectsGetEventsInDefault) {
   auto body = json::Parse(fake->requests()[0].body);
   EXPECT_EQ(json::Find(*body, {"involvedObject", "namespace"}), nullptr);
   EXPECT_EQ(json::GetString(*body, {"involvedObject", "name"}), "n1");
+}
+
+// InFlight counts concurrent requests in a fake server and remembers the most seen at once.
+// Until two requests have overlapped, each waits (bounded) for company, so parallel senders
+// overlap for sure and a single sender shows max 1.
+struct InFlight {
+  std::mutex mu;
+  std::condition_variable cv;
+  int now = 0, max = 0;
+  Result<RestResponse> Serve(std::chrono::milliseconds wait_for_company) {
+    std::unique_lock l(mu);
+    max = std::max(max, ++now);
+    cv.notify_all();
+    cv.wait_for(l, wait_for_company, [&] { return max >= 2; });  // only until the first overlap
+    --now;
+    return Ok("{}", 201);
+  }
+};
+
+TEST(EventRecorderTest, OneSenderByDefaultWritesOneEventAtATime) {
+  InFlight server;
+  auto fake = std::make_shared<FakeRestClient>([&](const RestRequest&) { return server.Serve(20ms); });
+  EventRecorder rec(Options(fake));
+  for (int i = 0; i < 6; ++i) rec.Event(Pod("p" + std::to_string(i)), EventType::kNormal, "R", "m");
+  ASSERT_TRUE(rec.Flush(5s));
+  EXPECT_EQ(rec.Stats().created, 6u);
+  EXPECT_EQ(server.max, 1);
+}
+
+TEST(EventRecorderTest, SeveralSendersWriteABurstOverManyObjectsInParallel) {
+  InFlight server;
+  auto fake = std::make_shared<FakeRestClient>([&](const RestRequest&) { return server.Serve(2s); });
+  auto o = Options(fake);
+  o.senders = 4;
+  EventRecorder rec(std::move(o));
+  for (int i = 0; i < 40; ++i) rec.Event(Pod("p" + std::to_string(i)), EventType::kNormal, "Expired", "m");
+  ASSERT_TRUE(rec.Flush(10s));
+  EXPECT_EQ(rec.Stats().created, 40u);
+  EXPECT_GE(server.max, 2);
+  EXPECT_LE(server.max, 4);
+}
+
+TEST(EventRecorderTest, SeveralSendersKeepEachObjectsEventsInOrderAndAggregated) {
+  auto fake = std::make_shared<FakeRestClient>([](const RestRequest&) { return Ok("{}", 201); });
+  auto o = Options(fake);
+  o.senders = 3;
+  EventRecorder rec(std::move(o));
+  constexpr int kObjects = 12;
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < kObjects; ++i) rec.Event(Pod("p" + std::to_string(i)), EventType::kNormal, "Synced", "ok");
+  }
+  ASSERT_TRUE(rec.Flush(5s));
+  EXPECT_EQ(rec.Stats().created, static_cast<uint64_t>(kObjects));
+  EXPECT_EQ(rec.Stats().patched, static_cast<uint64_t>(2 * kObjects));
+  // Per object: its POST, then PATCHes to that Event with count 2 and 3, in that order.
+  std::map<std::string, std::vector<RestRequest>> by_event;
+  for (const auto& r : fake->requests()) {
+    std::string event = r.method == "POST" ? std::string(json::GetString(*json::Parse(r.body), {"metadata", "name"}))
+                                           : r.path.substr(r.path.rfind('/') + 1);
+    by_event[event].push_back(r);
+  }
+  ASSERT_EQ(by_event.size(), static_cast<size_t>(kObjects));
+  for (const auto& [event, reqs] : by_event) {
+    ASSERT_EQ(reqs.size(), 3u) << event;
+    EXPECT_EQ(reqs[0].method, "POST") << event;
+    EXPECT_EQ(reqs[1].method, "PATCH") << event;
+    EXPECT_EQ((*json::Parse(reqs[1].body))["count"].GetInt(), 2) << event;
+    EXPECT_EQ(reqs[2].method, "PATCH") << event;
+    EXPECT_EQ((*json::Parse(reqs[2].body))["count"].GetInt(), 3) << event;
+  }
 }
 
 }  // namespace
