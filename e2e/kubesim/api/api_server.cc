@@ -260,6 +260,10 @@ void ApiServer::Route(const HttpRequest& request, ResponseSink& sink) {
     sink.Send(StatusError(404, "NotFound", "the server could not find the requested resource"));
     return;
   }
+  if (parsed->group.empty() && parsed->version == "v1" && parsed->resource == "bindings") {
+    HandleBindingsCollection(request, *parsed, sink);
+    return;
+  }
   HandleResource(request, *parsed, sink);
 }
 

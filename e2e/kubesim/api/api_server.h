@@ -15,6 +15,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <rapidjson/document.h>
@@ -104,6 +105,11 @@ class ApiServer {
                   const std::string& subresource,
                   const std::function<bool(rapidjson::Document&)>& edit);
 
+  // DoBind assigns the pod to body.target.name as the pods/binding storage does (annotations
+  // copied, PodScheduled=True); returns the error response, or nullopt once bound.
+  std::optional<HttpResponse> DoBind(const std::string& ns, const std::string& pod_name,
+                                     const rapidjson::Value& body);
+
   ObjectStore& store() { return store_; }
   // service_addresses: the ClusterIP and NodePort allocators of Services.
   ServiceAddressAllocator& service_addresses() { return service_addresses_; }
@@ -137,6 +143,8 @@ class ApiServer {
   // subresources.cc
   void HandleEviction(const HttpRequest& request, const ParsedPath& path, ResponseSink& sink);
   void HandleBinding(const HttpRequest& request, const ParsedPath& path, ResponseSink& sink);
+  // POST /api/v1/namespaces/{ns}/bindings: the pod is the Binding's metadata.name.
+  void HandleBindingsCollection(const HttpRequest& request, const ParsedPath& path, ResponseSink& sink);
   void HandleScale(const HttpRequest& request, const ResourceType& type, const ParsedPath& path,
                    ResponseSink& sink);
 
