@@ -20,6 +20,7 @@
 
 #include <rapidjson/document.h>
 
+#include "e2e/kubesim/api/rbac_authorizer.h"
 #include "e2e/kubesim/api/registry.h"
 #include "e2e/kubesim/api/service_ip_allocator.h"
 #include "e2e/kubesim/server/http_types.h"
@@ -44,6 +45,9 @@ struct ApiServerOptions {
   bool graceful_pod_deletion = true;
   // Audit log (kubesim --audit-log): one line per request once its status is known; may be null.
   AuditLog* audit_log = nullptr;
+  // The kubeconfig's bearer token: TokenReview answers it as user "kubesim-admin" in
+  // system:masters. Default: "" (unknown to TokenReview).
+  std::string admin_token;
 };
 
 // ParsedPath: a resource request path split into its parts.
@@ -144,6 +148,10 @@ class ApiServer {
   void HandleEviction(const HttpRequest& request, const ParsedPath& path, ResponseSink& sink);
   void HandleBinding(const HttpRequest& request, const ParsedPath& path, ResponseSink& sink);
   // POST /api/v1/namespaces/{ns}/bindings: the pod is the Binding's metadata.name.
+  // auth_reviews.cc: TokenRequest (serviceaccounts/{name}/token), TokenReview, SubjectAccessReview.
+  void HandleTokenRequest(const HttpRequest& request, const ParsedPath& path, ResponseSink& sink);
+  void HandleTokenReview(const HttpRequest& request, ResponseSink& sink);
+  void HandleSubjectAccessReview(const HttpRequest& request, ResponseSink& sink);
   void HandleBindingsCollection(const HttpRequest& request, const ParsedPath& path, ResponseSink& sink);
   void HandleScale(const HttpRequest& request, const ResourceType& type, const ParsedPath& path,
                    ResponseSink& sink);
@@ -162,6 +170,8 @@ class ApiServer {
   Registry& registry_;
   ServiceAddressAllocator service_addresses_;
   std::mutex rng_mu_;
+  std::mutex tokens_mu_;
+  std::unordered_map<std::string, rbac::UserInfo> tokens_;  // TokenRequest's tokens → their user
   std::mt19937_64 rng_;
   std::atomic<bool> shutting_down_{false};
 };
