@@ -166,7 +166,11 @@ void ApiServer::HandleBinding(const HttpRequest& request, const ParsedPath& path
 
 void ApiServer::HandleBindingsCollection(const HttpRequest& request, const ParsedPath& path,
                                          ResponseSink& sink) {
-  if (request.method != "POST" || path.ns.empty() || !path.name.empty()) {
+  if (path.ns.empty()) {  // bindings are namespaced only, as in kube-apiserver
+    sink.Send(StatusError(404, "NotFound", "the server could not find the requested resource"));
+    return;
+  }
+  if (request.method != "POST" || !path.name.empty()) {
     sink.Send(MethodNotAllowed("the server does not allow this method on the requested resource"));
     return;
   }
