@@ -100,5 +100,46 @@ class DefaultSchedulerTest(unittest.TestCase):
         self.assertIn('pod manual is already assigned to node "node-1"', again.stderr)
 
 
+class SecureMetricsChartOnKubesimTest(unittest.TestCase):
+    """The chart with metrics.secure=true installs and rolls out; its metrics-reader ClusterRole, bound to a scraper's
+    ServiceAccount, is what kubesim's SubjectAccessReview (the one berth-manager asks) allows."""
+
+    def test_install_and_the_reader_role_authorises_a_scraper(self):
+        sim = Kubesim(nodes=1, default_scheduler=True)
+        self.addCleanup(sim.stop)
+        result = subprocess.run([HELM, "--kubeconfig", sim.kubeconfig, "install", "berth", CHART, "--namespace", NS,
+                                 "--create-namespace", "--set", "metrics.secure=true", "--wait", "--timeout", "60s"],
+                                capture_output=True, text=True, timeout=120, env=sim.env())
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        deploy = sim.get_json(f"/apis/apps/v1/namespaces/{NS}/deployments/berth")
+        self.assertIn("--metrics-secure", deploy["spec"]["template"]["spec"]["containers"][0]["args"])
+        self.assertEqual(deploy["status"].get("availableReplicas"), 1)
+
+        def allowed(user):
+            r = sim.http("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", json={
+                "apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+                "spec": {"user": user, "groups": ["system:serviceaccounts", "system:authenticated"],
+                         "nonResourceAttributes": {"path": "/metrics", "verb": "get"}}})
+            self.assertEqual(r.status_code, 201, r.text)
+            return r.json()["status"]["allowed"]
+
+        def manager_may_create(group, resource):
+            r = sim.http("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", json={
+                "apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+                "spec": {"user": f"system:serviceaccount:{NS}:berth", "groups": ["system:serviceaccounts"],
+                         "resourceAttributes": {"group": group, "resource": resource, "verb": "create"}}})
+            return r.json()["status"]["allowed"]
+
+        scraper = "system:serviceaccount:monitoring:prometheus"
+        self.assertFalse(allowed(scraper))
+        sim.kubectl("create", "clusterrolebinding", "prometheus-berth-metrics", "--clusterrole=berth-metrics-reader",
+                    "--serviceaccount=monitoring:prometheus")
+        self.assertTrue(allowed(scraper))
+        # The manager's own rights to ask: kubebuilder's metrics_auth_role, in the chart's ClusterRole.
+        self.assertTrue(manager_may_create("authentication.k8s.io", "tokenreviews"))
+        self.assertTrue(manager_may_create("authorization.k8s.io", "subjectaccessreviews"))
+        self.assertFalse(manager_may_create("", "secrets"))
+
+
 if __name__ == "__main__":
     unittest.main()
