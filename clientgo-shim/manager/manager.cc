@@ -7,6 +7,7 @@
 
 #include "clientgo-shim/manager/signals.h"
 #include "clientgo-shim/metrics/process_metrics.h"
+#include "clientgo-shim/metrics/self_signed_cert.h"
 #include "clientgo-shim/transport/fenced_rest_client.h"
 
 namespace berth::shim {
@@ -150,9 +151,35 @@ Status Manager::Start() {
     if (started_) return {};
     started_ = true;
   }
-  metrics_server_ = std::make_unique<HttpServer>(options_.metrics_bind_address,
-                                                 options_.http_server_options);
+  HttpServerOptions metrics_options = options_.http_server_options;
+  if (options_.metrics_secure) {
+    if (!options_.metrics_cert_dir.empty()) {
+      metrics_options.tls_cert_file = options_.metrics_cert_dir + "/tls.crt";
+      metrics_options.tls_key_file = options_.metrics_cert_dir + "/tls.key";
+    } else {
+      auto pair = GenerateSelfSignedCert();
+      if (!pair) return std::unexpected(pair.error());
+      metrics_options.tls_cert_pem = std::move(pair->cert_pem);
+      metrics_options.tls_key_pem = std::move(pair->key_pem);
+    }
+  }
+  metrics_server_ = std::make_unique<HttpServer>(options_.metrics_bind_address, metrics_options);
   ServeMetrics(*metrics_server_, registry_);
+  if (options_.metrics_secure) {
+    RestClientPtr rest = options_.rest;  // unfenced: standbys serve metrics too
+    metrics_authorizer_ = std::make_unique<MetricsAuthorizer>(
+        [rest](const std::string& path, const std::string& body) -> Result<std::string> {
+          RestRequest request;
+          request.method = "POST";
+          request.path = path;
+          request.body = body;
+          request.timeout = std::chrono::seconds(10);  // controller-runtime's TokenAccessReviewTimeout
+          auto response = rest->Do(request);
+          if (!response) return std::unexpected(response.error());
+          return std::move(response->body);
+        });
+    metrics_server_->Handle("/metrics", metrics_authorizer_->Wrap(MetricsHandler(registry_)));
+  }
   if (auto p = metrics_server_->Start(); !p) return std::unexpected(p.error());
   probe_server_ = std::make_unique<HttpServer>(options_.health_probe_bind_address,
                                                options_.http_server_options);

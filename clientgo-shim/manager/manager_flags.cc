@@ -22,6 +22,7 @@ Result<std::vector<std::string>> ApplyManagerFlags(const std::vector<std::string
     else if (name == "--health-probe-bind-address") target = &options.health_probe_bind_address;
     else if (name == "--leader-election-namespace") target = &options.leader_election_namespace;
     else if (name == "--leader-election-id") target = &options.leader_election_id;
+    else if (name == "--metrics-cert-dir") target = &options.metrics_cert_dir;
     if (target != nullptr) {
       if (!has_value) {
         if (i + 1 >= args.size()) {
@@ -54,14 +55,15 @@ Result<std::vector<std::string>> ApplyManagerFlags(const std::vector<std::string
                            std::chrono::ceil<std::chrono::milliseconds>(*d));
       continue;
     }
-    if (name == "--leader-elect") {
+    if (name == "--leader-elect" || name == "--metrics-secure") {
+      bool& flag = name == "--leader-elect" ? options.leader_election : options.metrics_secure;
       if (!has_value || value == "true" || value == "1") {
-        options.leader_election = true;
+        flag = true;
       } else if (value == "false" || value == "0") {
-        options.leader_election = false;
+        flag = false;
       } else {
         return MakeError(ErrorCode::kInvalidArgument,
-                         "invalid boolean value \"" + value + "\" for --leader-elect");
+                         "invalid boolean value \"" + value + "\" for " + name);
       }
       continue;
     }
@@ -75,6 +77,10 @@ std::string ManagerFlagsUsage() {
          "Use \"0\" to disable. (default \":8080\")\n"
          "  --health-probe-bind-address string   The address the probe endpoint binds to. "
          "(default \":8081\")\n"
+         "  --metrics-secure                     Serve metrics over HTTPS, each scrape authorised by\n"
+         "                                       TokenReview and SubjectAccessReview (default false)\n"
+         "  --metrics-cert-dir string            With --metrics-secure: tls.crt and tls.key to serve\n"
+         "                                       (default: a self-signed certificate made at start)\n"
          "  --leader-elect                       Enable leader election for controller manager. "
          "(default false)\n"
          "  --leader-election-namespace string   Namespace of the leader election Lease "

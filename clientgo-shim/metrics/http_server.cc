@@ -107,8 +107,11 @@ FileStamp Stamp(const std::string& path) {
 
 // LoadTlsContext: a TLS 1.2+ server context with the PEM chain and key. Errors: kInvalidArgument
 // naming the file and OpenSSL's reason (missing file, not PEM, a key that does not match).
+// With cert_pem set, the PEM text is loaded instead of the files.
 Result<std::shared_ptr<asio::ssl::context>> LoadTlsContext(const std::string& cert_file,
-                                                           const std::string& key_file) {
+                                                           const std::string& key_file,
+                                                           const std::string& cert_pem,
+                                                           const std::string& key_pem) {
   auto ctx = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_server);
   error_code ec;
   ctx->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
@@ -116,6 +119,13 @@ Result<std::shared_ptr<asio::ssl::context>> LoadTlsContext(const std::string& ce
                        asio::ssl::context::no_tlsv1_1 | asio::ssl::context::single_dh_use,
                    ec);
   if (ec) return MakeError(ErrorCode::kInternal, "tls: " + ec.message());
+  if (!cert_pem.empty()) {
+    ctx->use_certificate_chain(asio::buffer(cert_pem), ec);
+    if (ec) return MakeError(ErrorCode::kInvalidArgument, "tls certificate (in memory): " + ec.message());
+    ctx->use_private_key(asio::buffer(key_pem), asio::ssl::context::pem, ec);
+    if (ec) return MakeError(ErrorCode::kInvalidArgument, "tls key (in memory): " + ec.message());
+    return ctx;
+  }
   ctx->use_certificate_chain_file(cert_file, ec);
   if (ec) return MakeError(ErrorCode::kInvalidArgument, "tls certificate " + cert_file + ": " + ec.message());
   ctx->use_private_key_file(key_file, asio::ssl::context::pem, ec);
@@ -352,6 +362,7 @@ class HttpServer::Connection : public ConnectionBase,
     try {
       HttpServerRequest request = ParseTarget(std::string(req.method_string()), std::string_view(req.target()));
       if (req.method() == http::verb::post) request.body = req.body();
+      request.authorization = std::string(req[http::field::authorization]);
       reply = impl_.server.Dispatch(request);
     } catch (const std::exception& e) {
       impl_.WarnLimited("handler threw", {{"path", std::string(req.target())}, {"error", e.what()}});
@@ -470,7 +481,7 @@ void HttpServer::Impl::OnAccept(const error_code& ec, tcp::socket socket) {
                   {{"max_connections", std::to_string(options.max_connections)},
                    {"evicted_total", std::to_string(evicted.load())}});
     }
-    if (!options.tls_cert_file.empty()) {
+    if (!options.tls_cert_file.empty() || !options.tls_cert_pem.empty()) {
       std::make_shared<Connection<beast::ssl_stream<beast::tcp_stream>>>(*this, std::move(socket), TlsContext())
           ->Start();
     } else {
@@ -496,9 +507,15 @@ void HttpServer::Impl::CloseAll() {
 }
 
 Status HttpServer::Impl::LoadTls() {
+  if (!options.tls_cert_pem.empty()) {
+    auto loaded = LoadTlsContext("", "", options.tls_cert_pem, options.tls_key_pem);
+    if (!loaded) return std::unexpected(loaded.error());
+    tls = std::move(*loaded);
+    return {};
+  }
   FileStamp cert = Stamp(options.tls_cert_file);
   FileStamp key = Stamp(options.tls_key_file);
-  auto loaded = LoadTlsContext(options.tls_cert_file, options.tls_key_file);
+  auto loaded = LoadTlsContext(options.tls_cert_file, options.tls_key_file, "", "");
   if (!loaded) return std::unexpected(loaded.error());
   tls = std::move(*loaded);
   tls_cert_stamp = cert;
@@ -507,6 +524,7 @@ Status HttpServer::Impl::LoadTls() {
 }
 
 std::shared_ptr<asio::ssl::context> HttpServer::Impl::TlsContext() {
+  if (!options.tls_cert_pem.empty()) return tls;  // in-memory pair: nothing to reload
   const auto now = std::chrono::steady_clock::now();
   if (now - tls_checked >= kTlsCheckInterval) {
     tls_checked = now;
@@ -575,8 +593,13 @@ Result<uint16_t> HttpServer::Start() {
     return MakeError(ErrorCode::kInvalidArgument,
                      "http server " + bind_address_ + ": tls_cert_file and tls_key_file go together");
   }
+  if (options_.tls_cert_pem.empty() != options_.tls_key_pem.empty() ||
+      (!options_.tls_cert_pem.empty() && !options_.tls_cert_file.empty())) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "http server " + bind_address_ + ": tls_cert_pem and tls_key_pem go together, without the files");
+  }
   impl_ = std::make_unique<Impl>(*this, options_);
-  if (!options_.tls_cert_file.empty()) {
+  if (!options_.tls_cert_file.empty() || !options_.tls_cert_pem.empty()) {
     if (auto loaded = impl_->LoadTls(); !loaded) {
       impl_.reset();
       return std::unexpected(loaded.error());

@@ -49,6 +49,7 @@ struct HttpServerRequest {
   std::string path;                           // without the query string
   std::map<std::string, std::string> query;   // percent-decoded; keys without '=' map to ""
   std::string body;                           // POST only (allow_post), at most body_limit bytes
+  std::string authorization;                  // the Authorization header ("" when absent)
 };
 
 struct HttpServerReply {
@@ -77,6 +78,10 @@ struct HttpServerOptions {
   // logged and the previous one kept. Default: plain HTTP.
   std::string tls_cert_file;
   std::string tls_key_file;
+  // Or serve HTTPS with this PEM certificate chain and key held in memory (both or neither, not
+  // with the files; never reloaded), e.g. a self-signed pair made at start. Default: none.
+  std::string tls_cert_pem;
+  std::string tls_key_pem;
 };
 
 // HttpServerStats: counters since Start().

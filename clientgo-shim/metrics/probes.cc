@@ -125,13 +125,15 @@ void ServeProbes(HttpServer& server, const HealthChecks& healthz, const HealthCh
   }
 }
 
-void ServeMetrics(HttpServer& server, const Registry& registry) {
-  server.Handle("/metrics", [&registry](const HttpServerRequest&) {
+HttpHandler MetricsHandler(const Registry& registry) {
+  return [&registry](const HttpServerRequest&) {
     HttpServerReply r;
     r.content_type = std::string(kTextContentType);
     r.body = registry.Render();
     return r;
-  });
+  };
 }
+
+void ServeMetrics(HttpServer& server, const Registry& registry) { server.Handle("/metrics", MetricsHandler(registry)); }
 
 }  // namespace berth::shim

@@ -51,6 +51,8 @@ Status PingCheck();
 // must outlive the server.
 void ServeProbes(HttpServer& server, const HealthChecks& healthz, const HealthChecks& readyz);
 
+// MetricsHandler renders `registry` (which must outlive the handler) in the text format.
+HttpHandler MetricsHandler(const Registry& registry);
 // ServeMetrics registers /metrics rendering `registry` (which must outlive the server).
 void ServeMetrics(HttpServer& server, const Registry& registry);
 

@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
        "or JSON List/PodList (items streamed); the first bad object stops start-up with its document and byte offset")
       ("no-kubelet", po::bool_switch(), "do not simulate kubelets (bound pods stay Pending)")
       ("no-workload-controllers", po::bool_switch(), "do not run the Deployment and ReplicaSet controllers")
+      ("default-scheduler", po::bool_switch(), "bind pods of schedulerName default-scheduler by resource fit, as kube-scheduler would")
       ("pod-ready-delay", po::value<std::string>(&pod_ready_delay)->default_value("0s"), "time from binding to Running+Ready")
       ("pod-gc-delay", po::value<std::string>(&pod_gc_delay)->default_value("0s"), "time from node deletion to deleting its pods")
       ("history-window", po::value<size_t>(&options.history_window)->default_value(50000), "write events kept for watch resume; older RVs get 410 Expired")
@@ -107,6 +108,7 @@ int main(int argc, char** argv) {
   }
   options.cluster.kubelet = !vm["no-kubelet"].as<bool>();
   options.cluster.workload_controllers = !vm["no-workload-controllers"].as<bool>();
+  options.cluster.default_scheduler = vm["default-scheduler"].as<bool>();
   options.cluster.pod_ready_delay = ParseDurationFlag("pod-ready-delay", pod_ready_delay);
   options.cluster.pod_gc_delay = ParseDurationFlag("pod-gc-delay", pod_gc_delay);
   options.bookmark_interval = ParseDurationFlag("bookmark-interval", bookmark_interval);

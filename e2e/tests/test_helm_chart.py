@@ -81,6 +81,35 @@ class HelmChartTest(unittest.TestCase):
         self.assertIn("--reservation-gc-duration=0", container["args"])
         self.assertTrue(container["image"].endswith("@sha256:abc"))
 
+    def test_secure_metrics_values(self):
+        docs = render("metrics.secure=true", "metrics.serviceMonitor.enabled=true")
+        args = manager_container(docs)["args"]
+        self.assertIn("--metrics-secure", args)
+        self.assertFalse(any(a.startswith("--metrics-cert-dir") for a in args))
+        rules = next(d for d in of_kind(docs, "ClusterRole") if d["metadata"]["name"] == "r1-berth")["rules"]
+        self.assertIn({"apiGroups": ["authentication.k8s.io"], "resources": ["tokenreviews"], "verbs": ["create"]}, rules)
+        self.assertIn({"apiGroups": ["authorization.k8s.io"], "resources": ["subjectaccessreviews"], "verbs": ["create"]},
+                      rules)
+        reader = next(d for d in of_kind(docs, "ClusterRole") if d["metadata"]["name"] == "r1-berth-metrics-reader")
+        self.assertEqual(reader["rules"], [{"nonResourceURLs": ["/metrics"], "verbs": ["get"]}])
+        endpoint = of_kind(docs, "ServiceMonitor")[0]["spec"]["endpoints"][0]
+        self.assertEqual(endpoint["scheme"], "https")
+        self.assertEqual(endpoint["tlsConfig"], {"insecureSkipVerify": True})
+        hook = of_kind(docs, "Pod")[0]["spec"]["containers"][0]["args"][0]
+        self.assertIn("https://r1-berth-metrics.berth-system.svc:8080/metrics", hook)
+        self.assertIn("401 Unauthorized", hook)
+        # A mounted pair instead of the self-signed one.
+        docs = render("metrics.secure=true", "metrics.certSecretName=metrics-tls")
+        deploy = of_kind(docs, "Deployment")[0]["spec"]["template"]["spec"]
+        self.assertIn("--metrics-cert-dir=/etc/berth/metrics-tls", deploy["containers"][0]["args"])
+        self.assertIn({"name": "metrics-tls", "secret": {"secretName": "metrics-tls"}}, deploy["volumes"])
+        # Off by default: no review rights, no reader role.
+        default = render()
+        self.assertNotIn("--metrics-secure", manager_container(default)["args"])
+        self.assertEqual([d["metadata"]["name"] for d in of_kind(default, "ClusterRole")], ["r1-berth"])
+        names = json.dumps(of_kind(default, "ClusterRole"))
+        self.assertNotIn("tokenreviews", names)
+
     def test_rendered_command_line_is_accepted_by_berth_manager(self):
         args = manager_container(render("extraArgs={--log-level=debug}", "logging.encoder=console",
                                         "logging.timeEncoding=iso8601", "logging.stacktraceLevel=info"))["args"]
@@ -304,6 +333,7 @@ class ValuesValidationTest(unittest.TestCase):
                                                     "'intervall' not allowed",
             "reservation.gcDuration=1d": "'1d' does not match pattern",
             "metrics.port=70000": "at '/metrics/port': maximum",
+            "metrics.secure=yes": "at '/metrics/secure': got string, want boolean",
             "controllers.scheduler.enabled=yes": "at '/controllers/scheduler/enabled': got string, want boolean",
             "logging.encoder=text": "at '/logging/encoder': value must be one of 'json', 'console'",
             "logging.stacktraceLevel=warn": "at '/logging/stacktraceLevel': value must be one of 'info', 'error', "

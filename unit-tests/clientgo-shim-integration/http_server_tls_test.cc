@@ -1,6 +1,7 @@
 // HttpServer over TLS (HttpServerOptions::tls_cert_file/tls_key_file, the kube-scheduler
 // extender's --extender-cert-dir) against a real OpenSSL client that verifies the certificate:
-// serving, plain-HTTP clients refused without harm, certificate reload on change, bad files.
+// serving, plain-HTTP clients refused without harm, certificate reload on change, bad files;
+// and an in-memory self-signed pair (tls_cert_pem, --metrics-secure's default).
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -19,6 +20,7 @@
 #include <gtest/gtest.h>
 
 #include "clientgo-shim/metrics/http_server.h"
+#include "clientgo-shim/metrics/self_signed_cert.h"
 #include "e2e/kubesim/server/tls.h"
 
 namespace berth::shim {
@@ -210,6 +212,48 @@ TEST_F(HttpServerTlsTest, StartFailsOnFilesThatDoNotLoad) {
   auto refused = server.Start();
   ASSERT_FALSE(refused.has_value());
   EXPECT_NE(refused.error().message.find("tls_cert_file and tls_key_file go together"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace berth::shim
+
+namespace berth::shim {
+namespace {
+
+// --metrics-secure without a cert dir: a self-signed pair held in memory.
+TEST(HttpServerInMemoryTlsTest, ServesASelfSignedPairThatVerifiesAsItsOwnAnchor) {
+  auto pair = GenerateSelfSignedCert();
+  ASSERT_TRUE(pair.has_value()) << pair.error().message;
+  HttpServerOptions options;
+  options.tls_cert_pem = pair->cert_pem;
+  options.tls_key_pem = pair->key_pem;
+  HttpServer server("127.0.0.1:0", options);
+  server.Handle("/hello", [](const HttpServerRequest&) { return HttpServerReply{200, "text/plain", "hi\n", {}}; });
+  auto port = server.Start();
+  ASSERT_TRUE(port.has_value()) << port.error().message;
+  Outcome ok = HttpsGet(*port, pair->cert_pem);
+  EXPECT_EQ(ok.error, "");
+  EXPECT_EQ(ok.status, 200);
+  // Another generated pair is another certificate: a client trusting it refuses this server.
+  auto other = GenerateSelfSignedCert();
+  ASSERT_TRUE(other.has_value());
+  EXPECT_NE(other->cert_pem, pair->cert_pem);
+  EXPECT_NE(HttpsGet(*port, other->cert_pem).error.find("handshake"), std::string::npos);
+  server.Stop();
+}
+
+TEST(HttpServerInMemoryTlsTest, RefusesHalfAPairOrAPairThatDoesNotLoad) {
+  auto pair = GenerateSelfSignedCert();
+  ASSERT_TRUE(pair.has_value());
+  HttpServerOptions half;
+  half.tls_cert_pem = pair->cert_pem;
+  EXPECT_EQ(HttpServer("127.0.0.1:0", half).Start().error().code, ErrorCode::kInvalidArgument);
+  HttpServerOptions garbage;
+  garbage.tls_cert_pem = "not a certificate";
+  garbage.tls_key_pem = pair->key_pem;
+  auto started = HttpServer("127.0.0.1:0", garbage).Start();
+  ASSERT_FALSE(started.has_value());
+  EXPECT_NE(started.error().message.find("tls certificate (in memory)"), std::string::npos) << started.error().message;
 }
 
 }  // namespace

@@ -260,6 +260,26 @@ void ApiServer::Route(const HttpRequest& request, ResponseSink& sink) {
     sink.Send(StatusError(404, "NotFound", "the server could not find the requested resource"));
     return;
   }
+  if (request.method == "POST" && parsed->name.empty()) {
+    if (parsed->group == "authentication.k8s.io" && parsed->version == "v1" && parsed->resource == "tokenreviews") {
+      HandleTokenReview(request, sink);
+      return;
+    }
+    if (parsed->group == "authorization.k8s.io" && parsed->version == "v1" &&
+        parsed->resource == "subjectaccessreviews") {
+      HandleSubjectAccessReview(request, sink);
+      return;
+    }
+  }
+  if (request.method == "POST" && parsed->group.empty() && parsed->resource == "serviceaccounts" &&
+      parsed->subresource == "token") {
+    HandleTokenRequest(request, *parsed, sink);
+    return;
+  }
+  if (parsed->group.empty() && parsed->version == "v1" && parsed->resource == "bindings") {
+    HandleBindingsCollection(request, *parsed, sink);
+    return;
+  }
   HandleResource(request, *parsed, sink);
 }
 

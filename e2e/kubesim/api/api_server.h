@@ -15,10 +15,12 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <rapidjson/document.h>
 
+#include "e2e/kubesim/api/rbac_authorizer.h"
 #include "e2e/kubesim/api/registry.h"
 #include "e2e/kubesim/api/service_ip_allocator.h"
 #include "e2e/kubesim/server/http_types.h"
@@ -43,6 +45,9 @@ struct ApiServerOptions {
   bool graceful_pod_deletion = true;
   // Audit log (kubesim --audit-log): one line per request once its status is known; may be null.
   AuditLog* audit_log = nullptr;
+  // The kubeconfig's bearer token: TokenReview answers it as user "kubesim-admin" in
+  // system:masters. Default: "" (unknown to TokenReview).
+  std::string admin_token;
 };
 
 // ParsedPath: a resource request path split into its parts.
@@ -104,6 +109,11 @@ class ApiServer {
                   const std::string& subresource,
                   const std::function<bool(rapidjson::Document&)>& edit);
 
+  // DoBind assigns the pod to body.target.name as the pods/binding storage does (annotations
+  // copied, PodScheduled=True); returns the error response, or nullopt once bound.
+  std::optional<HttpResponse> DoBind(const std::string& ns, const std::string& pod_name,
+                                     const rapidjson::Value& body);
+
   ObjectStore& store() { return store_; }
   // service_addresses: the ClusterIP and NodePort allocators of Services.
   ServiceAddressAllocator& service_addresses() { return service_addresses_; }
@@ -137,6 +147,12 @@ class ApiServer {
   // subresources.cc
   void HandleEviction(const HttpRequest& request, const ParsedPath& path, ResponseSink& sink);
   void HandleBinding(const HttpRequest& request, const ParsedPath& path, ResponseSink& sink);
+  // POST /api/v1/namespaces/{ns}/bindings: the pod is the Binding's metadata.name.
+  // auth_reviews.cc: TokenRequest (serviceaccounts/{name}/token), TokenReview, SubjectAccessReview.
+  void HandleTokenRequest(const HttpRequest& request, const ParsedPath& path, ResponseSink& sink);
+  void HandleTokenReview(const HttpRequest& request, ResponseSink& sink);
+  void HandleSubjectAccessReview(const HttpRequest& request, ResponseSink& sink);
+  void HandleBindingsCollection(const HttpRequest& request, const ParsedPath& path, ResponseSink& sink);
   void HandleScale(const HttpRequest& request, const ResourceType& type, const ParsedPath& path,
                    ResponseSink& sink);
 
@@ -154,6 +170,8 @@ class ApiServer {
   Registry& registry_;
   ServiceAddressAllocator service_addresses_;
   std::mutex rng_mu_;
+  std::mutex tokens_mu_;
+  std::unordered_map<std::string, rbac::UserInfo> tokens_;  // TokenRequest's tokens → their user
   std::mt19937_64 rng_;
   std::atomic<bool> shutting_down_{false};
 };

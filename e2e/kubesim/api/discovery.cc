@@ -147,6 +147,11 @@ std::optional<std::string> ApiResourceListJson(const Registry& registry, std::st
     }
     if (t->group.empty() && t->plural == "pods") {
       resources.PushBack(ResourceEntry(*t, "pods/binding", "Binding", {"create"}, false, a), a);
+      // The bindings collection (POST namespaces/{ns}/bindings, the pod named by the body), which
+      // `kubectl create -f binding.yaml` resolves kind Binding to.
+      Value bindings = ResourceEntry(*t, "bindings", "Binding", {"create"}, false, a);
+      json::SetString(bindings, "singularName", "binding", a);
+      resources.PushBack(bindings, a);
       resources.PushBack(ResourceEntry(*t, "pods/eviction", "Eviction", {"create"}, false, a), a);
     }
   }

@@ -152,43 +152,79 @@ void ApiServer::HandleBinding(const HttpRequest& request, const ParsedPath& path
     return;
   }
   Document body = std::move(std::get<Document>(decoded));
-  std::string node(json::GetString(body, {"target", "name"}));
-  std::string_view target_kind = json::GetString(body, {"target", "kind"});
-  if (node.empty()) {
-    sink.Send(Invalid("", "Binding", path.name, {{"FieldValueRequired", "Required value", "target.name"}}));
-    return;
-  }
-  if (!target_kind.empty() && target_kind != "Node") {
-    sink.Send(Invalid("", "Binding", path.name,
-                      {{"FieldValueNotSupported", "Unsupported value: \"" + std::string(target_kind) +
-                                                      "\": supported values: \"Node\"", "target.kind"}}));
-    return;
-  }
   std::string_view body_name = json::GetString(body, {"metadata", "name"});
   if (!body_name.empty() && body_name != path.name) {
     sink.Send(BadRequest("name in URL does not match name in Binding object"));
     return;
   }
+  if (auto failure = DoBind(path.ns, path.name, body)) {
+    sink.Send(std::move(*failure));
+    return;
+  }
+  sink.Send(SuccessStatus(201));
+}
+
+void ApiServer::HandleBindingsCollection(const HttpRequest& request, const ParsedPath& path,
+                                         ResponseSink& sink) {
+  if (path.ns.empty()) {  // bindings are namespaced only, as in kube-apiserver
+    sink.Send(StatusError(404, "NotFound", "the server could not find the requested resource"));
+    return;
+  }
+  if (request.method != "POST" || !path.name.empty()) {
+    sink.Send(MethodNotAllowed("the server does not allow this method on the requested resource"));
+    return;
+  }
+  auto decoded = DecodeBody(request);
+  if (auto* err = std::get_if<HttpResponse>(&decoded)) {
+    sink.Send(std::move(*err));
+    return;
+  }
+  Document body = std::move(std::get<Document>(decoded));
+  std::string name(json::GetString(body, {"metadata", "name"}));
+  if (name.empty()) {
+    sink.Send(Invalid("", "Binding", "", {{"FieldValueRequired", "Required value: name or generateName is required",
+                                           "metadata.name"}}));
+    return;
+  }
+  if (auto failure = DoBind(path.ns, name, body)) {
+    sink.Send(std::move(*failure));
+    return;
+  }
+  sink.Send(SuccessStatus(201));
+}
+
+std::optional<HttpResponse> ApiServer::DoBind(const std::string& ns, const std::string& pod_name,
+                                              const rapidjson::Value& body) {
+  std::string node(json::GetString(body, {"target", "name"}));
+  std::string_view target_kind = json::GetString(body, {"target", "kind"});
+  if (node.empty()) {
+    return Invalid("", "Binding", pod_name, {{"FieldValueRequired", "Required value", "target.name"}});
+  }
+  if (!target_kind.empty() && target_kind != "Node") {
+    return Invalid("", "Binding", pod_name,
+                   {{"FieldValueNotSupported", "Unsupported value: \"" + std::string(target_kind) +
+                                                   "\": supported values: \"Node\"", "target.kind"}});
+  }
   ResourceTypePtr pods = TypeOf("", "pods");
   std::string expected_uid(json::GetString(body, {"metadata", "uid"}));
   std::optional<HttpResponse> failure;
   std::string now = NowRfc3339();
-  OpResult r = Mutate(*pods, path.ns, path.name, "", [&](Document& pod) {
+  OpResult r = Mutate(*pods, ns, pod_name, "", [&](Document& pod) {
     auto& a = pod.GetAllocator();
     if (!expected_uid.empty() && json::GetString(pod, {"metadata", "uid"}) != expected_uid) {
-      failure = StatusError(409, "Conflict", "Operation cannot be fulfilled on pods/binding \"" + path.name +
+      failure = StatusError(409, "Conflict", "Operation cannot be fulfilled on pods/binding \"" + pod_name +
                                                  "\": precondition failed: UID mismatch");
       return false;
     }
     if (json::Find(pod, {"metadata", "deletionTimestamp"})) {
-      failure = StatusError(409, "Conflict", "Operation cannot be fulfilled on pods/binding \"" + path.name +
-                                                 "\": pod " + path.name + " is being deleted, cannot be assigned to a host");
+      failure = StatusError(409, "Conflict", "Operation cannot be fulfilled on pods/binding \"" + pod_name +
+                                                 "\": pod " + pod_name + " is being deleted, cannot be assigned to a host");
       return false;
     }
     std::string_view existing = json::GetString(pod, {"spec", "nodeName"});
     if (!existing.empty()) {
-      failure = StatusError(409, "Conflict", "Operation cannot be fulfilled on pods/binding \"" + path.name +
-                                                 "\": pod " + path.name + " is already assigned to node \"" +
+      failure = StatusError(409, "Conflict", "Operation cannot be fulfilled on pods/binding \"" + pod_name +
+                                                 "\": pod " + pod_name + " is already assigned to node \"" +
                                                  std::string(existing) + "\"");
       return false;
     }
@@ -223,15 +259,9 @@ void ApiServer::HandleBinding(const HttpRequest& request, const ParsedPath& path
     json::SetString(*scheduled, "lastTransitionTime", now, a);
     return true;
   });
-  if (failure) {
-    sink.Send(std::move(*failure));
-    return;
-  }
-  if (!r.ok()) {
-    sink.Send(std::move(*r.error));
-    return;
-  }
-  sink.Send(SuccessStatus(201));
+  if (failure) return failure;
+  if (!r.ok()) return std::move(r.error);
+  return std::nullopt;
 }
 
 void ApiServer::HandleScale(const HttpRequest& request, const ResourceType& type,

@@ -46,7 +46,8 @@ ClusterSim::ClusterSim(ClusterSimOptions options, ApiServer& api)
       api_(api),
       deployments_(api, [this](auto delay, auto fn) { After(delay, std::move(fn)); }),
       replicasets_(api, [this](auto delay, auto fn) { After(delay, std::move(fn)); }),
-      service_accounts_(api) {
+      service_accounts_(api),
+      default_scheduler_(api) {
   api_.store().Subscribe([this](const HistoryEvent& event) {
     {
       std::lock_guard lock(mu_);
@@ -101,6 +102,7 @@ void ClusterSim::Run() {
     deployments_.SyncDirty();
     replicasets_.SyncDirty();
     service_accounts_.SyncDirty();
+    if (options_.default_scheduler) default_scheduler_.SyncDirty();
     lock.lock();
   }
 }
@@ -145,6 +147,7 @@ void ClusterSim::OnEvent(const HistoryEvent& event) {
     replicasets_.OnEvent(event);
   }
   service_accounts_.OnEvent(event);
+  if (options_.default_scheduler) default_scheduler_.OnEvent(event);
   if (event.resource == kPods) {
     OnPod(event);
     if (pdbs_per_namespace_.count(obj.namespace_name)) dirty_pdb_namespaces_.insert(obj.namespace_name);

@@ -9,7 +9,8 @@
 // - the namespace controller: a terminating namespace is emptied, then removed;
 // - the disruption controller: PodDisruptionBudget status follows pods and workload scale;
 // - the Deployment and ReplicaSet controllers (deployment_controller.h, replicaset_controller.h);
-// - the serviceaccount controller: a "default" ServiceAccount per namespace.
+// - the serviceaccount controller: a "default" ServiceAccount per namespace;
+// - optionally kube-scheduler's default profile (default_scheduler.h, --default-scheduler).
 // All of it runs on one thread fed by the store's commit listener, plus a timer heap.
 #pragma once
 
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include "e2e/kubesim/api/api_server.h"
+#include "e2e/kubesim/sim/default_scheduler.h"
 #include "e2e/kubesim/sim/deployment_controller.h"
 #include "e2e/kubesim/sim/replicaset_controller.h"
 #include "e2e/kubesim/sim/serviceaccount_controller.h"
@@ -39,6 +41,7 @@ struct ClusterSimOptions {
   std::chrono::milliseconds pod_ready_delay{0};  // --pod-ready-delay; default 0s
   std::chrono::milliseconds pod_gc_delay{0};     // --pod-gc-delay after a node deletion; default 0s
   bool workload_controllers = true;             // Deployment and ReplicaSet controllers; default on
+  bool default_scheduler = false;               // --default-scheduler binds default-scheduler pods; default off
 };
 
 // ClusterSim: see the file comment.
@@ -102,6 +105,7 @@ class ClusterSim {
   DeploymentController deployments_;
   ReplicaSetController replicasets_;
   DefaultServiceAccountController service_accounts_;
+  DefaultScheduler default_scheduler_;
 };
 
 }  // namespace berth::kubesim

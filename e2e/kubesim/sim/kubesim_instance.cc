@@ -40,6 +40,7 @@ KubesimInstance::KubesimInstance(KubesimOptions options) : options_(std::move(op
   registry_ = std::make_unique<Registry>();
   faults_ = std::make_unique<FaultInjector>(options_.faults);
   ApiServerOptions api_options;
+  api_options.admin_token = token_;
   api_options.bookmark_interval = options_.bookmark_interval;
   api_options.faults = faults_.get();
   api_options.graceful_pod_deletion = options_.cluster.kubelet;

@@ -84,6 +84,23 @@ TEST(ManagerFlagsTest, RejectsMissingValuesAndBadBooleans) {
   EXPECT_EQ(b.error().message, "invalid boolean value \"maybe\" for --leader-elect");
 }
 
+TEST(ManagerFlagsTest, SecureMetricsFlags) {
+  ManagerOptions o;
+  EXPECT_FALSE(o.metrics_secure);
+  EXPECT_EQ(o.metrics_cert_dir, "");
+  auto rest = ApplyManagerFlags({"--metrics-secure", "--metrics-cert-dir", "/certs"}, o);
+  ASSERT_TRUE(rest);
+  EXPECT_TRUE(rest->empty());
+  EXPECT_TRUE(o.metrics_secure);
+  EXPECT_EQ(o.metrics_cert_dir, "/certs");
+  ASSERT_TRUE(ApplyManagerFlags({"--metrics-secure=false"}, o));
+  EXPECT_FALSE(o.metrics_secure);
+  auto bad = ApplyManagerFlags({"--metrics-secure=on"}, o);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "invalid boolean value \"on\" for --metrics-secure");
+  EXPECT_NE(ManagerFlagsUsage().find("--metrics-secure"), std::string::npos);
+}
+
 TEST(ManagerFlagsTest, ParsesTheLeaseDurationsAndRejectsBadOnes) {
   ManagerOptions o;
   auto rest = ApplyManagerFlags({"--leader-elect-lease-duration=6s", "--leader-elect-renew-deadline",
