@@ -83,33 +83,42 @@ std::optional<mig::LimitHit> MigrationArbiter::Admit(const std::string& job_uid,
   // the caches.
   for (const auto& job : jobs_->store().List()) {
     if (PhaseText(*job) != "Running") continue;
-    std::string uid(job->Uid());
-    if (admitted_.contains(uid)) continue;
+    if (admitted_.contains(std::string(job->Uid()))) continue;
     mig::MigratingPod m;
     m.namespace_name = job->FindString({"spec", "podRef", "namespace"}).value_or("");
     m.pod_key = m.namespace_name + "/" + job->FindString({"spec", "podRef", "name"}).value_or("");
-    if (auto p = pods_->store().Get(m.pod_key)) {
+    auto p = pods_->store().Get(m.pod_key);
+    const std::string pod_uid = job->FindString({"spec", "podRef", "uid"}).value_or("");
+    if (p && (pod_uid.empty() || p->Uid() == pod_uid)) {
       if (auto pj = p->ToJson()) {
         mig::PodFacts facts = ReadPodFacts(*pj);
         m.node_name = facts.node_name;
         m.workload_key = facts.controller_uid;
       }
+    } else {
+      m.pod_gone = true;
     }
     in.migrating.push_back(std::move(m));
   }
-  for (const auto& [uid, m] : admitted_) {
+  for (const auto& [uid, admitted] : admitted_) {
     if (uid == job_uid) continue;
-    mig::MigratingPod copy = m;
-    // As koordinator counts a node's migrating pods: an evicted pod that is gone no longer counts
-    // on its node (its job still counts for its workload until it ends).
-    if (auto p = pods_->store().Get(m.pod_key); !p || p->FindString({"spec", "nodeName"}).value_or("") != m.node_name) {
-      copy.node_name.clear();
-    }
+    mig::MigratingPod copy = admitted.pod;
+    // An evicted pod that is gone (or whose name a new pod took) no longer counts on its node or
+    // for its workload (mig::MigratingPod::pod_gone).
+    auto p = pods_->store().Get(copy.pod_key);
+    copy.pod_gone = !p || p->Uid() != admitted.pod_uid;
     in.migrating.push_back(std::move(copy));
   }
   if (auto hit = mig::Arbitrate(in, options_.limits)) return hit;
-  admitted_[job_uid] = mig::MigratingPod{in.pod_key, pod.node_name, pod.namespace_name, pod.controller_uid};
+  admitted_[job_uid] = {mig::MigratingPod{in.pod_key, pod.node_name, pod.namespace_name, pod.controller_uid}, pod.uid};
   return std::nullopt;
+}
+
+std::set<std::string> MigrationArbiter::AdmittedJobs() {
+  std::lock_guard lock(mu_);
+  std::set<std::string> out;
+  for (const auto& [uid, admitted] : admitted_) out.insert(uid);
+  return out;
 }
 
 void MigrationArbiter::Forget(const std::string& job_uid) {

@@ -12,6 +12,7 @@
 
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 
@@ -39,6 +40,8 @@ class MigrationArbiter {
   // recording it as migrating. Serialised: concurrent admissions see each other.
   std::optional<reconcile::migration::LimitHit> Admit(const std::string& job_uid,
                                                       const reconcile::migration::PodFacts& pod);
+  // AdmittedJobs: the uids of the jobs admitted and not yet forgotten.
+  std::set<std::string> AdmittedJobs();
   // Forget: the job ended or was deleted; its slot frees.
   void Forget(const std::string& job_uid);
   // TakeEvictionToken: zero when an eviction may go out now, else the wait for the next token.
@@ -50,7 +53,11 @@ class MigrationArbiter {
   ArbitrationOptions options_;
   std::shared_ptr<shim::SharedInformer> jobs_, pods_, replicasets_;
   std::mutex mu_;
-  std::unordered_map<std::string, reconcile::migration::MigratingPod> admitted_;  // job uid →
+  struct Admitted {
+    reconcile::migration::MigratingPod pod;
+    std::string pod_uid;
+  };
+  std::unordered_map<std::string, Admitted> admitted_;  // job uid →
   reconcile::migration::TokenBucket bucket_;
 };
 

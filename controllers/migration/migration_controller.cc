@@ -47,6 +47,20 @@ std::vector<std::string> JobReservationName(const shim::CachedObject& o) {
 
 Result<rapidjson::Document> ObjectJson(const shim::ObjectPtr& o) { return o->ToJson(); }
 
+bool PodReady(const shim::CachedObject& pod) {
+  auto conds = pod.FindJson({"status", "conditions"});
+  if (!conds || !conds->IsArray()) return false;
+  for (const auto& c : conds->GetArray()) {
+    if (json::GetString(c, {"type"}) == "Ready") return json::GetString(c, {"status"}) == "True";
+  }
+  return false;
+}
+
+// Held jobs woken per change that may free a slot, and per admission (the chain that reaches the
+// next in line): bounded, so a change costs a few arbitrations, not one per held job.
+constexpr size_t kWakeOnChange = 4;
+constexpr size_t kWakeOnAdmission = 2;
+
 // FormatGoDuration renders a ttl for the reservation's spec.ttl.
 std::string GoDuration(reconcile::Duration d) { return shim::FormatDuration(d); }
 
@@ -139,27 +153,30 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
   c->jobs_->AddEventHandler(shim::EventHandler{
       [self](const shim::ObjectPtr& obj, bool) {
         self->CountPhase(nullptr, obj);
+        self->TrackPending(obj, true);
         self->Enqueue(std::string(obj->Name()));
       },
       [self](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& new_obj) {
         self->CountPhase(old_obj, new_obj);
+        self->TrackPending(new_obj, true);
         self->Enqueue(std::string(new_obj->Name()));
         // A job that ends frees its arbitration slot: the held jobs try again.
         if (mig::IsTerminal(mig::ParseJobPhase(PhaseOf(new_obj)).value_or(mig::JobPhase::kPending)) &&
             !mig::IsTerminal(mig::ParseJobPhase(PhaseOf(old_obj)).value_or(mig::JobPhase::kPending))) {
           self->arbiter_->Forget(std::string(new_obj->Uid()));
-          self->EnqueuePending();
+          self->EnqueuePending(kWakeOnChange);
         }
       },
       [self](const shim::DeletedObject& deleted) {
         self->CountPhase(deleted.object, nullptr);
         if (!deleted.object) return;
+        self->TrackPending(deleted.object, false);
         self->arbiter_->Forget(std::string(deleted.object->Uid()));
         {
           std::lock_guard lock(self->mu_);
           self->tries_.erase(std::string(deleted.object->Uid()));
         }
-        self->EnqueuePending();
+        self->EnqueuePending(kWakeOnChange);
       }});
   // A pod wakes the job that migrates it, and (through its allocation annotation) the job whose
   // reservation it consumed, which waits for it to be Ready.
@@ -173,10 +190,18 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
       }
     }
   };
+  // A workload's pod that turns Ready or goes away may free a maxUnavailable/maxMigrating slot: the
+  // oldest held jobs try again at once (as a job's end wakes them) instead of at their recheck.
   c->pods_->AddEventHandler(shim::EventHandler{
       [pod_changed](const shim::ObjectPtr& obj, bool) { pod_changed(obj); },
-      [pod_changed](const shim::ObjectPtr&, const shim::ObjectPtr& new_obj) { pod_changed(new_obj); },
-      [pod_changed](const shim::DeletedObject& deleted) { pod_changed(deleted.object); }});
+      [self, pod_changed](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& new_obj) {
+        pod_changed(new_obj);
+        if (old_obj && !PodReady(*old_obj) && PodReady(*new_obj)) self->EnqueuePending(kWakeOnChange);
+      },
+      [self, pod_changed](const shim::DeletedObject& deleted) {
+        pod_changed(deleted.object);
+        self->EnqueuePending(kWakeOnChange);
+      }});
   auto reservation_changed = [self](const shim::ObjectPtr& r) {
     if (r) self->EnqueueByIndex(kReservationIndex, std::string(r->Name()));
   };
@@ -184,10 +209,17 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
       [reservation_changed](const shim::ObjectPtr& obj, bool) { reservation_changed(obj); },
       [reservation_changed](const shim::ObjectPtr&, const shim::ObjectPtr& new_obj) { reservation_changed(new_obj); },
       [reservation_changed](const shim::DeletedObject& deleted) { reservation_changed(deleted.object); }});
-  // A budget that changes may now allow the disruption a blocked job waits for: its jobs retry
-  // without waiting out their backoff (DecideMigration checks the budget).
+  // A budget that changes may now allow the disruption a blocked job waits for: the namespace's
+  // started jobs retry without waiting out their backoff (DecideMigration checks the budget). Jobs
+  // still Pending wait for arbitration, not for the budget: the oldest of them are woken in turn.
   auto pdb_changed = [self](const shim::ObjectPtr& pdb) {
-    if (pdb) self->EnqueueByIndex(kPodNamespaceIndex, std::string(pdb->Namespace()));
+    if (!pdb) return;
+    if (auto jobs = self->jobs_->store().ByIndex(kPodNamespaceIndex, std::string(pdb->Namespace()))) {
+      for (const auto& j : *jobs) {
+        if (PhaseOf(j) != "Pending") self->Enqueue(std::string(j->Name()));
+      }
+    }
+    self->EnqueuePending(kWakeOnChange);
   };
   c->pdbs_->AddEventHandler(shim::EventHandler{
       [pdb_changed](const shim::ObjectPtr& obj, bool) { pdb_changed(obj); },
@@ -206,20 +238,27 @@ void MigrationController::EnqueueByIndex(const char* index, const std::string& v
   for (const auto& j : *jobs) Enqueue(std::string(j->Name()));
 }
 
-void MigrationController::EnqueuePending() {
-  // The oldest few held jobs, not all: an ended job frees one slot, and reconciling every held job
-  // on every end (each arbitration reads its workload's pods) made a 1,000-pod drain CPU-bound.
-  // The others are rechecked after options_.migration.arbitration_recheck.
-  constexpr size_t kPerEnd = 4;
-  std::vector<std::pair<std::string, std::string>> pending;  // creationTimestamp, name
-  for (const auto& j : jobs_->store().List()) {
-    if (PhaseOf(j) == "Pending") {
-      pending.emplace_back(j->FindString({"metadata", "creationTimestamp"}).value_or(""), std::string(j->Name()));
-    }
+void MigrationController::TrackPending(const shim::ObjectPtr& job, bool present) {
+  const std::string name(job->Name());
+  std::lock_guard lock(pending_mu_);
+  if (auto it = pending_by_name_.find(name); it != pending_by_name_.end()) {
+    pending_.erase(it->second);
+    pending_by_name_.erase(it);
   }
-  const size_t n = std::min(kPerEnd, pending.size());
-  std::partial_sort(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(n), pending.end());
-  for (size_t i = 0; i < n; ++i) Enqueue(pending[i].second);
+  if (!present || PhaseOf(job) != "Pending") return;
+  mig::HeldJob held{job->FindString({"metadata", "creationTimestamp"}).value_or(""), name, std::string(job->Uid())};
+  pending_by_name_[name] = held;
+  pending_.insert(std::move(held));
+}
+
+void MigrationController::EnqueuePending(size_t n) {
+  std::vector<std::string> wake;
+  {
+    std::lock_guard lock(pending_mu_);
+    if (pending_.empty()) return;
+    wake = mig::HeldJobsToWake(pending_, arbiter_->AdmittedJobs(), n);
+  }
+  for (const auto& name : wake) Enqueue(name);
 }
 
 void MigrationController::AdjustForAcceptedEvictions(std::vector<mig::PdbFacts>& pdbs,
@@ -334,6 +373,8 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
     if (job.status.phase == mig::JobPhase::kPending && !job.paused && !job.pod->deleting &&
         !job.pod->node_name.empty() && (job.pod_uid.empty() || job.pod_uid == job.pod->uid)) {
       job.held_by_limit = arbiter_->Admit(job.uid, *job.pod);
+      // Admitted: the next held job in line may fit too (a freed slot wakes only the oldest few).
+      if (!job.held_by_limit) EnqueuePending(kWakeOnAdmission);
     }
   }
   const std::string reservation_name = mig::ReservationName(job);
@@ -378,6 +419,7 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
   auto& pa = spec_patch.GetAllocator();
   bool patch_spec = false;
   std::string resource_version(cached->ResourceVersion());
+  std::vector<std::string> deferred_deletes;  // reservations freed once the status is written
   for (const mig::Action& action : decision.actions) {
     switch (action.kind) {
       case mig::ActionKind::kRecordPodUid: {
@@ -436,6 +478,14 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
         break;
       }
       case mig::ActionKind::kDeleteReservation: {
+        // A failing job's reservation goes only after its Failed status is written: that write is
+        // conditional on the version the decision read, and a decision from a stale cache (a job
+        // already evicting, seen Pending) must not have deleted the reservation its pod's
+        // replacement is about to use when the API server refuses it.
+        if (mig::IsTerminal(status.phase) && !mig::IsTerminal(job.status.phase)) {
+          deferred_deletes.push_back(action.reservation_name);
+          break;
+        }
         auto deleted = client_.Delete(ReservationRef(action.reservation_name));
         if (!deleted && !IsGone(deleted.error())) {
           LogWriteRetry(kLogger, "deleting the reservation of job", name, deleted.error());
@@ -537,12 +587,7 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
         for (auto& e : after.events) events.push_back(std::move(e));
         if (after.transition) transition = mig::PhaseChange{job.status.phase, after.status.phase, after.status.reason};
         requeue = after.requeue_after;
-        for (const auto& extra : after.actions) {
-          auto deleted = client_.Delete(ReservationRef(extra.reservation_name));
-          if (!deleted && !IsGone(deleted.error())) {
-            LogWriteRetry(kLogger, "deleting the reservation of job", name, deleted.error());
-          }
-        }
+        for (const auto& extra : after.actions) deferred_deletes.push_back(extra.reservation_name);
         break;
       }
       case mig::ActionKind::kDeleteJob: {
@@ -588,6 +633,14 @@ write_status:
                 {{"job", name}, {"from", std::string(mig::JobPhaseName(transition->from))},
                  {"to", std::string(mig::JobPhaseName(transition->to))}, {"reason", transition->reason},
                  {"message", status.message}});
+    }
+  }
+  for (const auto& reservation : deferred_deletes) {
+    auto deleted = client_.Delete(ReservationRef(reservation));
+    if (!deleted && !IsGone(deleted.error())) {
+      // The job is terminal now: its next reconcile frees the reservation (DecideMigration).
+      LogWriteRetry(kLogger, "deleting the reservation of failed job", name, deleted.error());
+      requeue = std::chrono::seconds(1);
     }
   }
   if (!events.empty()) {

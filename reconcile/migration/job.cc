@@ -76,6 +76,7 @@ class Builder {
   }
 
   JobStatus& status() { return status_; }
+  Time now() const { return now_; }
   const MigrationOptions& options() const { return options_; }
   std::vector<Action>& actions() { return actions_; }
   std::vector<EventNote>& events() { return events_; }
@@ -148,6 +149,12 @@ bool Start(const JobSnapshot& job, JobMode mode, const MigrationOptions& o, Buil
     return false;
   }
   if (job.held_by_limit) {
+    // A held job's limit can change with every migration that starts or ends (maxMigrating ↔
+    // maxUnavailable): the condition shows the limit that held it last, rewritten at most once per
+    // arbitration_recheck so waiting jobs do not each write their status on every change.
+    const Condition* held = FindCondition(b.status(), kCondArbitration);
+    if (held && held->status == "False" && held->last_probe_time &&
+        b.now() - *held->last_probe_time < o.arbitration_recheck) return false;
     b.Set(kCondArbitration, "False", job.held_by_limit->reason,
           "Pod " + key + " waits: " + job.held_by_limit->message);
     return false;
@@ -275,6 +282,11 @@ EvictionPolicy PolicyFor(const JobSnapshot& job) {
 MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const MigrationOptions& options) {
   Builder b(job, now, options);
   if (IsTerminal(job.status.phase)) {
+    // A failed job's reservation is deleted after its status is written; a delete that failed
+    // then is repeated here.
+    if (job.status.phase != JobPhase::kSucceeded && ReservationToFree(job)) {
+      b.actions().push_back({ActionKind::kDeleteReservation, job.reservation->name});
+    }
     if (now >= GcDeadline(job, options)) b.actions().push_back({ActionKind::kDeleteJob, ""});
     return b.Finish(std::nullopt);
   }

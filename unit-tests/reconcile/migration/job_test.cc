@@ -408,6 +408,31 @@ TEST(MigrationJobTest, TerminalJobsAreGarbageCollectedAfterTtlPlusFiveMinutes) {
   EXPECT_EQ(DecideMigration(j, kT0 + minutes(30), Options()).actions.size(), 1u);
 }
 
+// The controller deletes a failing job's reservation only after the Failed status is written; a
+// delete that failed then is repeated by the terminal job's next pass. A reservation a pod
+// consumed, one the user named, or a succeeded job's stays.
+TEST(MigrationJobTest, AFailedJobsUnconsumedReservationIsFreedOnItsNextPass) {
+  JobSnapshot j = Running();
+  j.status.phase = JobPhase::kFailed;
+  j.reservation = Reservation(Phase::kAvailable, "node-2");
+  auto d = DecideMigration(j, kT0 + minutes(1), Options());
+  EXPECT_EQ(d.actions, (std::vector<Action>{{ActionKind::kDeleteReservation, "job-uid"}}));
+  EXPECT_FALSE(d.status);
+
+  JobSnapshot consumed = j;
+  consumed.reservation->current_owners.push_back(OwnerRef{"default", "web-1-new", "new-uid"});
+  EXPECT_TRUE(DecideMigration(consumed, kT0 + minutes(1), Options()).actions.empty());
+  JobSnapshot named = j;
+  named.reservation->created_by_job = false;
+  EXPECT_TRUE(DecideMigration(named, kT0 + minutes(1), Options()).actions.empty());
+  JobSnapshot succeeded = j;
+  succeeded.status.phase = JobPhase::kSucceeded;
+  EXPECT_TRUE(DecideMigration(succeeded, kT0 + minutes(1), Options()).actions.empty());
+  JobSnapshot gone = j;
+  gone.reservation.reset();
+  EXPECT_TRUE(DecideMigration(gone, kT0 + minutes(1), Options()).actions.empty());
+}
+
 TEST(MigrationJobTest, APausedJobDoesNothing) {
   JobSnapshot j = Job();
   j.paused = true;
@@ -501,6 +526,29 @@ TEST(MigrationArbitrationTest, AHeldJobStaysPendingWithTheLimitNamedThenStarts) 
   EXPECT_EQ(Cond(*d.status, kCondArbitration).status, "True");
   EXPECT_EQ(Cond(*d.status, kCondArbitration).reason, "PassedArbitration");
   EXPECT_EQ(d.actions.size(), 3u);
+}
+
+TEST(MigrationArbitrationTest, AnotherLimitRewritesAHeldJobsConditionAtMostOncePerRecheck) {
+  JobSnapshot j = Job();
+  j.held_by_limit = LimitHit{std::string(kReasonMaxMigratingPerWorkload), "maxMigratingPerWorkload 3 reached"};
+  auto d = DecideMigration(j, kT0 + seconds(1), Options());
+  ASSERT_TRUE(d.status);
+  j = Apply(j, d);
+
+  j.held_by_limit = LimitHit{std::string(kReasonMaxUnavailablePerWorkload), "maxUnavailablePerWorkload 3 reached"};
+  d = DecideMigration(j, kT0 + seconds(3), Options());
+  EXPECT_FALSE(d.status) << "within arbitration_recheck of the last write: no status write";
+  EXPECT_EQ(d.requeue_after, seconds(5));
+
+  d = DecideMigration(j, kT0 + seconds(6), Options());
+  ASSERT_TRUE(d.status) << "arbitration_recheck later the condition names the limit that holds it now";
+  EXPECT_EQ(Cond(*d.status, kCondArbitration).reason, "MaxUnavailablePerWorkload");
+  EXPECT_EQ(d.status->phase, JobPhase::kPending);
+
+  j.held_by_limit.reset();
+  d = DecideMigration(j, kT0 + seconds(4), Options());
+  ASSERT_TRUE(d.status) << "admission is written at once";
+  EXPECT_EQ(d.status->phase, JobPhase::kRunning);
 }
 
 TEST(MigrationArbitrationTest, ANonRetryableCheckFailsTheJobEvenWhenALimitHoldsIt) {
