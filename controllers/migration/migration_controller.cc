@@ -105,6 +105,7 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
   c->reservations_ = informers.InformerFor(shim::InformerKey{kReservationsPath, "", ""});
   c->pdbs_ = informers.InformerFor(shim::InformerKey{kPdbsPath, "", ""});
   c->replicasets_ = informers.InformerFor(shim::InformerKey{kReplicaSetsPath, "", ""});
+  c->nodes_ = informers.InformerFor(shim::InformerKey{"/api/v1/nodes", "", ""});  // the drain's too
   c->arbiter_ = std::make_unique<MigrationArbiter>(c->options_.arbitration, c->jobs_, c->pods_, c->replicasets_);
   auto s3 = c->pods_->AddIndexers({{kPodControllerUidIndex, [](const shim::CachedObject& o) {
     std::vector<std::string> out;
@@ -571,7 +572,7 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
                                  : outcome.result == mig::EvictionResult::kBlockedByPdb ? "blocked_by_pdb" : "error";
         evicted_total_->WithLabelValues({result, strategy}).Inc();
         if (outcome.result == mig::EvictionResult::kAccepted && pod_json) {
-          RecordPreferAvoidPods(client_, *pod_json, name, now, options_.prefer_avoid);
+          RecordPreferAvoidPods(client_, nodes_.get(), *pod_json, name, now, options_.prefer_avoid);
         }
         if (after.retry_delay) {
           retry_seconds_->WithLabelValues({}).Observe(std::chrono::duration<double>(*after.retry_delay).count());

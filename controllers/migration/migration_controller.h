@@ -76,6 +76,7 @@ class MigrationController {
   std::shared_ptr<shim::SharedInformer> reservations_;
   std::shared_ptr<shim::SharedInformer> pdbs_;
   std::shared_ptr<shim::SharedInformer> replicasets_;
+  std::shared_ptr<shim::SharedInformer> nodes_;  // PreferAvoidPods reads the node from it
   std::unique_ptr<MigrationArbiter> arbiter_;
   std::unique_ptr<DrainController> drain_;  // node drain by label, on the same caches
   shim::Controller* controller_ = nullptr;
