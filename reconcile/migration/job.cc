@@ -38,6 +38,17 @@ bool EvictionStarted(const JobStatus& s, const EvictionTries& tries) {
   return c && (c->reason == kReasonEvicting || c->reason == kReasonEvictComplete);
 }
 
+// LastStatusWrite: the newest time on the job's conditions, when its status was last written.
+std::optional<Time> LastStatusWrite(const JobStatus& s) {
+  std::optional<Time> last;
+  for (const Condition& c : s.conditions) {
+    for (const auto& t : {c.last_transition_time, c.last_probe_time}) {
+      if (t && (!last || *t > *last)) last = t;
+    }
+  }
+  return last;
+}
+
 // Ours and not consumed: deleting it frees its capacity and touches no pod.
 bool ReservationToFree(const JobSnapshot& job) {
   return job.reservation && job.reservation->created_by_job && job.reservation->current_owners.empty();
@@ -62,6 +73,14 @@ class Builder {
     d.actions = std::move(actions_);
     d.events = std::move(events_);
     if (status_ != job_.status) d.status = status_;
+    if (d.status && d.events.empty() && d.actions.empty() && status_.phase == job_.status.phase &&
+        status_.phase == JobPhase::kRunning) {
+      if (auto last = LastStatusWrite(job_.status); last && *last <= now_ && now_ - *last < options_.status_coalesce) {
+        d.status.reset();  // recomputed from the facts when the coalescing interval ends
+        const Duration wait = *last + options_.status_coalesce - now_;
+        requeue = requeue ? std::min(*requeue, wait) : wait;
+      }
+    }
     if (status_.phase != job_.status.phase) d.transition = PhaseChange{job_.status.phase, status_.phase, status_.reason};
     if (!IsTerminal(status_.phase)) {
       d.requeue_after = requeue;

@@ -44,6 +44,11 @@ struct MigrationOptions {
   // recheck covers the rest and what no job's end announces (a workload's pod turning Ready).
   // koordinator arbitrates every 500ms.
   Duration arbitration_recheck = std::chrono::seconds(5);
+  // A running job's status change that neither changes its phase nor comes with an Event (the
+  // waits between eviction and the replacement's readiness: PodBoundReservation/BoundPodReady
+  // False, ReservationBound True) is written only once the last write is this old, so the short
+  // waits of a migration merge into the next write instead of one status write each. 0: off.
+  Duration status_coalesce = std::chrono::seconds(2);
 };
 
 enum class ActionKind {

@@ -260,7 +260,16 @@ TEST(MigrationJobTest, TheWholeReservationFirstPathEndsSucceeded) {
   replacement.node_name = "node-2";
   replacement.ready = false;
   j.bound_pod = replacement;
+  // A wait with no Event and no phase change within status_coalesce (2 s) of the last write is
+  // not written yet: it would merge with the next change.
   d = DecideMigration(j, kT0 + seconds(2), Options());
+  EXPECT_FALSE(d.status);
+  EXPECT_EQ(d.requeue_after, seconds(1));
+  MigrationOptions no_coalescing = Options();
+  no_coalescing.status_coalesce = Duration::zero();
+  EXPECT_TRUE(DecideMigration(j, kT0 + seconds(2), no_coalescing).status);
+  d = DecideMigration(j, kT0 + seconds(3), Options());
+  ASSERT_TRUE(d.status);
   EXPECT_EQ(d.status->phase, JobPhase::kRunning);
   EXPECT_EQ(Cond(*d.status, kCondReservationBound).status, "True");
   EXPECT_EQ(Cond(*d.status, kCondBoundPodReady).reason, "WaitForBoundPodReady");
@@ -268,7 +277,8 @@ TEST(MigrationJobTest, TheWholeReservationFirstPathEndsSucceeded) {
   j = Apply(j, d);
 
   j.bound_pod->ready = true;
-  d = DecideMigration(j, kT0 + seconds(3), Options());
+  d = DecideMigration(j, kT0 + seconds(3) + std::chrono::milliseconds(100), Options());
+  ASSERT_TRUE(d.status) << "the phase change is written at once";
   EXPECT_EQ(d.status->phase, JobPhase::kSucceeded);
   EXPECT_EQ(d.status->status, "Complete");
   EXPECT_EQ(d.status->message, "Bind Pod default/web-2 in Reservation job-uid");
@@ -276,7 +286,7 @@ TEST(MigrationJobTest, TheWholeReservationFirstPathEndsSucceeded) {
   EXPECT_EQ(Cond(*d.status, kCondBoundPodReady).status, "True");
   EXPECT_EQ(d.events.back().reason, "Complete");
   EXPECT_TRUE(d.actions.empty());  // the consumed reservation stays (Succeeded, GC'd by its controller)
-  EXPECT_EQ(d.requeue_after, minutes(10) - seconds(3));
+  EXPECT_EQ(d.requeue_after, minutes(10) - seconds(3) - std::chrono::milliseconds(100));
 }
 
 TEST(MigrationJobTest, APodGoneAfterTheEvictionStartedIsEvictedNotMissing) {
