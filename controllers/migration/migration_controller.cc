@@ -60,6 +60,8 @@ bool PodReady(const shim::CachedObject& pod) {
 // next in line): bounded, so a change costs a few arbitrations, not one per held job.
 constexpr size_t kWakeOnChange = 4;
 constexpr size_t kWakeOnAdmission = 2;
+// How long a job whose last write the cache has not shown waits before deciding anyway.
+constexpr auto kUnseenWriteRecheck = std::chrono::seconds(1);
 
 // FormatGoDuration renders a ttl for the reservation's spec.ttl.
 std::string GoDuration(reconcile::Duration d) { return shim::FormatDuration(d); }
@@ -176,6 +178,7 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
         {
           std::lock_guard lock(self->mu_);
           self->tries_.erase(std::string(deleted.object->Uid()));
+          self->unseen_writes_.erase(std::string(deleted.object->Name()));
         }
         self->EnqueuePending(kWakeOnChange);
       }});
@@ -344,6 +347,15 @@ mig::EvictionOutcome MigrationController::Evict(const mig::JobSnapshot& job, mig
 shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
   shim::ObjectPtr cached = jobs_->store().Get(name);
   if (!cached) return shim::ReconcileResult::Done();
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = unseen_writes_.find(name); it != unseen_writes_.end()) {
+      // The cache still shows the version our last write replaced: wait for the update event
+      // (the recheck covers an event that never comes, e.g. after a write another client undid).
+      if (it->second == cached->ResourceVersion()) return shim::ReconcileResult::RequeueAfter(kUnseenWriteRecheck);
+      unseen_writes_.erase(it);
+    }
+  }
   auto job_json = ObjectJson(cached);
   if (!job_json) return shim::ReconcileResult::Error("decoding job " + name + ": " + job_json.error().message);
   mig::JobSnapshot job = ReadJob(*job_json);
@@ -623,18 +635,28 @@ write_status:
     Value& meta = json::EnsureObject(patch, "metadata", sa);
     json::SetString(meta, "resourceVersion", resource_version, sa);
     patch.AddMember("status", body["status"], sa);
+    // A merge patch keeps what it omits: an emptied reason (Succeeded clears it, as koordinator's
+    // job.Status.Reason = "") is sent as null.
+    if (status.reason.empty()) patch["status"].AddMember("reason", Value(), sa);
     auto written = client_.MergePatch(JobRef(name), patch, "status");
     if (!written) {
       if (IsGone(written.error())) return shim::ReconcileResult::Done();
       LogWriteRetry(kLogger, "status update of job", name, written.error());
       return shim::ReconcileResult::Error("status update of job " + name + ": " + written.error().message);
     }
+    resource_version = json::GetString(*written, {"metadata", "resourceVersion"});
     if (transition && transition->from != transition->to) {
       log::Info(kLogger, "PodMigrationJob phase changed",
                 {{"job", name}, {"from", std::string(mig::JobPhaseName(transition->from))},
                  {"to", std::string(mig::JobPhaseName(transition->to))}, {"reason", transition->reason},
                  {"message", status.message}});
     }
+  }
+  if (resource_version != cached->ResourceVersion()) {
+    // Our write is not in the cache yet: until the job's update event brings it, a reconcile would
+    // decide from the version before it and its conditional status write would be refused (409).
+    std::lock_guard lock(mu_);
+    unseen_writes_[name] = std::string(cached->ResourceVersion());
   }
   for (const auto& reservation : deferred_deletes) {
     auto deleted = client_.Delete(ReservationRef(reservation));

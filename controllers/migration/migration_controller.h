@@ -87,6 +87,8 @@ class MigrationController {
   std::mutex mu_;
   std::unordered_map<std::string, int64_t> phase_counts_;
   std::unordered_map<std::string, reconcile::migration::EvictionTries> tries_;  // job uid →
+  // job name → the resourceVersion our last spec/status write replaced, until the cache moves on
+  std::unordered_map<std::string, std::string> unseen_writes_;
   // PDB "ns/name" → {resourceVersion of the cached PDB, the jobs holding one of its disruptions:
   // evictions about to be sent or accepted against that version}
   std::unordered_map<std::string, std::pair<std::string, std::set<std::string>>> disruption_claims_;
