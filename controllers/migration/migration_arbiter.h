@@ -30,6 +30,7 @@ struct ArbitrationOptions {
 };
 
 inline constexpr char kPodControllerUidIndex[] = "migration.controller-uid";
+inline constexpr char kJobPhaseIndex[] = "migration.status.phase";  // "" for a job without a phase
 
 class MigrationArbiter {
  public:
@@ -48,7 +49,12 @@ class MigrationArbiter {
   reconcile::Duration TakeEvictionToken(reconcile::Time now);
 
  private:
-  std::optional<reconcile::migration::WorkloadFacts> Workload(const reconcile::migration::PodFacts& pod) const;
+  std::optional<reconcile::migration::WorkloadFacts> Workload(const reconcile::migration::PodFacts& pod);
+  reconcile::migration::WorkloadFacts ComputeWorkload(const reconcile::migration::PodFacts& pod) const;
+  // A workload's facts are read from its pods once per change of them (the pods and replicasets
+  // events invalidate the entry), not on every admission: a drain arbitrates each of its held
+  // jobs against the same workload many times between two changes of its pods.
+  void InvalidateWorkload(const std::string& controller_uid);
 
   ArbitrationOptions options_;
   std::shared_ptr<shim::SharedInformer> jobs_, pods_, replicasets_;
@@ -59,6 +65,9 @@ class MigrationArbiter {
   };
   std::unordered_map<std::string, Admitted> admitted_;  // job uid →
   reconcile::migration::TokenBucket bucket_;
+  std::mutex workloads_mu_;
+  std::unordered_map<std::string, reconcile::migration::WorkloadFacts> workloads_;  // controller uid →
+  std::unordered_map<std::string, uint64_t> workload_generation_;  // bumped by each invalidation
 };
 
 }  // namespace berth::controllers

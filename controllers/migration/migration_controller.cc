@@ -133,7 +133,10 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
           auto ns = o.FindString({"spec", "podRef", "namespace"});
           return ns ? std::vector<std::string>{*ns} : std::vector<std::string>{};
         }},
-       {kReservationIndex, [](const shim::CachedObject& o) { return JobReservationName(o); }}});
+       {kReservationIndex, [](const shim::CachedObject& o) { return JobReservationName(o); }},
+       {kJobPhaseIndex, [](const shim::CachedObject& o) {
+          return std::vector<std::string>{o.FindString({"status", "phase"}).value_or("")};
+        }}});
   auto s2 = c->pdbs_->AddIndexers({{kNamespaceIndex, [](const shim::CachedObject& o) {
     return std::vector<std::string>{std::string(o.Namespace())};
   }}});
