@@ -62,6 +62,8 @@ constexpr size_t kWakeOnChange = 4;
 constexpr size_t kWakeOnAdmission = 2;
 // How long a job whose last write the cache has not shown waits before deciding anyway.
 constexpr auto kUnseenWriteRecheck = std::chrono::seconds(1);
+// How long a reservation we created is awaited in the cache before the API server is asked.
+constexpr auto kUnseenCreateWait = std::chrono::seconds(5);
 
 // FormatGoDuration renders a ttl for the reservation's spec.ttl.
 std::string GoDuration(reconcile::Duration d) { return shim::FormatDuration(d); }
@@ -395,11 +397,24 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
   }
   const std::string reservation_name = mig::ReservationName(job);
   shim::ObjectPtr r_obj = reservations_->store().Get(reservation_name);
+  if (r_obj) {
+    std::lock_guard lock(mu_);
+    created_reservations_.erase(reservation_name);
+  }
   std::optional<rapidjson::Document> r_json;
   if (r_obj) {
     auto rj = ObjectJson(r_obj);
     if (rj) r_json = std::move(*rj);
   } else if (!job.reservation_ref_name.empty() && !mig::IsTerminal(job.status.phase)) {
+    {
+      // Created by us a moment ago: its add event wakes the job (kReservationIndex); reading it
+      // from the API server now would be a GET per job per reconcile until the cache catches up.
+      std::lock_guard lock(mu_);
+      if (auto it = created_reservations_.find(reservation_name);
+          it != created_reservations_.end() && std::chrono::steady_clock::now() - it->second < kUnseenCreateWait) {
+        return shim::ReconcileResult::RequeueAfter(kUnseenWriteRecheck);
+      }
+    }
     // The cache may not have a reservation created a moment ago: only the API server's 404 says
     // it is missing.
     auto live = client_.Get(ReservationRef(reservation_name));
@@ -469,8 +484,15 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
         if (!reservation) {
           failure = reservation.error();
           failed = true;
-        } else if (auto created = client_.Create(ReservationRef(""), *reservation);
-                   !created && created.error().code != ErrorCode::kAlreadyExists) {
+        } else if (auto created = client_.Create(ReservationRef(""), *reservation); created) {
+          std::lock_guard lock(mu_);
+          const auto steady_now = std::chrono::steady_clock::now();
+          // Entries of reservations the cache never showed (the job went first) do not pile up.
+          std::erase_if(created_reservations_, [&](const auto& e) { return steady_now - e.second >= kUnseenCreateWait; });
+          if (!reservations_->store().Get(action.reservation_name)) {
+            created_reservations_[action.reservation_name] = steady_now;
+          }
+        } else if (created.error().code != ErrorCode::kAlreadyExists) {
           const Error& e = created.error();
           if (e.code == ErrorCode::kInvalid || e.code == ErrorCode::kBadRequest || e.code == ErrorCode::kForbidden) {
             failure = e;

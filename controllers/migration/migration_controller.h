@@ -89,6 +89,8 @@ class MigrationController {
   std::unordered_map<std::string, reconcile::migration::EvictionTries> tries_;  // job uid →
   // job name → the resourceVersion our last spec/status write replaced, until the cache moves on
   std::unordered_map<std::string, std::string> unseen_writes_;
+  // reservation name → when we created it, until the reservations cache shows it
+  std::unordered_map<std::string, std::chrono::steady_clock::time_point> created_reservations_;
   // PDB "ns/name" → {resourceVersion of the cached PDB, the jobs holding one of its disruptions:
   // evictions about to be sent or accepted against that version}
   std::unordered_map<std::string, std::pair<std::string, std::set<std::string>>> disruption_claims_;

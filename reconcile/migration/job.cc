@@ -174,6 +174,7 @@ bool Start(const JobSnapshot& job, JobMode mode, const MigrationOptions& o, Buil
     const Condition* held = FindCondition(b.status(), kCondArbitration);
     if (held && held->status == "False" && held->last_probe_time &&
         b.now() - *held->last_probe_time < o.arbitration_recheck) return false;
+    if ((!held || held->status != "False") && b.now() - job.creation_time < o.held_condition_after) return false;
     b.Set(kCondArbitration, "False", job.held_by_limit->reason,
           "Pod " + key + " waits: " + job.held_by_limit->message);
     return false;

@@ -516,7 +516,11 @@ TEST(MigrationArbitrationTest, AHeldJobStaysPendingWithTheLimitNamedThenStarts) 
   JobSnapshot j = Job();
   j.held_by_limit = LimitHit{std::string(kReasonMaxMigratingPerNode),
                              "2 pods migrating on node node-0, maxMigratingPerNode is 2"};
-  auto d = DecideMigration(j, kT0 + seconds(1), Options());
+  auto brief = DecideMigration(j, kT0 + seconds(9), Options());
+  EXPECT_FALSE(brief.status) << "held for less than held_condition_after (10 s): no status write yet";
+  EXPECT_TRUE(brief.actions.empty());
+  EXPECT_EQ(brief.requeue_after, seconds(5));
+  auto d = DecideMigration(j, kT0 + seconds(10), Options());
   ASSERT_TRUE(d.status);
   EXPECT_EQ(d.status->phase, JobPhase::kPending);
   EXPECT_TRUE(d.actions.empty());
@@ -527,10 +531,10 @@ TEST(MigrationArbitrationTest, AHeldJobStaysPendingWithTheLimitNamedThenStarts) 
             "Pod default/web-1 waits: 2 pods migrating on node node-0, maxMigratingPerNode is 2");
   EXPECT_EQ(d.requeue_after, seconds(5));
   j = Apply(j, d);
-  EXPECT_FALSE(DecideMigration(j, kT0 + seconds(2), Options()).status) << "no write while the hold is unchanged";
+  EXPECT_FALSE(DecideMigration(j, kT0 + seconds(11), Options()).status) << "no write while the hold is unchanged";
 
   j.held_by_limit.reset();
-  d = DecideMigration(j, kT0 + seconds(3), Options());
+  d = DecideMigration(j, kT0 + seconds(12), Options());
   ASSERT_TRUE(d.status);
   EXPECT_EQ(d.status->phase, JobPhase::kRunning);
   EXPECT_EQ(Cond(*d.status, kCondArbitration).status, "True");
@@ -541,22 +545,22 @@ TEST(MigrationArbitrationTest, AHeldJobStaysPendingWithTheLimitNamedThenStarts) 
 TEST(MigrationArbitrationTest, AnotherLimitRewritesAHeldJobsConditionAtMostOncePerRecheck) {
   JobSnapshot j = Job();
   j.held_by_limit = LimitHit{std::string(kReasonMaxMigratingPerWorkload), "maxMigratingPerWorkload 3 reached"};
-  auto d = DecideMigration(j, kT0 + seconds(1), Options());
+  auto d = DecideMigration(j, kT0 + seconds(11), Options());
   ASSERT_TRUE(d.status);
   j = Apply(j, d);
 
   j.held_by_limit = LimitHit{std::string(kReasonMaxUnavailablePerWorkload), "maxUnavailablePerWorkload 3 reached"};
-  d = DecideMigration(j, kT0 + seconds(3), Options());
+  d = DecideMigration(j, kT0 + seconds(13), Options());
   EXPECT_FALSE(d.status) << "within arbitration_recheck of the last write: no status write";
   EXPECT_EQ(d.requeue_after, seconds(5));
 
-  d = DecideMigration(j, kT0 + seconds(6), Options());
+  d = DecideMigration(j, kT0 + seconds(16), Options());
   ASSERT_TRUE(d.status) << "arbitration_recheck later the condition names the limit that holds it now";
   EXPECT_EQ(Cond(*d.status, kCondArbitration).reason, "MaxUnavailablePerWorkload");
   EXPECT_EQ(d.status->phase, JobPhase::kPending);
 
   j.held_by_limit.reset();
-  d = DecideMigration(j, kT0 + seconds(4), Options());
+  d = DecideMigration(j, kT0 + seconds(14), Options());
   ASSERT_TRUE(d.status) << "admission is written at once";
   EXPECT_EQ(d.status->phase, JobPhase::kRunning);
 }
