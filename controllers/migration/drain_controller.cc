@@ -17,6 +17,8 @@ constexpr char kLogger[] = "drain";
 constexpr char kNodeIndex[] = "migration.drain.spec.nodeName";
 constexpr char kJobNodeIndex[] = "migration.drain.node";
 constexpr char kJobPodIndex[] = "migration.drain.podRef";
+// How long a created job the cache does not show yet is not created again.
+constexpr auto kCreatedExpectationTtl = std::chrono::seconds(30);
 
 shim::ResourceRef NodeRef(const std::string& name) { return {"", "v1", "nodes", "", name}; }
 shim::ResourceRef JobRef(const std::string& name) {
@@ -135,7 +137,10 @@ Result<std::unique_ptr<DrainController>> DrainController::Setup(shim::Manager& m
         }
       },
       [self](const shim::DeletedObject& deleted) {
-        if (deleted.object) self->remaining_->Remove({std::string(deleted.object->Name())});
+        if (!deleted.object) return;
+        self->remaining_->Remove({std::string(deleted.object->Name())});
+        std::lock_guard lock(self->mu_);
+        self->status_written_.erase(std::string(deleted.object->Name()));
       }});
   auto pod_changed = [self](const shim::ObjectPtr& pod) {
     if (!pod) return;
@@ -150,7 +155,13 @@ Result<std::unique_ptr<DrainController>> DrainController::Setup(shim::Manager& m
     if (auto node = job->FindString({"metadata", "annotations", kDrainNodeAnnotation})) self->EnqueueIfDraining(*node);
   };
   c->jobs_->AddEventHandler(shim::EventHandler{
-      [job_changed](const shim::ObjectPtr& obj, bool) { job_changed(obj); },
+      [self, job_changed](const shim::ObjectPtr& obj, bool) {
+        {
+          std::lock_guard lock(self->mu_);
+          self->being_created_.erase(std::string(obj->Name()));
+        }
+        job_changed(obj);
+      },
       [job_changed](const shim::ObjectPtr&, const shim::ObjectPtr& new_obj) { job_changed(new_obj); },
       [job_changed](const shim::DeletedObject& deleted) { job_changed(deleted.object); }});
   return c;
@@ -231,6 +242,19 @@ shim::ReconcileResult DrainController::Reconcile(const std::string& name) {
     }
   }
 
+  {
+    std::lock_guard lock(mu_);
+    for (auto it = being_created_.begin(); it != being_created_.end();) {
+      // A create the cache never showed (a dropped watch event, a job deleted at once) is retried.
+      if (now - it->second > kCreatedExpectationTtl) {
+        it = being_created_.erase(it);
+      } else {
+        snap.jobs_being_created.insert(it->first);
+        ++it;
+      }
+    }
+    if (auto it = status_written_.find(name); it != status_written_.end()) snap.status_written_at = it->second;
+  }
   mig::DrainDecision d = mig::DecideDrain(snap, now, options_);
 
   // One merge patch for the node: cordon, the berth-made-cordon mark, the status.
@@ -295,6 +319,10 @@ shim::ReconcileResult DrainController::Reconcile(const std::string& name) {
       return shim::ReconcileResult::Error("node " + name + ": creating job " + job.name + ": " +
                                           created.error().message);
     }
+    if (!jobs_->store().Get(job.name)) {
+      std::lock_guard lock(mu_);
+      being_created_[job.name] = now;
+    }
   }
   for (const std::string& job : d.delete_jobs) {
     auto deleted = client_.Delete(JobRef(job));
@@ -309,6 +337,10 @@ shim::ReconcileResult DrainController::Reconcile(const std::string& name) {
       if (IsGone(patched.error())) return shim::ReconcileResult::Done();
       LogWriteRetry(kLogger, "patching the drained node", name, patched.error());
       return shim::ReconcileResult::Error("node " + name + ": " + patched.error().message);
+    }
+    if (d.status) {
+      std::lock_guard lock(mu_);
+      status_written_[name] = now;
     }
   }
   if (!d.events.empty()) {

@@ -6,11 +6,16 @@
 // .unschedulable and the berth.dev/cordoned-by-drain and berth.dev/drain-status annotations),
 // creates the drain's PodMigrationJobs (named after the pod uid, so a retried create is a 409),
 // deletes Pending ones when the drain stops, records node Events and sets
-// berth_drain_pods_remaining{node}. Failed writes requeue the node with backoff.
+// berth_drain_pods_remaining{node}. Failed writes requeue the node with backoff. The jobs it created
+// are not created again until the job cache shows them (each drain pass would otherwise repeat the
+// creates the cache has not caught up with, answered 409), and it remembers when it last wrote the
+// status annotation (rewritten at most once per DrainOptions::status_interval while Draining).
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include "clientgo-shim/client/object_client.h"
 #include "clientgo-shim/events/event_recorder.h"
@@ -41,6 +46,9 @@ class DrainController {
   std::shared_ptr<shim::SharedInformer> nodes_, pods_, jobs_;
   shim::Controller* controller_ = nullptr;
   shim::GaugeFamily* remaining_ = nullptr;
+  std::mutex mu_;
+  std::unordered_map<std::string, reconcile::Time> being_created_;  // job name → when created
+  std::unordered_map<std::string, reconcile::Time> status_written_;  // node → last status write
 };
 
 // DrainStatusJson / ParseDrainStatus: the berth.dev/drain-status annotation,

@@ -12,6 +12,7 @@
 
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 
@@ -29,6 +30,7 @@ struct ArbitrationOptions {
 };
 
 inline constexpr char kPodControllerUidIndex[] = "migration.controller-uid";
+inline constexpr char kJobPhaseIndex[] = "migration.status.phase";  // "" for a job without a phase
 
 class MigrationArbiter {
  public:
@@ -39,19 +41,33 @@ class MigrationArbiter {
   // recording it as migrating. Serialised: concurrent admissions see each other.
   std::optional<reconcile::migration::LimitHit> Admit(const std::string& job_uid,
                                                       const reconcile::migration::PodFacts& pod);
+  // AdmittedJobs: the uids of the jobs admitted and not yet forgotten.
+  std::set<std::string> AdmittedJobs();
   // Forget: the job ended or was deleted; its slot frees.
   void Forget(const std::string& job_uid);
   // TakeEvictionToken: zero when an eviction may go out now, else the wait for the next token.
   reconcile::Duration TakeEvictionToken(reconcile::Time now);
 
  private:
-  std::optional<reconcile::migration::WorkloadFacts> Workload(const reconcile::migration::PodFacts& pod) const;
+  std::optional<reconcile::migration::WorkloadFacts> Workload(const reconcile::migration::PodFacts& pod);
+  reconcile::migration::WorkloadFacts ComputeWorkload(const reconcile::migration::PodFacts& pod) const;
+  // A workload's facts are read from its pods once per change of them (the pods and replicasets
+  // events invalidate the entry), not on every admission: a drain arbitrates each of its held
+  // jobs against the same workload many times between two changes of its pods.
+  void InvalidateWorkload(const std::string& controller_uid);
 
   ArbitrationOptions options_;
   std::shared_ptr<shim::SharedInformer> jobs_, pods_, replicasets_;
   std::mutex mu_;
-  std::unordered_map<std::string, reconcile::migration::MigratingPod> admitted_;  // job uid →
+  struct Admitted {
+    reconcile::migration::MigratingPod pod;
+    std::string pod_uid;
+  };
+  std::unordered_map<std::string, Admitted> admitted_;  // job uid →
   reconcile::migration::TokenBucket bucket_;
+  std::mutex workloads_mu_;
+  std::unordered_map<std::string, reconcile::migration::WorkloadFacts> workloads_;  // controller uid →
+  std::unordered_map<std::string, uint64_t> workload_generation_;  // bumped by each invalidation
 };
 
 }  // namespace berth::controllers

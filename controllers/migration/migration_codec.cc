@@ -210,4 +210,9 @@ rapidjson::Document JobStatusBody(const shim::CachedObject& cached, const mig::J
   return body;
 }
 
+std::string PhaseOf(const shim::ObjectPtr& obj) {
+  auto phase = obj ? obj->FindString({"status", "phase"}) : std::nullopt;
+  return phase && !phase->empty() ? *phase : "Pending";
+}
+
 }  // namespace berth::controllers

@@ -33,6 +33,9 @@ reconcile::migration::PdbFacts ReadPdbFacts(const rapidjson::Value& pdb);
 bool PdbSelects(const rapidjson::Value& pdb, const rapidjson::Value& pod);
 
 // JobStatusBody: the object to PUT to podmigrationjobs/status with the cached resourceVersion.
+// PhaseOf: a job's status.phase, "Pending" when absent or empty (null object: "Pending").
+std::string PhaseOf(const shim::ObjectPtr& obj);
+
 rapidjson::Document JobStatusBody(const shim::CachedObject& cached, const reconcile::migration::JobStatus& status);
 
 }  // namespace berth::controllers

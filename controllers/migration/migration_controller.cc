@@ -34,11 +34,6 @@ constexpr char kAllocatedAnnotation[] = "scheduling.koordinator.sh/reservation-a
 shim::ResourceRef JobRef(const std::string& name) { return {kGroup, kVersion, "podmigrationjobs", "", name}; }
 shim::ResourceRef ReservationRef(const std::string& name) { return {kGroup, kVersion, "reservations", "", name}; }
 
-std::string PhaseOf(const shim::ObjectPtr& obj) {
-  auto phase = obj ? obj->FindString({"status", "phase"}) : std::nullopt;
-  return phase && !phase->empty() ? *phase : "Pending";
-}
-
 std::vector<std::string> JobReservationName(const shim::CachedObject& o) {
   auto ref = o.FindString({"spec", "reservationOptions", "reservationRef", "name"});
   if (ref && !ref->empty()) return {*ref};
@@ -46,6 +41,24 @@ std::vector<std::string> JobReservationName(const shim::CachedObject& o) {
 }
 
 Result<rapidjson::Document> ObjectJson(const shim::ObjectPtr& o) { return o->ToJson(); }
+
+bool PodReady(const shim::CachedObject& pod) {
+  auto conds = pod.FindJson({"status", "conditions"});
+  if (!conds || !conds->IsArray()) return false;
+  for (const auto& c : conds->GetArray()) {
+    if (json::GetString(c, {"type"}) == "Ready") return json::GetString(c, {"status"}) == "True";
+  }
+  return false;
+}
+
+// Held jobs woken per change that may free a slot, and per admission (the chain that reaches the
+// next in line): bounded, so a change costs a few arbitrations, not one per held job.
+constexpr size_t kWakeOnChange = 4;
+constexpr size_t kWakeOnAdmission = 2;
+// How long a job whose last write the cache has not shown waits before deciding anyway.
+constexpr auto kUnseenWriteRecheck = std::chrono::seconds(1);
+// How long a reservation we created is awaited in the cache before the API server is asked.
+constexpr auto kUnseenCreateWait = std::chrono::seconds(5);
 
 // FormatGoDuration renders a ttl for the reservation's spec.ttl.
 std::string GoDuration(reconcile::Duration d) { return shim::FormatDuration(d); }
@@ -91,6 +104,7 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
   c->reservations_ = informers.InformerFor(shim::InformerKey{kReservationsPath, "", ""});
   c->pdbs_ = informers.InformerFor(shim::InformerKey{kPdbsPath, "", ""});
   c->replicasets_ = informers.InformerFor(shim::InformerKey{kReplicaSetsPath, "", ""});
+  c->nodes_ = informers.InformerFor(shim::InformerKey{"/api/v1/nodes", "", ""});  // the drain's too
   c->arbiter_ = std::make_unique<MigrationArbiter>(c->options_.arbitration, c->jobs_, c->pods_, c->replicasets_);
   auto s3 = c->pods_->AddIndexers({{kPodControllerUidIndex, [](const shim::CachedObject& o) {
     std::vector<std::string> out;
@@ -116,7 +130,10 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
           auto ns = o.FindString({"spec", "podRef", "namespace"});
           return ns ? std::vector<std::string>{*ns} : std::vector<std::string>{};
         }},
-       {kReservationIndex, [](const shim::CachedObject& o) { return JobReservationName(o); }}});
+       {kReservationIndex, [](const shim::CachedObject& o) { return JobReservationName(o); }},
+       {kJobPhaseIndex, [](const shim::CachedObject& o) {
+          return std::vector<std::string>{o.FindString({"status", "phase"}).value_or("")};
+        }}});
   auto s2 = c->pdbs_->AddIndexers({{kNamespaceIndex, [](const shim::CachedObject& o) {
     return std::vector<std::string>{std::string(o.Namespace())};
   }}});
@@ -139,27 +156,31 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
   c->jobs_->AddEventHandler(shim::EventHandler{
       [self](const shim::ObjectPtr& obj, bool) {
         self->CountPhase(nullptr, obj);
+        self->TrackPending(obj, true);
         self->Enqueue(std::string(obj->Name()));
       },
       [self](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& new_obj) {
         self->CountPhase(old_obj, new_obj);
+        self->TrackPending(new_obj, true);
         self->Enqueue(std::string(new_obj->Name()));
         // A job that ends frees its arbitration slot: the held jobs try again.
         if (mig::IsTerminal(mig::ParseJobPhase(PhaseOf(new_obj)).value_or(mig::JobPhase::kPending)) &&
             !mig::IsTerminal(mig::ParseJobPhase(PhaseOf(old_obj)).value_or(mig::JobPhase::kPending))) {
           self->arbiter_->Forget(std::string(new_obj->Uid()));
-          self->EnqueuePending();
+          self->EnqueuePending(kWakeOnChange);
         }
       },
       [self](const shim::DeletedObject& deleted) {
         self->CountPhase(deleted.object, nullptr);
         if (!deleted.object) return;
+        self->TrackPending(deleted.object, false);
         self->arbiter_->Forget(std::string(deleted.object->Uid()));
         {
           std::lock_guard lock(self->mu_);
           self->tries_.erase(std::string(deleted.object->Uid()));
+          self->unseen_writes_.erase(std::string(deleted.object->Name()));
         }
-        self->EnqueuePending();
+        self->EnqueuePending(kWakeOnChange);
       }});
   // A pod wakes the job that migrates it, and (through its allocation annotation) the job whose
   // reservation it consumed, which waits for it to be Ready.
@@ -173,10 +194,18 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
       }
     }
   };
+  // A workload's pod that turns Ready or goes away may free a maxUnavailable/maxMigrating slot: the
+  // oldest held jobs try again at once (as a job's end wakes them) instead of at their recheck.
   c->pods_->AddEventHandler(shim::EventHandler{
       [pod_changed](const shim::ObjectPtr& obj, bool) { pod_changed(obj); },
-      [pod_changed](const shim::ObjectPtr&, const shim::ObjectPtr& new_obj) { pod_changed(new_obj); },
-      [pod_changed](const shim::DeletedObject& deleted) { pod_changed(deleted.object); }});
+      [self, pod_changed](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& new_obj) {
+        pod_changed(new_obj);
+        if (old_obj && !PodReady(*old_obj) && PodReady(*new_obj)) self->EnqueuePending(kWakeOnChange);
+      },
+      [self, pod_changed](const shim::DeletedObject& deleted) {
+        pod_changed(deleted.object);
+        self->EnqueuePending(kWakeOnChange);
+      }});
   auto reservation_changed = [self](const shim::ObjectPtr& r) {
     if (r) self->EnqueueByIndex(kReservationIndex, std::string(r->Name()));
   };
@@ -184,10 +213,17 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
       [reservation_changed](const shim::ObjectPtr& obj, bool) { reservation_changed(obj); },
       [reservation_changed](const shim::ObjectPtr&, const shim::ObjectPtr& new_obj) { reservation_changed(new_obj); },
       [reservation_changed](const shim::DeletedObject& deleted) { reservation_changed(deleted.object); }});
-  // A budget that changes may now allow the disruption a blocked job waits for: its jobs retry
-  // without waiting out their backoff (DecideMigration checks the budget).
+  // A budget that changes may now allow the disruption a blocked job waits for: the namespace's
+  // started jobs retry without waiting out their backoff (DecideMigration checks the budget). Jobs
+  // still Pending wait for arbitration, not for the budget: the oldest of them are woken in turn.
   auto pdb_changed = [self](const shim::ObjectPtr& pdb) {
-    if (pdb) self->EnqueueByIndex(kPodNamespaceIndex, std::string(pdb->Namespace()));
+    if (!pdb) return;
+    if (auto jobs = self->jobs_->store().ByIndex(kPodNamespaceIndex, std::string(pdb->Namespace()))) {
+      for (const auto& j : *jobs) {
+        if (PhaseOf(j) != "Pending") self->Enqueue(std::string(j->Name()));
+      }
+    }
+    self->EnqueuePending(kWakeOnChange);
   };
   c->pdbs_->AddEventHandler(shim::EventHandler{
       [pdb_changed](const shim::ObjectPtr& obj, bool) { pdb_changed(obj); },
@@ -206,104 +242,18 @@ void MigrationController::EnqueueByIndex(const char* index, const std::string& v
   for (const auto& j : *jobs) Enqueue(std::string(j->Name()));
 }
 
-void MigrationController::EnqueuePending() {
-  // The oldest few held jobs, not all: an ended job frees one slot, and reconciling every held job
-  // on every end (each arbitration reads its workload's pods) made a 1,000-pod drain CPU-bound.
-  // The others are rechecked after options_.migration.arbitration_recheck.
-  constexpr size_t kPerEnd = 4;
-  std::vector<std::pair<std::string, std::string>> pending;  // creationTimestamp, name
-  for (const auto& j : jobs_->store().List()) {
-    if (PhaseOf(j) == "Pending") {
-      pending.emplace_back(j->FindString({"metadata", "creationTimestamp"}).value_or(""), std::string(j->Name()));
-    }
-  }
-  const size_t n = std::min(kPerEnd, pending.size());
-  std::partial_sort(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(n), pending.end());
-  for (size_t i = 0; i < n; ++i) Enqueue(pending[i].second);
-}
-
-void MigrationController::AdjustForAcceptedEvictions(std::vector<mig::PdbFacts>& pdbs,
-                                                     const std::vector<std::pair<std::string, std::string>>& keys,
-                                                     const std::string& job_uid) {
-  std::lock_guard lock(mu_);
-  for (size_t i = 0; i < pdbs.size() && i < keys.size(); ++i) {
-    auto it = disruption_claims_.find(keys[i].first);
-    if (it == disruption_claims_.end() || it->second.first != keys[i].second) continue;
-    const auto& claims = it->second.second;
-    pdbs[i].disruptions_allowed -= static_cast<int64_t>(claims.size()) - (claims.contains(job_uid) ? 1 : 0);
-  }
-}
-
-bool MigrationController::ClaimDisruption(const std::pair<std::string, std::string>& pdb, int64_t cached_allowed,
-                                          const std::string& job_uid) {
-  std::lock_guard lock(mu_);
-  auto& entry = disruption_claims_[pdb.first];
-  if (entry.first != pdb.second) entry = {pdb.second, {}};  // a newer budget counts what went before
-  if (entry.second.contains(job_uid)) return true;
-  if (cached_allowed - static_cast<int64_t>(entry.second.size()) <= 0) return false;
-  entry.second.insert(job_uid);
-  return true;
-}
-
-void MigrationController::ReleaseDisruption(const std::pair<std::string, std::string>& pdb,
-                                            const std::string& job_uid) {
-  std::lock_guard lock(mu_);
-  if (auto it = disruption_claims_.find(pdb.first); it != disruption_claims_.end()) it->second.second.erase(job_uid);
-}
-
-void MigrationController::CountPhase(const shim::ObjectPtr& old_object, const shim::ObjectPtr& new_object) {
-  std::lock_guard lock(mu_);
-  if (old_object) {
-    std::string p = PhaseOf(old_object);
-    phase_gauge_->WithLabelValues({p}).Set(static_cast<double>(--phase_counts_[p]));
-  }
-  if (new_object) {
-    std::string p = PhaseOf(new_object);
-    phase_gauge_->WithLabelValues({p}).Set(static_cast<double>(++phase_counts_[p]));
-  }
-}
-
-std::string MigrationController::Strategy(const shim::CachedObject& job) const {
-  // koord-descheduler names the plugin that created a job in koordinator.sh/evict-trigger.
-  auto trigger = job.FindString({"metadata", "annotations", "koordinator.sh/evict-trigger"});
-  return trigger && !trigger->empty() ? *trigger : "PodMigrationJob";
-}
-
-mig::EvictionOutcome MigrationController::Evict(const mig::JobSnapshot& job, mig::EvictionPolicy policy) {
-  shim::ResourceRef pod{"", "v1", "pods", job.pod_namespace, job.pod_name};
-  if (policy == mig::EvictionPolicy::kDelete) {
-    auto deleted = client_.Delete(pod);
-    if (deleted) return {mig::EvictionResult::kAccepted, 200, ""};
-    const Error& e = deleted.error();
-    return {mig::ClassifyEviction(e.http_status, e.message), e.http_status, e.message};
-  }
-  rapidjson::Document body(rapidjson::kObjectType);
-  auto& a = body.GetAllocator();
-  json::SetString(body, "apiVersion", "policy/v1", a);
-  json::SetString(body, "kind", "Eviction", a);
-  Value& meta = json::EnsureObject(body, "metadata", a);
-  json::SetString(meta, "name", job.pod_name, a);
-  json::SetString(meta, "namespace", job.pod_namespace, a);
-  // The uid precondition: never evict a new pod that took the old one's name.
-  if (job.pod) {
-    Value& options = json::EnsureObject(body, "deleteOptions", a);
-    Value& pre = json::EnsureObject(options, "preconditions", a);
-    json::SetString(pre, "uid", job.pod->uid, a);
-  }
-  shim::RestRequest request;
-  request.method = "POST";
-  request.path = shim::ResourcePath(pod, "eviction");
-  request.body = json::Serialize(body);
-  auto answer = client_.rest().Do(request);
-  if (answer) return {mig::EvictionResult::kAccepted, answer->status, ""};
-  const Error& e = answer.error();
-  if (e.code == ErrorCode::kFenced) return {mig::EvictionResult::kRetryable, 0, e.message};
-  return {mig::ClassifyEviction(e.http_status, e.message), e.http_status, e.message};
-}
-
 shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
   shim::ObjectPtr cached = jobs_->store().Get(name);
   if (!cached) return shim::ReconcileResult::Done();
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = unseen_writes_.find(name); it != unseen_writes_.end()) {
+      // The cache still shows the version our last write replaced: wait for the update event
+      // (the recheck covers an event that never comes, e.g. after a write another client undid).
+      if (it->second == cached->ResourceVersion()) return shim::ReconcileResult::RequeueAfter(kUnseenWriteRecheck);
+      unseen_writes_.erase(it);
+    }
+  }
   auto job_json = ObjectJson(cached);
   if (!job_json) return shim::ReconcileResult::Error("decoding job " + name + ": " + job_json.error().message);
   mig::JobSnapshot job = ReadJob(*job_json);
@@ -334,15 +284,30 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
     if (job.status.phase == mig::JobPhase::kPending && !job.paused && !job.pod->deleting &&
         !job.pod->node_name.empty() && (job.pod_uid.empty() || job.pod_uid == job.pod->uid)) {
       job.held_by_limit = arbiter_->Admit(job.uid, *job.pod);
+      // Admitted: the next held job in line may fit too (a freed slot wakes only the oldest few).
+      if (!job.held_by_limit) EnqueuePending(kWakeOnAdmission);
     }
   }
   const std::string reservation_name = mig::ReservationName(job);
   shim::ObjectPtr r_obj = reservations_->store().Get(reservation_name);
+  if (r_obj) {
+    std::lock_guard lock(mu_);
+    created_reservations_.erase(reservation_name);
+  }
   std::optional<rapidjson::Document> r_json;
   if (r_obj) {
     auto rj = ObjectJson(r_obj);
     if (rj) r_json = std::move(*rj);
   } else if (!job.reservation_ref_name.empty() && !mig::IsTerminal(job.status.phase)) {
+    {
+      // Created by us a moment ago: its add event wakes the job (kReservationIndex); reading it
+      // from the API server now would be a GET per job per reconcile until the cache catches up.
+      std::lock_guard lock(mu_);
+      if (auto it = created_reservations_.find(reservation_name);
+          it != created_reservations_.end() && std::chrono::steady_clock::now() - it->second < kUnseenCreateWait) {
+        return shim::ReconcileResult::RequeueAfter(kUnseenWriteRecheck);
+      }
+    }
     // The cache may not have a reservation created a moment ago: only the API server's 404 says
     // it is missing.
     auto live = client_.Get(ReservationRef(reservation_name));
@@ -379,6 +344,7 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
   auto& pa = spec_patch.GetAllocator();
   bool patch_spec = false;
   std::string resource_version(cached->ResourceVersion());
+  std::vector<std::string> deferred_deletes;  // reservations freed once the status is written
   for (const mig::Action& action : decision.actions) {
     switch (action.kind) {
       case mig::ActionKind::kRecordPodUid: {
@@ -412,8 +378,15 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
         if (!reservation) {
           failure = reservation.error();
           failed = true;
-        } else if (auto created = client_.Create(ReservationRef(""), *reservation);
-                   !created && created.error().code != ErrorCode::kAlreadyExists) {
+        } else if (auto created = client_.Create(ReservationRef(""), *reservation); created) {
+          std::lock_guard lock(mu_);
+          const auto steady_now = std::chrono::steady_clock::now();
+          // Entries of reservations the cache never showed (the job went first) do not pile up.
+          std::erase_if(created_reservations_, [&](const auto& e) { return steady_now - e.second >= kUnseenCreateWait; });
+          if (!reservations_->store().Get(action.reservation_name)) {
+            created_reservations_[action.reservation_name] = steady_now;
+          }
+        } else if (created.error().code != ErrorCode::kAlreadyExists) {
           const Error& e = created.error();
           if (e.code == ErrorCode::kInvalid || e.code == ErrorCode::kBadRequest || e.code == ErrorCode::kForbidden) {
             failure = e;
@@ -437,6 +410,14 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
         break;
       }
       case mig::ActionKind::kDeleteReservation: {
+        // A failing job's reservation goes only after its Failed status is written: that write is
+        // conditional on the version the decision read, and a decision from a stale cache (a job
+        // already evicting, seen Pending) must not have deleted the reservation its pod's
+        // replacement is about to use when the API server refuses it.
+        if (mig::IsTerminal(status.phase) && !mig::IsTerminal(job.status.phase)) {
+          deferred_deletes.push_back(action.reservation_name);
+          break;
+        }
         auto deleted = client_.Delete(ReservationRef(action.reservation_name));
         if (!deleted && !IsGone(deleted.error())) {
           LogWriteRetry(kLogger, "deleting the reservation of job", name, deleted.error());
@@ -523,7 +504,7 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
                                  : outcome.result == mig::EvictionResult::kBlockedByPdb ? "blocked_by_pdb" : "error";
         evicted_total_->WithLabelValues({result, strategy}).Inc();
         if (outcome.result == mig::EvictionResult::kAccepted && pod_json) {
-          RecordPreferAvoidPods(client_, *pod_json, name, now, options_.prefer_avoid);
+          RecordPreferAvoidPods(client_, nodes_.get(), *pod_json, name, now, options_.prefer_avoid);
         }
         if (after.retry_delay) {
           retry_seconds_->WithLabelValues({}).Observe(std::chrono::duration<double>(*after.retry_delay).count());
@@ -539,12 +520,7 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
         for (auto& e : after.events) events.push_back(std::move(e));
         if (after.transition) transition = mig::PhaseChange{job.status.phase, after.status.phase, after.status.reason};
         requeue = after.requeue_after;
-        for (const auto& extra : after.actions) {
-          auto deleted = client_.Delete(ReservationRef(extra.reservation_name));
-          if (!deleted && !IsGone(deleted.error())) {
-            LogWriteRetry(kLogger, "deleting the reservation of job", name, deleted.error());
-          }
-        }
+        for (const auto& extra : after.actions) deferred_deletes.push_back(extra.reservation_name);
         break;
       }
       case mig::ActionKind::kDeleteJob: {
@@ -579,17 +555,35 @@ write_status:
     Value& meta = json::EnsureObject(patch, "metadata", sa);
     json::SetString(meta, "resourceVersion", resource_version, sa);
     patch.AddMember("status", body["status"], sa);
+    // A merge patch keeps what it omits: an emptied reason (Succeeded clears it, as koordinator's
+    // job.Status.Reason = "") is sent as null.
+    if (status.reason.empty()) patch["status"].AddMember("reason", Value(), sa);
     auto written = client_.MergePatch(JobRef(name), patch, "status");
     if (!written) {
       if (IsGone(written.error())) return shim::ReconcileResult::Done();
       LogWriteRetry(kLogger, "status update of job", name, written.error());
       return shim::ReconcileResult::Error("status update of job " + name + ": " + written.error().message);
     }
+    resource_version = json::GetString(*written, {"metadata", "resourceVersion"});
     if (transition && transition->from != transition->to) {
       log::Info(kLogger, "PodMigrationJob phase changed",
                 {{"job", name}, {"from", std::string(mig::JobPhaseName(transition->from))},
                  {"to", std::string(mig::JobPhaseName(transition->to))}, {"reason", transition->reason},
                  {"message", status.message}});
+    }
+  }
+  if (resource_version != cached->ResourceVersion()) {
+    // Our write is not in the cache yet: until the job's update event brings it, a reconcile would
+    // decide from the version before it and its conditional status write would be refused (409).
+    std::lock_guard lock(mu_);
+    unseen_writes_[name] = std::string(cached->ResourceVersion());
+  }
+  for (const auto& reservation : deferred_deletes) {
+    auto deleted = client_.Delete(ReservationRef(reservation));
+    if (!deleted && !IsGone(deleted.error())) {
+      // The job is terminal now: its next reconcile frees the reservation (DecideMigration).
+      LogWriteRetry(kLogger, "deleting the reservation of failed job", name, deleted.error());
+      requeue = std::chrono::seconds(1);
     }
   }
   if (!events.empty()) {

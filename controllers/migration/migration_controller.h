@@ -48,7 +48,10 @@ class MigrationController {
   MigrationController(shim::RestClientPtr rest, MigrationControllerOptions options);
   void Enqueue(const std::string& name);
   void EnqueueByIndex(const char* index, const std::string& value);
-  void EnqueuePending();
+  // TrackPending keeps pending_ (the jobs in phase Pending, oldest first) from the job events;
+  // EnqueuePending wakes the n oldest the arbiter has not admitted (mig::HeldJobsToWake).
+  void TrackPending(const shim::ObjectPtr& job, bool present);
+  void EnqueuePending(size_t n);
   // Budgets less the evictions the API server accepted since the cached version was written:
   // without it, every job would see the same allowed disruption until the PDB's update arrives.
   void AdjustForAcceptedEvictions(std::vector<reconcile::migration::PdbFacts>& pdbs,
@@ -73,6 +76,7 @@ class MigrationController {
   std::shared_ptr<shim::SharedInformer> reservations_;
   std::shared_ptr<shim::SharedInformer> pdbs_;
   std::shared_ptr<shim::SharedInformer> replicasets_;
+  std::shared_ptr<shim::SharedInformer> nodes_;  // PreferAvoidPods reads the node from it
   std::unique_ptr<MigrationArbiter> arbiter_;
   std::unique_ptr<DrainController> drain_;  // node drain by label, on the same caches
   shim::Controller* controller_ = nullptr;
@@ -83,10 +87,17 @@ class MigrationController {
   std::mutex mu_;
   std::unordered_map<std::string, int64_t> phase_counts_;
   std::unordered_map<std::string, reconcile::migration::EvictionTries> tries_;  // job uid →
+  // job name → the resourceVersion our last spec/status write replaced, until the cache moves on
+  std::unordered_map<std::string, std::string> unseen_writes_;
+  // reservation name → when we created it, until the reservations cache shows it
+  std::unordered_map<std::string, std::chrono::steady_clock::time_point> created_reservations_;
   // PDB "ns/name" → {resourceVersion of the cached PDB, the jobs holding one of its disruptions:
   // evictions about to be sent or accepted against that version}
   std::unordered_map<std::string, std::pair<std::string, std::set<std::string>>> disruption_claims_;
   std::mt19937_64 random_{std::random_device{}()};
+  std::mutex pending_mu_;  // taken before the arbiter's lock (EnqueuePending), never with mu_
+  std::set<reconcile::migration::HeldJob> pending_;
+  std::unordered_map<std::string, reconcile::migration::HeldJob> pending_by_name_;
 };
 
 }  // namespace berth::controllers

@@ -7,8 +7,9 @@ namespace berth::controllers {
 
 namespace placement = reconcile::placement;
 
-void RecordPreferAvoidPods(const shim::ObjectClient& client, const rapidjson::Value& pod, std::string_view job_name,
-                           reconcile::Time now, const placement::PreferAvoidOptions& options) {
+void RecordPreferAvoidPods(const shim::ObjectClient& client, const shim::SharedInformer* nodes,
+                           const rapidjson::Value& pod, std::string_view job_name, reconcile::Time now,
+                           const placement::PreferAvoidOptions& options) {
   if (options.ttl <= reconcile::Duration::zero() || options.max_entries == 0) return;
   const std::string node(json::GetString(pod, {"spec", "nodeName"}));
   const rapidjson::Value* controller = nullptr;
@@ -30,7 +31,13 @@ void RecordPreferAvoidPods(const shim::ObjectClient& client, const rapidjson::Va
                                     "pod " + pod_key + " moved away by PodMigrationJob " + std::string(job_name)};
   const shim::ResourceRef node_ref{"", "v1", "nodes", "", node};
   for (int attempt = 0; attempt < 3; ++attempt) {
-    auto live = client.Get(node_ref);
+    // The first try reads the node from the cache: the patch is conditional on its version, and a
+    // conflict reads it from the API server.
+    Result<rapidjson::Document> live = MakeError(ErrorCode::kNotFound, "not cached");
+    if (attempt == 0 && nodes) {
+      if (auto cached = nodes->store().Get(node)) live = cached->ToJson();
+    }
+    if (!live) live = client.Get(node_ref);
     if (!live) {
       log::Warn("migration", "cannot read the node to record PreferAvoidPods",
                 {{"node", node}, {"pod", pod_key}, {"error", live.error().message}});
@@ -47,6 +54,7 @@ void RecordPreferAvoidPods(const shim::ObjectClient& client, const rapidjson::Va
                   {{"node", node}, {"error", parsed.error().message}});
       }
     }
+    if (placement::RecentlyRecorded(entries, entry.uid, now, options)) return;
     entries = placement::RecordAvoidance(std::move(entries), entry, now, options);
     rapidjson::Document patch(rapidjson::kObjectType);
     auto& a = patch.GetAllocator();

@@ -62,8 +62,9 @@ std::optional<LimitHit> Arbitrate(const ArbitrationInput& in, const ArbitrationL
   for (const MigratingPod& m : in.migrating) {
     if (m.pod_key == in.pod_key) continue;
     ++global;
-    if (!in.node_name.empty() && m.node_name == in.node_name) ++node;
     if (m.namespace_name == in.namespace_name) ++ns;
+    if (m.pod_gone) continue;
+    if (!in.node_name.empty() && m.node_name == in.node_name) ++node;
     if (in.workload && !m.workload_key.empty() && m.workload_key == in.workload->key) {
       ++workload;
       unavailable.insert(m.pod_key);
@@ -112,6 +113,15 @@ std::optional<LimitHit> Arbitrate(const ArbitrationInput& in, const ArbitrationL
                         " are unavailable or migrating"};
   }
   return std::nullopt;
+}
+
+std::vector<std::string> HeldJobsToWake(const std::set<HeldJob>& pending, const std::set<std::string>& admitted,
+                                        size_t n) {
+  std::vector<std::string> out;
+  for (auto it = pending.begin(); it != pending.end() && out.size() < n; ++it) {
+    if (!admitted.contains(it->uid)) out.push_back(it->name);
+  }
+  return out;
 }
 
 }  // namespace berth::reconcile::migration

@@ -52,6 +52,12 @@ struct MigratingPod {
   std::string node_name;
   std::string namespace_name;
   std::string workload_key;  // its controller's uid; "" for none
+  // The evicted pod is gone (or replaced by another of its name). As koordinator's
+  // filterMaxMigratingOrUnavailablePerWorkload (it counts a job for the workload only while Get of
+  // its pod finds a pod of that controller), the job then no longer counts on its node or for its
+  // workload's migrating pods; the replacement, until Ready, counts among the workload's
+  // unavailable pods. It still counts globally and for its namespace until the job ends.
+  bool pod_gone = false;
 };
 
 struct WorkloadFacts {
@@ -86,6 +92,22 @@ struct LimitHit {
   std::string message;  // which limit, its value and the count that reached it
   bool operator==(const LimitHit&) const = default;
 };
+
+// A Pending job an arbitration limit may hold, in the order koordinator's arbitrator sorts them
+// (creation time, then name).
+struct HeldJob {
+  std::string creation_timestamp;  // RFC 3339, sorts as text
+  std::string name;
+  std::string uid;
+  auto operator<=>(const HeldJob&) const = default;
+};
+
+// HeldJobsToWake: which held jobs to reconcile when a slot may have freed (a job ended, a budget
+// or a workload's pod changed, a job was admitted): the `n` oldest not yet admitted, so every held
+// job is reached in its turn without reconciling all of them (each arbitration reads its workload's
+// pods) on every change. `admitted`: the uids of jobs that already passed.
+std::vector<std::string> HeldJobsToWake(const std::set<HeldJob>& pending, const std::set<std::string>& admitted,
+                                        size_t n);
 
 // Arbitrate: nullopt when the pod may start migrating; else the first limit (in the order above)
 // that holds it back.

@@ -73,6 +73,7 @@ DrainDecision DecideDrain(const DrainSnapshot& n, Time now, const DrainOptions& 
     }
     JobToCreate job;
     job.name = DrainJobName(p.uid, dp.jobs_so_far);
+    if (n.jobs_being_created.contains(job.name)) continue;
     job.pod_namespace = p.namespace_name;
     job.pod_name = p.name;
     job.pod_uid = p.uid;
@@ -95,7 +96,15 @@ DrainDecision DecideDrain(const DrainSnapshot& n, Time now, const DrainOptions& 
   if (!protected_pods.empty()) s.message += "; not evicted: " + List(protected_pods);
   const bool changed_status = !n.status || n.status->status != s.status;
   s.last_transition_time = changed_status ? now : n.status->last_transition_time;
-  if (!n.status || !(*n.status == s)) d.status = s;
+  if (!n.status || !(*n.status == s)) {
+    d.status = s;
+    if (!changed_status && n.status_written_at && now - *n.status_written_at < o.status_interval) {
+      // Only the count or the message moved: written with a later change, or when the interval ends.
+      d.status.reset();
+      Duration wait = *n.status_written_at + o.status_interval - now;
+      next_retry = next_retry ? std::min(*next_retry, now + wait) : now + wait;
+    }
+  }
   if (changed_status) {
     if (s.status == kDrainDrained) {
       d.events.push_back({"Normal", "Drained", "node " + n.node + " drained: " + s.message});

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,10 @@ struct DrainOptions {
   EvictabilityOptions evictability;
   std::vector<std::string> scheduler_names = {"koord-scheduler"};
   Duration retry_after = std::chrono::seconds(10);  // a failed job's replacement waits this long
+  // The status annotation's podsRemaining/message are rewritten at most this often while the node
+  // stays Draining (a 1,000-pod drain changes them with every pod); Draining → Drained and the
+  // first status are written at once.
+  Duration status_interval = std::chrono::seconds(1);
 };
 
 struct DrainPod {
@@ -60,6 +65,9 @@ struct DrainSnapshot {
   std::optional<DrainStatus> status;  // the annotation as read (nullopt: absent or unreadable)
   std::vector<DrainPod> pods;         // pods bound to the node
   std::vector<std::string> pending_jobs;  // the drain's jobs of this node still Pending
+  // Jobs this process created that the job cache does not show yet: not created again.
+  std::set<std::string> jobs_being_created;
+  std::optional<Time> status_written_at;  // when this process last wrote the status annotation
 };
 
 struct JobToCreate {
@@ -78,7 +86,7 @@ struct DrainDecision {
   std::vector<std::string> delete_jobs;
   std::vector<EventNote> events;
   std::optional<int64_t> pods_remaining;        // the metric; nullopt removes the node's series
-  std::optional<Duration> requeue_after;        // a failed job's replacement time
+  std::optional<Duration> requeue_after;        // a failed job's replacement, a held-back status write
 };
 
 // DrainJobName: "drain-<pod uid>" for the first job, "drain-<pod uid>-<n>" after n failed ones.

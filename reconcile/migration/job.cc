@@ -38,6 +38,17 @@ bool EvictionStarted(const JobStatus& s, const EvictionTries& tries) {
   return c && (c->reason == kReasonEvicting || c->reason == kReasonEvictComplete);
 }
 
+// LastStatusWrite: the newest time on the job's conditions, when its status was last written.
+std::optional<Time> LastStatusWrite(const JobStatus& s) {
+  std::optional<Time> last;
+  for (const Condition& c : s.conditions) {
+    for (const auto& t : {c.last_transition_time, c.last_probe_time}) {
+      if (t && (!last || *t > *last)) last = t;
+    }
+  }
+  return last;
+}
+
 // Ours and not consumed: deleting it frees its capacity and touches no pod.
 bool ReservationToFree(const JobSnapshot& job) {
   return job.reservation && job.reservation->created_by_job && job.reservation->current_owners.empty();
@@ -64,6 +75,14 @@ class Builder {
     d.actions = std::move(actions_);
     d.events = std::move(events_);
     if (status_ != job_.status) d.status = status_;
+    if (d.status && d.events.empty() && d.actions.empty() && status_.phase == job_.status.phase &&
+        status_.phase == JobPhase::kRunning) {
+      if (auto last = LastStatusWrite(job_.status); last && *last <= now_ && now_ - *last < options_.status_coalesce) {
+        d.status.reset();  // recomputed from the facts when the coalescing interval ends
+        const Duration wait = *last + options_.status_coalesce - now_;
+        requeue = requeue ? std::min(*requeue, wait) : wait;
+      }
+    }
     if (status_.phase != job_.status.phase) d.transition = PhaseChange{job_.status.phase, status_.phase, status_.reason};
     if (!IsTerminal(status_.phase)) {
       d.requeue_after = requeue;
@@ -78,6 +97,7 @@ class Builder {
   }
 
   JobStatus& status() { return status_; }
+  Time now() const { return now_; }
   const MigrationOptions& options() const { return options_; }
   std::vector<Action>& actions() { return actions_; }
   std::vector<EventNote>& events() { return events_; }
@@ -151,6 +171,13 @@ bool Start(const JobSnapshot& job, JobMode mode, const MigrationOptions& o, Buil
     return false;
   }
   if (job.held_by_limit) {
+    // A held job's limit can change with every migration that starts or ends (maxMigrating ↔
+    // maxUnavailable): the condition shows the limit that held it last, rewritten at most once per
+    // arbitration_recheck so waiting jobs do not each write their status on every change.
+    const Condition* held = FindCondition(b.status(), kCondArbitration);
+    if (held && held->status == "False" && held->last_probe_time &&
+        b.now() - *held->last_probe_time < o.arbitration_recheck) return false;
+    if ((!held || held->status != "False") && b.now() - job.creation_time < o.held_condition_after) return false;
     b.Set(kCondArbitration, "False", job.held_by_limit->reason,
           "Pod " + key + " waits: " + job.held_by_limit->message);
     return false;
@@ -279,6 +306,11 @@ EvictionPolicy PolicyFor(const JobSnapshot& job) {
 MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const MigrationOptions& options) {
   Builder b(job, now, options);
   if (IsTerminal(job.status.phase)) {
+    // A failed job's reservation is deleted after its status is written; a delete that failed
+    // then is repeated here.
+    if (job.status.phase != JobPhase::kSucceeded && ReservationToFree(job)) {
+      b.actions().push_back({ActionKind::kDeleteReservation, job.reservation->name});
+    }
     if (now >= GcDeadline(job, options)) b.actions().push_back({ActionKind::kDeleteJob, ""});
     return b.Finish(std::nullopt);
   }

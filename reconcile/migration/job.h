@@ -44,6 +44,15 @@ struct MigrationOptions {
   // recheck covers the rest and what no job's end announces (a workload's pod turning Ready).
   // koordinator arbitrates every 500ms.
   Duration arbitration_recheck = std::chrono::seconds(5);
+  // A held job gets its Arbitration=False condition once it has waited this long since its
+  // creation: most jobs of a drain wait a few seconds for their turn, and writing each of them a
+  // status at once is a burst of writes that delays the migrations under way.
+  Duration held_condition_after = std::chrono::seconds(10);
+  // A running job's status change that neither changes its phase nor comes with an Event (the
+  // waits between eviction and the replacement's readiness: PodBoundReservation/BoundPodReady
+  // False, ReservationBound True) is written only once the last write is this old, so the short
+  // waits of a migration merge into the next write instead of one status write each. 0: off.
+  Duration status_coalesce = std::chrono::seconds(2);
 };
 
 enum class ActionKind {

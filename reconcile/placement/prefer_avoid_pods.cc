@@ -100,6 +100,14 @@ std::vector<PreferAvoidEntry> RecordAvoidance(std::vector<PreferAvoidEntry> entr
   return entries;
 }
 
+bool RecentlyRecorded(const std::vector<PreferAvoidEntry>& entries, std::string_view uid, Time now,
+                      const PreferAvoidOptions& options) {
+  const Duration refresh = std::min<Duration>(options.ttl / 10, std::chrono::minutes(1));
+  return std::any_of(entries.begin(), entries.end(), [&](const PreferAvoidEntry& e) {
+    return e.uid == uid && e.eviction_time <= now && now - e.eviction_time < refresh;
+  });
+}
+
 std::vector<AvoidedController> ActiveAvoidances(const std::vector<PreferAvoidEntry>& entries, Time now,
                                                 const PreferAvoidOptions& options) {
   std::vector<AvoidedController> out;

@@ -54,6 +54,13 @@ std::string SerializePreferAvoidPods(const std::vector<PreferAvoidEntry>& entrie
 std::vector<PreferAvoidEntry> RecordAvoidance(std::vector<PreferAvoidEntry> entries, PreferAvoidEntry entry,
                                               Time now, const PreferAvoidOptions& options);
 
+// RecentlyRecorded: `entries` hold `uid`'s avoidance written less than min(ttl / 10, 1 min) before
+// `now`, so another eviction from that controller need not rewrite the node (a drain evicts many
+// pods of one controller from one node within seconds). The avoidance then ends at most that much
+// earlier than ttl after the last eviction.
+bool RecentlyRecorded(const std::vector<PreferAvoidEntry>& entries, std::string_view uid, Time now,
+                      const PreferAvoidOptions& options);
+
 // ActiveAvoidances: the entries still in force at `now`, as the scheduler's NodeView keeps them.
 std::vector<AvoidedController> ActiveAvoidances(const std::vector<PreferAvoidEntry>& entries, Time now,
                                                 const PreferAvoidOptions& options);

@@ -212,6 +212,53 @@ TEST(ArbitrateTest, TheMessageDoesNotChangeWithTheCountBeyondTheLimit) {
   EXPECT_EQ(*first, *second);
 }
 
+// koordinator counts a job for its workload only while its pod exists: an evicted pod that is gone
+// frees its maxMigratingPerWorkload slot and its node's; its replacement, not yet Ready, still
+// holds maxUnavailablePerWorkload.
+TEST(ArbitrateTest, AJobWhosePodIsGoneCountsOnlyGloballyAndForItsNamespace) {
+  ArbitrationInput in = Input();
+  in.workload = Workload(30);  // defaults: 10% → 3 migrating, 3 unavailable
+  for (const char* name : {"web-1", "web-2", "web-3"}) in.migrating.push_back(Migrating(name, "node-b", "default", "rs-uid"));
+  auto held = Arbitrate(in, {});
+  ASSERT_TRUE(held);
+  EXPECT_EQ(held->reason, kReasonMaxMigratingPerWorkload);
+
+  for (auto& m : in.migrating) m.pod_gone = true;
+  EXPECT_FALSE(Arbitrate(in, {})) << "gone pods hold no workload slot";
+
+  // Their replacements, not yet Ready, are the workload's unavailable pods: the limit still holds.
+  in.workload->unavailable_pods = {"default/web-new-1", "default/web-new-2", "default/web-new-3"};
+  held = Arbitrate(in, {});
+  ASSERT_TRUE(held);
+  EXPECT_EQ(held->reason, kReasonMaxUnavailablePerWorkload);
+
+  in.workload->unavailable_pods.clear();
+  ArbitrationLimits one_per_namespace;
+  one_per_namespace.max_migrating_per_namespace = 1;
+  held = Arbitrate(in, one_per_namespace);
+  ASSERT_TRUE(held);
+  EXPECT_EQ(held->reason, kReasonMaxMigratingPerNamespace) << "a running job counts for its namespace until it ends";
+
+  ArbitrationInput on_node = Input();
+  on_node.migrating = {Migrating("web-1", "node-a"), Migrating("web-2", "node-a")};
+  ASSERT_TRUE(Arbitrate(on_node, {}));
+  on_node.migrating[0].pod_gone = true;
+  EXPECT_FALSE(Arbitrate(on_node, {})) << "a gone pod is no longer on its node";
+}
+
+TEST(HeldJobsToWakeTest, TheOldestNotYetAdmittedFirstBounded) {
+  std::set<HeldJob> pending = {{"2026-01-01T00:00:02Z", "c", "uid-c"},
+                               {"2026-01-01T00:00:01Z", "b", "uid-b"},
+                               {"2026-01-01T00:00:01Z", "a", "uid-a"},
+                               {"2026-01-01T00:00:03Z", "d", "uid-d"}};
+  EXPECT_EQ(HeldJobsToWake(pending, {}, 2), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(HeldJobsToWake(pending, {"uid-a", "uid-c"}, 2), (std::vector<std::string>{"b", "d"}))
+      << "admitted jobs are skipped, not counted";
+  EXPECT_EQ(HeldJobsToWake(pending, {}, 10).size(), 4u);
+  EXPECT_TRUE(HeldJobsToWake(pending, {}, 0).empty());
+  EXPECT_TRUE(HeldJobsToWake({}, {}, 3).empty());
+}
+
 const Time kT0 = std::chrono::sys_days{std::chrono::year{2026} / 1 / 1};
 
 TEST(TokenBucketTest, KoordinatorDefaultsTenPerSecondBurstOne) {

@@ -106,6 +106,46 @@ TEST(DrainTest, NoEvictablePodLeftIsDrainedOnceWithAnEvent) {
   EXPECT_TRUE(DecideDrain(n, kT0 + seconds(40), DrainOptions{}).events.empty());
 }
 
+TEST(DrainTest, AJobBeingCreatedIsNotCreatedAgainBeforeTheCacheShowsIt) {
+  DrainSnapshot n = Node();
+  n.unschedulable = true;
+  n.cordoned_by_berth = true;
+  n.pods = {Pod("web-0", "u0"), Pod("web-1", "u1")};
+  n.jobs_being_created = {"drain-u0"};
+  auto d = DecideDrain(n, kT0, DrainOptions{});
+  EXPECT_EQ(d.create_jobs, (std::vector<JobToCreate>{{"drain-u1", "default", "web-1", "u1", JobMode::kReservationFirst}}));
+  ASSERT_TRUE(d.status);
+  EXPECT_EQ(d.status->pods_remaining, 2) << "its pod still counts as remaining";
+}
+
+TEST(DrainTest, TheRemainingCountIsRewrittenAtMostOncePerIntervalTheTransitionAtOnce) {
+  DrainSnapshot n = Node();
+  n.unschedulable = true;
+  n.cordoned_by_berth = true;
+  n.pods = {Pod("web-0", "u0"), Pod("web-1", "u1"), Pod("web-2", "u2")};
+  for (auto& p : n.pods) p.has_active_job = true;
+  auto first = DecideDrain(n, kT0, DrainOptions{});
+  ASSERT_TRUE(first.status) << "the first status goes out at once";
+  n.status = first.status;
+  n.status_written_at = kT0;
+
+  n.pods.pop_back();
+  auto held = DecideDrain(n, kT0 + std::chrono::milliseconds(300), DrainOptions{});
+  EXPECT_FALSE(held.status) << "only the count moved, within status_interval of the last write";
+  EXPECT_EQ(held.requeue_after, std::chrono::milliseconds(700));
+  EXPECT_EQ(held.pods_remaining, 2) << "the metric follows at once";
+
+  auto later = DecideDrain(n, kT0 + seconds(1), DrainOptions{});
+  ASSERT_TRUE(later.status);
+  EXPECT_EQ(later.status->pods_remaining, 2);
+
+  n.pods.clear();
+  auto drained = DecideDrain(n, kT0 + std::chrono::milliseconds(100), DrainOptions{});
+  ASSERT_TRUE(drained.status) << "Draining → Drained is not held back";
+  EXPECT_EQ(drained.status->status, "Drained");
+  ASSERT_EQ(drained.events.size(), 1u);
+}
+
 TEST(DrainTest, AFailedJobIsReplacedAfterTheRetryDelayUnderANewName) {
   DrainSnapshot n = Node();
   n.unschedulable = true;

@@ -260,7 +260,16 @@ TEST(MigrationJobTest, TheWholeReservationFirstPathEndsSucceeded) {
   replacement.node_name = "node-2";
   replacement.ready = false;
   j.bound_pod = replacement;
+  // A wait with no Event and no phase change within status_coalesce (2 s) of the last write is
+  // not written yet: it would merge with the next change.
   d = DecideMigration(j, kT0 + seconds(2), Options());
+  EXPECT_FALSE(d.status);
+  EXPECT_EQ(d.requeue_after, seconds(1));
+  MigrationOptions no_coalescing = Options();
+  no_coalescing.status_coalesce = Duration::zero();
+  EXPECT_TRUE(DecideMigration(j, kT0 + seconds(2), no_coalescing).status);
+  d = DecideMigration(j, kT0 + seconds(3), Options());
+  ASSERT_TRUE(d.status);
   EXPECT_EQ(d.status->phase, JobPhase::kRunning);
   EXPECT_EQ(Cond(*d.status, kCondReservationBound).status, "True");
   EXPECT_EQ(Cond(*d.status, kCondBoundPodReady).reason, "WaitForBoundPodReady");
@@ -268,7 +277,8 @@ TEST(MigrationJobTest, TheWholeReservationFirstPathEndsSucceeded) {
   j = Apply(j, d);
 
   j.bound_pod->ready = true;
-  d = DecideMigration(j, kT0 + seconds(3), Options());
+  d = DecideMigration(j, kT0 + seconds(3) + std::chrono::milliseconds(100), Options());
+  ASSERT_TRUE(d.status) << "the phase change is written at once";
   EXPECT_EQ(d.status->phase, JobPhase::kSucceeded);
   EXPECT_EQ(d.status->status, "Complete");
   EXPECT_EQ(d.status->message, "Bind Pod default/web-2 in Reservation job-uid");
@@ -276,7 +286,7 @@ TEST(MigrationJobTest, TheWholeReservationFirstPathEndsSucceeded) {
   EXPECT_EQ(Cond(*d.status, kCondBoundPodReady).status, "True");
   EXPECT_EQ(d.events.back().reason, "Complete");
   EXPECT_TRUE(d.actions.empty());  // the consumed reservation stays (Succeeded, GC'd by its controller)
-  EXPECT_EQ(d.requeue_after, minutes(10) - seconds(3));
+  EXPECT_EQ(d.requeue_after, minutes(10) - seconds(3) - std::chrono::milliseconds(100));
 }
 
 TEST(MigrationJobTest, APodGoneAfterTheEvictionStartedIsEvictedNotMissing) {
@@ -408,6 +418,31 @@ TEST(MigrationJobTest, TerminalJobsAreGarbageCollectedAfterTtlPlusFiveMinutes) {
   EXPECT_EQ(DecideMigration(j, kT0 + minutes(30), Options()).actions.size(), 1u);
 }
 
+// The controller deletes a failing job's reservation only after the Failed status is written; a
+// delete that failed then is repeated by the terminal job's next pass. A reservation a pod
+// consumed, one the user named, or a succeeded job's stays.
+TEST(MigrationJobTest, AFailedJobsUnconsumedReservationIsFreedOnItsNextPass) {
+  JobSnapshot j = Running();
+  j.status.phase = JobPhase::kFailed;
+  j.reservation = Reservation(Phase::kAvailable, "node-2");
+  auto d = DecideMigration(j, kT0 + minutes(1), Options());
+  EXPECT_EQ(d.actions, (std::vector<Action>{{ActionKind::kDeleteReservation, "job-uid"}}));
+  EXPECT_FALSE(d.status);
+
+  JobSnapshot consumed = j;
+  consumed.reservation->current_owners.push_back(OwnerRef{"default", "web-1-new", "new-uid"});
+  EXPECT_TRUE(DecideMigration(consumed, kT0 + minutes(1), Options()).actions.empty());
+  JobSnapshot named = j;
+  named.reservation->created_by_job = false;
+  EXPECT_TRUE(DecideMigration(named, kT0 + minutes(1), Options()).actions.empty());
+  JobSnapshot succeeded = j;
+  succeeded.status.phase = JobPhase::kSucceeded;
+  EXPECT_TRUE(DecideMigration(succeeded, kT0 + minutes(1), Options()).actions.empty());
+  JobSnapshot gone = j;
+  gone.reservation.reset();
+  EXPECT_TRUE(DecideMigration(gone, kT0 + minutes(1), Options()).actions.empty());
+}
+
 TEST(MigrationJobTest, APausedJobDoesNothing) {
   JobSnapshot j = Job();
   j.paused = true;
@@ -483,7 +518,11 @@ TEST(MigrationArbitrationTest, AHeldJobStaysPendingWithTheLimitNamedThenStarts) 
   JobSnapshot j = Job();
   j.held_by_limit = LimitHit{std::string(kReasonMaxMigratingPerNode),
                              "2 pods migrating on node node-0, maxMigratingPerNode is 2"};
-  auto d = DecideMigration(j, kT0 + seconds(1), Options());
+  auto brief = DecideMigration(j, kT0 + seconds(9), Options());
+  EXPECT_FALSE(brief.status) << "held for less than held_condition_after (10 s): no status write yet";
+  EXPECT_TRUE(brief.actions.empty());
+  EXPECT_EQ(brief.requeue_after, seconds(5));
+  auto d = DecideMigration(j, kT0 + seconds(10), Options());
   ASSERT_TRUE(d.status);
   EXPECT_EQ(d.status->phase, JobPhase::kPending);
   EXPECT_TRUE(d.actions.empty());
@@ -494,15 +533,38 @@ TEST(MigrationArbitrationTest, AHeldJobStaysPendingWithTheLimitNamedThenStarts) 
             "Pod default/web-1 waits: 2 pods migrating on node node-0, maxMigratingPerNode is 2");
   EXPECT_EQ(d.requeue_after, seconds(5));
   j = Apply(j, d);
-  EXPECT_FALSE(DecideMigration(j, kT0 + seconds(2), Options()).status) << "no write while the hold is unchanged";
+  EXPECT_FALSE(DecideMigration(j, kT0 + seconds(11), Options()).status) << "no write while the hold is unchanged";
 
   j.held_by_limit.reset();
-  d = DecideMigration(j, kT0 + seconds(3), Options());
+  d = DecideMigration(j, kT0 + seconds(12), Options());
   ASSERT_TRUE(d.status);
   EXPECT_EQ(d.status->phase, JobPhase::kRunning);
   EXPECT_EQ(Cond(*d.status, kCondArbitration).status, "True");
   EXPECT_EQ(Cond(*d.status, kCondArbitration).reason, "PassedArbitration");
   EXPECT_EQ(d.actions.size(), 3u);
+}
+
+TEST(MigrationArbitrationTest, AnotherLimitRewritesAHeldJobsConditionAtMostOncePerRecheck) {
+  JobSnapshot j = Job();
+  j.held_by_limit = LimitHit{std::string(kReasonMaxMigratingPerWorkload), "maxMigratingPerWorkload 3 reached"};
+  auto d = DecideMigration(j, kT0 + seconds(11), Options());
+  ASSERT_TRUE(d.status);
+  j = Apply(j, d);
+
+  j.held_by_limit = LimitHit{std::string(kReasonMaxUnavailablePerWorkload), "maxUnavailablePerWorkload 3 reached"};
+  d = DecideMigration(j, kT0 + seconds(13), Options());
+  EXPECT_FALSE(d.status) << "within arbitration_recheck of the last write: no status write";
+  EXPECT_EQ(d.requeue_after, seconds(5));
+
+  d = DecideMigration(j, kT0 + seconds(16), Options());
+  ASSERT_TRUE(d.status) << "arbitration_recheck later the condition names the limit that holds it now";
+  EXPECT_EQ(Cond(*d.status, kCondArbitration).reason, "MaxUnavailablePerWorkload");
+  EXPECT_EQ(d.status->phase, JobPhase::kPending);
+
+  j.held_by_limit.reset();
+  d = DecideMigration(j, kT0 + seconds(14), Options());
+  ASSERT_TRUE(d.status) << "admission is written at once";
+  EXPECT_EQ(d.status->phase, JobPhase::kRunning);
 }
 
 TEST(MigrationArbitrationTest, ANonRetryableCheckFailsTheJobEvenWhenALimitHoldsIt) {

@@ -9,6 +9,7 @@ namespace {
 
 using std::chrono::hours;
 using std::chrono::minutes;
+using std::chrono::seconds;
 
 const Time kT0 = Time{} + hours(24 * 365 * 56);  // 2026
 
@@ -84,6 +85,18 @@ NodeView NodeOf(std::string name) {
   n.name = std::move(name);
   n.allocatable = {{"cpu", 4000}, {"memory", int64_t{8} << 40}, {"pods", 110000}};
   return n;
+}
+
+TEST(PreferAvoidPodsTest, AnEntryWrittenWithinAMinuteOrATenthOfTheTtlNeedsNoRewrite) {
+  PreferAvoidOptions options;  // ttl 1h: refresh 1 min
+  std::vector<PreferAvoidEntry> entries = {Entry("a", kT0)};
+  EXPECT_TRUE(RecentlyRecorded(entries, "a", kT0 + seconds(59), options));
+  EXPECT_FALSE(RecentlyRecorded(entries, "a", kT0 + minutes(1), options));
+  EXPECT_FALSE(RecentlyRecorded(entries, "b", kT0, options)) << "another controller";
+  EXPECT_FALSE(RecentlyRecorded(entries, "a", kT0 - seconds(1), options)) << "an entry from the future";
+  options.ttl = seconds(30);  // refresh 3 s
+  EXPECT_TRUE(RecentlyRecorded(entries, "a", kT0 + seconds(2), options));
+  EXPECT_FALSE(RecentlyRecorded(entries, "a", kT0 + seconds(3), options));
 }
 
 TEST(PreferAvoidPodsTest, TheSchedulerGivesAnAvoidingNodeTheWorstScoreOnlyForThatControllerAndUntilExpiry) {
