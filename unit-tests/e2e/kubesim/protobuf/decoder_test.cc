@@ -114,7 +114,8 @@ TEST(ProtobufDecoderTest, UnknownFieldsAreSkipped) {
 }
 
 TEST(ProtobufDecoderTest, AKindWithoutATableIsNotFoundSoTheServerAnswers415) {
-  auto doc = DecodeKubernetesProtobuf(Envelope("scheduling.k8s.io/v1", "PriorityClass", Builder().Message(1, Meta("p"))));
+  auto doc = DecodeKubernetesProtobuf(
+      Envelope("apiextensions.k8s.io/v1", "CustomResourceDefinition", Builder().Message(1, Meta("p"))));
   ASSERT_FALSE(doc);
   EXPECT_EQ(doc.error().code, ErrorCode::kNotFound);
 }
