@@ -25,25 +25,35 @@ using rapidjson::Value;
 // As the decoder: far deeper than any Kubernetes kind, shallow enough for the stack.
 constexpr int kMaxDepth = 64;
 
-std::unexpected<Error> Unfit(const std::string& path, std::string_view what) {
+// Path: where a value sits, as a chain of names on the stack; rendered ("spec.containers.image")
+// only for an error, so encoding allocates nothing for it.
+struct Path {
+  const Path* parent = nullptr;
+  std::string_view name;
+  std::string Render() const {
+    if (parent == nullptr) return "object";
+    std::vector<std::string_view> names;
+    for (const Path* p = this; p->parent != nullptr; p = p->parent) names.push_back(p->name);
+    std::string out;
+    for (auto it = names.rbegin(); it != names.rend(); ++it) {
+      if (!out.empty()) out += '.';
+      out += *it;
+    }
+    return out;
+  }
+};
+
+std::unexpected<Error> Unfit(const Path& path, std::string_view what) {
   return MakeError(ErrorCode::kInvalidArgument,
-                   "cannot encode " + (path.empty() ? std::string("object") : path) + " as protobuf: " +
-                       std::string(what));
+                   "cannot encode " + path.Render() + " as protobuf: " + std::string(what));
 }
 
 std::string_view View(const Value& v) { return {v.GetString(), v.GetStringLength()}; }
 
-std::string Child(const std::string& path, std::string_view name) {
-  std::string out = path;
-  if (!out.empty()) out += '.';
-  out += name;
-  return out;
-}
-
-Status Encode(int message, const Value& value, WireWriter& out, const std::string& path, int depth);
+Status Encode(int message, const Value& value, WireWriter& out, const Path& path, int depth);
 
 // Scalar writes one scalar of `kind` (key included) from JSON.
-Status Scalar(FieldKind kind, std::uint32_t number, const Value& v, WireWriter& out, const std::string& path) {
+Status Scalar(FieldKind kind, std::uint32_t number, const Value& v, WireWriter& out, const Path& path) {
   switch (kind) {
     case FieldKind::kBool:
       if (!v.IsBool()) return Unfit(path, "expected a boolean");
@@ -100,7 +110,7 @@ Status Scalar(FieldKind kind, std::uint32_t number, const Value& v, WireWriter& 
 
 // LengthDelimited writes a string, bytes or message value (key included).
 Status LengthDelimited(FieldKind kind, int message, std::uint32_t number, const Value& v, WireWriter& out,
-                       const std::string& path, int depth) {
+                       const Path& path, int depth) {
   if (kind == FieldKind::kString) {
     if (!v.IsString()) return Unfit(path, "expected a string");
     out.String(number, View(v));
@@ -121,14 +131,14 @@ Status LengthDelimited(FieldKind kind, int message, std::uint32_t number, const 
 }
 
 Status Value1(FieldKind kind, int message, std::uint32_t number, const Value& v, WireWriter& out,
-              const std::string& path, int depth) {
+              const Path& path, int depth) {
   if (kind == FieldKind::kString || kind == FieldKind::kBytes || kind == FieldKind::kMessage) {
     return LengthDelimited(kind, message, number, v, out, path, depth);
   }
   return Scalar(kind, number, v, out, path);
 }
 
-Status EncodeMap(const FieldSpec& f, const Value& v, WireWriter& out, const std::string& path, int depth) {
+Status EncodeMap(const FieldSpec& f, const Value& v, WireWriter& out, const Path& path, int depth) {
   if (!v.IsObject()) return Unfit(path, "expected an object");
   std::vector<const Value::Member*> entries;
   entries.reserve(v.MemberCount());
@@ -139,7 +149,7 @@ Status EncodeMap(const FieldSpec& f, const Value& v, WireWriter& out, const std:
   for (const Value::Member* m : entries) {
     WireWriter entry;
     entry.String(1, View(m->name));
-    std::string entry_path = Child(path, View(m->name));
+    const Path entry_path{&path, View(m->name)};
     if (m->value.IsNull()) return Unfit(entry_path, "a map value is null");
     auto s = Value1(f.value_kind, f.message, 2, m->value, entry, entry_path, depth);
     if (!s) return s;
@@ -168,7 +178,7 @@ std::optional<std::string> QuantityText(const Value& v) {
   return std::nullopt;
 }
 
-Status EncodeSpecial(const MessageSpec& spec, const Value& v, WireWriter& out, const std::string& path) {
+Status EncodeSpecial(const MessageSpec& spec, const Value& v, WireWriter& out, const Path& path) {
   switch (spec.special) {
     case Special::kTime:
     case Special::kMicroTime: {
@@ -212,7 +222,7 @@ Status EncodeSpecial(const MessageSpec& spec, const Value& v, WireWriter& out, c
   return Unfit(path, "unknown special message");
 }
 
-Status Encode(int message, const Value& value, WireWriter& out, const std::string& path, int depth) {
+Status Encode(int message, const Value& value, WireWriter& out, const Path& path, int depth) {
   if (depth > kMaxDepth) return Unfit(path, "objects nest too deeply");
   if (message < 0 || static_cast<std::size_t>(message) >= kMessageCount) return Unfit(path, "unknown message");
   const MessageSpec& spec = kMessages[message];
@@ -230,7 +240,7 @@ Status Encode(int message, const Value& value, WireWriter& out, const std::strin
     auto it = value.FindMember(f.json_name);
     if (it == value.MemberEnd() || it->value.IsNull()) continue;
     const Value& v = it->value;
-    std::string field_path = Child(path, f.json_name);
+    const Path field_path{&path, f.json_name};
     Status s;
     if (f.kind == FieldKind::kMap) {
       s = EncodeMap(f, v, out, field_path, depth);
@@ -257,7 +267,7 @@ Status Encode(int message, const Value& value, WireWriter& out, const std::strin
 
 Status EncodeMessage(int message, const rapidjson::Value& value, std::string& out) {
   WireWriter writer;
-  auto s = Encode(message, value, writer, "", 0);
+  auto s = Encode(message, value, writer, Path{}, 0);
   if (!s) return s;
   out.append(writer.data());
   return {};
@@ -317,7 +327,7 @@ void ListEncoder::SetMetadata(std::string_view resource_version, std::string_vie
 
 Status ListEncoder::AddItem(const rapidjson::Value& item) {
   WireWriter encoded;
-  auto s = Encode(item_message_, item, encoded, "", 0);
+  auto s = Encode(item_message_, item, encoded, Path{}, 0);
   if (!s) return s;
   raw_.Message(2, encoded);
   return {};
