@@ -20,6 +20,7 @@
 
 #include <rapidjson/document.h>
 
+#include "e2e/kubesim/api/content_negotiation.h"
 #include "e2e/kubesim/api/rbac_authorizer.h"
 #include "e2e/kubesim/api/registry.h"
 #include "e2e/kubesim/api/service_ip_allocator.h"
@@ -48,6 +49,9 @@ struct ApiServerOptions {
   // The kubeconfig's bearer token: TokenReview answers it as user "kubesim-admin" in
   // system:masters. Default: "" (unknown to TokenReview).
   std::string admin_token;
+  // Built-in kinds are answered in protobuf when Accept prefers it (kubesim --disable-protobuf
+  // turns it off: JSON only, for comparisons).
+  bool serve_protobuf = true;
 };
 
 // ParsedPath: a resource request path split into its parts.
@@ -138,12 +142,12 @@ class ApiServer {
   void Route(const HttpRequest& request, ResponseSink& sink);
   void HandleResource(const HttpRequest& request, const ParsedPath& path, ResponseSink& sink);
   void HandleGet(const HttpRequest& request, const ResourceType& type, const ParsedPath& path,
-                 ResponseSink& sink);
+                 ResponseMedia media, ResponseSink& sink);
   void HandleList(const HttpRequest& request, const ResourceType& type, const ParsedPath& path,
-                  ResponseSink& sink);
+                  ResponseMedia media, ResponseSink& sink);
   // watch_handler.cc
   void HandleWatch(const HttpRequest& request, const ResourceType& type, const ParsedPath& path,
-                   ResponseSink& sink);
+                   ResponseMedia media, ResponseSink& sink);
   // subresources.cc
   void HandleEviction(const HttpRequest& request, const ParsedPath& path, ResponseSink& sink);
   void HandleBinding(const HttpRequest& request, const ParsedPath& path, ResponseSink& sink);
