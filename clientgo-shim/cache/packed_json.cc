@@ -32,35 +32,38 @@ void CollectIds(std::string_view packed, std::vector<uint32_t>& ids);
 bool Pack(const rapidjson::Value& v, std::string_view parent_key, InternPool::Batch& batch,
           std::string& out, int depth);
 
-// PackShared packs an object or array into its own buffer and, when it holds no inline string
-// and is big enough, replaces it with a reference to a pooled copy (see InternSubtree).
+// PackShared packs an object or array and, when it holds no inline string and is big enough,
+// replaces it with a reference to a pooled copy (see InternSubtree). It packs straight into
+// `out` and cuts the bytes back when they are shared: no buffer per subtree.
 bool PackShared(const rapidjson::Value& v, std::string_view parent_key, InternPool::Batch& batch,
                 std::string& out, int depth) {
-  std::string sub;
+  const size_t start = out.size();
   bool has_inline = false;
   if (v.IsObject()) {
-    sub.push_back(kObject);
-    PutVarint(v.MemberCount(), sub);
+    out.push_back(kObject);
+    PutVarint(v.MemberCount(), out);
     for (const auto& m : v.GetObject()) {
       std::string_view key(m.name.GetString(), m.name.GetStringLength());
-      PutVarint(batch.Intern(key), sub);
-      has_inline |= Pack(m.value, key, batch, sub, depth + 1);
+      PutVarint(batch.Intern(key), out);
+      has_inline |= Pack(m.value, key, batch, out, depth + 1);
     }
   } else {
-    sub.push_back(kArray);
-    PutVarint(v.Size(), sub);
-    for (const auto& e : v.GetArray()) has_inline |= Pack(e, parent_key, batch, sub, depth + 1);
+    out.push_back(kArray);
+    PutVarint(v.Size(), out);
+    for (const auto& e : v.GetArray()) has_inline |= Pack(e, parent_key, batch, out, depth + 1);
   }
-  if (!has_inline && depth > 0 && sub.size() >= kMinSharedSubtree) {
-    std::vector<uint32_t> inner;
+  if (!has_inline && depth > 0 && out.size() - start >= kMinSharedSubtree) {
+    const std::string_view sub(out.data() + start, out.size() - start);
+    thread_local std::vector<uint32_t> inner;
+    inner.clear();
     CollectIds(sub, inner);
-    if (auto id = batch.InternSubtree(sub, inner)) {
+    if (auto id = batch.InternSubtree(sub, inner)) {  // copies `sub` before it is cut
+      out.resize(start);
       out.push_back(kSub);
       PutVarint(*id, out);
       return false;
     }
   }
-  out.append(sub);
   return has_inline;
 }
 
