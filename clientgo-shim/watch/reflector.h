@@ -12,7 +12,8 @@
 // error_log_interval, and the last one is kept for /readyz.
 // Generic over any resource: give it the collection path ("/api/v1/pods",
 // "/apis/scheduling.koordinator.sh/v1alpha1/reservations") and optional selectors.
-// Memory: at most list_decode_workers + 1 raw pages (≤500 objects each) are held at a time; the
+// Memory: at most list_decode_workers + 1 raw pages (≤500 objects each) wait or are decoded
+// while one more is received; the
 // store's previous contents and the new list (both packed) coexist during Replace.
 // Thread-safety: Start/Stop from one owner thread; HasSynced/WaitForCacheSync/Stats from any.
 // Example:
