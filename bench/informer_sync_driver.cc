@@ -8,8 +8,9 @@
 //           Flags: --pods N (150000) --nodes N (5000) --namespaces N (50) --page-size N (500)
 // Prints:   one JSON line: {"pods":…, "nodes":…, "sync_s":…, "rss_delta_mb":…,
 //           "bytes_per_pod_store":…, "bytes_per_pod_rss":…, "avg_pod_json_bytes":…, "nproc":…}
-//           sync_cpu_s is the CPU the whole process (client and in-process server) spent during
-//           the sync; on a shared machine it is steadier than the wall time (loadavg_1m shown).
+//           sync_cpu_s is the CPU the client process spent during the sync (kubesim runs in a
+//           child process, not counted); on a shared machine it is steadier than the wall time
+//           (loadavg_1m shown).
 // Targets:  sync of a few seconds, ≤ 1 KB per cached pod (client-go: 10–35 KB per pod).
 // Method:   kubesim runs in a forked child process (created before any thread), so the client's
 //           RSS holds only the client; pods are created there in-process (DoCreate, 2 threads)

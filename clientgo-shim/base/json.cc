@@ -1,4 +1,5 @@
 #include "clientgo-shim/base/json.h"
+#include "clientgo-shim/base/json_insitu.h"
 
 #include <cmath>
 #include <cstdint>
@@ -76,6 +77,39 @@ Result<Document> ParseWith(std::string_view text) {
 }
 
 }  // namespace
+
+Result<Document> ParseInsitu(std::string& text) {
+  Document doc;
+  rapidjson::InsituStringStream stream(text.data());
+  rapidjson::Reader reader;
+  rapidjson::ParseResult result;
+  bool overflow = false;
+  auto generate = [&](Document& handler) {
+    FiniteNumbers<Document> finite{handler};
+    result = reader.Parse<rapidjson::kParseInsituFlag | rapidjson::kParseStopWhenDoneFlag>(stream, finite);
+    overflow = finite.overflow;
+    return !result.IsError();
+  };
+  doc.Populate(generate);
+  std::string error;
+  if (overflow) {
+    error = "Number too big to be stored in double.";
+  } else if (result.IsError()) {
+    error = rapidjson::GetParseError_En(result.Code());
+  } else {
+    // kParseStopWhenDoneFlag stops at the root's end; what follows may only be whitespace up
+    // to the end or a NUL byte, which is where Parse's stream ends too.
+    const size_t rest = text.find_first_not_of(" \t\r\n", static_cast<size_t>(stream.Tell()));
+    if (rest != std::string::npos && text[rest] != '\0') {
+      return MakeError(ErrorCode::kInvalidArgument,
+                       "invalid JSON at offset " + std::to_string(rest) +
+                           ": The document root must not be followed by other values.");
+    }
+    return doc;
+  }
+  return MakeError(ErrorCode::kInvalidArgument,
+                   "invalid JSON at offset " + std::to_string(result.Offset()) + ": " + error);
+}
 
 Result<Document> Parse(std::string_view text) { return ParseWith<rapidjson::kParseDefaultFlags>(text); }
 

@@ -52,6 +52,11 @@ uint32_t InternPool::NewEntryLocked(std::string_view text, bool subtree) {
   return id;
 }
 
+void InternPool::IndexShapeLocked(uint32_t id, uint64_t shape) {
+  if (id >= entries_.size() || !entries_[id].subtree || entries_[id].shape != 0) return;
+  if (shape_index_.try_emplace(shape, id).second) entries_[id].shape = shape;
+}
+
 void InternPool::Release(const std::vector<uint32_t>& ids) {
   if (ids.empty()) return;
   std::unique_lock lock(mu_);
@@ -65,6 +70,8 @@ void InternPool::Release(const std::vector<uint32_t>& ids) {
     if (e.subtree) {
       CollectInternedIds(e.text, work);  // the subtree's own references go too
       subtree_index_.erase(std::string_view(e.text));
+      if (e.shape != 0) shape_index_.erase(e.shape);
+      e.shape = 0;
     } else {
       index_.erase(std::string_view(e.text));
     }
@@ -85,8 +92,9 @@ size_t InternPool::FootprintBytes() const {
   // A hash node holds the key view, the id, the cached hash and a next pointer; plus a bucket.
   constexpr size_t kNodeBytes = sizeof(std::string_view) + sizeof(uint32_t) + 2 * sizeof(void*) + 16;
   return entries_.size() * sizeof(Entry) + text_bytes_ + free_ids_.capacity() * sizeof(uint32_t) +
-         (index_.size() + subtree_index_.size()) * kNodeBytes +
-         (index_.bucket_count() + subtree_index_.bucket_count()) * sizeof(void*) +
+         (index_.size() + subtree_index_.size() + shape_index_.size()) * kNodeBytes +
+         (index_.bucket_count() + subtree_index_.bucket_count() + shape_index_.bucket_count()) *
+             sizeof(void*) +
          seen_.capacity() * sizeof(uint64_t);
 }
 

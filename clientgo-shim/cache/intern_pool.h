@@ -45,6 +45,20 @@ class InternPool {
     std::optional<uint32_t> InternSubtree(std::string_view packed, const std::vector<uint32_t>& inner) {
       return pool_.InternSubtreeLocked(packed, inner);
     }
+    // Shapes let a packer find a pooled subtree from the JSON value it would pack, before
+    // interning the value's strings (see packed_json.cc). FindShape returns the subtree indexed
+    // under `shape` (a hash of that value; the caller verifies the bytes), with no reference
+    // added; IndexShape indexes pooled subtree `id` (if it is not yet); Text reads a live id;
+    // AddRef adds one reference to it.
+    std::optional<uint32_t> FindShape(uint64_t shape) const {
+      auto it = pool_.shape_index_.find(shape);
+      return it == pool_.shape_index_.end() ? std::nullopt : std::optional<uint32_t>(it->second);
+    }
+    void IndexShape(uint32_t id, uint64_t shape) { pool_.IndexShapeLocked(id, shape); }
+    std::string_view Text(uint32_t id) const {
+      return id < pool_.entries_.size() ? std::string_view(pool_.entries_[id].text) : std::string_view();
+    }
+    void AddRef(uint32_t id) { ++pool_.entries_[id].refs; }
 
    private:
     InternPool& pool_;
@@ -81,11 +95,13 @@ class InternPool {
     std::string text;
     uint32_t refs = 0;
     bool subtree = false;
+    uint64_t shape = 0;  // a subtree's key in shape_index_ (0: not indexed)
   };
   uint32_t InternLocked(std::string_view text);
   std::optional<uint32_t> InternSubtreeLocked(std::string_view packed,
                                               const std::vector<uint32_t>& inner);
   uint32_t NewEntryLocked(std::string_view text, bool subtree);
+  void IndexShapeLocked(uint32_t id, uint64_t shape);
   static constexpr size_t kSeenSlots = 1 << 14;  // 128 KB per pool
 
   mutable std::shared_mutex mu_;
@@ -93,6 +109,7 @@ class InternPool {
   std::vector<uint32_t> free_ids_;
   std::unordered_map<std::string_view, uint32_t> index_;  // views into entries_[id].text
   std::unordered_map<std::string_view, uint32_t> subtree_index_;  // packed subtrees
+  std::unordered_map<uint64_t, uint32_t> shape_index_;  // subtrees by their JSON's hash
   std::vector<uint64_t> seen_;  // direct-mapped hashes of subtrees seen once
   size_t text_bytes_ = 0;
 };

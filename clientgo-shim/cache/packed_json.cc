@@ -1,6 +1,8 @@
 #include "clientgo-shim/cache/packed_json.h"
 
+#include <algorithm>
 #include <cstring>
+#include <functional>
 
 namespace berth::shim {
 namespace {
@@ -27,45 +29,120 @@ bool IsUniqueValueKey(std::string_view key) {
 
 void CollectIds(std::string_view packed, std::vector<uint32_t>& ids);
 
+// Shapes: a hash of every object and array of one value, computed in one bottom-up pass before
+// the pool's lock is taken. A subtree pooled once is indexed by its JSON's hash, so the next
+// identical subtree (the containers of another pod of the same Deployment) is found before
+// any of its strings is interned: interning dominates the cost of packing.
+class Shapes {
+ public:
+  explicit Shapes(const rapidjson::Value& root) {
+    Hash(root);
+    std::sort(shapes_.begin(), shapes_.end());
+  }
+  // Of returns the hash of `v` (an object or array inside the root), or 0.
+  uint64_t Of(const rapidjson::Value& v) const {
+    auto it = std::lower_bound(shapes_.begin(), shapes_.end(), std::make_pair(&v, uint64_t{0}));
+    return it != shapes_.end() && it->first == &v ? it->second : 0;
+  }
+
+ private:
+  static uint64_t Mix(uint64_t h, uint64_t x) {
+    h ^= x + 0x9e3779b97f4a7c15ULL + (h << 12) + (h >> 4);
+    return h * 0xff51afd7ed558ccdULL;
+  }
+  static uint64_t Str(const rapidjson::Value& s) {
+    return std::hash<std::string_view>{}(std::string_view(s.GetString(), s.GetStringLength()));
+  }
+  uint64_t Hash(const rapidjson::Value& v) {
+    switch (v.GetType()) {
+      case rapidjson::kNullType: return 1;
+      case rapidjson::kFalseType: return 2;
+      case rapidjson::kTrueType: return 3;
+      case rapidjson::kStringType: return Mix(4, Str(v));
+      case rapidjson::kNumberType: {
+        if (v.IsInt64()) return Mix(5, static_cast<uint64_t>(v.GetInt64()));
+        if (v.IsUint64()) return Mix(6, v.GetUint64());
+        uint64_t bits;
+        const double d = v.GetDouble();
+        std::memcpy(&bits, &d, 8);
+        return Mix(7, bits);
+      }
+      case rapidjson::kObjectType: {
+        uint64_t h = Mix(8, v.MemberCount());
+        for (const auto& m : v.GetObject()) h = Mix(Mix(h, Str(m.name)), Hash(m.value));
+        shapes_.emplace_back(&v, h | 1);  // 0 means "no shape"
+        return h;
+      }
+      case rapidjson::kArrayType: {
+        uint64_t h = Mix(9, v.Size());
+        for (const auto& e : v.GetArray()) h = Mix(h, Hash(e));
+        shapes_.emplace_back(&v, h | 1);
+        return h;
+      }
+    }
+    return 0;
+  }
+
+  std::vector<std::pair<const rapidjson::Value*, uint64_t>> shapes_;
+};
+
+// SamePacked: whether `packed` (one value, read from r) decodes to exactly `v`. Shared
+// subtrees inside are followed. Malformed bytes compare unequal.
+bool SamePacked(const rapidjson::Value& v, std::string_view packed, const InternPool::Batch& batch,
+                int depth);
+
 // Pack appends the encoding of v; returns whether it stored a string inline (a sign the subtree
 // is unique to this object, so not worth sharing).
 bool Pack(const rapidjson::Value& v, std::string_view parent_key, InternPool::Batch& batch,
-          std::string& out, int depth);
+          const Shapes& shapes, std::string& out, int depth);
 
-// PackShared packs an object or array into its own buffer and, when it holds no inline string
-// and is big enough, replaces it with a reference to a pooled copy (see InternSubtree).
+// PackShared packs an object or array and, when it holds no inline string and is big enough,
+// replaces it with a reference to a pooled copy (see InternSubtree). It packs straight into
+// `out` and cuts the bytes back when they are shared: no buffer per subtree.
 bool PackShared(const rapidjson::Value& v, std::string_view parent_key, InternPool::Batch& batch,
-                std::string& out, int depth) {
-  std::string sub;
-  bool has_inline = false;
-  if (v.IsObject()) {
-    sub.push_back(kObject);
-    PutVarint(v.MemberCount(), sub);
-    for (const auto& m : v.GetObject()) {
-      std::string_view key(m.name.GetString(), m.name.GetStringLength());
-      PutVarint(batch.Intern(key), sub);
-      has_inline |= Pack(m.value, key, batch, sub, depth + 1);
-    }
-  } else {
-    sub.push_back(kArray);
-    PutVarint(v.Size(), sub);
-    for (const auto& e : v.GetArray()) has_inline |= Pack(e, parent_key, batch, sub, depth + 1);
-  }
-  if (!has_inline && depth > 0 && sub.size() >= kMinSharedSubtree) {
-    std::vector<uint32_t> inner;
-    CollectIds(sub, inner);
-    if (auto id = batch.InternSubtree(sub, inner)) {
+                const Shapes& shapes, std::string& out, int depth) {
+  const uint64_t shape = depth > 0 ? shapes.Of(v) : 0;
+  if (shape != 0) {
+    if (auto id = batch.FindShape(shape); id && SamePacked(v, batch.Text(*id), batch, 0)) {
+      batch.AddRef(*id);
       out.push_back(kSub);
       PutVarint(*id, out);
       return false;
     }
   }
-  out.append(sub);
+  const size_t start = out.size();
+  bool has_inline = false;
+  if (v.IsObject()) {
+    out.push_back(kObject);
+    PutVarint(v.MemberCount(), out);
+    for (const auto& m : v.GetObject()) {
+      std::string_view key(m.name.GetString(), m.name.GetStringLength());
+      PutVarint(batch.Intern(key), out);
+      has_inline |= Pack(m.value, key, batch, shapes, out, depth + 1);
+    }
+  } else {
+    out.push_back(kArray);
+    PutVarint(v.Size(), out);
+    for (const auto& e : v.GetArray()) has_inline |= Pack(e, parent_key, batch, shapes, out, depth + 1);
+  }
+  if (!has_inline && depth > 0 && out.size() - start >= kMinSharedSubtree) {
+    const std::string_view sub(out.data() + start, out.size() - start);
+    thread_local std::vector<uint32_t> inner;
+    inner.clear();
+    CollectIds(sub, inner);
+    if (auto id = batch.InternSubtree(sub, inner)) {  // copies `sub` before it is cut
+      if (shape != 0) batch.IndexShape(*id, shape);
+      out.resize(start);
+      out.push_back(kSub);
+      PutVarint(*id, out);
+      return false;
+    }
+  }
   return has_inline;
 }
 
 bool Pack(const rapidjson::Value& v, std::string_view parent_key, InternPool::Batch& batch,
-          std::string& out, int depth) {
+          const Shapes& shapes, std::string& out, int depth) {
   switch (v.GetType()) {
     case rapidjson::kNullType: out.push_back(kNull); return false;
     case rapidjson::kFalseType: out.push_back(kFalse); return false;
@@ -100,7 +177,7 @@ bool Pack(const rapidjson::Value& v, std::string_view parent_key, InternPool::Ba
     }
     case rapidjson::kObjectType:
     case rapidjson::kArrayType:
-      return PackShared(v, parent_key, batch, out, depth);
+      return PackShared(v, parent_key, batch, shapes, out, depth);
   }
   return false;
 }
@@ -241,13 +318,71 @@ void CollectIds(std::string_view packed, std::vector<uint32_t>& ids) {
   r.Skip(&ids);
 }
 
+bool SameValue(const rapidjson::Value& v, Reader& r, const InternPool::Batch& batch, int depth) {
+  if (depth > 200) return false;
+  uint8_t tag;
+  uint64_t n;
+  std::string_view s;
+  if (!r.Byte(tag)) return false;
+  switch (tag) {
+    case kNull: return v.IsNull();
+    case kFalse: return v.IsFalse();
+    case kTrue: return v.IsTrue();
+    // Pack's number choice: Int64 first, then Uint64, else double.
+    case kInt:
+      return r.Varint(n) && v.IsInt64() &&
+             v.GetInt64() == static_cast<int64_t>((n >> 1) ^ (~(n & 1) + 1));
+    case kUint: return r.Varint(n) && !v.IsInt64() && v.IsUint64() && v.GetUint64() == n;
+    case kDouble: {
+      if (!r.Bytes(8, s) || !v.IsNumber() || v.IsInt64() || v.IsUint64()) return false;
+      const double d = v.GetDouble();
+      return std::memcmp(&d, s.data(), 8) == 0;
+    }
+    case kStr:
+      return r.Varint(n) && r.Bytes(n, s) && v.IsString() &&
+             s == std::string_view(v.GetString(), v.GetStringLength());
+    case kRef:
+      return r.Varint(n) && v.IsString() &&
+             batch.Text(static_cast<uint32_t>(n)) == std::string_view(v.GetString(), v.GetStringLength());
+    case kSub:
+      return r.Varint(n) && SamePacked(v, batch.Text(static_cast<uint32_t>(n)), batch, depth + 1);
+    case kObject: {
+      if (!r.Varint(n) || !v.IsObject() || v.MemberCount() != n) return false;
+      for (const auto& m : v.GetObject()) {
+        uint64_t key;
+        if (!r.Varint(key) || batch.Text(static_cast<uint32_t>(key)) !=
+                                  std::string_view(m.name.GetString(), m.name.GetStringLength())) {
+          return false;
+        }
+        if (!SameValue(m.value, r, batch, depth + 1)) return false;
+      }
+      return true;
+    }
+    case kArray: {
+      if (!r.Varint(n) || !v.IsArray() || v.Size() != n) return false;
+      for (const auto& e : v.GetArray()) {
+        if (!SameValue(e, r, batch, depth + 1)) return false;
+      }
+      return true;
+    }
+    default: return false;
+  }
+}
+
+bool SamePacked(const rapidjson::Value& v, std::string_view packed, const InternPool::Batch& batch,
+                int depth) {
+  Reader r{packed};
+  return SameValue(v, r, batch, depth) && r.pos == packed.size();
+}
+
 }  // namespace
 
 void PackJson(const rapidjson::Value& value, InternPool& pool, std::string& out,
               std::initializer_list<std::string_view> skip_metadata) {
+  const Shapes shapes(value);  // before the lock: this part runs in parallel
   InternPool::Batch batch(pool);
   if (skip_metadata.size() == 0 || !value.IsObject()) {
-    Pack(value, {}, batch, out, 0);
+    Pack(value, {}, batch, shapes, out, 0);
     return;
   }
   auto skipped = [&](const rapidjson::Value& name) {
@@ -263,7 +398,7 @@ void PackJson(const rapidjson::Value& value, InternPool& pool, std::string& out,
     std::string_view key(m.name.GetString(), m.name.GetStringLength());
     PutVarint(batch.Intern(key), out);
     if (key != "metadata" || !m.value.IsObject()) {
-      Pack(m.value, key, batch, out, 1);
+      Pack(m.value, key, batch, shapes, out, 1);
       continue;
     }
     size_t kept = 0;
@@ -274,7 +409,7 @@ void PackJson(const rapidjson::Value& value, InternPool& pool, std::string& out,
       if (skipped(mm.name)) continue;
       std::string_view mkey(mm.name.GetString(), mm.name.GetStringLength());
       PutVarint(batch.Intern(mkey), out);
-      Pack(mm.value, mkey, batch, out, 2);
+      Pack(mm.value, mkey, batch, shapes, out, 2);
     }
   }
 }

@@ -70,9 +70,13 @@ RestRequest ListWatchMachine::WatchRequest() {
   return r;
 }
 
+bool ListWatchMachine::EndsList(std::string_view continue_token) const {
+  return continue_token.empty() || options_.page_size <= 0 || unpaginated_fallback_;
+}
+
 bool ListWatchMachine::OnListPage(std::string_view list_resource_version,
                                   std::string_view continue_token) {
-  if (!continue_token.empty() && options_.page_size > 0 && !unpaginated_fallback_) {
+  if (!EndsList(continue_token)) {
     continue_ = std::string(continue_token);
     ++page_;
     return false;

@@ -71,6 +71,9 @@ class ListWatchMachine {
   // OnListPage: a page arrived. Returns true when it was the last one (no continue token); the
   // list's resourceVersion then becomes the watch start point.
   bool OnListPage(std::string_view list_resource_version, std::string_view continue_token);
+  // EndsList: whether a page with this continue token would be the list's last (what
+  // OnListPage would return), asked before the page's items are decoded.
+  bool EndsList(std::string_view continue_token) const;
   // OnListFailed: the LIST (any page) failed.
   void OnListFailed(const Error& error);
   // OnWatchEvent: an event (or bookmark) with this resourceVersion was received.

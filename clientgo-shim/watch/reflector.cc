@@ -1,5 +1,7 @@
 #include "clientgo-shim/watch/reflector.h"
 
+#include <algorithm>
+
 #include "clientgo-shim/base/json.h"
 #include "clientgo-shim/watch/watch_event.h"
 
@@ -12,6 +14,10 @@ uint64_t SeedOf(uint64_t seed) {
 }
 
 }  // namespace
+
+int DefaultListDecodeWorkers() {
+  return static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
+}
 
 Reflector::Reflector(RestClientPtr client, std::shared_ptr<Store> store, ReflectorOptions options,
                      const Clock& clock)
@@ -104,6 +110,7 @@ void Reflector::Run() {
     }
     PublishResourceVersion();
   }
+  list_.reset();  // a list stopped midway: its workers are joined before Stop returns
 }
 
 void Reflector::PublishResourceVersion() {
@@ -111,7 +118,8 @@ void Reflector::PublishResourceVersion() {
   resource_version_ = machine_.ResourceVersion();
 }
 
-ObjectPtr Reflector::Cache(rapidjson::Value& object, rapidjson::Document::AllocatorType& alloc) {
+ObjectPtr Reflector::Cache(rapidjson::Value& object,
+                           rapidjson::Document::AllocatorType& alloc) const {
   if (options_.transform) {
     if (auto st = options_.transform(object, alloc); !st) return nullptr;
   }
@@ -119,44 +127,65 @@ ObjectPtr Reflector::Cache(rapidjson::Value& object, rapidjson::Document::Alloca
   return obj ? *obj : nullptr;
 }
 
+Result<DecodedPage> Reflector::DecodePage(std::string& body) const {
+  Result<ListPage> page = DecodeListPageInsitu(body);
+  if (!page) return std::unexpected(page.error());
+  DecodedPage out;
+  // Items are transformed in place inside the page (no copy); the page owns their memory.
+  rapidjson::Value* items = json::FindMutable(page->body, {"items"});
+  if (items && items->IsArray()) {
+    out.objects.reserve(items->Size());
+    for (auto& raw : items->GetArray()) {
+      if (ObjectPtr obj = Cache(raw, page->body.GetAllocator())) {
+        out.objects.push_back(std::move(obj));
+      } else {
+        ++out.dropped;
+      }
+    }
+  }
+  return out;
+}
+
+void Reflector::FailList(const Error& error) {
+  list_.reset();  // drops the pages in flight, joins the workers
+  RecordError(error, "list");
+  machine_.OnListFailed(error);
+}
+
 void Reflector::DoList(const RestRequest& request) {
+  if (machine_.Page() == 1 || !list_) {
+    const int workers = std::max(0, options_.list_decode_workers);
+    list_ = std::make_unique<ListPipeline>(
+        workers, workers + 1, [this](std::string& body) { return DecodePage(body); });
+  } else if (std::optional<Error> failed = list_->FirstError()) {
+    FailList(*failed);  // an earlier page did not decode: stop fetching, restart the list
+    return;
+  }
   {
     std::lock_guard lock(mu_);
     ++stats_.list_requests;
   }
-  if (machine_.Page() == 1) pending_list_.clear();
   auto response = client_->Do(request);
-  Result<ListPage> page = response ? DecodeListPage(response->body)
-                                   : Result<ListPage>(std::unexpected(response.error()));
-  if (!page) {
-    pending_list_.clear();
-    RecordError(page.error(), "list");
-    machine_.OnListFailed(page.error());
+  if (!response) return FailList(response.error());
+  // Only the metadata is read here; the items are decoded by the pipeline's workers.
+  Result<ListMetadata> meta = ScanListMetadata(response->body);
+  if (!meta) return FailList(meta.error());
+  const bool last = machine_.EndsList(meta->continue_token);
+  list_->Submit(std::move(response->body));
+  if (!last) {
+    machine_.OnListPage(meta->resource_version, meta->continue_token);
     return;
   }
-  uint64_t dropped = 0;
-  // Items are transformed in place inside the page (no copy); the page owns their memory.
-  rapidjson::Value* items = json::FindMutable(page->body, {"items"});
-  if (items && items->IsArray()) {
-    pending_list_.reserve(pending_list_.size() + items->Size());
-    for (auto& raw : items->GetArray()) {
-      if (ObjectPtr obj = Cache(raw, page->body.GetAllocator())) {
-        pending_list_.push_back(std::move(obj));
-      } else {
-        ++dropped;
-      }
-    }
-  }
-  if (dropped) {
+  Result<DecodedPage> all = list_->Finish();
+  list_.reset();
+  if (!all) return FailList(all.error());
+  if (all->dropped) {
     std::lock_guard lock(mu_);
-    stats_.dropped_objects += dropped;
+    stats_.dropped_objects += all->dropped;
   }
-  const std::string rv = page->resource_version;
-  const std::string cont = page->continue_token;
-  page = std::unexpected(Error{});  // free the raw page before packing the next
-  if (!machine_.OnListPage(rv, cont)) return;
-  store_->Replace(std::move(pending_list_), rv);
-  pending_list_ = {};
+  machine_.OnListPage(meta->resource_version, meta->continue_token);
+  const std::string& rv = meta->resource_version;
+  store_->Replace(std::move(all->objects), rv);
   {
     std::lock_guard lock(mu_);
     ++stats_.lists_completed;

@@ -1,8 +1,10 @@
 // clientgo-shim/watch/reflector.h
 //
 // Reflector: the only I/O of the watch path. It drives a ListWatchMachine over a RestClient on
-// its own thread: LIST pages (RestClient::Do) are transformed and packed as they arrive, swapped
-// into the Store with Replace once the last page is in, then WATCH lines (RestClient::Stream)
+// its own thread: LIST pages (RestClient::Do) are handed to a ListPipeline as they arrive (the
+// next page is requested at once, with the continue token a cheap scan finds, while workers
+// parse in place, transform and pack), swapped into the Store with Replace in page order once
+// the last page is decoded, then WATCH lines (RestClient::Stream)
 // are decoded, transformed and applied with ApplyEvent. Errors never stop it: the machine backs
 // off and relists or resumes (see list_watch_machine.h). Errors are logged (logger
 // "reflector", with the resource, server and error; a failed list at error, a failed watch at
@@ -10,8 +12,9 @@
 // error_log_interval, and the last one is kept for /readyz.
 // Generic over any resource: give it the collection path ("/api/v1/pods",
 // "/apis/scheduling.koordinator.sh/v1alpha1/reservations") and optional selectors.
-// Memory: only one raw page (≤500 objects) is held at a time; the store's previous contents and
-// the new list (both packed) coexist during Replace.
+// Memory: at most list_decode_workers + 1 raw pages (≤500 objects each) wait or are decoded
+// while one more is received; the
+// store's previous contents and the new list (both packed) coexist during Replace.
 // Thread-safety: Start/Stop from one owner thread; HasSynced/WaitForCacheSync/Stats from any.
 // Example:
 //   auto store = std::make_shared<Store>();
@@ -33,14 +36,22 @@
 #include "clientgo-shim/cache/transform.h"
 #include "clientgo-shim/transport/rest_client.h"
 #include "clientgo-shim/watch/backoff.h"
+#include "clientgo-shim/watch/list_pipeline.h"
 #include "clientgo-shim/watch/list_watch_machine.h"
 
 namespace berth::shim {
 
+// DefaultListDecodeWorkers: std::thread::hardware_concurrency(), between 1 and 4.
+int DefaultListDecodeWorkers();
+
 // ReflectorOptions: each field says its default.
 struct ReflectorOptions {
   ListWatchOptions list_watch;               // path (required), selectors, paging, backoff
+  // Runs on the list decode workers, several at once: it must be thread-safe (pure).
   Transform transform = DefaultTransform();  // Default: DefaultTransform().
+  // Threads that decode LIST pages while the next is fetched; 0 decodes each page on the
+  // reflector's thread before requesting the next. Default: the hardware threads, at most 4.
+  int list_decode_workers = DefaultListDecodeWorkers();
   uint64_t rng_seed = 0;                     // 0: seeded from the clock. Default: 0.
   // One log line per (list|watch, HTTP code) per interval; 0 logs every error. Default: 30 s.
   std::chrono::milliseconds error_log_interval{30000};
@@ -87,10 +98,12 @@ class Reflector {
  private:
   void Run();
   void DoList(const RestRequest& request);
+  void FailList(const Error& error);
+  Result<DecodedPage> DecodePage(std::string& body) const;
   void DoWatch(const RestRequest& request);
   void RecordError(const Error& error, std::string_view op);
   void PublishResourceVersion();
-  ObjectPtr Cache(rapidjson::Value& object, rapidjson::Document::AllocatorType& alloc);
+  ObjectPtr Cache(rapidjson::Value& object, rapidjson::Document::AllocatorType& alloc) const;
 
   RestClientPtr client_;
   std::shared_ptr<Store> store_;
@@ -98,7 +111,7 @@ class Reflector {
   SeededRng rng_;
   ListWatchMachine machine_;  // touched only by the run thread (and under mu_ for the RV)
 
-  std::vector<ObjectPtr> pending_list_;  // pages of the list in progress
+  std::unique_ptr<ListPipeline> list_;  // the list in progress (run thread only)
   std::atomic<bool> stop_{false};
   std::atomic<bool> synced_{false};
   std::thread thread_;

@@ -1,6 +1,11 @@
 #include "clientgo-shim/watch/watch_event.h"
 
+#include <rapidjson/error/en.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
+
 #include "clientgo-shim/base/json.h"
+#include "clientgo-shim/base/json_insitu.h"
 #include "clientgo-shim/transport/api_error.h"
 
 namespace berth::shim {
@@ -63,8 +68,9 @@ const rapidjson::Value& ListPage::Items() const {
   return items && items->IsArray() ? *items : kEmpty;
 }
 
-Result<ListPage> DecodeListPage(std::string_view text) {
-  auto doc = json::Parse(text);
+namespace {
+
+Result<ListPage> ListPageOf(Result<rapidjson::Document> doc) {
   if (!doc) return std::unexpected(Decode("list: " + doc.error().message));
   if (!doc->IsObject()) return std::unexpected(Decode("list: body is not a JSON object"));
   if (const rapidjson::Value* items = json::Member(*doc, "items");
@@ -76,6 +82,92 @@ Result<ListPage> DecodeListPage(std::string_view text) {
   page.continue_token = std::string(json::GetString(*doc, {"metadata", "continue"}));
   page.body = std::move(*doc);
   return page;
+}
+
+// MetadataScanner: SAX handler that records the root's metadata.{resourceVersion,continue}
+// and stops at the root's "items" once metadata has been read.
+struct MetadataScanner : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, MetadataScanner> {
+  enum class Field { kOther, kResourceVersion, kContinue };
+  int depth = 0;
+  bool not_object = false;
+  bool in_metadata = false;    // inside the root's "metadata" object (at depth 2)
+  bool metadata_read = false;  // that object has ended
+  bool next_is_metadata = false;
+  bool stopped_at_items = false;
+  Field field = Field::kOther;
+  ListMetadata out;
+
+  bool Default() {
+    if (depth == 0) not_object = true;
+    return !not_object;
+  }
+  bool String(const char* s, rapidjson::SizeType n, bool) {
+    if (depth == 0) return Default();
+    if (in_metadata && depth == 2) {
+      if (field == Field::kResourceVersion) out.resource_version.assign(s, n);
+      if (field == Field::kContinue) out.continue_token.assign(s, n);
+    }
+    return true;
+  }
+  bool Key(const char* s, rapidjson::SizeType n, bool) {
+    const std::string_view key(s, n);
+    if (depth == 1) {
+      if (key == "items" && metadata_read) {
+        stopped_at_items = true;
+        return false;
+      }
+      // A repeated "metadata": the DOM keeps the first, so the scan does too.
+      next_is_metadata = key == "metadata" && !metadata_read;
+    } else if (in_metadata && depth == 2) {
+      field = key == "resourceVersion" ? Field::kResourceVersion
+              : key == "continue"      ? Field::kContinue
+                                       : Field::kOther;
+    }
+    return true;
+  }
+  bool StartObject() {
+    ++depth;
+    if (depth == 2 && next_is_metadata) in_metadata = true;
+    return true;
+  }
+  bool EndObject(rapidjson::SizeType) {
+    if (depth == 2 && in_metadata) {
+      in_metadata = false;
+      metadata_read = true;
+    }
+    --depth;
+    return true;
+  }
+  bool StartArray() {
+    if (depth == 0) return Default();
+    ++depth;
+    return true;
+  }
+  bool EndArray(rapidjson::SizeType) {
+    --depth;
+    return true;
+  }
+};
+
+}  // namespace
+
+Result<ListPage> DecodeListPage(std::string_view text) { return ListPageOf(json::Parse(text)); }
+
+Result<ListPage> DecodeListPageInsitu(std::string& text) {
+  return ListPageOf(json::ParseInsitu(text));
+}
+
+Result<ListMetadata> ScanListMetadata(std::string_view text) {
+  MetadataScanner scanner;
+  rapidjson::MemoryStream bytes(text.data(), text.size());
+  rapidjson::Reader reader;
+  rapidjson::ParseResult result = reader.Parse(bytes, scanner);
+  if (scanner.not_object) return std::unexpected(Decode("list: body is not a JSON object"));
+  if (result.IsError() && !scanner.stopped_at_items) {
+    return std::unexpected(Decode("list: invalid JSON at offset " + std::to_string(result.Offset()) +
+                                  ": " + rapidjson::GetParseError_En(result.Code())));
+  }
+  return std::move(scanner.out);
 }
 
 }  // namespace berth::shim

@@ -44,5 +44,21 @@ struct ListPage {
 // DecodeListPage parses a LIST body. Errors: kDecode for invalid JSON, a non-object body, or an
 // "items" member that is not an array.
 Result<ListPage> DecodeListPage(std::string_view body);
+// DecodeListPageInsitu is DecodeListPage parsing in place (json::ParseInsitu): the page's
+// strings point into `body`, which must outlive the page. Same errors.
+Result<ListPage> DecodeListPageInsitu(std::string& body);
+
+// ListMetadata: what the reflector needs from a LIST page before decoding its items.
+struct ListMetadata {
+  std::string resource_version;  // metadata.resourceVersion ("" when absent)
+  std::string continue_token;    // metadata.continue ("" when absent: the last page)
+};
+
+// ScanListMetadata reads a LIST body's metadata without building a DOM (SAX, no allocation
+// beyond the two strings), so the next page can be requested while this one is decoded. It
+// stops at the root's "items" once "metadata" has been read (kube-apiserver writes metadata
+// first); otherwise it reads to the end. Items are not checked here; DecodeListPage does that.
+// Errors: kDecode for invalid JSON in the part read, or a body that is not a JSON object.
+Result<ListMetadata> ScanListMetadata(std::string_view body);
 
 }  // namespace berth::shim

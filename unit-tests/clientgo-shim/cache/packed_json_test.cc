@@ -197,5 +197,54 @@ TEST(PackedJsonTest, FindPackedValueOnTruncatedOrGarbageBytesIsAbsentNotACrash) 
   EXPECT_EQ(FoundValue(std::string(1, '\x08') + "\x01\x7f", pool, {"status"}), "<absent>");
 }
 
+TEST(PackedJsonTest, SubtreesFoundByTheirShapeMatchExactlyAndLeaveWithTheirHolders) {
+  // Once a subtree is pooled, the next identical one is found by the hash of its JSON and
+  // verified byte for byte; values that differ only in a number's type, a key's order or one
+  // string must not be taken for it.
+  InternPool pool;
+  const std::string base =
+      R"({"spec":{"n":"x","c":[{"name":"app","ports":[{"p":8080,"proto":"TCP"}],"ratio":1.5}]}})";
+  const std::string variants[] = {
+      base,
+      R"({"spec":{"n":"x","c":[{"name":"app","ports":[{"p":8080.0,"proto":"TCP"}],"ratio":1.5}]}})",
+      R"({"spec":{"n":"x","c":[{"name":"app","ports":[{"proto":"TCP","p":8080}],"ratio":1.5}]}})",
+      R"({"spec":{"n":"x","c":[{"name":"app","ports":[{"p":8080,"proto":"UDP"}],"ratio":1.5}]}})",
+      R"({"spec":{"n":"x","c":[{"name":"app","ports":[{"p":18446744073709551615,"proto":"TCP"}],"ratio":1.5}]}})",
+      R"({"spec":{"n":"x","c":[{"name":"app","ports":[{"p":8080,"proto":"TCP"}],"ratio":1.5},null]}})",
+  };
+  // Sharing grows one level per sighting (a parent's bytes change when a child becomes a
+  // reference), so after as many rounds as the nesting is deep, every round packs alike.
+  constexpr int kRounds = 8;
+  const size_t n = std::size(variants);
+  std::vector<std::string> held;
+  for (int round = 0; round < kRounds; ++round) {
+    for (const std::string& text : variants) {
+      std::string packed;
+      EXPECT_EQ(RoundTrip(text, pool, &packed), text) << "round " << round;
+      held.push_back(packed);
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const std::string& last = held[(kRounds - 1) * n + i];
+    EXPECT_EQ(last, held[(kRounds - 2) * n + i]) << variants[i];
+    std::vector<uint32_t> ids;
+    CollectInternedIds(last, ids);
+    // spec packs too small to share: keys spec, n, c, the value x and one reference for c.
+    EXPECT_EQ(ids.size(), 5u) << variants[i];
+  }
+  for (const std::string& p : held) {
+    std::vector<uint32_t> ids;
+    CollectInternedIds(p, ids);
+    pool.Release(ids);
+  }
+  EXPECT_EQ(pool.Size(), 0u);
+  // Pooled again from scratch after everything left: no stale shape points at a freed id.
+  std::string again;
+  for (int i = 0; i < kRounds; ++i) EXPECT_EQ(RoundTrip(base, pool, &again), base);
+  std::vector<uint32_t> ids;
+  CollectInternedIds(again, ids);
+  EXPECT_EQ(ids.size(), 5u);
+}
+
 }  // namespace
 }  // namespace berth::shim

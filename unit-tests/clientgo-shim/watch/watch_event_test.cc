@@ -63,5 +63,49 @@ TEST(WatchEventTest, ListPagesExposeItemsRvAndContinue) {
   }
 }
 
+TEST(WatchEventTest, InsituListPagesDecodeLikeCopiedOnes) {
+  std::string body = R"({"metadata":{"resourceVersion":"7","continue":"c1"},"items":[{"a":"x\"y"}]})";
+  auto page = DecodeListPageInsitu(body);
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->resource_version, "7");
+  EXPECT_EQ(page->continue_token, "c1");
+  ASSERT_EQ(page->Items().Size(), 1u);
+  EXPECT_EQ(std::string(page->Items()[0]["a"].GetString()), "x\"y");
+  for (std::string bad : {"", "[1]", R"({"items":{}})", "{\"items\":[", "null"}) {
+    EXPECT_FALSE(DecodeListPageInsitu(bad)) << bad;
+  }
+}
+
+TEST(WatchEventTest, ScanListMetadataReadsTheTokenWithoutTheItems) {
+  // The items after the metadata are not read, so a page cut short there still scans.
+  auto meta = ScanListMetadata(
+      R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"42","continue":"eyJ2Ijo=",)"
+      R"("remainingItemCount":7,"x":{"continue":"nested"}},"items":[{"metadata":{"continue":"no")");
+  ASSERT_TRUE(meta) << meta.error().message;
+  EXPECT_EQ(meta->resource_version, "42");
+  EXPECT_EQ(meta->continue_token, "eyJ2Ijo=");
+  // Metadata after the items (allowed JSON, not what apiservers write): read to the end.
+  auto late = ScanListMetadata(
+      R"({"items":[{"metadata":{"resourceVersion":"1"}}],"metadata":{"resourceVersion":"9"}})");
+  ASSERT_TRUE(late);
+  EXPECT_EQ(late->resource_version, "9");
+  EXPECT_EQ(late->continue_token, "");
+  // The last page: no continue; metadata null or absent reads as empty, as DecodeListPage does.
+  for (const char* last : {R"({"metadata":{"resourceVersion":"5"},"items":[]})",
+                           R"({"metadata":null,"items":[]})", R"({"items":[]})"}) {
+    auto m = ScanListMetadata(last);
+    ASSERT_TRUE(m) << last;
+    EXPECT_EQ(m->continue_token, "") << last;
+  }
+  // Malformed: not an object, broken JSON before or in the metadata, or anywhere when there is
+  // no metadata before the items.
+  for (const char* bad : {"", "[]", "null", "\"x\"", R"({"metadata":{"resourceVersion":5)",
+                          R"({"metadata" {}})", R"({"items":[1,,2]})", R"({"metadata":{}},"items":[])"}) {
+    auto m = ScanListMetadata(bad);
+    ASSERT_FALSE(m) << bad;
+    EXPECT_EQ(m.error().code, ErrorCode::kDecode) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace berth::shim
