@@ -108,13 +108,23 @@ void FillSpec(const Value* spec, std::string_view path, placement::PodSpecView& 
   view.node_name = Str(*spec, {"nodeName"});
   view.node_selector = ReadStringMap(json::Member(*spec, "nodeSelector"));
   if (const Value* terms = json::Find(*spec, {"affinity", "nodeAffinity",
-                                              "requiredDuringSchedulingIgnoredDuringExecution"})) {
+                                              "requiredDuringSchedulingIgnoredDuringExecution"});
+      terms != nullptr && !terms->IsNull()) {
+    // A malformed term is an error naming it (the pod stays Pending), never a term left out:
+    // leaving one out of an ORed list would widen or narrow where the pod may run.
+    const std::string at = std::string(path) + ".affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution";
     std::vector<placement::NodeSelectorTerm> out;
-    if (const Value* list = json::Member(*terms, "nodeSelectorTerms"); list && list->IsArray()) {
-      for (const auto& t : list->GetArray()) {
-        if (!t.IsObject()) continue;
-        out.push_back({ReadRequirements(json::Member(t, "matchExpressions")),
-                       ReadRequirements(json::Member(t, "matchFields"))});
+    const Value* list = terms->IsObject() ? json::Member(*terms, "nodeSelectorTerms") : nullptr;
+    if (!terms->IsObject()) {
+      view.request_errors.push_back(at + ": Invalid value: " + json::Serialize(*terms) + ": must be an object");
+    } else if (list != nullptr && !list->IsNull() && !list->IsArray()) {
+      view.request_errors.push_back(at + ".nodeSelectorTerms: Invalid value: " + json::Serialize(*list) +
+                                    ": must be an array");
+    } else if (list != nullptr && list->IsArray()) {
+      for (rapidjson::SizeType i = 0; i < list->Size(); ++i) {
+        auto term = ReadNodeSelectorTerm((*list)[i], at + ".nodeSelectorTerms[" + std::to_string(i) + "]",
+                                         view.request_errors);
+        if (term) out.push_back(std::move(*term));
       }
     }
     view.required_node_affinity = std::move(out);
