@@ -32,6 +32,10 @@ Scorer::Scorer(const std::vector<NodeEntry>& nodes, bool any_prefer_no_schedule,
   for (const TopologySpreadConstraint& c : pod.topology_spread) {
     if (!c.do_not_schedule) spread_.push_back(c);
   }
+  if (pod.topology_spread.empty() && pod.default_spread_selector != nullptr) {
+    spread_ = SystemDefaultSpreadConstraints(*pod.default_spread_selector);
+    spread_require_all_ = false;
+  }
 }
 
 Pick Scorer::Finish(std::vector<Pick>& picks) const {
@@ -59,7 +63,7 @@ Pick Scorer::Finish(std::vector<Pick>& picks) const {
   }
   if (inter_pod_) add(InterPodAffinityScores(ctx_, feasible), kWeightInterPodAffinity);
   if (!spread_.empty()) {
-    add(TopologySpreadScores(ctx_, feasible, spread_, /*require_all=*/true), kWeightPodTopologySpread);
+    add(TopologySpreadScores(ctx_, feasible, spread_, spread_require_all_), kWeightPodTopologySpread);
   }
   Pick best;
   for (const Pick& p : picks) {

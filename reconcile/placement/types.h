@@ -172,6 +172,11 @@ struct PodSpecView {
   // spec.affinity.podAffinity/podAntiAffinity (null when the pod has no such terms).
   std::shared_ptr<const PodAffinity> pod_affinity;
   std::vector<TopologySpreadConstraint> topology_spread;  // spec.topologySpreadConstraints
+  // The selector of the pod's workload (the Services selecting it, its ReplicaSet/StatefulSet/
+  // ReplicationController: kube-scheduler's helper.DefaultSelector), set by the caller from its
+  // caches when the pod has no topologySpreadConstraints. PodTopologySpread scores such a pod
+  // with the system default constraints over it; null: no defaults.
+  std::shared_ptr<const shim::LabelSelector> default_spread_selector;
   ResourceAmounts requests;  // EffectiveRequests(...) of the pod; without "pods"
   // Requests or limits that do not parse (or are negative), and affinity or spread selectors
   // that do not convert, each naming its field ("spec.containers[0].resources.requests.cpu:
