@@ -2,6 +2,7 @@
 #include "reconcile/placement/schedule_scoring.h"
 
 #include "reconcile/placement/plugin_scores.h"
+#include "reconcile/placement/scoring.h"
 
 namespace berth::reconcile::placement::internal {
 
@@ -38,7 +39,25 @@ Scorer::Scorer(const std::vector<NodeEntry>& nodes, bool any_prefer_no_schedule,
   }
 }
 
+int64_t Scorer::MaxScore() const {
+  int64_t weights = kWeightNodeResourcesFit + kWeightBalancedAllocation;
+  if (node_affinity_) weights += kWeightNodeAffinity;
+  if (taints_) weights += kWeightTaintToleration;
+  if (inter_pod_) weights += kWeightInterPodAffinity;
+  if (!spread_.empty()) weights += kWeightPodTopologySpread;
+  return kMaxNodeScore * weights;
+}
+
 Pick Scorer::Finish(std::vector<Pick>& picks) const {
+  AddNormalized(picks);
+  Pick best;
+  for (const Pick& p : picks) {
+    if (Better(p, best, nodes_)) best = p;
+  }
+  return best;
+}
+
+void Scorer::AddNormalized(std::vector<Pick>& picks) const {
   std::vector<int> feasible;
   feasible.reserve(picks.size());
   for (const Pick& p : picks) feasible.push_back(p.node);
@@ -65,11 +84,6 @@ Pick Scorer::Finish(std::vector<Pick>& picks) const {
   if (!spread_.empty()) {
     add(TopologySpreadScores(ctx_, feasible, spread_, spread_require_all_), kWeightPodTopologySpread);
   }
-  Pick best;
-  for (const Pick& p : picks) {
-    if (Better(p, best, nodes_)) best = p;
-  }
-  return best;
 }
 
 }  // namespace berth::reconcile::placement::internal

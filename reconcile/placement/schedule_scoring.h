@@ -65,6 +65,12 @@ class Scorer {
          const ConstraintContext& ctx);
   bool collect() const { return node_affinity_ || taints_ || inter_pod_ || !spread_.empty(); }
   Pick Finish(std::vector<Pick>& picks) const;
+  // AddNormalized adds the weighted normalised scores of the plugins in play to each pick's
+  // score (Finish without the choice; the extender's prioritize reports these totals).
+  void AddNormalized(std::vector<Pick>& picks) const;
+  // MaxScore: the highest total a node can reach for this pod: kMaxNodeScore × the weights of
+  // NodeResourcesFit, BalancedAllocation and every plugin in play.
+  int64_t MaxScore() const;
 
  private:
   const std::vector<NodeEntry>& nodes_;
