@@ -8,6 +8,7 @@
 #include "controllers/scheduler/pre_allocation_codec.h"
 #include "reconcile/placement/exact_match.h"
 #include "clientgo-shim/base/log.h"
+#include "reconcile/placement/plugin_scores.h"
 #include "reconcile/placement/prefer_avoid_pods.h"
 #include "reconcile/placement/reservation_affinity.h"
 
@@ -130,6 +131,15 @@ void FillSpec(const Value* spec, std::string_view path, placement::PodSpecView& 
     view.required_node_affinity = std::move(out);
   }
   view.tolerations = ReadTolerations(json::Member(*spec, "tolerations"));
+  for (const char* list : {"initContainers", "containers"}) {
+    if (const Value* containers = json::Member(*spec, list); containers && containers->IsArray()) {
+      for (const auto& c : containers->GetArray()) {
+        if (std::string_view image = json::GetString(c, {"image"}); !image.empty()) {
+          view.container_images.push_back(placement::NormalizedImageName(image));
+        }
+      }
+    }
+  }
   view.host_ports = ReadHostPorts(*spec);
   view.requests = reconcile::EffectiveRequests(PodResourcesOf(*spec, &view.request_errors, path));
   view.requests.erase(std::string(placement::kResourcePods));
@@ -147,6 +157,18 @@ placement::NodeView ReadNodeView(const Value& node, reconcile::Duration prefer_a
     view.unschedulable = ReadBool(*spec, {"unschedulable"}, false);
   }
   view.allocatable = ReadAmounts(json::Find(node, {"status", "allocatable"}));
+  // status.images (kubelet-written): an entry without an integer sizeBytes >= 0 is left out of
+  // ImageLocality (scoring only; nothing is read as size 0).
+  if (const Value* images = json::Find(node, {"status", "images"}); images && images->IsArray()) {
+    for (const auto& image : images->GetArray()) {
+      const Value* size = image.IsObject() ? json::Member(image, "sizeBytes") : nullptr;
+      const Value* names = image.IsObject() ? json::Member(image, "names") : nullptr;
+      if (size == nullptr || !size->IsInt64() || size->GetInt64() < 0 || names == nullptr || !names->IsArray()) continue;
+      for (const auto& name : names->GetArray()) {
+        if (name.IsString()) view.image_sizes[name.GetString()] = size->GetInt64();
+      }
+    }
+  }
   const std::string_view avoid =
       json::GetString(node, {"metadata", "annotations", placement::kPreferAvoidPodsAnnotation});
   if (!avoid.empty() && prefer_avoid_ttl > reconcile::Duration::zero()) {

@@ -41,6 +41,7 @@ Scorer::Scorer(const std::vector<NodeEntry>& nodes, bool any_prefer_no_schedule,
 
 int64_t Scorer::MaxScore() const {
   int64_t weights = kWeightNodeResourcesFit + kWeightBalancedAllocation;
+  if (!pod_.container_images.empty()) weights += kWeightImageLocality;
   if (node_affinity_) weights += kWeightNodeAffinity;
   if (taints_) weights += kWeightTaintToleration;
   if (inter_pod_) weights += kWeightInterPodAffinity;

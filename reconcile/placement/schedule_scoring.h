@@ -69,7 +69,8 @@ class Scorer {
   // score (Finish without the choice; the extender's prioritize reports these totals).
   void AddNormalized(std::vector<Pick>& picks) const;
   // MaxScore: the highest total a node can reach for this pod: kMaxNodeScore × the weights of
-  // NodeResourcesFit, BalancedAllocation and every plugin in play.
+  // NodeResourcesFit, BalancedAllocation, ImageLocality (a pod with images) and every plugin in
+  // play.
   int64_t MaxScore() const;
 
  private:
