@@ -111,14 +111,18 @@ std::string NormalizedImageName(std::string_view image) {
 int64_t ImageLocalityScore(const std::vector<std::string>& pod_images, const NodeView& node,
                            const std::function<int(std::string_view)>& nodes_with_image, int total_nodes) {
   if (pod_images.empty() || total_nodes <= 0) return 0;
+  const int64_t max = kImageLocalityMaxContainerBytes * static_cast<int64_t>(pod_images.size());
   int64_t sum = 0;
   for (const std::string& image : pod_images) {
     auto it = node.image_sizes.find(image);
     if (it == node.image_sizes.end()) continue;
     const double spread = static_cast<double>(nodes_with_image(image)) / static_cast<double>(total_nodes);
-    sum += static_cast<int64_t>(static_cast<double>(it->second) * spread);
+    const double scaled = static_cast<double>(it->second) * spread;
+    // Truncated per image as upstream's int64(); a size beyond the maximum saturates instead of
+    // overflowing (sizeBytes near int64's limit).
+    const int64_t term = scaled >= static_cast<double>(max) ? max : static_cast<int64_t>(scaled);
+    sum = std::min(max, sum + term);
   }
-  const int64_t max = kImageLocalityMaxContainerBytes * static_cast<int64_t>(pod_images.size());
   sum = std::clamp(sum, kImageLocalityMinBytes, max);
   return kMaxNodeScore * (sum - kImageLocalityMinBytes) / (max - kImageLocalityMinBytes);
 }

@@ -2,6 +2,8 @@
 // their combination with default weights in ClusterSnapshot.
 #include "reconcile/placement/plugin_scores.h"
 
+#include <cstdint>
+
 #include <gtest/gtest.h>
 
 #include "reconcile/placement/snapshot.h"
@@ -131,6 +133,9 @@ TEST(ImageLocality, SizeScaledBySpreadClampedToThresholds) {
   EXPECT_EQ(ImageLocalityScore({"big:latest", "absent:latest"}, node, on(2), 2),
             100 * (500 * kMiB - 23 * kMiB) / (2000 * kMiB - 23 * kMiB));
   EXPECT_EQ(ImageLocalityScore({}, node, on(2), 2), 0);
+  // Sizes at int64's limit saturate at the maximum (no overflow in the sum).
+  node.image_sizes = {{"a:1", INT64_MAX}, {"b:1", INT64_MAX}};
+  EXPECT_EQ(ImageLocalityScore({"a:1", "b:1"}, node, on(2), 2), 100);
 }
 
 TEST(ImageLocality, APodGoesWhereItsImageIs) {
