@@ -590,6 +590,8 @@ int main(int argc, char** argv) {
           return scheduler->BindPodToNode(a.pod_namespace, a.pod_name, a.pod_uid, a.node);
         },
         &manager->registry());
+    extender_service->SetPodViewHook(
+        [scheduler](reconcile::placement::PodSpecView& view) { scheduler->ApplyDefaultSpread(view); });
     extender_server = std::make_unique<shim::HttpServer>(
         flags.extender_bind_address, controllers::extender::ExtenderServerOptions(flags.extender_cert_dir));
     extender_service->Register(*extender_server);

@@ -130,6 +130,7 @@ shim::HttpServerReply ExtenderService::Filter(const std::string& body) {
   auto args = DecodeExtenderArgs(body);
   if (!args) return BadRequest("filter", args.error());
   placement::PodSpecView pod = ReadPodView(*args->pod);
+  if (pod_view_hook_) pod_view_hook_(pod);
   auto evaluations = cache_.EvaluateOnNodes(pod, args->node_names);
   ExtenderFilterResult result;
   result.passed.reserve(evaluations.size());
@@ -153,6 +154,7 @@ shim::HttpServerReply ExtenderService::Prioritize(const std::string& body) {
   auto args = DecodeExtenderArgs(body);
   if (!args) return BadRequest("prioritize", args.error());
   placement::PodSpecView pod = ReadPodView(*args->pod);
+  if (pod_view_hook_) pod_view_hook_(pod);
   auto evaluations = cache_.EvaluateOnNodes(pod, args->node_names);
   // When the pod can use a reservation on some candidate, the other nodes score 0: the margin is
   // then 10 × weight × 10, enough for a weight of 10 or more to outrank every in-tree score sum,
@@ -168,7 +170,9 @@ shim::HttpServerReply ExtenderService::Prioritize(const std::string& body) {
       if (e.reservation) {
         score = kMaxExtenderPriority;
       } else if (!any_reservation) {
-        score = e.score * (kMaxExtenderPriority - 1) / placement::kMaxNodeScore;
+        // berth's own ranking of the node (every score plugin with kube-scheduler's default
+        // weights), scaled to 0..9 so that 10 stays the reservation nodes' alone.
+        score = e.max_combined_score > 0 ? e.combined_score * (kMaxExtenderPriority - 1) / e.max_combined_score : 0;
       }
     }
     list.push_back({args->node_names[i], score});

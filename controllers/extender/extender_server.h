@@ -46,12 +46,17 @@ class ExtenderService {
   shim::HttpServerReply Prioritize(const std::string& body);
   shim::HttpServerReply Bind(const std::string& body);
 
+  // SetPodViewHook: called on each request's pod view before it is evaluated (berth-manager sets
+  // SchedulerController::ApplyDefaultSpread, so prioritize scores as the scheduler does).
+  void SetPodViewHook(std::function<void(reconcile::placement::PodSpecView&)> hook) { pod_view_hook_ = std::move(hook); }
+
  private:
   shim::HttpServerReply Handle(const std::string& verb, const shim::HttpServerRequest& request,
                                shim::HttpServerReply (ExtenderService::*handler)(const std::string&));
 
   SchedulerCache& cache_;
   Binder binder_;
+  std::function<void(reconcile::placement::PodSpecView&)> pod_view_hook_;
   shim::CounterFamily* requests_ = nullptr;
   shim::HistogramFamily* duration_ = nullptr;
 };

@@ -7,7 +7,7 @@ namespace placement = reconcile::placement;
 
 bool SameNode(const placement::NodeView& a, const placement::NodeView& b) {
   return a.labels == b.labels && a.taints == b.taints && a.unschedulable == b.unschedulable &&
-         a.avoided_controllers == b.avoided_controllers &&
+         a.avoided_controllers == b.avoided_controllers && a.image_sizes == b.image_sizes &&
          reconcile::EqualAmounts(a.allocatable, b.allocatable);
 }
 

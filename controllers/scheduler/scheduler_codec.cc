@@ -8,6 +8,7 @@
 #include "controllers/scheduler/pre_allocation_codec.h"
 #include "reconcile/placement/exact_match.h"
 #include "clientgo-shim/base/log.h"
+#include "reconcile/placement/plugin_scores.h"
 #include "reconcile/placement/prefer_avoid_pods.h"
 #include "reconcile/placement/reservation_affinity.h"
 
@@ -108,18 +109,37 @@ void FillSpec(const Value* spec, std::string_view path, placement::PodSpecView& 
   view.node_name = Str(*spec, {"nodeName"});
   view.node_selector = ReadStringMap(json::Member(*spec, "nodeSelector"));
   if (const Value* terms = json::Find(*spec, {"affinity", "nodeAffinity",
-                                              "requiredDuringSchedulingIgnoredDuringExecution"})) {
+                                              "requiredDuringSchedulingIgnoredDuringExecution"});
+      terms != nullptr && !terms->IsNull()) {
+    // A malformed term is an error naming it (the pod stays Pending), never a term left out:
+    // leaving one out of an ORed list would widen or narrow where the pod may run.
+    const std::string at = std::string(path) + ".affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution";
     std::vector<placement::NodeSelectorTerm> out;
-    if (const Value* list = json::Member(*terms, "nodeSelectorTerms"); list && list->IsArray()) {
-      for (const auto& t : list->GetArray()) {
-        if (!t.IsObject()) continue;
-        out.push_back({ReadRequirements(json::Member(t, "matchExpressions")),
-                       ReadRequirements(json::Member(t, "matchFields"))});
+    const Value* list = terms->IsObject() ? json::Member(*terms, "nodeSelectorTerms") : nullptr;
+    if (!terms->IsObject()) {
+      view.request_errors.push_back(at + ": Invalid value: " + json::Serialize(*terms) + ": must be an object");
+    } else if (list != nullptr && !list->IsNull() && !list->IsArray()) {
+      view.request_errors.push_back(at + ".nodeSelectorTerms: Invalid value: " + json::Serialize(*list) +
+                                    ": must be an array");
+    } else if (list != nullptr && list->IsArray()) {
+      for (rapidjson::SizeType i = 0; i < list->Size(); ++i) {
+        auto term = ReadNodeSelectorTerm((*list)[i], at + ".nodeSelectorTerms[" + std::to_string(i) + "]",
+                                         view.request_errors);
+        if (term) out.push_back(std::move(*term));
       }
     }
     view.required_node_affinity = std::move(out);
   }
   view.tolerations = ReadTolerations(json::Member(*spec, "tolerations"));
+  for (const char* list : {"initContainers", "containers"}) {
+    if (const Value* containers = json::Member(*spec, list); containers && containers->IsArray()) {
+      for (const auto& c : containers->GetArray()) {
+        if (std::string_view image = json::GetString(c, {"image"}); !image.empty()) {
+          view.container_images.push_back(placement::NormalizedImageName(image));
+        }
+      }
+    }
+  }
   view.host_ports = ReadHostPorts(*spec);
   view.requests = reconcile::EffectiveRequests(PodResourcesOf(*spec, &view.request_errors, path));
   view.requests.erase(std::string(placement::kResourcePods));
@@ -137,6 +157,18 @@ placement::NodeView ReadNodeView(const Value& node, reconcile::Duration prefer_a
     view.unschedulable = ReadBool(*spec, {"unschedulable"}, false);
   }
   view.allocatable = ReadAmounts(json::Find(node, {"status", "allocatable"}));
+  // status.images (kubelet-written): an entry without an integer sizeBytes >= 0 is left out of
+  // ImageLocality (scoring only; nothing is read as size 0).
+  if (const Value* images = json::Find(node, {"status", "images"}); images && images->IsArray()) {
+    for (const auto& image : images->GetArray()) {
+      const Value* size = image.IsObject() ? json::Member(image, "sizeBytes") : nullptr;
+      const Value* names = image.IsObject() ? json::Member(image, "names") : nullptr;
+      if (size == nullptr || !size->IsInt64() || size->GetInt64() < 0 || names == nullptr || !names->IsArray()) continue;
+      for (const auto& name : names->GetArray()) {
+        if (name.IsString()) view.image_sizes[name.GetString()] = size->GetInt64();
+      }
+    }
+  }
   const std::string_view avoid =
       json::GetString(node, {"metadata", "annotations", placement::kPreferAvoidPodsAnnotation});
   if (!avoid.empty() && prefer_avoid_ttl > reconcile::Duration::zero()) {

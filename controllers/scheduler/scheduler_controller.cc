@@ -4,6 +4,8 @@
 // half (schedule, bind, PodScheduled=False). The reservation half is reservation_placer.cc.
 #include "controllers/scheduler/scheduler_controller.h"
 
+#include "controllers/scheduler/default_spread.h"
+
 #include <algorithm>
 
 #include "clientgo-shim/base/json.h"
@@ -139,6 +141,14 @@ Result<std::unique_ptr<SchedulerController>> SchedulerController::Setup(
   c->namespaces_ = informers.InformerFor(shim::InformerKey{"/api/v1/namespaces", "", ""});
   // Read at preemption time only (which victims a budget protects): no handler.
   c->pdbs_ = informers.InformerFor(shim::InformerKey{"/apis/policy/v1/poddisruptionbudgets", "", ""});
+  // Read at decision time for PodTopologySpread's system defaults (ApplyDefaultSpread): no
+  // handler. ReplicationControllers are not watched (kube-scheduler also reads those).
+  c->services_ = informers.InformerFor(shim::InformerKey{"/api/v1/services", "", ""});
+  c->replicasets_ = informers.InformerFor(shim::InformerKey{"/apis/apps/v1/replicasets", "", ""});
+  c->statefulsets_ = informers.InformerFor(shim::InformerKey{"/apis/apps/v1/statefulsets", "", ""});
+  if (!c->services_->AddIndexers({{shim::kNamespaceIndex, shim::NamespaceIndexFunc()}})) {
+    return MakeError(ErrorCode::kInternal, "adding the scheduler's service namespace index failed");
+  }
   // The ResourcePolicy CRD may be missing (Helm installs crds/ only on the first install): then
   // the scheduler runs without policies rather than wait forever for an informer that cannot sync.
   if (ResourcePoliciesServed(*rest)) {
@@ -242,6 +252,35 @@ Result<std::unique_ptr<SchedulerController>> SchedulerController::Setup(
         self->RetryParked();
       }});
   return c;
+}
+
+void SchedulerController::ApplyDefaultSpread(placement::PodSpecView& view) const {
+  if (!view.topology_spread.empty()) return;
+  std::vector<rapidjson::Document> service_selectors;
+  if (services_) {
+    if (auto services = services_->store().ByIndex(shim::kNamespaceIndex, view.namespace_name); services) {
+      for (const shim::ObjectPtr& service : *services) {
+        if (auto selector = service->FindJson({"spec", "selector"})) service_selectors.push_back(std::move(*selector));
+      }
+    }
+  }
+  const placement::PodOwnerReference* owner = nullptr;
+  const SpreadOwnerKind kind = SpreadOwnerOf(view, &owner);
+  const shim::SharedInformer* owners = kind == SpreadOwnerKind::kReplicaSet    ? replicasets_.get()
+                                       : kind == SpreadOwnerKind::kStatefulSet ? statefulsets_.get()
+                                                                               : nullptr;
+  std::optional<rapidjson::Document> owner_selector;
+  if (owners != nullptr && owner != nullptr) {
+    if (shim::ObjectPtr workload = owners->store().Get(view.namespace_name + "/" + owner->name)) {
+      owner_selector = workload->FindJson({"spec", "selector"});
+    }
+  }
+  if (service_selectors.empty() && !owner_selector) return;  // the common case: nothing to build
+  std::vector<const rapidjson::Value*> selectors;
+  selectors.reserve(service_selectors.size());
+  for (const auto& s : service_selectors) selectors.push_back(&s);
+  view.default_spread_selector =
+      DefaultSpreadSelector(view.labels, selectors, kind, owner_selector ? &*owner_selector : nullptr);
 }
 
 bool SchedulerController::IsOurs(std::string_view scheduler_name) const {
@@ -441,6 +480,7 @@ shim::ReconcileResult SchedulerController::ReconcilePod(const std::string& key) 
   }
   placement::PodSpecView view = ReadPodView(*doc);
   if (view.uid.empty() || cache_.IsPodAssumed(view.uid)) return shim::ReconcileResult::Done();
+  ApplyDefaultSpread(view);
   // A nomination written earlier (or by a previous leader) keeps its room from less important pods.
   cache_.SetNomination(view, view.priority.nominated_node_name);
   uint64_t seen = cluster_generation_.load();

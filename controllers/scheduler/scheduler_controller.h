@@ -94,6 +94,11 @@ class SchedulerController {
   // assumed after a failure.
   std::string BindPodToNode(const std::string& namespace_name, const std::string& name, const std::string& uid,
                             const std::string& node);
+  // ApplyDefaultSpread sets view.default_spread_selector for a pod without
+  // topologySpreadConstraints from the cached Services of its namespace and its ReplicaSet or
+  // StatefulSet (default_spread.h), so PodTopologySpread's system defaults score it as
+  // kube-scheduler would. The extender's answers use it too.
+  void ApplyDefaultSpread(reconcile::placement::PodSpecView& view) const;
 
  private:
   SchedulerController(shim::RestClientPtr rest, SchedulerControllerOptions options);
@@ -172,6 +177,10 @@ class SchedulerController {
   std::shared_ptr<shim::SharedInformer> namespaces_;  // labels for pod affinity's namespaceSelector
   std::shared_ptr<shim::SharedInformer> resource_policies_;
   std::shared_ptr<shim::SharedInformer> pdbs_;  // preemption counts PodDisruptionBudgets
+  // PodTopologySpread's system defaults: the workloads selecting a pod (read at decision time).
+  std::shared_ptr<shim::SharedInformer> services_;
+  std::shared_ptr<shim::SharedInformer> replicasets_;
+  std::shared_ptr<shim::SharedInformer> statefulsets_;
   shim::Controller* pod_controller_ = nullptr;
   shim::Controller* reservation_controller_ = nullptr;
   shim::Controller* status_controller_ = nullptr;

@@ -54,6 +54,10 @@ std::vector<ClusterSnapshot::NodeEvaluation> ClusterSnapshot::EvaluateOnNodes(
   // node entry of the name kAhead positions on are prefetched, so the cache misses of several
   // names overlap instead of coming one after the other (thousands of nodes per request).
   constexpr size_t kAhead = 8;
+  // The fitting nodes' picks, for the combined score (normalised over them, as SchedulePod
+  // normalises over its feasible nodes).
+  std::vector<internal::Pick> picks;
+  std::vector<size_t> picked_at;
   std::vector<uint64_t> hashes(nodes.size());
   for (size_t k = 0; k < nodes.size(); ++k) hashes[k] = internal::NodeNameIndex::Hash(nodes[k]);
   for (size_t k = 0; k < std::min(nodes.size(), 2 * kAhead); ++k) s.node_index.PrefetchSlot(hashes[k]);
@@ -79,6 +83,8 @@ std::vector<ClusterSnapshot::NodeEvaluation> ClusterSnapshot::EvaluateOnNodes(
     if (visit.kind == internal::NodeVisit::Kind::kPicked) {
       e.fits = true;
       e.score = visit.fit_score;
+      picks.push_back(visit.pick);
+      picked_at.push_back(k);
       if (const internal::ReservationEntry* r = visit.pick.reservation) {
         e.reservation = ReservationRef{r->view.name, r->view.uid};
       }
@@ -104,6 +110,12 @@ std::vector<ClusterSnapshot::NodeEvaluation> ClusterSnapshot::EvaluateOnNodes(
       internal::AddAffinityDiagnosis(s, pod, candidate_nodes, std::vector<const internal::ReservationEntry*>(lo, hi),
                                      e.error);
     }
+  }
+  if (constraints.scorer.collect()) constraints.scorer.AddNormalized(picks);
+  const int64_t max_score = constraints.scorer.MaxScore();
+  for (size_t j = 0; j < picks.size(); ++j) {
+    out[picked_at[j]].combined_score = picks[j].score;
+    out[picked_at[j]].max_combined_score = max_score;
   }
   return out;
 }

@@ -98,4 +98,33 @@ void PodTopologySpreadNormalize(std::vector<int64_t>& scores, const std::vector<
   }
 }
 
+std::string NormalizedImageName(std::string_view image) {
+  std::string out(image);
+  const size_t colon = image.rfind(':');
+  const size_t slash = image.rfind('/');
+  // strings.LastIndex: -1 when absent, so "no colon" is <= any slash position.
+  const auto last = [](size_t pos) { return pos == std::string_view::npos ? -1 : static_cast<int64_t>(pos); };
+  if (last(colon) <= last(slash)) out += ":latest";
+  return out;
+}
+
+int64_t ImageLocalityScore(const std::vector<std::string>& pod_images, const NodeView& node,
+                           const std::function<int(std::string_view)>& nodes_with_image, int total_nodes) {
+  if (pod_images.empty() || total_nodes <= 0) return 0;
+  const int64_t max = kImageLocalityMaxContainerBytes * static_cast<int64_t>(pod_images.size());
+  int64_t sum = 0;
+  for (const std::string& image : pod_images) {
+    auto it = node.image_sizes.find(image);
+    if (it == node.image_sizes.end()) continue;
+    const double spread = static_cast<double>(nodes_with_image(image)) / static_cast<double>(total_nodes);
+    const double scaled = static_cast<double>(it->second) * spread;
+    // Truncated per image as upstream's int64(); a size beyond the maximum saturates instead of
+    // overflowing (sizeBytes near int64's limit).
+    const int64_t term = scaled >= static_cast<double>(max) ? max : static_cast<int64_t>(scaled);
+    sum = std::min(max, sum + term);
+  }
+  sum = std::clamp(sum, kImageLocalityMinBytes, max);
+  return kMaxNodeScore * (sum - kImageLocalityMinBytes) / (max - kImageLocalityMinBytes);
+}
+
 }  // namespace berth::reconcile::placement

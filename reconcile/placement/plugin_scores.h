@@ -2,11 +2,13 @@
 //
 // kube-scheduler's default score plugins besides NodeResourcesFit (scoring.h), as pure functions
 // with upstream's arithmetic, and the default plugin weights the ClusterSnapshot combines them
-// with (score = Σ plugin score (0..100, after its NormalizeScore) × weight). ImageLocality is not
-// implemented (berth's caches keep no node images).
+// with (score = Σ plugin score (0..100, after its NormalizeScore) × weight). ImageLocality reads the
+// node's status.images.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -21,6 +23,23 @@ inline constexpr int64_t kWeightInterPodAffinity = 2;
 inline constexpr int64_t kWeightNodeAffinity = 2;
 inline constexpr int64_t kWeightPodTopologySpread = 2;
 inline constexpr int64_t kWeightTaintToleration = 3;
+inline constexpr int64_t kWeightImageLocality = 1;
+
+// ImageLocality's thresholds: an image sum below 23 MiB scores 0, and 1000 MiB per container
+// scores 100.
+inline constexpr int64_t kImageLocalityMinBytes = int64_t{23} * 1024 * 1024;
+inline constexpr int64_t kImageLocalityMaxContainerBytes = int64_t{1000} * 1024 * 1024;
+
+// NormalizedImageName: ImageLocality's normalizedImageName (":latest" added when the name has no
+// tag after its last "/").
+std::string NormalizedImageName(std::string_view image);
+
+// ImageLocalityScore: upstream's ImageLocality Score (no NormalizeScore): for each of the pod's
+// images present on the node, its size scaled by the share of nodes holding it
+// (`nodes_with_image(name)` / `total_nodes`), summed, clamped to [23 MiB, 1000 MiB × containers]
+// and mapped linearly to 0..100.
+int64_t ImageLocalityScore(const std::vector<std::string>& pod_images, const NodeView& node,
+                           const std::function<int(std::string_view)>& nodes_with_image, int total_nodes);
 
 // BalancedAllocationScore: NodeResourcesBalancedAllocation over cpu and memory (requested =
 // what the node's pods and the incoming pod actually request, not the non-zero defaults): each

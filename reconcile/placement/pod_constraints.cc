@@ -21,6 +21,21 @@ bool TermMatches(const PodAffinityTerm& term, std::string_view namespace_name, c
   return in_namespace && term.selector.Matches(labels);
 }
 
+std::vector<TopologySpreadConstraint> SystemDefaultSpreadConstraints(const shim::LabelSelector& selector) {
+  std::vector<TopologySpreadConstraint> out(2);
+  out[0].max_skew = 3;
+  out[0].topology_key = kLabelHostname;
+  out[1].max_skew = 5;
+  out[1].topology_key = kLabelTopologyZone;
+  for (TopologySpreadConstraint& c : out) {
+    c.do_not_schedule = false;  // ScheduleAnyway
+    c.honor_node_affinity = true;
+    c.honor_node_taints = false;
+    c.selector = selector;
+  }
+  return out;
+}
+
 namespace internal {
 namespace {
 

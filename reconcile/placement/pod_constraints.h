@@ -28,6 +28,12 @@ inline constexpr std::string_view kReasonTopologySpreadMissingLabel =
 
 // The topology key of per-node spreading (upstream counts such domains per node).
 inline constexpr std::string_view kLabelHostname = "kubernetes.io/hostname";
+inline constexpr std::string_view kLabelTopologyZone = "topology.kubernetes.io/zone";
+
+// SystemDefaultSpreadConstraints: PodTopologySpread's defaultingType System constraints, applied
+// (to scoring only) to a pod without constraints of its own: maxSkew 3 over kubernetes.io/hostname
+// and maxSkew 5 over topology.kubernetes.io/zone, both ScheduleAnyway, over `selector`.
+std::vector<TopologySpreadConstraint> SystemDefaultSpreadConstraints(const shim::LabelSelector& selector);
 
 // TermMatches is framework.AffinityTerm.Matches: the pod's namespace is listed, or its
 // namespace's labels (`namespace_labels`, nullptr = none known) match the namespace selector;

@@ -158,6 +158,15 @@ NodeVisit VisitNode(const ClusterSnapshot::State& s, const PodSpecView& pod, con
   if (!filters.Check(n.view.labels).empty()) return out;
   out.fit_score = FitScore(s.options.scoring, c, n);
   pick.score = Score(s.options.scoring, c, n);
+  if (!pod.container_images.empty() && !n.view.image_sizes.empty()) {
+    pick.score += kWeightImageLocality * ImageLocalityScore(
+                                             pod.container_images, n.view,
+                                             [&s](std::string_view image) {
+                                               auto it = s.image_nodes.find(image);
+                                               return it == s.image_nodes.end() ? 0 : it->second;
+                                             },
+                                             s.present_nodes);
+  }
   out.kind = NodeVisit::Kind::kPicked;
   out.pick = pick;
   return out;

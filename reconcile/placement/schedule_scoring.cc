@@ -2,6 +2,7 @@
 #include "reconcile/placement/schedule_scoring.h"
 
 #include "reconcile/placement/plugin_scores.h"
+#include "reconcile/placement/scoring.h"
 
 namespace berth::reconcile::placement::internal {
 
@@ -32,9 +33,32 @@ Scorer::Scorer(const std::vector<NodeEntry>& nodes, bool any_prefer_no_schedule,
   for (const TopologySpreadConstraint& c : pod.topology_spread) {
     if (!c.do_not_schedule) spread_.push_back(c);
   }
+  if (pod.topology_spread.empty() && pod.default_spread_selector != nullptr) {
+    spread_ = SystemDefaultSpreadConstraints(*pod.default_spread_selector);
+    spread_require_all_ = false;
+  }
+}
+
+int64_t Scorer::MaxScore() const {
+  int64_t weights = kWeightNodeResourcesFit + kWeightBalancedAllocation;
+  if (!pod_.container_images.empty()) weights += kWeightImageLocality;
+  if (node_affinity_) weights += kWeightNodeAffinity;
+  if (taints_) weights += kWeightTaintToleration;
+  if (inter_pod_) weights += kWeightInterPodAffinity;
+  if (!spread_.empty()) weights += kWeightPodTopologySpread;
+  return kMaxNodeScore * weights;
 }
 
 Pick Scorer::Finish(std::vector<Pick>& picks) const {
+  AddNormalized(picks);
+  Pick best;
+  for (const Pick& p : picks) {
+    if (Better(p, best, nodes_)) best = p;
+  }
+  return best;
+}
+
+void Scorer::AddNormalized(std::vector<Pick>& picks) const {
   std::vector<int> feasible;
   feasible.reserve(picks.size());
   for (const Pick& p : picks) feasible.push_back(p.node);
@@ -59,13 +83,8 @@ Pick Scorer::Finish(std::vector<Pick>& picks) const {
   }
   if (inter_pod_) add(InterPodAffinityScores(ctx_, feasible), kWeightInterPodAffinity);
   if (!spread_.empty()) {
-    add(TopologySpreadScores(ctx_, feasible, spread_, /*require_all=*/true), kWeightPodTopologySpread);
+    add(TopologySpreadScores(ctx_, feasible, spread_, spread_require_all_), kWeightPodTopologySpread);
   }
-  Pick best;
-  for (const Pick& p : picks) {
-    if (Better(p, best, nodes_)) best = p;
-  }
-  return best;
 }
 
 }  // namespace berth::reconcile::placement::internal

@@ -56,14 +56,22 @@ struct ConstraintFilters {
 // none applies to a decision the nodes are compared as they are visited (Pick::score holds the
 // unnormalised NodeResourcesFit + BalancedAllocation); otherwise the feasible picks are kept and
 // Finish adds the weighted normalised scores, then returns the best.
-// kube-scheduler's cluster-default spreading (for a pod without constraints) needs the Services
-// and workloads selecting the pod, which berth does not watch: it is not applied.
+// A pod without topologySpreadConstraints whose workload selector is known
+// (PodSpecView::default_spread_selector) is scored with the system default constraints, which,
+// as upstream, do not require every topology key on a node.
 class Scorer {
  public:
   Scorer(const std::vector<NodeEntry>& nodes, bool any_prefer_no_schedule, const PodSpecView& pod,
          const ConstraintContext& ctx);
   bool collect() const { return node_affinity_ || taints_ || inter_pod_ || !spread_.empty(); }
   Pick Finish(std::vector<Pick>& picks) const;
+  // AddNormalized adds the weighted normalised scores of the plugins in play to each pick's
+  // score (Finish without the choice; the extender's prioritize reports these totals).
+  void AddNormalized(std::vector<Pick>& picks) const;
+  // MaxScore: the highest total a node can reach for this pod: kMaxNodeScore × the weights of
+  // NodeResourcesFit, BalancedAllocation, ImageLocality (a pod with images) and every plugin in
+  // play.
+  int64_t MaxScore() const;
 
  private:
   const std::vector<NodeEntry>& nodes_;
@@ -72,7 +80,8 @@ class Scorer {
   bool node_affinity_ = false;
   bool taints_ = false;
   bool inter_pod_ = false;
-  std::vector<TopologySpreadConstraint> spread_;  // ScheduleAnyway
+  std::vector<TopologySpreadConstraint> spread_;  // ScheduleAnyway, or the system defaults
+  bool spread_require_all_ = true;                // false for the system defaults
 };
 
 }  // namespace berth::reconcile::placement::internal

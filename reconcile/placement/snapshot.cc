@@ -608,6 +608,15 @@ ResourceAmounts ClusterSnapshot::Allocated(std::string_view reservation_uid) con
 }
 
 void ClusterSnapshot::State::CountDomains(const NodeView& node, int sign) {
+  for (const auto& [image, size] : node.image_sizes) {
+    auto it = image_nodes.find(image);
+    if (it == image_nodes.end()) {
+      if (sign < 0) continue;
+      it = image_nodes.emplace(image, 0).first;
+    }
+    it->second += sign;
+    if (it->second <= 0) image_nodes.erase(it);
+  }
   for (const auto& [key, value] : node.labels) {
     auto k = domains.find(key);
     if (k == domains.end()) {

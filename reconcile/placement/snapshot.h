@@ -152,6 +152,11 @@ class ClusterSnapshot {
     // fits: the node score (0..kMaxNodeScore) of SchedulerOptions::scoring with the pod added,
     // reservations' holds counted as used (what SchedulePod ranks nodes by).
     int64_t score = 0;
+    // fits: the node's total in SchedulePod's ranking (Σ plugin score × kube-scheduler's default
+    // weight, the normalised plugins normalised over this call's fitting nodes), of at most
+    // max_combined_score.
+    int64_t combined_score = 0;
+    int64_t max_combined_score = 0;
     FitError error;  // known and not fits
   };
   std::vector<NodeEvaluation> EvaluateOnNodes(const PodSpecView& pod, const std::vector<std::string_view>& nodes) const;

@@ -217,6 +217,8 @@ struct ClusterSnapshot::State {
   // nodes a pod does not restrict needs no scan of every node.
   internal::StringMap<internal::StringMap<int>> domains;
   void CountDomains(const NodeView& node, int sign);
+  // ImageLocality: image name → present nodes listing it in status.images (kept by CountDomains).
+  internal::StringMap<int> image_nodes;
   // The snapshot's clock (AdvanceClock) and the deadlines of reservations not yet expired.
   Time now{};
   std::set<std::pair<Time, std::string>> deadlines;

@@ -101,6 +101,8 @@ struct NodeView {
   // PreferAvoidPods entries not yet expired when read (the scheduler compares `until` with its
   // clock, so an entry also stops counting at its deadline between node events).
   std::vector<AvoidedController> avoided_controllers;
+  // status.images: every name of each image → its sizeBytes (ImageLocality).
+  std::map<std::string, int64_t, std::less<>> image_sizes;
 };
 
 // PodAffinityTerm: core/v1 PodAffinityTerm (or a WeightedPodAffinityTerm's term) as
@@ -172,6 +174,14 @@ struct PodSpecView {
   // spec.affinity.podAffinity/podAntiAffinity (null when the pod has no such terms).
   std::shared_ptr<const PodAffinity> pod_affinity;
   std::vector<TopologySpreadConstraint> topology_spread;  // spec.topologySpreadConstraints
+  // The images of spec.initContainers and spec.containers, normalised as ImageLocality does (a
+  // name without a tag gets ":latest").
+  std::vector<std::string> container_images;
+  // The selector of the pod's workload (the Services selecting it, its ReplicaSet/StatefulSet/
+  // ReplicationController: kube-scheduler's helper.DefaultSelector), set by the caller from its
+  // caches when the pod has no topologySpreadConstraints. PodTopologySpread scores such a pod
+  // with the system default constraints over it; null: no defaults.
+  std::shared_ptr<const shim::LabelSelector> default_spread_selector;
   ResourceAmounts requests;  // EffectiveRequests(...) of the pod; without "pods"
   // Requests or limits that do not parse (or are negative), and affinity or spread selectors
   // that do not convert, each naming its field ("spec.containers[0].resources.requests.cpu:

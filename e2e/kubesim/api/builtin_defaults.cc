@@ -1,5 +1,7 @@
 #include "e2e/kubesim/api/builtin_defaults.h"
 
+#include "e2e/kubesim/api/pod_scheduling_validation.h"
+
 #include "clientgo-shim/api/quantity.h"
 #include "clientgo-shim/base/json.h"
 
@@ -289,6 +291,7 @@ std::vector<StatusCause> ValidateBuiltin(const ResourceType& type, const Value& 
       if (json::GetString(c, {"name"}).empty()) causes.push_back({"FieldValueRequired", "Required value", prefix + ".name"});
       if (json::GetString(c, {"image"}).empty()) causes.push_back({"FieldValueRequired", "Required value", prefix + ".image"});
     }
+    if (const Value* spec = json::Member(object, "spec")) ValidatePodScheduling(*spec, "spec", causes);
   } else if (type.group == "scheduling.k8s.io" && type.plural == "priorityclasses") {
     const Value* value = json::Member(object, "value");
     if (!value) {
@@ -314,6 +317,9 @@ std::vector<StatusCause> ValidateBuiltin(const ResourceType& type, const Value& 
     const Value* selector = json::Find(object, {"spec", "selector"});
     if (!selector || !selector->IsObject()) {
       causes.push_back({"FieldValueRequired", "Required value", "spec.selector"});
+    }
+    if (const Value* pod_spec = json::Find(object, {"spec", "template", "spec"})) {
+      ValidatePodScheduling(*pod_spec, "spec.template.spec", causes);
     }
   }
   return causes;

@@ -9,6 +9,7 @@
 
 #include "clientgo-shim/base/json.h"
 #include "clientgo-shim/metrics/raw_http_client.h"
+#include "controllers/scheduler/scheduler_codec.h"
 #include "reconcile/placement/filters.h"
 #include "reconcile/placement/node_ports.h"
 #include "reconcile/placement/reservation_affinity.h"
@@ -116,6 +117,74 @@ TEST_F(ExtenderServiceTest, PrioritizeScalesTheNodeScoreBelowTen) {
   EXPECT_GT(scores["node-2"], scores["node-1"]);
   EXPECT_LE(scores["node-2"], kMaxExtenderPriority - 1);
   EXPECT_EQ(scores["ghost"], 0);
+}
+
+// Prioritize reports berth's whole ranking, not the resource fit alone: preferred node affinity,
+// PreferNoSchedule taints (and every other score plugin berth's scheduler weighs) move the
+// answer, and the node it scores highest is the one berth's own scheduler would pick.
+TEST_F(ExtenderServiceTest, PrioritizeIsTheSchedulersCombinedScore) {
+  placement::NodeView ssd = Node("ssd", 4000);
+  ssd.labels = {{"disk", "ssd"}};
+  placement::NodeView tainted = Node("tainted", 4000);
+  tainted.labels = {{"disk", "ssd"}};
+  tainted.taints = {{"noisy", "", "PreferNoSchedule"}};
+  placement::NodeView big = Node("big", 16000);  // the emptiest: the resource fit alone ranks it first
+  cache_.UpsertNode(ssd);
+  cache_.UpsertNode(tainted);
+  cache_.UpsertNode(big);
+  const std::string pod = R"({"metadata":{"name":"pref","namespace":"default","uid":"uid-pref"},
+    "spec":{"schedulerName":"default-scheduler","containers":[{"name":"c","resources":{"requests":{"cpu":"1"}}}],
+      "affinity":{"nodeAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[
+        {"weight":100,"preference":{"matchExpressions":[{"key":"disk","operator":"In","values":["ssd"]}]}}]}}},
+    "status":{"phase":"Pending"}})";
+  auto scores = Scores(Args(pod, {"ssd", "tainted", "big"}));
+  // ssd: affinity 100 × 2 + taint 100 × 3 + fit/balance; tainted loses the taint's 300; big loses
+  // the affinity's 200 but wins a little on fit. Out of (1 + 1 + 2 + 3) × 100, scaled to 0..9.
+  EXPECT_GT(scores["ssd"], scores["big"]);
+  EXPECT_GT(scores["big"], scores["tainted"]);
+  EXPECT_LE(scores["ssd"], kMaxExtenderPriority - 1);
+  auto doc = json::Parse(pod);
+  ASSERT_TRUE(doc.has_value());
+  placement::PodSpecView view = ReadPodView(*doc);
+  auto decision = cache_.ScheduleAndAssumePod(view);
+  ASSERT_TRUE(decision.has_value()) << decision.error().Message();
+  EXPECT_EQ(decision->node_name, "ssd");
+}
+
+// Without such a plugin in play the answer is the resource scores (NodeResourcesFit and
+// BalancedAllocation) out of their 200.
+TEST_F(ExtenderServiceTest, PrioritizeWithOnlyResourceScoresStillRanksByThem) {
+  cache_.UpsertNode(Node("node-2", 100000));
+  auto scores = Scores(Args(PodJson("plain", "1"), {"node-1", "node-2"}));
+  EXPECT_GT(scores["node-2"], scores["node-1"]);
+  EXPECT_GE(scores["node-2"], 8);  // near-empty node: fit ~100 and balance ~100 of 200
+  EXPECT_LE(scores["node-2"], kMaxExtenderPriority - 1);
+}
+
+// The hook berth-manager installs (the scheduler's ApplyDefaultSpread) is applied to the pod
+// view: here it gives the pod a workload selector, so the system default spreading scores the
+// node already running a replica lower.
+TEST_F(ExtenderServiceTest, PodViewHookFeedsTheDefaultSpreading) {
+  placement::PodSpecView replica;
+  replica.namespace_name = "default";
+  replica.name = "web-0";
+  replica.uid = "uid-web-0";
+  replica.labels = {{"app", "web"}};
+  replica.node_name = "node-1";
+  replica.requests = {{"cpu", 100}};
+  for (const char* name : {"node-1", "node-2"}) {
+    placement::NodeView n = Node(name, 4000);
+    n.labels = {{"kubernetes.io/hostname", name}};  // spreading counts by the node's label, as upstream
+    cache_.UpsertNode(n);
+  }
+  cache_.UpsertPod(replica);
+  const std::string args = Args(PodJson("web-1", "100m", R"({"app":"web"})"), {"node-1", "node-2"});
+  auto without = Scores(args);
+  auto selector = std::make_shared<const shim::LabelSelector>(*shim::LabelSelector::Parse("app=web"));
+  service_.SetPodViewHook([selector](placement::PodSpecView& view) { view.default_spread_selector = selector; });
+  auto with = Scores(args);
+  EXPECT_LT(with["node-1"], with["node-2"]);
+  EXPECT_GT(with["node-2"] - with["node-1"], without["node-2"] - without["node-1"]);
 }
 
 TEST_F(ExtenderServiceTest, UnknownNodeIsFailedWithAReasonNeverAServerError) {

@@ -321,4 +321,21 @@ TEST(ReadPodViewTest, HostPortsOfContainersAndSidecarsWithDefaults) {
                                                             {"TCP", "0.0.0.0", 2000}}));
 }
 
+TEST(SchedulerCodecTest, NodeImagesAndPodContainerImagesForImageLocality) {
+  auto node = Parse(R"({"metadata":{"name":"n"},"status":{"images":[
+    {"names":["docker.io/library/nginx@sha256:aa","docker.io/library/nginx:1.25"],"sizeBytes":187000000},
+    {"names":["pause:3.9"],"sizeBytes":"big"},
+    {"names":["busybox:latest"]},
+    "oops"]}})");
+  placement::NodeView n = ReadNodeView(node);
+  const std::map<std::string, int64_t, std::less<>> want = {{"docker.io/library/nginx@sha256:aa", 187000000},
+                                                             {"docker.io/library/nginx:1.25", 187000000}};
+  EXPECT_EQ(n.image_sizes, want);  // entries without a usable size are left out, never size 0
+  auto pod = Parse(R"({"metadata":{"name":"p","namespace":"ns","uid":"u"},"spec":{
+    "initContainers":[{"name":"i","image":"busybox"}],
+    "containers":[{"name":"c","image":"docker.io/library/nginx:1.25"},{"name":"d","image":"registry:5000/app"}]}})");
+  EXPECT_EQ(ReadPodView(pod).container_images,
+            (std::vector<std::string>{"busybox:latest", "docker.io/library/nginx:1.25", "registry:5000/app:latest"}));
+}
+
 }  // namespace berth::controllers

@@ -2,6 +2,8 @@
 // their combination with default weights in ClusterSnapshot.
 #include "reconcile/placement/plugin_scores.h"
 
+#include <cstdint>
+
 #include <gtest/gtest.h>
 
 #include "reconcile/placement/snapshot.h"
@@ -104,6 +106,66 @@ TEST(CombinedScores, BalancedAllocationBreaksLeastAllocatedTies) {
   pod.requests = {{"cpu", 0}, {"memory", 8 * kGi}};
   // On b it balances 4/8 cpu with 8/32 memory (87); on a memory 24/32 against no cpu (62).
   EXPECT_EQ(snap.SchedulePod(pod)->node_name, "b");
+}
+
+constexpr int64_t kMiB = int64_t{1024} * 1024;
+
+TEST(ImageLocality, NormalizedNamesGetLatestWhenUntagged) {
+  EXPECT_EQ(NormalizedImageName("nginx"), "nginx:latest");
+  EXPECT_EQ(NormalizedImageName("nginx:1.25"), "nginx:1.25");
+  EXPECT_EQ(NormalizedImageName("registry:5000/app"), "registry:5000/app:latest");  // the port is no tag
+  EXPECT_EQ(NormalizedImageName("registry:5000/app:v1"), "registry:5000/app:v1");
+  EXPECT_EQ(NormalizedImageName("app@sha256:abcd"), "app@sha256:abcd");
+}
+
+TEST(ImageLocality, SizeScaledBySpreadClampedToThresholds) {
+  NodeView node;
+  node.image_sizes = {{"big:latest", 500 * kMiB}, {"small:latest", 10 * kMiB}, {"huge:latest", 2000 * kMiB}};
+  auto on = [](int n) { return [n](std::string_view) { return n; }; };
+  // 500 MiB on 1 node of 2: 250 MiB; 100 × (250 - 23) / (1000 - 23) MiB = 23.2.
+  EXPECT_EQ(ImageLocalityScore({"big:latest"}, node, on(1), 2), 23);
+  EXPECT_EQ(ImageLocalityScore({"big:latest"}, node, on(2), 2), 48);   // on every node: 100 × 477 / 977
+  EXPECT_EQ(ImageLocalityScore({"small:latest"}, node, on(2), 2), 0);  // below 23 MiB
+  EXPECT_EQ(ImageLocalityScore({"huge:latest"}, node, on(2), 2), 100);  // above 1000 MiB per container
+  // Two containers: the maximum doubles; an image the node lacks adds nothing.
+  EXPECT_EQ(ImageLocalityScore({"huge:latest", "absent:latest"}, node, on(2), 2),
+            100 * (2000 * kMiB - 23 * kMiB) / (2000 * kMiB - 23 * kMiB));
+  EXPECT_EQ(ImageLocalityScore({"big:latest", "absent:latest"}, node, on(2), 2),
+            100 * (500 * kMiB - 23 * kMiB) / (2000 * kMiB - 23 * kMiB));
+  EXPECT_EQ(ImageLocalityScore({}, node, on(2), 2), 0);
+  // Sizes at int64's limit saturate at the maximum (no overflow in the sum).
+  node.image_sizes = {{"a:1", INT64_MAX}, {"b:1", INT64_MAX}};
+  EXPECT_EQ(ImageLocalityScore({"a:1", "b:1"}, node, on(2), 2), 100);
+}
+
+TEST(ImageLocality, APodGoesWhereItsImageIs) {
+  ClusterSnapshot snap;
+  for (const char* name : {"a", "b", "c"}) {
+    NodeView n;
+    n.name = name;
+    n.allocatable = {{"cpu", 4000}, {"memory", 8 * kGi}, {"pods", 110000}};
+    if (std::string_view(name) == "c") n.image_sizes = {{"web:1", 800 * kMiB}};
+    snap.UpsertNode(n);
+  }
+  PodSpecView pod;
+  pod.namespace_name = "default";
+  pod.name = "p";
+  pod.uid = "p-uid";
+  pod.requests = {{"cpu", 100}};
+  pod.container_images = {"web:1"};
+  auto d = snap.SchedulePod(pod);
+  ASSERT_TRUE(d) << d.error().Message();
+  EXPECT_EQ(d->node_name, "c");  // without the image every node ties and "a" would win
+  pod.container_images = {"other:1"};
+  d = snap.SchedulePod(pod);
+  ASSERT_TRUE(d) << d.error().Message();
+  EXPECT_EQ(d->node_name, "a");
+  // The node gone: the image's node count goes with it.
+  snap.RemoveNode("c");
+  pod.container_images = {"web:1"};
+  d = snap.SchedulePod(pod);
+  ASSERT_TRUE(d) << d.error().Message();
+  EXPECT_EQ(d->node_name, "a");
 }
 
 }  // namespace

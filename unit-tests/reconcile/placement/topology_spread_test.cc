@@ -1,8 +1,11 @@
 // Tests for PodTopologySpread in ClusterSnapshot (pod_constraints.h), against kube-scheduler's
 // documented behaviour and wording (pkg/scheduler/framework/plugins/podtopologyspread).
+#include <memory>
+
 #include <gtest/gtest.h>
 
 #include "reconcile/placement/plugin_scores.h"
+#include "reconcile/placement/pod_constraints.h"
 #include "reconcile/placement/snapshot.h"
 
 namespace berth::reconcile::placement {
@@ -198,6 +201,97 @@ TEST(PodTopologySpreadNormalize, UpstreamFormula) {
   std::vector<int64_t> zero{0, 0};
   PodTopologySpreadNormalize(zero, {0, 0});
   EXPECT_EQ(zero, (std::vector<int64_t>{100, 100}));
+}
+
+// kube-scheduler's system default constraints (hostname maxSkew 3, zone maxSkew 5, ScheduleAnyway)
+// for a pod with no constraints of its own whose workload selector is known: pods of one
+// ReplicaSet spread over nodes and zones by score, where resource scores alone would stack them
+// on the biggest node.
+// BigNode: 64 cpu and 256Gi, so that LeastAllocated keeps preferring it as pods land there.
+NodeView BigNode(std::string name, std::string zone) {
+  NodeView n = Node(std::move(name), std::move(zone), 64);
+  n.allocatable["memory"] = 256 * kGi;
+  return n;
+}
+
+std::map<std::string, int> ScheduleReplicaSet(ClusterSnapshot& snap, int count, bool with_defaults) {
+  auto selector = std::make_shared<const shim::LabelSelector>(*shim::LabelSelector::Parse("app=web"));
+  std::map<std::string, int> per_node;
+  for (int i = 0; i < count; ++i) {
+    PodSpecView pod = Web("rs-" + std::to_string(i), {});
+    if (with_defaults) pod.default_spread_selector = selector;
+    PodDecision d = snap.SchedulePod(pod);
+    if (!d) {
+      ADD_FAILURE() << d.error().Message();
+      continue;
+    }
+    EXPECT_TRUE(snap.AssumePod(pod, *d));
+    per_node[d->node_name]++;
+  }
+  return per_node;
+}
+
+TEST(TopologySpreadDefaults, ReplicaSetPodsSpreadOverNodesAndZones) {
+  auto build = [](ClusterSnapshot& snap) {
+    snap.UpsertNode(BigNode("a1", "a"));  // much emptier after each pod: LeastAllocated prefers it
+    snap.UpsertNode(Node("b1", "b", 8));
+    snap.UpsertNode(Node("c1", "c", 8));
+  };
+  ClusterSnapshot plain;
+  build(plain);
+  auto stacked = ScheduleReplicaSet(plain, 6, /*with_defaults=*/false);
+  EXPECT_EQ(stacked["a1"], 6);  // without the defaults, resource scores stack them
+  ClusterSnapshot spread;
+  build(spread);
+  auto per_node = ScheduleReplicaSet(spread, 6, /*with_defaults=*/true);
+  EXPECT_EQ(per_node["a1"], 2);
+  EXPECT_EQ(per_node["b1"], 2);
+  EXPECT_EQ(per_node["c1"], 2);
+}
+
+TEST(TopologySpreadDefaults, NodesWithoutAZoneLabelAreStillScoredByHostname) {
+  // Upstream does not require every default topology key on a node (requireAllTopologies is
+  // false for system defaults): zone-less nodes still take pods, spread by hostname.
+  ClusterSnapshot snap;
+  snap.UpsertNode(BigNode("x1", ""));
+  snap.UpsertNode(Node("x2", "", 8));
+  auto per_node = ScheduleReplicaSet(snap, 4, /*with_defaults=*/true);
+  EXPECT_EQ(per_node["x1"], 2);
+  EXPECT_EQ(per_node["x2"], 2);
+}
+
+TEST(TopologySpreadDefaults, OwnConstraintsReplaceTheDefaults) {
+  // A pod with any constraint of its own gets no defaults: a DoNotSchedule-only pod is scored by
+  // resources, so it stacks on the big node within its zone skew.
+  ClusterSnapshot snap;
+  snap.UpsertNode(BigNode("a1", "a"));
+  snap.UpsertNode(Node("a2", "a", 8));
+  auto selector = std::make_shared<const shim::LabelSelector>(*shim::LabelSelector::Parse("app=web"));
+  std::map<std::string, int> per_node;
+  for (int i = 0; i < 4; ++i) {
+    PodSpecView pod = Web("own-" + std::to_string(i), {Spread(1)});
+    pod.default_spread_selector = selector;
+    PodDecision d = snap.SchedulePod(pod);
+    ASSERT_TRUE(d) << d.error().Message();
+    EXPECT_TRUE(snap.AssumePod(pod, *d));
+    per_node[d->node_name]++;
+  }
+  EXPECT_EQ(per_node["a1"], 4);
+}
+
+TEST(TopologySpreadDefaults, SystemDefaultsAreUpstreamsValues) {
+  auto defaults = SystemDefaultSpreadConstraints(*shim::LabelSelector::Parse("app=web"));
+  ASSERT_EQ(defaults.size(), 2u);
+  EXPECT_EQ(defaults[0].topology_key, "kubernetes.io/hostname");
+  EXPECT_EQ(defaults[0].max_skew, 3);
+  EXPECT_EQ(defaults[1].topology_key, "topology.kubernetes.io/zone");
+  EXPECT_EQ(defaults[1].max_skew, 5);
+  for (const auto& c : defaults) {
+    EXPECT_FALSE(c.do_not_schedule);  // ScheduleAnyway
+    EXPECT_TRUE(c.honor_node_affinity);
+    EXPECT_FALSE(c.honor_node_taints);
+    EXPECT_EQ(c.selector.String(), "app=web");
+  }
 }
 
 }  // namespace
