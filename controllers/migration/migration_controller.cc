@@ -91,12 +91,8 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
                                 {1, 2.5, 5, 7.5, 10, 15, 20, 30, 45, 60, 90});
   if (!evicted || !phases || !retry) return MakeError(ErrorCode::kInternal, "registering migration metrics failed");
   c->evicted_total_ = *evicted;
-  c->phase_gauge_ = *phases;
+  c->phases_.Bind(*phases, {"Pending", "Running", "Succeeded", "Failed", "Aborted"});
   c->retry_seconds_ = *retry;
-  for (const char* p : {"Pending", "Running", "Succeeded", "Failed", "Aborted"}) {
-    c->phase_gauge_->WithLabelValues({p}).Set(0);
-    c->phase_counts_[p] = 0;
-  }
 
   auto& informers = manager.informers();
   c->jobs_ = informers.InformerFor(shim::InformerKey{kPodMigrationJobsPath, "", ""});

@@ -21,6 +21,7 @@
 #include "clientgo-shim/client/object_client.h"
 #include "clientgo-shim/events/event_recorder.h"
 #include "clientgo-shim/manager/manager.h"
+#include "controllers/common/phase_gauge.h"
 #include "controllers/migration/drain_controller.h"
 #include "controllers/migration/migration_arbiter.h"
 #include "reconcile/migration/job.h"
@@ -82,10 +83,9 @@ class MigrationController {
   shim::Controller* controller_ = nullptr;
 
   shim::CounterFamily* evicted_total_ = nullptr;
-  shim::GaugeFamily* phase_gauge_ = nullptr;
+  PhaseGauge phases_;
   shim::HistogramFamily* retry_seconds_ = nullptr;
   std::mutex mu_;
-  std::unordered_map<std::string, int64_t> phase_counts_;
   std::unordered_map<std::string, reconcile::migration::EvictionTries> tries_;  // job uid →
   // job name → the resourceVersion our last spec/status write replaced, until the cache moves on
   std::unordered_map<std::string, std::string> unseen_writes_;

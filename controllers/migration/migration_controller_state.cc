@@ -65,15 +65,8 @@ void MigrationController::ReleaseDisruption(const std::pair<std::string, std::st
 }
 
 void MigrationController::CountPhase(const shim::ObjectPtr& old_object, const shim::ObjectPtr& new_object) {
-  std::lock_guard lock(mu_);
-  if (old_object) {
-    std::string p = PhaseOf(old_object);
-    phase_gauge_->WithLabelValues({p}).Set(static_cast<double>(--phase_counts_[p]));
-  }
-  if (new_object) {
-    std::string p = PhaseOf(new_object);
-    phase_gauge_->WithLabelValues({p}).Set(static_cast<double>(++phase_counts_[p]));
-  }
+  phases_.Move(old_object ? std::optional(PhaseOf(old_object)) : std::nullopt,
+               new_object ? std::optional(PhaseOf(new_object)) : std::nullopt);
 }
 
 std::string MigrationController::Strategy(const shim::CachedObject& job) const {

@@ -104,14 +104,10 @@ Result<std::unique_ptr<ReservationController>> ReservationController::Setup(
   auto gc = reg.AddCounter("berth_reservation_gc_total", "Terminal reservations deleted by garbage collection.");
   auto transitions = RegisterReservationTransitions(reg);
   if (!phase || !lag || !gc || !transitions) return MakeError(ErrorCode::kInternal, "registering reservation metrics failed");
-  c->phase_gauge_ = *phase;
+  c->phases_.Bind(*phase, {"Pending", "Available", "Waiting", "Succeeded", "Failed"});
   c->expiry_lag_ = *lag;
   c->gc_total_ = *gc;
   c->transitions_ = *transitions;
-  for (const char* p : {"Pending", "Available", "Waiting", "Succeeded", "Failed"}) {
-    c->phase_gauge_->WithLabelValues({p}).Set(0);
-    c->phase_counts_[p] = 0;
-  }
 
   auto& informers = manager.informers();
   c->reservations_ = informers.InformerFor(shim::InformerKey{kReservationsPath, "", ""});
@@ -197,15 +193,8 @@ void ReservationController::Enqueue(const std::string& key) {
 }
 
 void ReservationController::CountPhase(const shim::ObjectPtr& old_object, const shim::ObjectPtr& new_object) {
-  std::lock_guard lock(phase_mu_);
-  if (old_object) {
-    std::string p = PhaseOf(old_object);
-    phase_gauge_->WithLabelValues({p}).Set(static_cast<double>(--phase_counts_[p]));
-  }
-  if (new_object) {
-    std::string p = PhaseOf(new_object);
-    phase_gauge_->WithLabelValues({p}).Set(static_cast<double>(++phase_counts_[p]));
-  }
+  phases_.Move(old_object ? std::optional(PhaseOf(old_object)) : std::nullopt,
+               new_object ? std::optional(PhaseOf(new_object)) : std::nullopt);
 }
 
 shim::ReconcileResult ReservationController::Reconcile(const std::string& key) {

@@ -18,6 +18,7 @@
 #include "clientgo-shim/client/object_client.h"
 #include "clientgo-shim/events/event_recorder.h"
 #include "clientgo-shim/manager/manager.h"
+#include "controllers/common/phase_gauge.h"
 #include "controllers/reservation/own_writes.h"
 #include "controllers/reservation/owner_sync.h"
 #include "reconcile/reservation/lifecycle.h"
@@ -74,12 +75,10 @@ class ReservationController {
   shim::Controller* controller_ = nullptr;
 
   // Metrics.
-  shim::GaugeFamily* phase_gauge_ = nullptr;
+  PhaseGauge phases_;
   shim::HistogramFamily* expiry_lag_ = nullptr;
   shim::CounterFamily* gc_total_ = nullptr;
   shim::CounterFamily* transitions_ = nullptr;
-  std::mutex phase_mu_;
-  std::unordered_map<std::string, int64_t> phase_counts_;
   // uid → when this process wrote the reservation's terminal transition (sub-second, for exact GC).
   std::mutex terminal_mu_;
   std::unordered_map<std::string, reconcile::Time> terminal_since_;

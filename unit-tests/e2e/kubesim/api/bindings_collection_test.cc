@@ -3,18 +3,12 @@
 
 #include "clientgo-shim/base/json.h"
 #include "e2e/kubesim/api/api_server.h"
+#include "unit-tests/e2e/kubesim/api/recording_sink.h"
 
 namespace berth::kubesim {
 namespace {
 
-class Sink : public ResponseSink {
- public:
-  void Send(HttpResponse response) override { response_ = std::move(response); }
-  bool BeginStream(int, std::string_view) override { return false; }
-  bool WriteChunk(std::string_view) override { return false; }
-  void EndStream() override {}
-  HttpResponse response_;
-};
+using Sink = testing::RecordingSink;
 
 class BindingsCollectionTest : public ::testing::Test {
  protected:

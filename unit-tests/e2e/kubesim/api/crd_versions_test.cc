@@ -7,6 +7,7 @@
 
 #include "clientgo-shim/base/json.h"
 #include "e2e/kubesim/api/api_server.h"
+#include "unit-tests/e2e/kubesim/api/recording_sink.h"
 
 namespace berth::kubesim {
 namespace {
@@ -60,14 +61,7 @@ class FirstChunkSink : public ResponseSink {
   std::string chunk_, error_;
 };
 
-class RecordingSink : public ResponseSink {
- public:
-  void Send(HttpResponse response) override { response_ = std::move(response); }
-  bool BeginStream(int, std::string_view) override { return false; }
-  bool WriteChunk(std::string_view) override { return false; }
-  void EndStream() override {}
-  HttpResponse response_;
-};
+using testing::RecordingSink;
 
 // A two-version CRD shaped like ProvisioningRequest's: v1 stored, v1beta1 deprecated.
 constexpr const char* kCrd = R"({

@@ -9,6 +9,7 @@
 
 #include "clientgo-shim/base/json.h"
 #include "e2e/kubesim/api/api_server.h"
+#include "unit-tests/e2e/kubesim/api/recording_sink.h"
 #include "e2e/kubesim/protobuf/decoder.h"
 #include "e2e/kubesim/protobuf/wire_reader.h"
 
@@ -17,14 +18,7 @@ namespace {
 
 constexpr const char* kProtobufFirst = "application/vnd.kubernetes.protobuf,application/json";
 
-class RecordingSink : public ResponseSink {
- public:
-  void Send(HttpResponse response) override { response_ = std::move(response); }
-  bool BeginStream(int, std::string_view) override { return false; }
-  bool WriteChunk(std::string_view) override { return false; }
-  void EndStream() override {}
-  HttpResponse response_;
-};
+using testing::RecordingSink;
 
 // FrameSink collects a watch stream's length-delimited frames and reports the client gone once
 // `want` frames arrived.
