@@ -48,6 +48,9 @@ NEEDED_BUT_NOT_EXERCISED = {
     ("scheduling.koordinator.sh", "reservations", "get"):
         "controllers/migration/migration_controller.cc: a job's reservation the cache does not have yet is read "
         "from the API server (only its 404 says it is missing); whether the scenario hits that depends on timing",
+    ("", "nodes", "get"):
+        "controllers/migration/prefer_avoid_hook.cc: the PreferAvoidPods patch is conditional on the node's version "
+        "read from the cache; after a 409, or for a node the cache lacks, the node is read from the API server",
     ("scheduling.koordinator.sh", "podmigrationjobs", "create"):
         "controllers/rescheduler/rescheduler_controller.cc: a job per move; the scenario's rescheduler has no "
         "ConfigMap, so every strategy is off (test_rescheduler drives it)",
