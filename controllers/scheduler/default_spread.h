@@ -22,7 +22,10 @@ enum class SpreadOwnerKind { kNone, kReplicaSet, kStatefulSet, kReplicationContr
 
 // SpreadOwnerOf: the pod's controller reference when it is one of those kinds (apiVersion
 // apps/v1 for ReplicaSet and StatefulSet, v1 for ReplicationController, as upstream's GVK match).
+// `*owner` points into `pod`, so a temporary pod is refused at compile time.
 SpreadOwnerKind SpreadOwnerOf(const reconcile::placement::PodSpecView& pod, const reconcile::placement::PodOwnerReference** owner);
+SpreadOwnerKind SpreadOwnerOf(reconcile::placement::PodSpecView&& pod,
+                              const reconcile::placement::PodOwnerReference** owner) = delete;
 
 // DefaultSpreadSelector: `service_selectors` are the spec.selector values of the Services in the
 // pod's namespace (absent or null ones are left out: they select nothing); `owner_selector` is

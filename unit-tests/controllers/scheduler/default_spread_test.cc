@@ -24,17 +24,22 @@ placement::PodSpecView PodOwnedBy(std::string api_version, std::string kind, boo
   return pod;
 }
 
+// KindOf: the spread owner kind alone (no pointer into the pod is kept).
+SpreadOwnerKind KindOf(const placement::PodSpecView& pod) { return SpreadOwnerOf(pod, nullptr); }
+
 TEST(DefaultSpreadTest, TheControllerMustBeAnAppsV1ReplicaSetOrStatefulSetOrAV1ReplicationController) {
   const placement::PodOwnerReference* owner = nullptr;
-  EXPECT_EQ(SpreadOwnerOf(PodOwnedBy("apps/v1", "ReplicaSet", true), &owner), SpreadOwnerKind::kReplicaSet);
+  // `owner` points into the pod: the pod must outlive it.
+  const placement::PodSpecView replica = PodOwnedBy("apps/v1", "ReplicaSet", true);
+  EXPECT_EQ(SpreadOwnerOf(replica, &owner), SpreadOwnerKind::kReplicaSet);
   ASSERT_NE(owner, nullptr);
   EXPECT_EQ(owner->name, "web-abc");
-  EXPECT_EQ(SpreadOwnerOf(PodOwnedBy("apps/v1", "StatefulSet", true), nullptr), SpreadOwnerKind::kStatefulSet);
-  EXPECT_EQ(SpreadOwnerOf(PodOwnedBy("v1", "ReplicationController", true), nullptr),
+  EXPECT_EQ(KindOf(PodOwnedBy("apps/v1", "StatefulSet", true)), SpreadOwnerKind::kStatefulSet);
+  EXPECT_EQ(KindOf(PodOwnedBy("v1", "ReplicationController", true)),
             SpreadOwnerKind::kReplicationController);
-  EXPECT_EQ(SpreadOwnerOf(PodOwnedBy("apps/v1", "ReplicaSet", false), nullptr), SpreadOwnerKind::kNone);
-  EXPECT_EQ(SpreadOwnerOf(PodOwnedBy("extensions/v1beta1", "ReplicaSet", true), nullptr), SpreadOwnerKind::kNone);
-  EXPECT_EQ(SpreadOwnerOf(PodOwnedBy("batch/v1", "Job", true), nullptr), SpreadOwnerKind::kNone);
+  EXPECT_EQ(KindOf(PodOwnedBy("apps/v1", "ReplicaSet", false)), SpreadOwnerKind::kNone);
+  EXPECT_EQ(KindOf(PodOwnedBy("extensions/v1beta1", "ReplicaSet", true)), SpreadOwnerKind::kNone);
+  EXPECT_EQ(KindOf(PodOwnedBy("batch/v1", "Job", true)), SpreadOwnerKind::kNone);
 }
 
 TEST(DefaultSpreadTest, ReplicaSetSelectorIsANDedWithTheMatchingServices) {
