@@ -569,3 +569,17 @@ class NoBindVerbTest(ExtenderSuite):
         for name in ("nb-elsewhere", "nb-1"):
             annotations = self.get(f"/api/v1/namespaces/default/pods/{name}")["metadata"].get("annotations", {})
             self.assertNotIn(ANNOTATION, annotations, name)
+
+
+class NoBindVerbFaultTest(NoBindVerbTest):
+    """The annotation patch (and every other write) through kubesim's injected 500/429/409 on pod PATCHes: a refused
+    patch leaves the pod counted on its node and is retried, so the owner ends annotated exactly once."""
+    sim_flags = {"node_cpu": "4", "node_memory": "8Gi", "fault_rate": "0.5", "fault_codes": "500,429,409",
+                 "fault_target": "PATCH:pods"}
+
+    def test_owner_pods_kube_scheduler_binds_are_annotated_into_their_reservation(self):
+        super().test_owner_pods_kube_scheduler_binds_are_annotated_into_their_reservation()
+        refused = sum(v for k, v in self.mgr.metrics().items()
+                      if k[0] == "rest_client_requests_total" and dict(k[1]).get("method") == "PATCH"
+                      and dict(k[1]).get("code") in ("500", "429", "409"))
+        self.assertGreater(refused, 0, "no PATCH was refused: the faults did not reach the annotation writes")
