@@ -31,17 +31,10 @@ class SecureMetricsTest(unittest.TestCase):
         cls.sim.kubectl("create", "-f", "-", input=json.dumps(READER))
         cls.sim.kubectl("create", "clusterrolebinding", "prometheus-metrics", "--clusterrole=metrics-reader",
                         "--serviceaccount=default:prometheus")
-        cls.allowed_token = cls.token_for("prometheus")
-        cls.unbound_token = cls.token_for("stranger")
-
-    @classmethod
-    def token_for(cls, sa):
-        # The TokenRequest API in JSON (`kubectl create token` sends protobuf, which kubesim does not decode for
-        # this kind).
-        r = cls.sim.http("POST", f"/api/v1/namespaces/default/serviceaccounts/{sa}/token",
-                         json={"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}})
-        r.raise_for_status()
-        return r.json()["status"]["token"]
+        # `kubectl create token` sends a protobuf TokenRequest; each kubectl version mints one of the tokens.
+        cls.allowed_token = cls.sim.kubectl("create", "token", "prometheus", "-n", "default").strip()
+        cls.unbound_token = cls.sim.kubectl134("create", "token", "stranger", "-n", "default",
+                                               "--duration=15m").strip()
 
     @classmethod
     def tearDownClass(cls):

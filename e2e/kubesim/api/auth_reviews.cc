@@ -1,5 +1,5 @@
 // kubesim's authentication and authorization APIs, answered from its own tokens and RBAC objects:
-//   POST /api/v1/namespaces/{ns}/serviceaccounts/{name}/token            TokenRequest (JSON only)
+//   POST /api/v1/namespaces/{ns}/serviceaccounts/{name}/token            TokenRequest (JSON or protobuf, as `kubectl create token` sends it)
 //   POST /apis/authentication.k8s.io/v1/tokenreviews                      TokenReview
 //   POST /apis/authorization.k8s.io/v1/subjectaccessreviews               SubjectAccessReview
 // The kubeconfig's token is the user "kubesim-admin" in system:masters; a TokenRequest mints a

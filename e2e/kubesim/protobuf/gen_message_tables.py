@@ -33,6 +33,7 @@ ROOTS = [
     ("v1", "Binding", "k8s.io.api.core.v1.Binding"),
     ("v1", "Secret", "k8s.io.api.core.v1.Secret"),
     ("v1", "ServiceAccount", "k8s.io.api.core.v1.ServiceAccount"),
+    ("authentication.k8s.io/v1", "TokenRequest", "k8s.io.api.authentication.v1.TokenRequest"),
     ("apps/v1", "Deployment", "k8s.io.api.apps.v1.Deployment"),
     ("apps/v1", "ReplicaSet", "k8s.io.api.apps.v1.ReplicaSet"),
     ("apps/v1", "StatefulSet", "k8s.io.api.apps.v1.StatefulSet"),
@@ -48,7 +49,7 @@ ROOTS = [
 ]
 # The List kinds kubesim answers GET (list) with in protobuf: {1 metadata ListMeta, 2 items}.
 ROOTS += [(gv, kind + "List", proto + "List") for gv, kind, proto in list(ROOTS)
-          if kind not in ("Binding", "Scale", "Eviction")]
+          if kind not in ("Binding", "Scale", "Eviction", "TokenRequest")]
 # Status: the object of a watch ERROR event.
 ROOTS += [("v1", "Status", "k8s.io.apimachinery.pkg.apis.meta.v1.Status")]
 # Typed clients send a DELETE's DeleteOptions body in their own group-version (client-go
@@ -89,7 +90,11 @@ KEEP_ZERO = {
     META + "DeleteOptions": {"gracePeriodSeconds", "orphanDependents"},
     META + "ListMeta": {"remainingItemCount"},
     "k8s.io.api.coordination.v1.LeaseSpec": {"leaseDurationSeconds", "leaseTransitions"},
+    "k8s.io.api.authentication.v1.TokenRequestSpec": {"expirationSeconds"},
 }
+
+# The few proto field names that differ from the JSON name (the Go field's json tag).
+JSON_NAMES = {("k8s.io.api.authentication.v1.BoundObjectReference", "uID"): "uid"}
 
 # Go structs embedded with `json:",inline"`: one message field on the wire, their fields flat in the
 # parent's JSON object.
@@ -238,6 +243,7 @@ def main():
                     msg = index[value[4]] if value[3] == 11 else -1
                 else:
                     msg = index[type_name]
+            fname = JSON_NAMES.get((name, fname), fname)
             inline = ", true" if (name, fname) in INLINE or fname in INLINE_NAMES else ""
             rows.append(f"    {{{number}, \"{fname}\", K::{kind}, {str(repeated).lower()}, "
                         f"{str(fname in keep).lower()}, {msg}, K::{value_kind}{inline}}},\n")

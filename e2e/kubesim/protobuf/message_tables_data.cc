@@ -1233,46 +1233,70 @@ constexpr FieldSpec kFields168[] = {
     {3, "imagePullSecrets", K::kMessage, true, false, 40, K::kString},
     {4, "automountServiceAccountToken", K::kBool, false, true, -1, K::kString},
 };
-// k8s.io.api.apps.v1.Deployment
+// k8s.io.api.authentication.v1.TokenRequest
 constexpr FieldSpec kFields169[] = {
     {1, "metadata", K::kMessage, false, false, 1, K::kString},
     {2, "spec", K::kMessage, false, false, 170, K::kString},
-    {3, "status", K::kMessage, false, false, 173, K::kString},
+    {3, "status", K::kMessage, false, false, 172, K::kString},
+};
+// k8s.io.api.authentication.v1.TokenRequestSpec
+constexpr FieldSpec kFields170[] = {
+    {1, "audiences", K::kString, true, false, -1, K::kString},
+    {3, "boundObjectRef", K::kMessage, false, false, 171, K::kString},
+    {4, "expirationSeconds", K::kInt64, false, true, -1, K::kString},
+};
+// k8s.io.api.authentication.v1.BoundObjectReference
+constexpr FieldSpec kFields171[] = {
+    {1, "kind", K::kString, false, false, -1, K::kString},
+    {2, "apiVersion", K::kString, false, false, -1, K::kString},
+    {3, "name", K::kString, false, false, -1, K::kString},
+    {4, "uid", K::kString, false, false, -1, K::kString},
+};
+// k8s.io.api.authentication.v1.TokenRequestStatus
+constexpr FieldSpec kFields172[] = {
+    {1, "token", K::kString, false, false, -1, K::kString},
+    {2, "expirationTimestamp", K::kMessage, false, false, 2, K::kString},
+};
+// k8s.io.api.apps.v1.Deployment
+constexpr FieldSpec kFields173[] = {
+    {1, "metadata", K::kMessage, false, false, 1, K::kString},
+    {2, "spec", K::kMessage, false, false, 174, K::kString},
+    {3, "status", K::kMessage, false, false, 177, K::kString},
 };
 // k8s.io.api.apps.v1.DeploymentSpec
-constexpr FieldSpec kFields170[] = {
+constexpr FieldSpec kFields174[] = {
     {1, "replicas", K::kInt32, false, true, -1, K::kString},
     {2, "selector", K::kMessage, false, false, 68, K::kString},
     {3, "template", K::kMessage, false, false, 149, K::kString},
-    {4, "strategy", K::kMessage, false, false, 171, K::kString},
+    {4, "strategy", K::kMessage, false, false, 175, K::kString},
     {5, "minReadySeconds", K::kInt32, false, false, -1, K::kString},
     {6, "revisionHistoryLimit", K::kInt32, false, true, -1, K::kString},
     {7, "paused", K::kBool, false, false, -1, K::kString},
     {9, "progressDeadlineSeconds", K::kInt32, false, true, -1, K::kString},
 };
 // k8s.io.api.apps.v1.DeploymentStrategy
-constexpr FieldSpec kFields171[] = {
+constexpr FieldSpec kFields175[] = {
     {1, "type", K::kString, false, false, -1, K::kString},
-    {2, "rollingUpdate", K::kMessage, false, false, 172, K::kString},
+    {2, "rollingUpdate", K::kMessage, false, false, 176, K::kString},
 };
 // k8s.io.api.apps.v1.RollingUpdateDeployment
-constexpr FieldSpec kFields172[] = {
+constexpr FieldSpec kFields176[] = {
     {1, "maxUnavailable", K::kMessage, false, false, 92, K::kString},
     {2, "maxSurge", K::kMessage, false, false, 92, K::kString},
 };
 // k8s.io.api.apps.v1.DeploymentStatus
-constexpr FieldSpec kFields173[] = {
+constexpr FieldSpec kFields177[] = {
     {1, "observedGeneration", K::kInt64, false, false, -1, K::kString},
     {2, "replicas", K::kInt32, false, false, -1, K::kString},
     {3, "updatedReplicas", K::kInt32, false, false, -1, K::kString},
     {4, "availableReplicas", K::kInt32, false, false, -1, K::kString},
     {5, "unavailableReplicas", K::kInt32, false, false, -1, K::kString},
-    {6, "conditions", K::kMessage, true, false, 174, K::kString},
+    {6, "conditions", K::kMessage, true, false, 178, K::kString},
     {7, "readyReplicas", K::kInt32, false, false, -1, K::kString},
     {8, "collisionCount", K::kInt32, false, false, -1, K::kString},
 };
 // k8s.io.api.apps.v1.DeploymentCondition
-constexpr FieldSpec kFields174[] = {
+constexpr FieldSpec kFields178[] = {
     {1, "type", K::kString, false, false, -1, K::kString},
     {2, "status", K::kString, false, false, -1, K::kString},
     {4, "reason", K::kString, false, false, -1, K::kString},
@@ -1281,29 +1305,29 @@ constexpr FieldSpec kFields174[] = {
     {7, "lastTransitionTime", K::kMessage, false, false, 2, K::kString},
 };
 // k8s.io.api.apps.v1.ReplicaSet
-constexpr FieldSpec kFields175[] = {
+constexpr FieldSpec kFields179[] = {
     {1, "metadata", K::kMessage, false, false, 1, K::kString},
-    {2, "spec", K::kMessage, false, false, 176, K::kString},
-    {3, "status", K::kMessage, false, false, 177, K::kString},
+    {2, "spec", K::kMessage, false, false, 180, K::kString},
+    {3, "status", K::kMessage, false, false, 181, K::kString},
 };
 // k8s.io.api.apps.v1.ReplicaSetSpec
-constexpr FieldSpec kFields176[] = {
+constexpr FieldSpec kFields180[] = {
     {1, "replicas", K::kInt32, false, true, -1, K::kString},
     {2, "selector", K::kMessage, false, false, 68, K::kString},
     {3, "template", K::kMessage, false, false, 149, K::kString},
     {4, "minReadySeconds", K::kInt32, false, false, -1, K::kString},
 };
 // k8s.io.api.apps.v1.ReplicaSetStatus
-constexpr FieldSpec kFields177[] = {
+constexpr FieldSpec kFields181[] = {
     {1, "replicas", K::kInt32, false, false, -1, K::kString},
     {2, "fullyLabeledReplicas", K::kInt32, false, false, -1, K::kString},
     {3, "observedGeneration", K::kInt64, false, false, -1, K::kString},
     {4, "readyReplicas", K::kInt32, false, false, -1, K::kString},
     {5, "availableReplicas", K::kInt32, false, false, -1, K::kString},
-    {6, "conditions", K::kMessage, true, false, 178, K::kString},
+    {6, "conditions", K::kMessage, true, false, 182, K::kString},
 };
 // k8s.io.api.apps.v1.ReplicaSetCondition
-constexpr FieldSpec kFields178[] = {
+constexpr FieldSpec kFields182[] = {
     {1, "type", K::kString, false, false, -1, K::kString},
     {2, "status", K::kString, false, false, -1, K::kString},
     {3, "lastTransitionTime", K::kMessage, false, false, 2, K::kString},
@@ -1311,44 +1335,44 @@ constexpr FieldSpec kFields178[] = {
     {5, "message", K::kString, false, false, -1, K::kString},
 };
 // k8s.io.api.apps.v1.StatefulSet
-constexpr FieldSpec kFields179[] = {
+constexpr FieldSpec kFields183[] = {
     {1, "metadata", K::kMessage, false, false, 1, K::kString},
-    {2, "spec", K::kMessage, false, false, 180, K::kString},
-    {3, "status", K::kMessage, false, false, 189, K::kString},
+    {2, "spec", K::kMessage, false, false, 184, K::kString},
+    {3, "status", K::kMessage, false, false, 193, K::kString},
 };
 // k8s.io.api.apps.v1.StatefulSetSpec
-constexpr FieldSpec kFields180[] = {
+constexpr FieldSpec kFields184[] = {
     {1, "replicas", K::kInt32, false, true, -1, K::kString},
     {2, "selector", K::kMessage, false, false, 68, K::kString},
     {3, "template", K::kMessage, false, false, 149, K::kString},
-    {4, "volumeClaimTemplates", K::kMessage, true, false, 181, K::kString},
+    {4, "volumeClaimTemplates", K::kMessage, true, false, 185, K::kString},
     {5, "serviceName", K::kString, false, false, -1, K::kString},
     {6, "podManagementPolicy", K::kString, false, false, -1, K::kString},
-    {7, "updateStrategy", K::kMessage, false, false, 185, K::kString},
+    {7, "updateStrategy", K::kMessage, false, false, 189, K::kString},
     {8, "revisionHistoryLimit", K::kInt32, false, true, -1, K::kString},
     {9, "minReadySeconds", K::kInt32, false, false, -1, K::kString},
-    {10, "persistentVolumeClaimRetentionPolicy", K::kMessage, false, false, 187, K::kString},
-    {11, "ordinals", K::kMessage, false, false, 188, K::kString},
+    {10, "persistentVolumeClaimRetentionPolicy", K::kMessage, false, false, 191, K::kString},
+    {11, "ordinals", K::kMessage, false, false, 192, K::kString},
 };
 // k8s.io.api.core.v1.PersistentVolumeClaim
-constexpr FieldSpec kFields181[] = {
+constexpr FieldSpec kFields185[] = {
     {1, "metadata", K::kMessage, false, false, 1, K::kString},
     {2, "spec", K::kMessage, false, false, 74, K::kString},
-    {3, "status", K::kMessage, false, false, 182, K::kString},
+    {3, "status", K::kMessage, false, false, 186, K::kString},
 };
 // k8s.io.api.core.v1.PersistentVolumeClaimStatus
-constexpr FieldSpec kFields182[] = {
+constexpr FieldSpec kFields186[] = {
     {1, "phase", K::kString, false, false, -1, K::kString},
     {2, "accessModes", K::kString, true, false, -1, K::kString},
     {3, "capacity", K::kMap, false, false, 15, K::kMessage},
-    {4, "conditions", K::kMessage, true, false, 183, K::kString},
+    {4, "conditions", K::kMessage, true, false, 187, K::kString},
     {5, "allocatedResources", K::kMap, false, false, 15, K::kMessage},
     {7, "allocatedResourceStatuses", K::kMap, false, false, -1, K::kString},
     {8, "currentVolumeAttributesClassName", K::kString, false, false, -1, K::kString},
-    {9, "modifyVolumeStatus", K::kMessage, false, false, 184, K::kString},
+    {9, "modifyVolumeStatus", K::kMessage, false, false, 188, K::kString},
 };
 // k8s.io.api.core.v1.PersistentVolumeClaimCondition
-constexpr FieldSpec kFields183[] = {
+constexpr FieldSpec kFields187[] = {
     {1, "type", K::kString, false, false, -1, K::kString},
     {2, "status", K::kString, false, false, -1, K::kString},
     {3, "lastProbeTime", K::kMessage, false, false, 2, K::kString},
@@ -1357,31 +1381,31 @@ constexpr FieldSpec kFields183[] = {
     {6, "message", K::kString, false, false, -1, K::kString},
 };
 // k8s.io.api.core.v1.ModifyVolumeStatus
-constexpr FieldSpec kFields184[] = {
+constexpr FieldSpec kFields188[] = {
     {1, "targetVolumeAttributesClassName", K::kString, false, false, -1, K::kString},
     {2, "status", K::kString, false, false, -1, K::kString},
 };
 // k8s.io.api.apps.v1.StatefulSetUpdateStrategy
-constexpr FieldSpec kFields185[] = {
+constexpr FieldSpec kFields189[] = {
     {1, "type", K::kString, false, false, -1, K::kString},
-    {2, "rollingUpdate", K::kMessage, false, false, 186, K::kString},
+    {2, "rollingUpdate", K::kMessage, false, false, 190, K::kString},
 };
 // k8s.io.api.apps.v1.RollingUpdateStatefulSetStrategy
-constexpr FieldSpec kFields186[] = {
+constexpr FieldSpec kFields190[] = {
     {1, "partition", K::kInt32, false, true, -1, K::kString},
     {2, "maxUnavailable", K::kMessage, false, false, 92, K::kString},
 };
 // k8s.io.api.apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy
-constexpr FieldSpec kFields187[] = {
+constexpr FieldSpec kFields191[] = {
     {1, "whenDeleted", K::kString, false, false, -1, K::kString},
     {2, "whenScaled", K::kString, false, false, -1, K::kString},
 };
 // k8s.io.api.apps.v1.StatefulSetOrdinals
-constexpr FieldSpec kFields188[] = {
+constexpr FieldSpec kFields192[] = {
     {1, "start", K::kInt32, false, false, -1, K::kString},
 };
 // k8s.io.api.apps.v1.StatefulSetStatus
-constexpr FieldSpec kFields189[] = {
+constexpr FieldSpec kFields193[] = {
     {1, "observedGeneration", K::kInt64, false, false, -1, K::kString},
     {2, "replicas", K::kInt32, false, false, -1, K::kString},
     {3, "readyReplicas", K::kInt32, false, false, -1, K::kString},
@@ -1390,11 +1414,11 @@ constexpr FieldSpec kFields189[] = {
     {6, "currentRevision", K::kString, false, false, -1, K::kString},
     {7, "updateRevision", K::kString, false, false, -1, K::kString},
     {9, "collisionCount", K::kInt32, false, false, -1, K::kString},
-    {10, "conditions", K::kMessage, true, false, 190, K::kString},
+    {10, "conditions", K::kMessage, true, false, 194, K::kString},
     {11, "availableReplicas", K::kInt32, false, false, -1, K::kString},
 };
 // k8s.io.api.apps.v1.StatefulSetCondition
-constexpr FieldSpec kFields190[] = {
+constexpr FieldSpec kFields194[] = {
     {1, "type", K::kString, false, false, -1, K::kString},
     {2, "status", K::kString, false, false, -1, K::kString},
     {3, "lastTransitionTime", K::kMessage, false, false, 2, K::kString},
@@ -1402,35 +1426,35 @@ constexpr FieldSpec kFields190[] = {
     {5, "message", K::kString, false, false, -1, K::kString},
 };
 // k8s.io.api.autoscaling.v1.Scale
-constexpr FieldSpec kFields191[] = {
+constexpr FieldSpec kFields195[] = {
     {1, "metadata", K::kMessage, false, false, 1, K::kString},
-    {2, "spec", K::kMessage, false, false, 192, K::kString},
-    {3, "status", K::kMessage, false, false, 193, K::kString},
+    {2, "spec", K::kMessage, false, false, 196, K::kString},
+    {3, "status", K::kMessage, false, false, 197, K::kString},
 };
 // k8s.io.api.autoscaling.v1.ScaleSpec
-constexpr FieldSpec kFields192[] = {
+constexpr FieldSpec kFields196[] = {
     {1, "replicas", K::kInt32, false, false, -1, K::kString},
 };
 // k8s.io.api.autoscaling.v1.ScaleStatus
-constexpr FieldSpec kFields193[] = {
+constexpr FieldSpec kFields197[] = {
     {1, "replicas", K::kInt32, false, false, -1, K::kString},
     {2, "selector", K::kString, false, false, -1, K::kString},
 };
 // k8s.io.api.policy.v1.PodDisruptionBudget
-constexpr FieldSpec kFields194[] = {
+constexpr FieldSpec kFields198[] = {
     {1, "metadata", K::kMessage, false, false, 1, K::kString},
-    {2, "spec", K::kMessage, false, false, 195, K::kString},
-    {3, "status", K::kMessage, false, false, 196, K::kString},
+    {2, "spec", K::kMessage, false, false, 199, K::kString},
+    {3, "status", K::kMessage, false, false, 200, K::kString},
 };
 // k8s.io.api.policy.v1.PodDisruptionBudgetSpec
-constexpr FieldSpec kFields195[] = {
+constexpr FieldSpec kFields199[] = {
     {1, "minAvailable", K::kMessage, false, false, 92, K::kString},
     {2, "selector", K::kMessage, false, false, 68, K::kString},
     {3, "maxUnavailable", K::kMessage, false, false, 92, K::kString},
     {4, "unhealthyPodEvictionPolicy", K::kString, false, false, -1, K::kString},
 };
 // k8s.io.api.policy.v1.PodDisruptionBudgetStatus
-constexpr FieldSpec kFields196[] = {
+constexpr FieldSpec kFields200[] = {
     {1, "observedGeneration", K::kInt64, false, false, -1, K::kString},
     {2, "disruptedPods", K::kMap, false, false, 2, K::kMessage},
     {3, "disruptionsAllowed", K::kInt32, false, false, -1, K::kString},
@@ -1440,31 +1464,31 @@ constexpr FieldSpec kFields196[] = {
     {7, "conditions", K::kMessage, true, false, 165, K::kString},
 };
 // k8s.io.api.policy.v1.Eviction
-constexpr FieldSpec kFields197[] = {
+constexpr FieldSpec kFields201[] = {
     {1, "metadata", K::kMessage, false, false, 1, K::kString},
-    {2, "deleteOptions", K::kMessage, false, false, 198, K::kString},
+    {2, "deleteOptions", K::kMessage, false, false, 202, K::kString},
 };
 // k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions
-constexpr FieldSpec kFields198[] = {
+constexpr FieldSpec kFields202[] = {
     {1, "gracePeriodSeconds", K::kInt64, false, true, -1, K::kString},
-    {2, "preconditions", K::kMessage, false, false, 199, K::kString},
+    {2, "preconditions", K::kMessage, false, false, 203, K::kString},
     {3, "orphanDependents", K::kBool, false, true, -1, K::kString},
     {4, "propagationPolicy", K::kString, false, false, -1, K::kString},
     {5, "dryRun", K::kString, true, false, -1, K::kString},
     {6, "ignoreStoreReadErrorWithClusterBreakingPotential", K::kBool, false, false, -1, K::kString},
 };
 // k8s.io.apimachinery.pkg.apis.meta.v1.Preconditions
-constexpr FieldSpec kFields199[] = {
+constexpr FieldSpec kFields203[] = {
     {1, "uid", K::kString, false, false, -1, K::kString},
     {2, "resourceVersion", K::kString, false, false, -1, K::kString},
 };
 // k8s.io.api.coordination.v1.Lease
-constexpr FieldSpec kFields200[] = {
+constexpr FieldSpec kFields204[] = {
     {1, "metadata", K::kMessage, false, false, 1, K::kString},
-    {2, "spec", K::kMessage, false, false, 201, K::kString},
+    {2, "spec", K::kMessage, false, false, 205, K::kString},
 };
 // k8s.io.api.coordination.v1.LeaseSpec
-constexpr FieldSpec kFields201[] = {
+constexpr FieldSpec kFields205[] = {
     {1, "holderIdentity", K::kString, false, false, -1, K::kString},
     {2, "leaseDurationSeconds", K::kInt32, false, true, -1, K::kString},
     {3, "acquireTime", K::kMessage, false, false, 153, K::kString},
@@ -1474,7 +1498,7 @@ constexpr FieldSpec kFields201[] = {
     {7, "preferredHolder", K::kString, false, false, -1, K::kString},
 };
 // k8s.io.api.scheduling.v1.PriorityClass
-constexpr FieldSpec kFields202[] = {
+constexpr FieldSpec kFields206[] = {
     {1, "metadata", K::kMessage, false, false, 1, K::kString},
     {2, "value", K::kInt32, false, false, -1, K::kString},
     {3, "globalDefault", K::kBool, false, false, -1, K::kString},
@@ -1482,12 +1506,12 @@ constexpr FieldSpec kFields202[] = {
     {5, "preemptionPolicy", K::kString, false, false, -1, K::kString},
 };
 // k8s.io.api.rbac.v1.Role
-constexpr FieldSpec kFields203[] = {
+constexpr FieldSpec kFields207[] = {
     {1, "metadata", K::kMessage, false, false, 1, K::kString},
-    {2, "rules", K::kMessage, true, false, 204, K::kString},
+    {2, "rules", K::kMessage, true, false, 208, K::kString},
 };
 // k8s.io.api.rbac.v1.PolicyRule
-constexpr FieldSpec kFields204[] = {
+constexpr FieldSpec kFields208[] = {
     {1, "verbs", K::kString, true, false, -1, K::kString},
     {2, "apiGroups", K::kString, true, false, -1, K::kString},
     {3, "resources", K::kString, true, false, -1, K::kString},
@@ -1495,162 +1519,162 @@ constexpr FieldSpec kFields204[] = {
     {5, "nonResourceURLs", K::kString, true, false, -1, K::kString},
 };
 // k8s.io.api.rbac.v1.RoleBinding
-constexpr FieldSpec kFields205[] = {
+constexpr FieldSpec kFields209[] = {
     {1, "metadata", K::kMessage, false, false, 1, K::kString},
-    {2, "subjects", K::kMessage, true, false, 206, K::kString},
-    {3, "roleRef", K::kMessage, false, false, 207, K::kString},
+    {2, "subjects", K::kMessage, true, false, 210, K::kString},
+    {3, "roleRef", K::kMessage, false, false, 211, K::kString},
 };
 // k8s.io.api.rbac.v1.Subject
-constexpr FieldSpec kFields206[] = {
+constexpr FieldSpec kFields210[] = {
     {1, "kind", K::kString, false, false, -1, K::kString},
     {2, "apiGroup", K::kString, false, false, -1, K::kString},
     {3, "name", K::kString, false, false, -1, K::kString},
     {4, "namespace", K::kString, false, false, -1, K::kString},
 };
 // k8s.io.api.rbac.v1.RoleRef
-constexpr FieldSpec kFields207[] = {
+constexpr FieldSpec kFields211[] = {
     {1, "apiGroup", K::kString, false, false, -1, K::kString},
     {2, "kind", K::kString, false, false, -1, K::kString},
     {3, "name", K::kString, false, false, -1, K::kString},
 };
 // k8s.io.api.rbac.v1.ClusterRole
-constexpr FieldSpec kFields208[] = {
+constexpr FieldSpec kFields212[] = {
     {1, "metadata", K::kMessage, false, false, 1, K::kString},
-    {2, "rules", K::kMessage, true, false, 204, K::kString},
-    {3, "aggregationRule", K::kMessage, false, false, 209, K::kString},
+    {2, "rules", K::kMessage, true, false, 208, K::kString},
+    {3, "aggregationRule", K::kMessage, false, false, 213, K::kString},
 };
 // k8s.io.api.rbac.v1.AggregationRule
-constexpr FieldSpec kFields209[] = {
+constexpr FieldSpec kFields213[] = {
     {1, "clusterRoleSelectors", K::kMessage, true, false, 68, K::kString},
 };
 // k8s.io.api.rbac.v1.ClusterRoleBinding
-constexpr FieldSpec kFields210[] = {
+constexpr FieldSpec kFields214[] = {
     {1, "metadata", K::kMessage, false, false, 1, K::kString},
-    {2, "subjects", K::kMessage, true, false, 206, K::kString},
-    {3, "roleRef", K::kMessage, false, false, 207, K::kString},
+    {2, "subjects", K::kMessage, true, false, 210, K::kString},
+    {3, "roleRef", K::kMessage, false, false, 211, K::kString},
 };
 // k8s.io.api.core.v1.NamespaceList
-constexpr FieldSpec kFields211[] = {
-    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+constexpr FieldSpec kFields215[] = {
+    {1, "metadata", K::kMessage, false, false, 216, K::kString},
     {2, "items", K::kMessage, true, false, 0, K::kString},
 };
 // k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta
-constexpr FieldSpec kFields212[] = {
+constexpr FieldSpec kFields216[] = {
     {1, "selfLink", K::kString, false, false, -1, K::kString},
     {2, "resourceVersion", K::kString, false, false, -1, K::kString},
     {3, "continue", K::kString, false, false, -1, K::kString},
     {4, "remainingItemCount", K::kInt64, false, true, -1, K::kString},
 };
 // k8s.io.api.core.v1.NodeList
-constexpr FieldSpec kFields213[] = {
-    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+constexpr FieldSpec kFields217[] = {
+    {1, "metadata", K::kMessage, false, false, 216, K::kString},
     {2, "items", K::kMessage, true, false, 9, K::kString},
 };
 // k8s.io.api.core.v1.PodList
-constexpr FieldSpec kFields214[] = {
-    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+constexpr FieldSpec kFields218[] = {
+    {1, "metadata", K::kMessage, false, false, 216, K::kString},
     {2, "items", K::kMessage, true, false, 27, K::kString},
 };
 // k8s.io.api.core.v1.PodTemplateList
-constexpr FieldSpec kFields215[] = {
-    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+constexpr FieldSpec kFields219[] = {
+    {1, "metadata", K::kMessage, false, false, 216, K::kString},
     {2, "items", K::kMessage, true, false, 148, K::kString},
 };
 // k8s.io.api.core.v1.EventList
-constexpr FieldSpec kFields216[] = {
-    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+constexpr FieldSpec kFields220[] = {
+    {1, "metadata", K::kMessage, false, false, 216, K::kString},
     {2, "items", K::kMessage, true, false, 150, K::kString},
 };
 // k8s.io.api.core.v1.ConfigMapList
-constexpr FieldSpec kFields217[] = {
-    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+constexpr FieldSpec kFields221[] = {
+    {1, "metadata", K::kMessage, false, false, 216, K::kString},
     {2, "items", K::kMessage, true, false, 155, K::kString},
 };
 // k8s.io.api.core.v1.ServiceList
-constexpr FieldSpec kFields218[] = {
-    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+constexpr FieldSpec kFields222[] = {
+    {1, "metadata", K::kMessage, false, false, 216, K::kString},
     {2, "items", K::kMessage, true, false, 156, K::kString},
 };
 // k8s.io.api.core.v1.SecretList
-constexpr FieldSpec kFields219[] = {
-    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+constexpr FieldSpec kFields223[] = {
+    {1, "metadata", K::kMessage, false, false, 216, K::kString},
     {2, "items", K::kMessage, true, false, 167, K::kString},
 };
 // k8s.io.api.core.v1.ServiceAccountList
-constexpr FieldSpec kFields220[] = {
-    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+constexpr FieldSpec kFields224[] = {
+    {1, "metadata", K::kMessage, false, false, 216, K::kString},
     {2, "items", K::kMessage, true, false, 168, K::kString},
 };
 // k8s.io.api.apps.v1.DeploymentList
-constexpr FieldSpec kFields221[] = {
-    {1, "metadata", K::kMessage, false, false, 212, K::kString},
-    {2, "items", K::kMessage, true, false, 169, K::kString},
+constexpr FieldSpec kFields225[] = {
+    {1, "metadata", K::kMessage, false, false, 216, K::kString},
+    {2, "items", K::kMessage, true, false, 173, K::kString},
 };
 // k8s.io.api.apps.v1.ReplicaSetList
-constexpr FieldSpec kFields222[] = {
-    {1, "metadata", K::kMessage, false, false, 212, K::kString},
-    {2, "items", K::kMessage, true, false, 175, K::kString},
-};
-// k8s.io.api.apps.v1.StatefulSetList
-constexpr FieldSpec kFields223[] = {
-    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+constexpr FieldSpec kFields226[] = {
+    {1, "metadata", K::kMessage, false, false, 216, K::kString},
     {2, "items", K::kMessage, true, false, 179, K::kString},
 };
+// k8s.io.api.apps.v1.StatefulSetList
+constexpr FieldSpec kFields227[] = {
+    {1, "metadata", K::kMessage, false, false, 216, K::kString},
+    {2, "items", K::kMessage, true, false, 183, K::kString},
+};
 // k8s.io.api.policy.v1.PodDisruptionBudgetList
-constexpr FieldSpec kFields224[] = {
-    {1, "metadata", K::kMessage, false, false, 212, K::kString},
-    {2, "items", K::kMessage, true, false, 194, K::kString},
+constexpr FieldSpec kFields228[] = {
+    {1, "metadata", K::kMessage, false, false, 216, K::kString},
+    {2, "items", K::kMessage, true, false, 198, K::kString},
 };
 // k8s.io.api.coordination.v1.LeaseList
-constexpr FieldSpec kFields225[] = {
-    {1, "metadata", K::kMessage, false, false, 212, K::kString},
-    {2, "items", K::kMessage, true, false, 200, K::kString},
+constexpr FieldSpec kFields229[] = {
+    {1, "metadata", K::kMessage, false, false, 216, K::kString},
+    {2, "items", K::kMessage, true, false, 204, K::kString},
 };
 // k8s.io.api.scheduling.v1.PriorityClassList
-constexpr FieldSpec kFields226[] = {
-    {1, "metadata", K::kMessage, false, false, 212, K::kString},
-    {2, "items", K::kMessage, true, false, 202, K::kString},
+constexpr FieldSpec kFields230[] = {
+    {1, "metadata", K::kMessage, false, false, 216, K::kString},
+    {2, "items", K::kMessage, true, false, 206, K::kString},
 };
 // k8s.io.api.rbac.v1.RoleList
-constexpr FieldSpec kFields227[] = {
-    {1, "metadata", K::kMessage, false, false, 212, K::kString},
-    {2, "items", K::kMessage, true, false, 203, K::kString},
+constexpr FieldSpec kFields231[] = {
+    {1, "metadata", K::kMessage, false, false, 216, K::kString},
+    {2, "items", K::kMessage, true, false, 207, K::kString},
 };
 // k8s.io.api.rbac.v1.RoleBindingList
-constexpr FieldSpec kFields228[] = {
-    {1, "metadata", K::kMessage, false, false, 212, K::kString},
-    {2, "items", K::kMessage, true, false, 205, K::kString},
+constexpr FieldSpec kFields232[] = {
+    {1, "metadata", K::kMessage, false, false, 216, K::kString},
+    {2, "items", K::kMessage, true, false, 209, K::kString},
 };
 // k8s.io.api.rbac.v1.ClusterRoleList
-constexpr FieldSpec kFields229[] = {
-    {1, "metadata", K::kMessage, false, false, 212, K::kString},
-    {2, "items", K::kMessage, true, false, 208, K::kString},
+constexpr FieldSpec kFields233[] = {
+    {1, "metadata", K::kMessage, false, false, 216, K::kString},
+    {2, "items", K::kMessage, true, false, 212, K::kString},
 };
 // k8s.io.api.rbac.v1.ClusterRoleBindingList
-constexpr FieldSpec kFields230[] = {
-    {1, "metadata", K::kMessage, false, false, 212, K::kString},
-    {2, "items", K::kMessage, true, false, 210, K::kString},
+constexpr FieldSpec kFields234[] = {
+    {1, "metadata", K::kMessage, false, false, 216, K::kString},
+    {2, "items", K::kMessage, true, false, 214, K::kString},
 };
 // k8s.io.apimachinery.pkg.apis.meta.v1.Status
-constexpr FieldSpec kFields231[] = {
-    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+constexpr FieldSpec kFields235[] = {
+    {1, "metadata", K::kMessage, false, false, 216, K::kString},
     {2, "status", K::kString, false, false, -1, K::kString},
     {3, "message", K::kString, false, false, -1, K::kString},
     {4, "reason", K::kString, false, false, -1, K::kString},
-    {5, "details", K::kMessage, false, false, 232, K::kString},
+    {5, "details", K::kMessage, false, false, 236, K::kString},
     {6, "code", K::kInt32, false, false, -1, K::kString},
 };
 // k8s.io.apimachinery.pkg.apis.meta.v1.StatusDetails
-constexpr FieldSpec kFields232[] = {
+constexpr FieldSpec kFields236[] = {
     {1, "name", K::kString, false, false, -1, K::kString},
     {2, "group", K::kString, false, false, -1, K::kString},
     {3, "kind", K::kString, false, false, -1, K::kString},
-    {4, "causes", K::kMessage, true, false, 233, K::kString},
+    {4, "causes", K::kMessage, true, false, 237, K::kString},
     {5, "retryAfterSeconds", K::kInt32, false, false, -1, K::kString},
     {6, "uid", K::kString, false, false, -1, K::kString},
 };
 // k8s.io.apimachinery.pkg.apis.meta.v1.StatusCause
-constexpr FieldSpec kFields233[] = {
+constexpr FieldSpec kFields237[] = {
     {1, "reason", K::kString, false, false, -1, K::kString},
     {2, "message", K::kString, false, false, -1, K::kString},
     {3, "field", K::kString, false, false, -1, K::kString},
@@ -1828,73 +1852,77 @@ const MessageSpec kMessages[] = {
     {"k8s.io.api.core.v1.Binding", Special::kNone, kFields166, sizeof(kFields166) / sizeof(FieldSpec)},
     {"k8s.io.api.core.v1.Secret", Special::kNone, kFields167, sizeof(kFields167) / sizeof(FieldSpec)},
     {"k8s.io.api.core.v1.ServiceAccount", Special::kNone, kFields168, sizeof(kFields168) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.Deployment", Special::kNone, kFields169, sizeof(kFields169) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.DeploymentSpec", Special::kNone, kFields170, sizeof(kFields170) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.DeploymentStrategy", Special::kNone, kFields171, sizeof(kFields171) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.RollingUpdateDeployment", Special::kNone, kFields172, sizeof(kFields172) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.DeploymentStatus", Special::kNone, kFields173, sizeof(kFields173) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.DeploymentCondition", Special::kNone, kFields174, sizeof(kFields174) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.ReplicaSet", Special::kNone, kFields175, sizeof(kFields175) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.ReplicaSetSpec", Special::kNone, kFields176, sizeof(kFields176) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.ReplicaSetStatus", Special::kNone, kFields177, sizeof(kFields177) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.ReplicaSetCondition", Special::kNone, kFields178, sizeof(kFields178) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.StatefulSet", Special::kNone, kFields179, sizeof(kFields179) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.StatefulSetSpec", Special::kNone, kFields180, sizeof(kFields180) / sizeof(FieldSpec)},
-    {"k8s.io.api.core.v1.PersistentVolumeClaim", Special::kNone, kFields181, sizeof(kFields181) / sizeof(FieldSpec)},
-    {"k8s.io.api.core.v1.PersistentVolumeClaimStatus", Special::kNone, kFields182, sizeof(kFields182) / sizeof(FieldSpec)},
-    {"k8s.io.api.core.v1.PersistentVolumeClaimCondition", Special::kNone, kFields183, sizeof(kFields183) / sizeof(FieldSpec)},
-    {"k8s.io.api.core.v1.ModifyVolumeStatus", Special::kNone, kFields184, sizeof(kFields184) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.StatefulSetUpdateStrategy", Special::kNone, kFields185, sizeof(kFields185) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.RollingUpdateStatefulSetStrategy", Special::kNone, kFields186, sizeof(kFields186) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy", Special::kNone, kFields187, sizeof(kFields187) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.StatefulSetOrdinals", Special::kNone, kFields188, sizeof(kFields188) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.StatefulSetStatus", Special::kNone, kFields189, sizeof(kFields189) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.StatefulSetCondition", Special::kNone, kFields190, sizeof(kFields190) / sizeof(FieldSpec)},
-    {"k8s.io.api.autoscaling.v1.Scale", Special::kNone, kFields191, sizeof(kFields191) / sizeof(FieldSpec)},
-    {"k8s.io.api.autoscaling.v1.ScaleSpec", Special::kNone, kFields192, sizeof(kFields192) / sizeof(FieldSpec)},
-    {"k8s.io.api.autoscaling.v1.ScaleStatus", Special::kNone, kFields193, sizeof(kFields193) / sizeof(FieldSpec)},
-    {"k8s.io.api.policy.v1.PodDisruptionBudget", Special::kNone, kFields194, sizeof(kFields194) / sizeof(FieldSpec)},
-    {"k8s.io.api.policy.v1.PodDisruptionBudgetSpec", Special::kNone, kFields195, sizeof(kFields195) / sizeof(FieldSpec)},
-    {"k8s.io.api.policy.v1.PodDisruptionBudgetStatus", Special::kNone, kFields196, sizeof(kFields196) / sizeof(FieldSpec)},
-    {"k8s.io.api.policy.v1.Eviction", Special::kNone, kFields197, sizeof(kFields197) / sizeof(FieldSpec)},
-    {"k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions", Special::kNone, kFields198, sizeof(kFields198) / sizeof(FieldSpec)},
-    {"k8s.io.apimachinery.pkg.apis.meta.v1.Preconditions", Special::kNone, kFields199, sizeof(kFields199) / sizeof(FieldSpec)},
-    {"k8s.io.api.coordination.v1.Lease", Special::kNone, kFields200, sizeof(kFields200) / sizeof(FieldSpec)},
-    {"k8s.io.api.coordination.v1.LeaseSpec", Special::kNone, kFields201, sizeof(kFields201) / sizeof(FieldSpec)},
-    {"k8s.io.api.scheduling.v1.PriorityClass", Special::kNone, kFields202, sizeof(kFields202) / sizeof(FieldSpec)},
-    {"k8s.io.api.rbac.v1.Role", Special::kNone, kFields203, sizeof(kFields203) / sizeof(FieldSpec)},
-    {"k8s.io.api.rbac.v1.PolicyRule", Special::kNone, kFields204, sizeof(kFields204) / sizeof(FieldSpec)},
-    {"k8s.io.api.rbac.v1.RoleBinding", Special::kNone, kFields205, sizeof(kFields205) / sizeof(FieldSpec)},
-    {"k8s.io.api.rbac.v1.Subject", Special::kNone, kFields206, sizeof(kFields206) / sizeof(FieldSpec)},
-    {"k8s.io.api.rbac.v1.RoleRef", Special::kNone, kFields207, sizeof(kFields207) / sizeof(FieldSpec)},
-    {"k8s.io.api.rbac.v1.ClusterRole", Special::kNone, kFields208, sizeof(kFields208) / sizeof(FieldSpec)},
-    {"k8s.io.api.rbac.v1.AggregationRule", Special::kNone, kFields209, sizeof(kFields209) / sizeof(FieldSpec)},
-    {"k8s.io.api.rbac.v1.ClusterRoleBinding", Special::kNone, kFields210, sizeof(kFields210) / sizeof(FieldSpec)},
-    {"k8s.io.api.core.v1.NamespaceList", Special::kNone, kFields211, sizeof(kFields211) / sizeof(FieldSpec)},
-    {"k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta", Special::kNone, kFields212, sizeof(kFields212) / sizeof(FieldSpec)},
-    {"k8s.io.api.core.v1.NodeList", Special::kNone, kFields213, sizeof(kFields213) / sizeof(FieldSpec)},
-    {"k8s.io.api.core.v1.PodList", Special::kNone, kFields214, sizeof(kFields214) / sizeof(FieldSpec)},
-    {"k8s.io.api.core.v1.PodTemplateList", Special::kNone, kFields215, sizeof(kFields215) / sizeof(FieldSpec)},
-    {"k8s.io.api.core.v1.EventList", Special::kNone, kFields216, sizeof(kFields216) / sizeof(FieldSpec)},
-    {"k8s.io.api.core.v1.ConfigMapList", Special::kNone, kFields217, sizeof(kFields217) / sizeof(FieldSpec)},
-    {"k8s.io.api.core.v1.ServiceList", Special::kNone, kFields218, sizeof(kFields218) / sizeof(FieldSpec)},
-    {"k8s.io.api.core.v1.SecretList", Special::kNone, kFields219, sizeof(kFields219) / sizeof(FieldSpec)},
-    {"k8s.io.api.core.v1.ServiceAccountList", Special::kNone, kFields220, sizeof(kFields220) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.DeploymentList", Special::kNone, kFields221, sizeof(kFields221) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.ReplicaSetList", Special::kNone, kFields222, sizeof(kFields222) / sizeof(FieldSpec)},
-    {"k8s.io.api.apps.v1.StatefulSetList", Special::kNone, kFields223, sizeof(kFields223) / sizeof(FieldSpec)},
-    {"k8s.io.api.policy.v1.PodDisruptionBudgetList", Special::kNone, kFields224, sizeof(kFields224) / sizeof(FieldSpec)},
-    {"k8s.io.api.coordination.v1.LeaseList", Special::kNone, kFields225, sizeof(kFields225) / sizeof(FieldSpec)},
-    {"k8s.io.api.scheduling.v1.PriorityClassList", Special::kNone, kFields226, sizeof(kFields226) / sizeof(FieldSpec)},
-    {"k8s.io.api.rbac.v1.RoleList", Special::kNone, kFields227, sizeof(kFields227) / sizeof(FieldSpec)},
-    {"k8s.io.api.rbac.v1.RoleBindingList", Special::kNone, kFields228, sizeof(kFields228) / sizeof(FieldSpec)},
-    {"k8s.io.api.rbac.v1.ClusterRoleList", Special::kNone, kFields229, sizeof(kFields229) / sizeof(FieldSpec)},
-    {"k8s.io.api.rbac.v1.ClusterRoleBindingList", Special::kNone, kFields230, sizeof(kFields230) / sizeof(FieldSpec)},
-    {"k8s.io.apimachinery.pkg.apis.meta.v1.Status", Special::kNone, kFields231, sizeof(kFields231) / sizeof(FieldSpec)},
-    {"k8s.io.apimachinery.pkg.apis.meta.v1.StatusDetails", Special::kNone, kFields232, sizeof(kFields232) / sizeof(FieldSpec)},
-    {"k8s.io.apimachinery.pkg.apis.meta.v1.StatusCause", Special::kNone, kFields233, sizeof(kFields233) / sizeof(FieldSpec)},
+    {"k8s.io.api.authentication.v1.TokenRequest", Special::kNone, kFields169, sizeof(kFields169) / sizeof(FieldSpec)},
+    {"k8s.io.api.authentication.v1.TokenRequestSpec", Special::kNone, kFields170, sizeof(kFields170) / sizeof(FieldSpec)},
+    {"k8s.io.api.authentication.v1.BoundObjectReference", Special::kNone, kFields171, sizeof(kFields171) / sizeof(FieldSpec)},
+    {"k8s.io.api.authentication.v1.TokenRequestStatus", Special::kNone, kFields172, sizeof(kFields172) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.Deployment", Special::kNone, kFields173, sizeof(kFields173) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.DeploymentSpec", Special::kNone, kFields174, sizeof(kFields174) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.DeploymentStrategy", Special::kNone, kFields175, sizeof(kFields175) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.RollingUpdateDeployment", Special::kNone, kFields176, sizeof(kFields176) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.DeploymentStatus", Special::kNone, kFields177, sizeof(kFields177) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.DeploymentCondition", Special::kNone, kFields178, sizeof(kFields178) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.ReplicaSet", Special::kNone, kFields179, sizeof(kFields179) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.ReplicaSetSpec", Special::kNone, kFields180, sizeof(kFields180) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.ReplicaSetStatus", Special::kNone, kFields181, sizeof(kFields181) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.ReplicaSetCondition", Special::kNone, kFields182, sizeof(kFields182) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.StatefulSet", Special::kNone, kFields183, sizeof(kFields183) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.StatefulSetSpec", Special::kNone, kFields184, sizeof(kFields184) / sizeof(FieldSpec)},
+    {"k8s.io.api.core.v1.PersistentVolumeClaim", Special::kNone, kFields185, sizeof(kFields185) / sizeof(FieldSpec)},
+    {"k8s.io.api.core.v1.PersistentVolumeClaimStatus", Special::kNone, kFields186, sizeof(kFields186) / sizeof(FieldSpec)},
+    {"k8s.io.api.core.v1.PersistentVolumeClaimCondition", Special::kNone, kFields187, sizeof(kFields187) / sizeof(FieldSpec)},
+    {"k8s.io.api.core.v1.ModifyVolumeStatus", Special::kNone, kFields188, sizeof(kFields188) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.StatefulSetUpdateStrategy", Special::kNone, kFields189, sizeof(kFields189) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.RollingUpdateStatefulSetStrategy", Special::kNone, kFields190, sizeof(kFields190) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy", Special::kNone, kFields191, sizeof(kFields191) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.StatefulSetOrdinals", Special::kNone, kFields192, sizeof(kFields192) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.StatefulSetStatus", Special::kNone, kFields193, sizeof(kFields193) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.StatefulSetCondition", Special::kNone, kFields194, sizeof(kFields194) / sizeof(FieldSpec)},
+    {"k8s.io.api.autoscaling.v1.Scale", Special::kNone, kFields195, sizeof(kFields195) / sizeof(FieldSpec)},
+    {"k8s.io.api.autoscaling.v1.ScaleSpec", Special::kNone, kFields196, sizeof(kFields196) / sizeof(FieldSpec)},
+    {"k8s.io.api.autoscaling.v1.ScaleStatus", Special::kNone, kFields197, sizeof(kFields197) / sizeof(FieldSpec)},
+    {"k8s.io.api.policy.v1.PodDisruptionBudget", Special::kNone, kFields198, sizeof(kFields198) / sizeof(FieldSpec)},
+    {"k8s.io.api.policy.v1.PodDisruptionBudgetSpec", Special::kNone, kFields199, sizeof(kFields199) / sizeof(FieldSpec)},
+    {"k8s.io.api.policy.v1.PodDisruptionBudgetStatus", Special::kNone, kFields200, sizeof(kFields200) / sizeof(FieldSpec)},
+    {"k8s.io.api.policy.v1.Eviction", Special::kNone, kFields201, sizeof(kFields201) / sizeof(FieldSpec)},
+    {"k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions", Special::kNone, kFields202, sizeof(kFields202) / sizeof(FieldSpec)},
+    {"k8s.io.apimachinery.pkg.apis.meta.v1.Preconditions", Special::kNone, kFields203, sizeof(kFields203) / sizeof(FieldSpec)},
+    {"k8s.io.api.coordination.v1.Lease", Special::kNone, kFields204, sizeof(kFields204) / sizeof(FieldSpec)},
+    {"k8s.io.api.coordination.v1.LeaseSpec", Special::kNone, kFields205, sizeof(kFields205) / sizeof(FieldSpec)},
+    {"k8s.io.api.scheduling.v1.PriorityClass", Special::kNone, kFields206, sizeof(kFields206) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.Role", Special::kNone, kFields207, sizeof(kFields207) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.PolicyRule", Special::kNone, kFields208, sizeof(kFields208) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.RoleBinding", Special::kNone, kFields209, sizeof(kFields209) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.Subject", Special::kNone, kFields210, sizeof(kFields210) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.RoleRef", Special::kNone, kFields211, sizeof(kFields211) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.ClusterRole", Special::kNone, kFields212, sizeof(kFields212) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.AggregationRule", Special::kNone, kFields213, sizeof(kFields213) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.ClusterRoleBinding", Special::kNone, kFields214, sizeof(kFields214) / sizeof(FieldSpec)},
+    {"k8s.io.api.core.v1.NamespaceList", Special::kNone, kFields215, sizeof(kFields215) / sizeof(FieldSpec)},
+    {"k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta", Special::kNone, kFields216, sizeof(kFields216) / sizeof(FieldSpec)},
+    {"k8s.io.api.core.v1.NodeList", Special::kNone, kFields217, sizeof(kFields217) / sizeof(FieldSpec)},
+    {"k8s.io.api.core.v1.PodList", Special::kNone, kFields218, sizeof(kFields218) / sizeof(FieldSpec)},
+    {"k8s.io.api.core.v1.PodTemplateList", Special::kNone, kFields219, sizeof(kFields219) / sizeof(FieldSpec)},
+    {"k8s.io.api.core.v1.EventList", Special::kNone, kFields220, sizeof(kFields220) / sizeof(FieldSpec)},
+    {"k8s.io.api.core.v1.ConfigMapList", Special::kNone, kFields221, sizeof(kFields221) / sizeof(FieldSpec)},
+    {"k8s.io.api.core.v1.ServiceList", Special::kNone, kFields222, sizeof(kFields222) / sizeof(FieldSpec)},
+    {"k8s.io.api.core.v1.SecretList", Special::kNone, kFields223, sizeof(kFields223) / sizeof(FieldSpec)},
+    {"k8s.io.api.core.v1.ServiceAccountList", Special::kNone, kFields224, sizeof(kFields224) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.DeploymentList", Special::kNone, kFields225, sizeof(kFields225) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.ReplicaSetList", Special::kNone, kFields226, sizeof(kFields226) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.StatefulSetList", Special::kNone, kFields227, sizeof(kFields227) / sizeof(FieldSpec)},
+    {"k8s.io.api.policy.v1.PodDisruptionBudgetList", Special::kNone, kFields228, sizeof(kFields228) / sizeof(FieldSpec)},
+    {"k8s.io.api.coordination.v1.LeaseList", Special::kNone, kFields229, sizeof(kFields229) / sizeof(FieldSpec)},
+    {"k8s.io.api.scheduling.v1.PriorityClassList", Special::kNone, kFields230, sizeof(kFields230) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.RoleList", Special::kNone, kFields231, sizeof(kFields231) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.RoleBindingList", Special::kNone, kFields232, sizeof(kFields232) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.ClusterRoleList", Special::kNone, kFields233, sizeof(kFields233) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.ClusterRoleBindingList", Special::kNone, kFields234, sizeof(kFields234) / sizeof(FieldSpec)},
+    {"k8s.io.apimachinery.pkg.apis.meta.v1.Status", Special::kNone, kFields235, sizeof(kFields235) / sizeof(FieldSpec)},
+    {"k8s.io.apimachinery.pkg.apis.meta.v1.StatusDetails", Special::kNone, kFields236, sizeof(kFields236) / sizeof(FieldSpec)},
+    {"k8s.io.apimachinery.pkg.apis.meta.v1.StatusCause", Special::kNone, kFields237, sizeof(kFields237) / sizeof(FieldSpec)},
 };
-const std::size_t kMessageCount = 234;
+const std::size_t kMessageCount = 238;
 
 const RootKind kRootKinds[] = {
     {"v1", "Namespace", 0},
@@ -1907,46 +1935,47 @@ const RootKind kRootKinds[] = {
     {"v1", "Binding", 166},
     {"v1", "Secret", 167},
     {"v1", "ServiceAccount", 168},
-    {"apps/v1", "Deployment", 169},
-    {"apps/v1", "ReplicaSet", 175},
-    {"apps/v1", "StatefulSet", 179},
-    {"autoscaling/v1", "Scale", 191},
-    {"policy/v1", "PodDisruptionBudget", 194},
-    {"policy/v1", "Eviction", 197},
-    {"coordination.k8s.io/v1", "Lease", 200},
-    {"scheduling.k8s.io/v1", "PriorityClass", 202},
-    {"rbac.authorization.k8s.io/v1", "Role", 203},
-    {"rbac.authorization.k8s.io/v1", "RoleBinding", 205},
-    {"rbac.authorization.k8s.io/v1", "ClusterRole", 208},
-    {"rbac.authorization.k8s.io/v1", "ClusterRoleBinding", 210},
-    {"v1", "NamespaceList", 211},
-    {"v1", "NodeList", 213},
-    {"v1", "PodList", 214},
-    {"v1", "PodTemplateList", 215},
-    {"v1", "EventList", 216},
-    {"v1", "ConfigMapList", 217},
-    {"v1", "ServiceList", 218},
-    {"v1", "SecretList", 219},
-    {"v1", "ServiceAccountList", 220},
-    {"apps/v1", "DeploymentList", 221},
-    {"apps/v1", "ReplicaSetList", 222},
-    {"apps/v1", "StatefulSetList", 223},
-    {"policy/v1", "PodDisruptionBudgetList", 224},
-    {"coordination.k8s.io/v1", "LeaseList", 225},
-    {"scheduling.k8s.io/v1", "PriorityClassList", 226},
-    {"rbac.authorization.k8s.io/v1", "RoleList", 227},
-    {"rbac.authorization.k8s.io/v1", "RoleBindingList", 228},
-    {"rbac.authorization.k8s.io/v1", "ClusterRoleList", 229},
-    {"rbac.authorization.k8s.io/v1", "ClusterRoleBindingList", 230},
-    {"v1", "Status", 231},
-    {"v1", "DeleteOptions", 198},
-    {"apps/v1", "DeleteOptions", 198},
-    {"policy/v1", "DeleteOptions", 198},
-    {"coordination.k8s.io/v1", "DeleteOptions", 198},
-    {"rbac.authorization.k8s.io/v1", "DeleteOptions", 198},
-    {"apiextensions.k8s.io/v1", "DeleteOptions", 198},
-    {"meta.k8s.io/v1", "DeleteOptions", 198},
+    {"authentication.k8s.io/v1", "TokenRequest", 169},
+    {"apps/v1", "Deployment", 173},
+    {"apps/v1", "ReplicaSet", 179},
+    {"apps/v1", "StatefulSet", 183},
+    {"autoscaling/v1", "Scale", 195},
+    {"policy/v1", "PodDisruptionBudget", 198},
+    {"policy/v1", "Eviction", 201},
+    {"coordination.k8s.io/v1", "Lease", 204},
+    {"scheduling.k8s.io/v1", "PriorityClass", 206},
+    {"rbac.authorization.k8s.io/v1", "Role", 207},
+    {"rbac.authorization.k8s.io/v1", "RoleBinding", 209},
+    {"rbac.authorization.k8s.io/v1", "ClusterRole", 212},
+    {"rbac.authorization.k8s.io/v1", "ClusterRoleBinding", 214},
+    {"v1", "NamespaceList", 215},
+    {"v1", "NodeList", 217},
+    {"v1", "PodList", 218},
+    {"v1", "PodTemplateList", 219},
+    {"v1", "EventList", 220},
+    {"v1", "ConfigMapList", 221},
+    {"v1", "ServiceList", 222},
+    {"v1", "SecretList", 223},
+    {"v1", "ServiceAccountList", 224},
+    {"apps/v1", "DeploymentList", 225},
+    {"apps/v1", "ReplicaSetList", 226},
+    {"apps/v1", "StatefulSetList", 227},
+    {"policy/v1", "PodDisruptionBudgetList", 228},
+    {"coordination.k8s.io/v1", "LeaseList", 229},
+    {"scheduling.k8s.io/v1", "PriorityClassList", 230},
+    {"rbac.authorization.k8s.io/v1", "RoleList", 231},
+    {"rbac.authorization.k8s.io/v1", "RoleBindingList", 232},
+    {"rbac.authorization.k8s.io/v1", "ClusterRoleList", 233},
+    {"rbac.authorization.k8s.io/v1", "ClusterRoleBindingList", 234},
+    {"v1", "Status", 235},
+    {"v1", "DeleteOptions", 202},
+    {"apps/v1", "DeleteOptions", 202},
+    {"policy/v1", "DeleteOptions", 202},
+    {"coordination.k8s.io/v1", "DeleteOptions", 202},
+    {"rbac.authorization.k8s.io/v1", "DeleteOptions", 202},
+    {"apiextensions.k8s.io/v1", "DeleteOptions", 202},
+    {"meta.k8s.io/v1", "DeleteOptions", 202},
 };
-const std::size_t kRootKindCount = 49;
+const std::size_t kRootKindCount = 50;
 
 }  // namespace berth::kubesim::protobuf

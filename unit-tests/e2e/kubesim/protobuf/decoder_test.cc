@@ -95,6 +95,26 @@ TEST(ProtobufDecoderTest, PodDisruptionBudgetKeepsPercentAndIntegerBudgets) {
   EXPECT_EQ(json::Serialize((*doc)["spec"]), R"({"minAvailable":"50%","selector":{"matchLabels":{"app":"x"}}})");
 }
 
+TEST(ProtobufDecoderTest, TokenRequestFromKubectlCreateTokenKeepsItsDurationAndBoundObjectUid) {
+  // TokenRequestSpec {1 audiences, 3 boundObjectRef {1 kind, 2 apiVersion, 3 name, 4 uID}, 4 expirationSeconds}:
+  // the proto name uID is the JSON name uid; expirationSeconds is a Go pointer, kept even at zero.
+  Builder bound;
+  bound.Bytes(1, "Pod").Bytes(2, "v1").Bytes(3, "p").Bytes(4, "u-1");
+  Builder spec;
+  spec.Bytes(1, "api").Message(3, bound).Varint(4, 1200);
+  Builder request;
+  request.Message(1, Meta("sa")).Message(2, spec).Message(3, Builder().Bytes(1, ""));
+  EXPECT_EQ(Decoded(Envelope("authentication.k8s.io/v1", "TokenRequest", request)),
+            R"({"kind":"TokenRequest","apiVersion":"authentication.k8s.io/v1","metadata":{"name":"sa"},)"
+            R"("spec":{"audiences":["api"],"boundObjectRef":{"kind":"Pod","apiVersion":"v1","name":"p","uid":"u-1"},)"
+            R"("expirationSeconds":1200},"status":{}})");
+  Builder zero;
+  zero.Message(1, Meta("sa")).Message(2, Builder().Varint(4, 0));
+  EXPECT_EQ(Decoded(Envelope("authentication.k8s.io/v1", "TokenRequest", zero)),
+            R"({"kind":"TokenRequest","apiVersion":"authentication.k8s.io/v1","metadata":{"name":"sa"},)"
+            R"("spec":{"expirationSeconds":0}})");
+}
+
 TEST(ProtobufDecoderTest, TimesBecomeRfc3339AndOwnerReferencesRepeat) {
   Builder meta = Meta("t");
   meta.Message(9, Builder().Varint(1, 1700000000));  // deletionTimestamp
