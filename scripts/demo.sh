@@ -22,7 +22,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$bin/kubesim" --port 0 --kubeconfig-out "$KUBECONFIG" --nodes 3 >"$work/kubesim.log" 2>&1 &
+# --default-scheduler: kubesim binds default-scheduler pods as kube-scheduler would (the last part).
+"$bin/kubesim" --port 0 --kubeconfig-out "$KUBECONFIG" --nodes 3 --default-scheduler >"$work/kubesim.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do [ -f "$KUBECONFIG" ] && break; sleep 0.1; done
 [ -f "$KUBECONFIG" ] || { cat "$work/kubesim.log"; exit 1; }
@@ -42,10 +43,12 @@ step kubectl get nodes -o wide
 step kubectl apply -f "$root/crds/"
 step kubectl api-resources --api-group=scheduling.koordinator.sh
 
-"$bin/berth-manager" --kubeconfig "$KUBECONFIG" --metrics-bind-address 127.0.0.1:0 \
-  --health-probe-bind-address 127.0.0.1:0 --reservation-gc-duration 5s >"$work/berth-manager.log" 2>&1 &
+metrics_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$bin/berth-manager" --kubeconfig "$KUBECONFIG" --metrics-bind-address "127.0.0.1:$metrics_port" --metrics-secure \
+  --extender-bind-address 127.0.0.1:0 --health-probe-bind-address 127.0.0.1:0 --reservation-gc-duration 5s \
+  >"$work/berth-manager.log" 2>&1 &
 pids+=($!)
-echo; echo "berth-manager started (reservation GC after 5s; log: $work/berth-manager.log)"
+echo; echo "berth-manager started (reservation GC after 5s; HTTPS metrics on :$metrics_port; log: $work/berth-manager.log)"
 
 # The user guide's quick start: berth places the reservation, then schedules its owner pod into it.
 step kubectl create -f "$root/e2e/testdata/reservation-demo.yaml"
@@ -208,6 +211,70 @@ step kubectl label node "$drained" berth.dev/drain-
 wait_for "$drained to be uncordoned" 15 bash -c "[ \"\$(kubectl get node $drained -o jsonpath={.spec.unschedulable})\" != true ]"
 step kubectl get nodes
 step kubectl delete -f "$work/drainweb.yaml"
+
+# Pods of the stock kube-scheduler use reservations too. Here kubesim plays kube-scheduler (it binds
+# default-scheduler pods itself); with the extender on and no bindVerb, berth puts an owner pod that
+# kube-scheduler bound into the reservation on its node.
+cat >"$work/stock.yaml" <<EOF
+apiVersion: scheduling.koordinator.sh/v1alpha1
+kind: Reservation
+metadata:
+  name: reservation-stock
+spec:
+  ttl: 1h
+  allocateOnce: false
+  owners:
+    - labelSelector:
+        matchLabels:
+          app: stock
+  template:
+    metadata:
+      namespace: default
+    spec:
+      nodeName: node-2
+      schedulerName: koord-scheduler
+      containers:
+        - name: main
+          resources:
+            requests:
+              cpu: "1"
+              memory: 1Gi
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: stock-0
+  labels:
+    app: stock
+spec:
+  nodeSelector:
+    kubernetes.io/hostname: node-2
+  containers:
+    - name: main
+      image: nginx
+      resources:
+        requests:
+          cpu: 500m
+          memory: 512Mi
+EOF
+step kubectl create -f "$work/stock.yaml"
+wait_for "stock-0 to be put into reservation-stock" 30 bash -c \
+  "kubectl get reservation reservation-stock -o jsonpath='{.status.currentOwners}' | grep -q stock-0"
+step kubectl get pod stock-0 -o jsonpath='{"scheduler: "}{.spec.schedulerName}{"\nnode: "}{.spec.nodeName}{"\nreservation-allocated: "}{.metadata.annotations.scheduling\.koordinator\.sh/reservation-allocated}{"\n"}'
+step kubectl get reservation reservation-stock -o jsonpath='{"allocated: "}{.status.allocated}{"\ncurrentOwners: "}{.status.currentOwners}{"\n"}'
+step kubectl delete -f "$work/stock.yaml"
+
+# Metrics over HTTPS (--metrics-secure): the API server reviews each scrape's token (TokenReview) and
+# authorises it (SubjectAccessReview, get /metrics).
+step kubectl create serviceaccount prometheus
+step kubectl create clusterrole metrics-reader --non-resource-url=/metrics --verb=get
+step kubectl create clusterrolebinding prometheus-metrics --clusterrole=metrics-reader --serviceaccount=default:prometheus
+step curl -sk -o /dev/null -w 'without a token: HTTP %{http_code}\n' "https://127.0.0.1:$metrics_port/metrics"
+printf '\n\033[1m$ %s\033[0m\n' "token=\$(kubectl create token prometheus)"
+token=$(kubectl create token prometheus)
+step curl -sk -o "$work/metrics.txt" -w 'with the token: HTTP %{http_code}\n' -H "Authorization: Bearer $token" \
+  "https://127.0.0.1:$metrics_port/metrics"
+grep -m 12 -E '^berth_(reservations|migrations)' "$work/metrics.txt"
 
 echo
 echo "demo: done"

@@ -72,7 +72,7 @@ struct OpResult {
 struct WriteOptions {
   std::string field_validation = "Strict";  // Strict | Warn | Ignore (kubectl sends Strict)
   bool dry_run = false;
-  std::string subresource;  // "" or "status"
+  std::string subresource;  // "" or "status"; internal writes also "binding" (spec and status)
   // internal: a write by kubesim itself (binding, eviction, kubelet, GC, scale) through Mutate.
   // Upstream those go through subresources with their own rules, so the update-immutability
   // checks of update_validation.h are skipped.
@@ -108,7 +108,8 @@ class ApiServer {
   OpResult DoDelete(const ResourceType& type, const std::string& ns, const std::string& name,
                     const DeleteOptions& opts);
   // Mutate re-reads the object and applies `edit` until the write does not conflict; `edit`
-  // returns false to leave the object unchanged. `subresource` "status" writes only status.
+  // returns false to leave the object unchanged. `subresource` "status" writes only status;
+  // "binding" writes spec and status together (the binding storage).
   OpResult Mutate(const ResourceType& type, const std::string& ns, const std::string& name,
                   const std::string& subresource,
                   const std::function<bool(rapidjson::Document&)>& edit);

@@ -2,6 +2,7 @@
 // disruption/), pods/binding (what a scheduler posts), and /scale (autoscaling/v1) for apps.
 #include "clientgo-shim/base/json.h"
 #include "e2e/kubesim/api/api_server.h"
+#include "e2e/kubesim/api/pod_conditions.h"
 #include "e2e/kubesim/api/request_body.h"
 #include "e2e/kubesim/api/response_format.h"
 #include "e2e/kubesim/api/status_errors.h"
@@ -209,7 +210,7 @@ std::optional<HttpResponse> ApiServer::DoBind(const std::string& ns, const std::
   std::string expected_uid(json::GetString(body, {"metadata", "uid"}));
   std::optional<HttpResponse> failure;
   std::string now = NowRfc3339();
-  OpResult r = Mutate(*pods, ns, pod_name, "", [&](Document& pod) {
+  OpResult r = Mutate(*pods, ns, pod_name, "binding", [&](Document& pod) {
     auto& a = pod.GetAllocator();
     if (!expected_uid.empty() && json::GetString(pod, {"metadata", "uid"}) != expected_uid) {
       failure = StatusError(409, "Conflict", "Operation cannot be fulfilled on pods/binding \"" + pod_name +
@@ -239,19 +240,7 @@ std::optional<HttpResponse> ApiServer::DoBind(const std::string& ns, const std::
     }
     // PodScheduled=True (set by the binding storage).
     Value& status = json::EnsureObject(pod, "status", a);
-    Value* conditions = json::FindMutable(status, {"conditions"});
-    if (!conditions || !conditions->IsArray()) {
-      json::SetMember(status, "conditions", Value(rapidjson::kArrayType), a);
-      conditions = json::FindMutable(status, {"conditions"});
-    }
-    Value* scheduled = nullptr;
-    for (auto& c : conditions->GetArray()) {
-      if (json::GetString(c, {"type"}) == "PodScheduled") scheduled = &c;
-    }
-    if (!scheduled) {
-      conditions->PushBack(Value(rapidjson::kObjectType), a);
-      scheduled = &(*conditions)[conditions->Size() - 1];
-    }
+    Value* scheduled = &ConditionOfType(status, "PodScheduled", a);
     scheduled->SetObject();
     json::SetString(*scheduled, "type", "PodScheduled", a);
     json::SetString(*scheduled, "status", "True", a);

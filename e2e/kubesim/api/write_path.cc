@@ -286,7 +286,10 @@ OpResult ApiServer::DoUpdate(const ResourceType& type, const std::string& ns,
     } else {
       desired = Clone(body);
       auto& da = desired.GetAllocator();
-      if (type.has_status) CopyMember(desired, old_doc, "status", da);
+      // The binding storage (internal "binding") writes spec.nodeName and the PodScheduled
+      // condition in one update, as the apiserver's assignPod does.
+      bool writes_status = opts.internal && opts.subresource == "binding";
+      if (type.has_status && !writes_status) CopyMember(desired, old_doc, "status", da);
       json::SetString(desired, "apiVersion", type.GroupVersion(), da);
       json::SetString(desired, "kind", type.kind, da);
       Value& dmeta = json::EnsureObject(desired, "metadata", da);

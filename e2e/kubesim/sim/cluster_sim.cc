@@ -1,6 +1,7 @@
 #include "e2e/kubesim/sim/cluster_sim.h"
 
 #include "clientgo-shim/base/json.h"
+#include "e2e/kubesim/api/pod_conditions.h"
 #include "e2e/kubesim/disruption/pdb_status.h"
 
 namespace berth::kubesim {
@@ -20,23 +21,14 @@ Document Parse(const StoredObject& obj) {
   return d;
 }
 
-void SetCondition(Value& conditions, std::string_view type, const std::string& now,
-                  Document::AllocatorType& a) {
-  for (auto& c : conditions.GetArray()) {
-    if (json::GetString(c, {"type"}) == type) {
-      if (json::GetString(c, {"status"}) != "True") {
-        json::SetString(c, "status", "True", a);
-        json::SetString(c, "lastTransitionTime", now, a);
-      }
-      return;
-    }
-  }
-  Value c(rapidjson::kObjectType);
-  json::SetString(c, "type", type, a);
-  c.AddMember("status", "True", a);
-  c.AddMember("lastProbeTime", Value(rapidjson::kNullType), a);
+// SetConditionTrue sets the pod condition to True, stamping lastTransitionTime only on a change.
+void SetConditionTrue(Value& status, std::string_view type, const std::string& now, Document::AllocatorType& a) {
+  Value& c = ConditionOfType(status, type, a);
+  if (json::GetString(c, {"status"}) == "True") return;
+  bool added = !c.HasMember("status");
+  json::SetString(c, "status", "True", a);
+  if (added) c.AddMember("lastProbeTime", Value(rapidjson::kNullType), a);
   json::SetString(c, "lastTransitionTime", now, a);
-  conditions.PushBack(c, a);
 }
 
 }  // namespace
@@ -227,13 +219,8 @@ void ClusterSim::StartPod(const std::string& ns, const std::string& name, const 
         }
       }
     }
-    Value* conditions = json::FindMutable(status, {"conditions"});
-    if (!conditions || !conditions->IsArray()) {
-      json::SetMember(status, "conditions", Value(rapidjson::kArrayType), a);
-      conditions = json::FindMutable(status, {"conditions"});
-    }
     for (std::string_view type : {"PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"}) {
-      SetCondition(*conditions, type, now, a);
+      SetConditionTrue(status, type, now, a);
     }
     Value statuses(rapidjson::kArrayType);
     if (const Value* containers = json::Find(d, {"spec", "containers"}); containers && containers->IsArray()) {

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "clientgo-shim/base/json.h"
+#include "e2e/kubesim/api/pod_conditions.h"
 #include "e2e/kubesim/sim/default_scheduler_fit.h"
 #include "e2e/kubesim/sim/workload_events.h"
 #include "e2e/kubesim/sim/workload_support.h"
@@ -116,22 +117,10 @@ void DefaultScheduler::MarkUnschedulable(const Value& pod, const std::string& me
     if (json::GetString(d, {"metadata", "uid"}) != subject.uid || !IsPendingForUs(d)) return false;
     auto& a = d.GetAllocator();
     Value& status = json::EnsureObject(d, "status", a);
-    Value* conditions = json::FindMutable(status, {"conditions"});
-    if (!conditions || !conditions->IsArray()) {
-      json::SetMember(status, "conditions", Value(rapidjson::kArrayType), a);
-      conditions = json::FindMutable(status, {"conditions"});
-    }
-    Value* scheduled = nullptr;
-    for (auto& c : conditions->GetArray()) {
-      if (json::GetString(c, {"type"}) == "PodScheduled") scheduled = &c;
-    }
-    if (scheduled && json::GetString(*scheduled, {"status"}) == "False" &&
-        json::GetString(*scheduled, {"reason"}) == "Unschedulable" && json::GetString(*scheduled, {"message"}) == message) {
+    Value* scheduled = &ConditionOfType(status, "PodScheduled", a);
+    if (json::GetString(*scheduled, {"status"}) == "False" && json::GetString(*scheduled, {"reason"}) == "Unschedulable" &&
+        json::GetString(*scheduled, {"message"}) == message) {
       return false;
-    }
-    if (!scheduled) {
-      conditions->PushBack(Value(rapidjson::kObjectType), a);
-      scheduled = &(*conditions)[conditions->Size() - 1];
     }
     bool transition = json::GetString(*scheduled, {"status"}) != "False";
     std::string since = transition ? now : std::string(json::GetString(*scheduled, {"lastTransitionTime"}));

@@ -3,6 +3,7 @@
 
 #include "clientgo-shim/base/json.h"
 #include "e2e/kubesim/api/api_server.h"
+#include "e2e/kubesim/api/pod_conditions.h"
 #include "unit-tests/e2e/kubesim/api/recording_sink.h"
 
 namespace berth::kubesim {
@@ -51,6 +52,13 @@ TEST_F(BindingsCollectionTest, BindsThePodTheBodyNames) {
                         R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"web"},"target":{"kind":"Node","name":"n1"}})");
   EXPECT_EQ(r.status, 201) << r.body;
   EXPECT_EQ(NodeOf("web"), "n1");
+  // The binding storage sets PodScheduled=True, once.
+  auto pod = json::Parse(store_.Get("/pods", "default", "web")->json);
+  const auto* conditions = json::Find(*pod, {"status", "conditions"});
+  ASSERT_TRUE(conditions && conditions->IsArray());
+  ASSERT_EQ(conditions->Size(), 1u);
+  EXPECT_EQ(json::GetString((*conditions)[0], {"type"}), "PodScheduled");
+  EXPECT_EQ(json::GetString((*conditions)[0], {"status"}), "True");
   HttpResponse again = Call("POST", "/api/v1/namespaces/default/bindings",
                             R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"web"},"target":{"name":"n2"}})");
   EXPECT_EQ(again.status, 409);
@@ -66,6 +74,20 @@ TEST_F(BindingsCollectionTest, RefusesWhatIsNotACreateOfANamedBinding) {
   EXPECT_EQ(Call("POST", "/api/v1/namespaces/default/bindings",
                  R"({"kind":"Binding","metadata":{"name":"missing"},"target":{"name":"n1"}})").status, 404);
   EXPECT_EQ(NodeOf("web"), "");
+}
+
+TEST(ConditionOfTypeTest, FindsTheConditionOrAppendsItAndRepairsANonArray) {
+  auto status = json::Parse(R"({"conditions":[{"type":"Ready","status":"False"},{"type":"PodScheduled","status":"True"}]})");
+  ASSERT_TRUE(status.has_value());
+  auto& a = status->GetAllocator();
+  EXPECT_EQ(json::GetString(ConditionOfType(*status, "PodScheduled", a), {"status"}), "True");
+  rapidjson::Value& added = ConditionOfType(*status, "Initialized", a);
+  EXPECT_EQ(json::Serialize(added), R"({"type":"Initialized"})");
+  EXPECT_EQ((*status)["conditions"].Size(), 3u);
+  auto broken = json::Parse(R"({"conditions":"oops"})");
+  ASSERT_TRUE(broken.has_value());
+  ConditionOfType(*broken, "Ready", broken->GetAllocator());
+  EXPECT_EQ(json::Serialize(*broken), R"({"conditions":[{"type":"Ready"}]})");
 }
 
 }  // namespace

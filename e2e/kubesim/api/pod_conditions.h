@@ -1,0 +1,20 @@
+// e2e/kubesim/api/pod_conditions.h
+//
+// The one place kubesim finds a pod condition to write: the binding storage (PodScheduled=True),
+// the simulated default scheduler (PodScheduled=False) and the kubelet (Ready, ...) all go
+// through it.
+#pragma once
+
+#include <string_view>
+
+#include <rapidjson/document.h>
+
+namespace berth::kubesim {
+
+// ConditionOfType returns status.conditions[i] with the given type in `status` (a pod's status
+// object), appending {"type": type} when there is none (and the conditions array when it is
+// missing or not an array). The reference is valid until the array is next modified.
+rapidjson::Value& ConditionOfType(rapidjson::Value& status, std::string_view type,
+                                  rapidjson::Document::AllocatorType& alloc);
+
+}  // namespace berth::kubesim
