@@ -22,13 +22,6 @@ namespace {
 using rapidjson::Document;
 using rapidjson::Value;
 
-HttpResponse Json(int code, const Value& doc) {
-  HttpResponse r;
-  r.status = code;
-  r.body = json::Serialize(doc);
-  return r;
-}
-
 std::string Rfc3339(std::chrono::system_clock::time_point t) {
   std::time_t tt = std::chrono::system_clock::to_time_t(t);
   std::tm tm{};
@@ -51,12 +44,9 @@ Value UserValue(const rbac::UserInfo& user, Document::AllocatorType& a) {
 }  // namespace
 
 void ApiServer::HandleTokenRequest(const HttpRequest& request, const ParsedPath& path, ResponseSink& sink) {
-  auto decoded = DecodeBody(request);
-  if (auto* err = std::get_if<HttpResponse>(&decoded)) {
-    sink.Send(std::move(*err));
-    return;
-  }
-  Document body = std::move(std::get<Document>(decoded));
+  std::optional<Document> decoded = DecodeBodyOrReply(request, sink);
+  if (!decoded) return;
+  Document& body = *decoded;
   ObjectPtr sa = store_.Get("/serviceaccounts", path.ns, path.name);
   if (!sa) {
     sink.Send(NotFound("", "serviceaccounts", path.name));
@@ -99,16 +89,13 @@ void ApiServer::HandleTokenRequest(const HttpRequest& request, const ParsedPath&
   json::SetString(status, "token", token, a);
   json::SetString(status, "expirationTimestamp", Rfc3339(std::chrono::system_clock::now() + std::chrono::seconds(seconds)), a);
   json::SetMember(body, "status", std::move(status), a);
-  sink.Send(Json(201, body));
+  sink.Send(JsonObjectResponse(201, body));
 }
 
 void ApiServer::HandleTokenReview(const HttpRequest& request, ResponseSink& sink) {
-  auto decoded = DecodeBody(request);
-  if (auto* err = std::get_if<HttpResponse>(&decoded)) {
-    sink.Send(std::move(*err));
-    return;
-  }
-  Document body = std::move(std::get<Document>(decoded));
+  std::optional<Document> decoded = DecodeBodyOrReply(request, sink);
+  if (!decoded) return;
+  Document& body = *decoded;
   std::string token(json::GetString(body, {"spec", "token"}));
   if (token.empty()) {
     sink.Send(Invalid("authentication.k8s.io", "TokenReview", "", {{"FieldValueRequired", "Required value", "spec.token"}}));
@@ -138,16 +125,13 @@ void ApiServer::HandleTokenReview(const HttpRequest& request, ResponseSink& sink
     json::SetString(status, "error", "[invalid bearer token, token lookup failed]", a);
   }
   json::SetMember(body, "status", std::move(status), a);
-  sink.Send(Json(201, body));
+  sink.Send(JsonObjectResponse(201, body));
 }
 
 void ApiServer::HandleSubjectAccessReview(const HttpRequest& request, ResponseSink& sink) {
-  auto decoded = DecodeBody(request);
-  if (auto* err = std::get_if<HttpResponse>(&decoded)) {
-    sink.Send(std::move(*err));
-    return;
-  }
-  Document body = std::move(std::get<Document>(decoded));
+  std::optional<Document> decoded = DecodeBodyOrReply(request, sink);
+  if (!decoded) return;
+  Document& body = *decoded;
   rbac::Attributes attrs;
   attrs.user.username = std::string(json::GetString(body, {"spec", "user"}));
   attrs.user.uid = std::string(json::GetString(body, {"spec", "uid"}));
@@ -220,7 +204,7 @@ void ApiServer::HandleSubjectAccessReview(const HttpRequest& request, ResponseSi
   status.AddMember("allowed", decision.allowed, a);
   if (!decision.reason.empty()) json::SetString(status, "reason", decision.reason, a);
   json::SetMember(body, "status", std::move(status), a);
-  sink.Send(Json(201, body));
+  sink.Send(JsonObjectResponse(201, body));
 }
 
 }  // namespace berth::kubesim

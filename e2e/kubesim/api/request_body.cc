@@ -86,4 +86,20 @@ std::variant<rapidjson::Document, HttpResponse> DecodeBody(const HttpRequest& re
   return DecodeObjectText(request.body, yaml);
 }
 
+std::optional<rapidjson::Document> DecodeBodyOrReply(const HttpRequest& request, ResponseSink& sink) {
+  auto decoded = DecodeBody(request);
+  if (auto* err = std::get_if<HttpResponse>(&decoded)) {
+    sink.Send(std::move(*err));
+    return std::nullopt;
+  }
+  return std::move(std::get<rapidjson::Document>(decoded));
+}
+
+HttpResponse JsonObjectResponse(int code, const rapidjson::Value& doc) {
+  HttpResponse r;
+  r.status = code;
+  r.body = json::Serialize(doc);
+  return r;
+}
+
 }  // namespace berth::kubesim

@@ -18,6 +18,13 @@ namespace berth::kubesim {
 // DecodeBody returns the object, or the error response to send.
 std::variant<rapidjson::Document, HttpResponse> DecodeBody(const HttpRequest& request);
 
+// DecodeBodyOrReply is DecodeBody for handlers: on an error it sends the response through `sink`
+// and returns nullopt.
+std::optional<rapidjson::Document> DecodeBodyOrReply(const HttpRequest& request, ResponseSink& sink);
+
+// JsonObjectResponse serialises `doc` as the body of a response with status `code`.
+HttpResponse JsonObjectResponse(int code, const rapidjson::Value& doc);
+
 // ParseGoBool reads a boolean query parameter as Go's strconv.ParseBool does (1 t T TRUE true
 // True / 0 f F FALSE false False). Returns nullopt for anything else.
 std::optional<bool> ParseGoBool(std::string_view text);

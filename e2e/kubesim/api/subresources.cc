@@ -14,13 +14,6 @@ namespace {
 using rapidjson::Document;
 using rapidjson::Value;
 
-HttpResponse FromDoc(int code, const Value& doc) {
-  HttpResponse r;
-  r.status = code;
-  r.body = json::Serialize(doc);
-  return r;
-}
-
 Document ParseStored(const StoredObject& obj) {
   Document d;
   d.Parse(obj.json.data(), obj.json.size());
@@ -31,12 +24,9 @@ Document ParseStored(const StoredObject& obj) {
 
 void ApiServer::HandleEviction(const HttpRequest& request, const ParsedPath& path,
                                ResponseSink& sink) {
-  auto decoded = DecodeBody(request);
-  if (auto* err = std::get_if<HttpResponse>(&decoded)) {
-    sink.Send(std::move(*err));
-    return;
-  }
-  Document body = std::move(std::get<Document>(decoded));
+  std::optional<Document> decoded = DecodeBodyOrReply(request, sink);
+  if (!decoded) return;
+  Document& body = *decoded;
   ResourceTypePtr pods = TypeOf("", "pods");
   ResourceTypePtr pdbs = TypeOf("policy", "poddisruptionbudgets");
   bool dry_run = request.Query("dryRun") == "All";
@@ -62,14 +52,14 @@ void ApiServer::HandleEviction(const HttpRequest& request, const ParsedPath& pat
     auto decision = disruption::DecideEviction(pod, matching, body, path.name, dry_run,
                                                std::chrono::system_clock::now());
     if (auto* reject = std::get_if<disruption::EvictionReject>(&decision)) {
-      HttpResponse r = FromDoc(reject->http_code, reject->status);
+      HttpResponse r = JsonObjectResponse(reject->http_code, reject->status);
       if (reject->retry_after_seconds) r.headers.emplace_back("Retry-After", std::to_string(*reject->retry_after_seconds));
       sink.Send(std::move(r));
       return;
     }
     auto& allow = std::get<disruption::EvictionAllow>(decision);
     if (allow.dry_run) {
-      sink.Send(FromDoc(allow.http_code, allow.success_status));
+      sink.Send(JsonObjectResponse(allow.http_code, allow.success_status));
       return;
     }
     if (allow.decrement_pdb) {
@@ -115,7 +105,7 @@ void ApiServer::HandleEviction(const HttpRequest& request, const ParsedPath& pat
       if (precondition_failed) {
         if (allow.conflict_means_too_many_requests) {
           auto reject = disruption::TooManyRequestsWhilePdbProcessing(allow.pdb_name);
-          HttpResponse r = FromDoc(reject.http_code, reject.status);
+          HttpResponse r = JsonObjectResponse(reject.http_code, reject.status);
           if (reject.retry_after_seconds) r.headers.emplace_back("Retry-After", std::to_string(*reject.retry_after_seconds));
           sink.Send(std::move(r));
           return;
@@ -130,7 +120,7 @@ void ApiServer::HandleEviction(const HttpRequest& request, const ParsedPath& pat
     if (!deleted.ok() && deleted.error->status != 404) {
       if (deleted.error->status == 409 && allow.conflict_means_too_many_requests) {
         auto reject = disruption::TooManyRequestsWhilePdbProcessing(allow.pdb_name);
-        HttpResponse r = FromDoc(reject.http_code, reject.status);
+        HttpResponse r = JsonObjectResponse(reject.http_code, reject.status);
         if (reject.retry_after_seconds) r.headers.emplace_back("Retry-After", std::to_string(*reject.retry_after_seconds));
         sink.Send(std::move(r));
         return;
@@ -139,7 +129,7 @@ void ApiServer::HandleEviction(const HttpRequest& request, const ParsedPath& pat
       sink.Send(std::move(*deleted.error));
       return;
     }
-    sink.Send(FromDoc(allow.http_code, allow.success_status));
+    sink.Send(JsonObjectResponse(allow.http_code, allow.success_status));
     return;
   }
   sink.Send(StatusError(504, "Timeout", "couldn't update PodDisruptionBudget due to conflicts"));
@@ -147,12 +137,9 @@ void ApiServer::HandleEviction(const HttpRequest& request, const ParsedPath& pat
 
 void ApiServer::HandleBinding(const HttpRequest& request, const ParsedPath& path,
                               ResponseSink& sink) {
-  auto decoded = DecodeBody(request);
-  if (auto* err = std::get_if<HttpResponse>(&decoded)) {
-    sink.Send(std::move(*err));
-    return;
-  }
-  Document body = std::move(std::get<Document>(decoded));
+  std::optional<Document> decoded = DecodeBodyOrReply(request, sink);
+  if (!decoded) return;
+  Document& body = *decoded;
   std::string_view body_name = json::GetString(body, {"metadata", "name"});
   if (!body_name.empty() && body_name != path.name) {
     sink.Send(BadRequest("name in URL does not match name in Binding object"));
@@ -175,12 +162,9 @@ void ApiServer::HandleBindingsCollection(const HttpRequest& request, const Parse
     sink.Send(MethodNotAllowed("the server does not allow this method on the requested resource"));
     return;
   }
-  auto decoded = DecodeBody(request);
-  if (auto* err = std::get_if<HttpResponse>(&decoded)) {
-    sink.Send(std::move(*err));
-    return;
-  }
-  Document body = std::move(std::get<Document>(decoded));
+  std::optional<Document> decoded = DecodeBodyOrReply(request, sink);
+  if (!decoded) return;
+  Document& body = *decoded;
   std::string name(json::GetString(body, {"metadata", "name"}));
   if (name.empty()) {
     sink.Send(Invalid("", "Binding", "", {{"FieldValueRequired", "Required value: name or generateName is required",
@@ -284,7 +268,7 @@ void ApiServer::HandleScale(const HttpRequest& request, const ResourceType& type
       json::SetString(status, "selector", selector, a);
     }
     scale.AddMember("status", status, a);
-    return FromDoc(200, scale);
+    return JsonObjectResponse(200, scale);
   };
   if (request.method == "GET") {
     ObjectPtr obj = store_.Get(type.StorageKey(), path.ns, path.name);
