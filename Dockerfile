@@ -7,7 +7,7 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       build-essential cmake ninja-build pkg-config \
       libboost1.81-dev libboost-system1.81-dev libboost-program-options1.81-dev \
-      libssl-dev rapidjson-dev libyaml-cpp-dev prometheus-cpp-dev \
+      libssl-dev rapidjson-dev libyaml-cpp-dev libyaml-dev prometheus-cpp-dev \
       libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libre2-dev \
       googletest libgtest-dev libgmock-dev libbenchmark-dev ca-certificates \
  && rm -rf /var/lib/apt/lists/*

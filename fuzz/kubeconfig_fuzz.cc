@@ -1,5 +1,5 @@
 // fuzz/kubeconfig_fuzz.cc — ParseKubeconfig (clientgo-shim/config/kubeconfig): YAML or JSON
-// kubeconfig text through yaml-cpp into RestConfig. Exec plugins are not run (the input would
+// kubeconfig text through libyaml into RestConfig. Exec plugins are not run (the input would
 // choose the command); file references resolve under a directory that does not exist.
 // Property: no crash; every rejection carries a message naming the file.
 #include <cstddef>

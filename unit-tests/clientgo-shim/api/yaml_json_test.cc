@@ -85,10 +85,28 @@ TEST(YamlToJsonTest, RejectsMalformedYamlWithLineAndColumn) {
   EXPECT_EQ(Err("a: 'x' y\n").rfind("yaml: line 1, column ", 0), 0u);
   EXPECT_EQ(Err("a: *nope\n").rfind("yaml: line 1, column ", 0), 0u);
   EXPECT_EQ(Err("\t- a\n").rfind("yaml: ", 0), 0u);
-  // Stray top-level flow entries make yaml-cpp 0.7 loop forever; they must fail instead.
+  // Stray top-level flow entries (yaml-cpp 0.7 looped forever on them) fail.
   EXPECT_EQ(Err(","), "yaml: line 1, column 1: did not find expected node content");
-  EXPECT_EQ(Err("- a\n,"), "yaml: line 2, column 1: did not find expected node content");
+  EXPECT_EQ(Err("- a\n,"), "yaml: line 2, column 1: did not find expected '-' indicator");
   EXPECT_EQ(Err("---\n,b\n").rfind("yaml: line 2, column 1: ", 0), 0u);
+}
+
+TEST(YamlToJsonTest, SpeaksLibyamlsAndGoYamlsWordsForBrokenStreams) {
+  EXPECT_EQ(Err("a: *nope\n"), "yaml: line 1, column 4: unknown anchor 'nope' referenced");
+  EXPECT_EQ(Err("a: &x [*x]\n"), "yaml: line 1, column 8: unknown anchor 'x' referenced");  // not yet defined
+  EXPECT_EQ(Err("a: \xff\n"), "yaml: invalid leading UTF-8 octet (byte offset 3)");
+  EXPECT_EQ(Err("a: b\n c: d\n"), "yaml: line 2, column 3: mapping values are not allowed in this context");
+  std::string deep(10'001, '[');
+  EXPECT_EQ(Err(deep + std::string(10'001, ']')), "yaml: exceeded max depth of 10000");
+  std::string ok_depth(100, '[');
+  EXPECT_TRUE(YamlToJson(ok_depth + std::string(100, ']')));
+}
+
+TEST(YamlToJsonTest, AnchoredScalarsServeAsKeysAndAnchorsArePerDocument) {
+  EXPECT_EQ(J("k: &k name\n*k : 1\n"), R"({"k":"name","name":1})");
+  EXPECT_EQ(J("- &n 5\n- {*n : x}\n"), R"([5,{"5":"x"}])");
+  EXPECT_EQ(Err("- &m {a: 1}\n- {*m : x}\n"), "yaml: invalid map key: a map or sequence cannot be a key");
+  EXPECT_EQ(Err("a: &a 1\n---\nb: *a\n"), "yaml: line 3, column 4: unknown anchor 'a' referenced");
 }
 
 TEST(YamlToJsonTest, RejectsValuesJsonCannotHold) {
