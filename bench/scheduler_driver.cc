@@ -358,15 +358,22 @@ int main(int argc, char** argv) {
                                           Clock::now() + std::chrono::minutes(10));
   const double pods_s = Seconds(progress.last_bound - pod_start);
   const double pod_phase_cpu_s = ProcessCpuSeconds() - cpu_before_pods;
-  // The owner syncs the last binds cause land up to an owner-sync interval later: count them too,
-  // waiting until reservation updates have stopped for 2 s (at most 20 s).
+  // The owner syncs the last binds cause land up to an owner-sync interval later, and the Event
+  // recorder sends in the background: count those writes too, waiting until berth has made no
+  // write for 2 s (at most 30 s).
   {
-    const auto settle_deadline = Clock::now() + std::chrono::seconds(20);
-    int seen = progress.reservation_updates.load();
+    auto total_writes = [&] {
+      auto counts = counting->Snapshot();
+      int64_t total = 0;
+      for (int k = 0; k < kRequestKinds; ++k) total += k == kRead ? 0 : counts[k];
+      return total;
+    };
+    const auto settle_deadline = Clock::now() + std::chrono::seconds(30);
+    int64_t seen = total_writes();
     auto quiet_since = Clock::now();
     while (Clock::now() < settle_deadline && Clock::now() - quiet_since < std::chrono::seconds(2)) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));  // after the measurement: a poll
-      if (int now_seen = progress.reservation_updates.load(); now_seen != seen) {
+      if (int64_t now_seen = total_writes(); now_seen != seen) {
         seen = now_seen;
         quiet_since = Clock::now();
       }
