@@ -42,6 +42,21 @@
 //           At load 9-11 the plain mix gave 1,928 / 1,525 pods/s after (1,644 / 1,737 before at
 //           load 3.5-6.3). The constrained mix costs the full node scan for the pods spreading
 //           keeps out of their reservations (each filter itself is a few map lookups per node).
+//           Topology-domain index (reconcile/placement/topology_index.h), 2026-11-26, load 10-18,
+//           interleaved with the binary before it (b86a556), two runs each:
+//             plain mix        before 1,709 / 1,637 pods/s   after 1,466 / 1,484 pods/s (noise: total
+//                              CPU per run 24.6-25.8 s before, 25.3-26.1 s after; the plain mix has no
+//                              constraints to speed up)
+//             --constrained 1  before   793 /   909 pods/s   after 1,040 / 1,255 pods/s
+//           Before it, TopologySpreadFilter::Check was 19% of the constrained mix's samples (a
+//           label-map lookup and a string hash per node of a full scan); after it SchedulePod is
+//           4% and the rest is HTTP, kubesim and watch decoding.
+//           API requests: "requests_during_pods" counts berth's writes by kind from the first pod
+//           to 2 s after the last write (owner syncs and Events trail the binds): per bound pod,
+//           binding 1.0 (the reservation-allocated annotation rides on it), Scheduled Event 1.0
+//           (kube-scheduler's; one per pod, nothing to aggregate across pods), reservation owner
+//           status 0.64-0.78 (coalesced per reservation, owner_sync.h): 2.66-2.76 in all, 1.65
+//           with --pod-events 0. --lifecycle 0 cuts the pod phase's CPU from ~16.5 to ~9.4 s.
 // Shape:    nodes 8 cpu / 32Gi / 110 pods. Reservation j reserves 2 cpu / 4Gi for owners with label
 //           app=app-(j % apps), allocateOnce false (4 pods each). Pod i requests 500m / 1Gi with
 //           label app=app-(i % apps): every pod has reservations/apps candidate reservations.
