@@ -42,6 +42,21 @@
 //           At load 9-11 the plain mix gave 1,928 / 1,525 pods/s after (1,644 / 1,737 before at
 //           load 3.5-6.3). The constrained mix costs the full node scan for the pods spreading
 //           keeps out of their reservations (each filter itself is a few map lookups per node).
+//           Topology-domain index (reconcile/placement/topology_index.h), 2026-11-26, load 10-18,
+//           interleaved with the binary before it (b86a556), two runs each:
+//             plain mix        before 1,709 / 1,637 pods/s   after 1,466 / 1,484 pods/s (noise: total
+//                              CPU per run 24.6-25.8 s before, 25.3-26.1 s after; the plain mix has no
+//                              constraints to speed up)
+//             --constrained 1  before   793 /   909 pods/s   after 1,040 / 1,255 pods/s
+//           Before it, TopologySpreadFilter::Check was 19% of the constrained mix's samples (a
+//           label-map lookup and a string hash per node of a full scan); after it SchedulePod is
+//           4% and the rest is HTTP, kubesim and watch decoding.
+//           API requests: "requests_during_pods" counts berth's writes by kind from the first pod
+//           to 2 s after the last write (owner syncs and Events trail the binds): per bound pod,
+//           binding 1.0 (the reservation-allocated annotation rides on it), Scheduled Event 1.0
+//           (kube-scheduler's; one per pod, nothing to aggregate across pods), reservation owner
+//           status 0.64-0.78 (coalesced per reservation, owner_sync.h): 2.66-2.76 in all, 1.65
+//           with --pod-events 0. --lifecycle 0 cuts the pod phase's CPU from ~16.5 to ~9.4 s.
 // Shape:    nodes 8 cpu / 32Gi / 110 pods. Reservation j reserves 2 cpu / 4Gi for owners with label
 //           app=app-(j % apps), allocateOnce false (4 pods each). Pod i requests 500m / 1Gi with
 //           label app=app-(i % apps): every pod has reservations/apps candidate reservations.
@@ -49,7 +64,10 @@
 //           --constrained 1: nodes in 10 zones; each pod also has a required anti-affinity
 //           (kubernetes.io/hostname) against its pair (label pair=pair-(i/2)) and a DoNotSchedule
 //           zone spread of its app (maxSkew 1).
+#include <sys/resource.h>
+
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -135,6 +153,56 @@ struct Progress {
   }
 };
 
+// RequestKind: what an API request is, for the per-bound-pod request count.
+enum RequestKind { kBinding, kEvent, kReservationStatus, kPodStatus, kOtherWrite, kRead, kRequestKinds };
+constexpr const char* kRequestKindNames[kRequestKinds] = {"binding",    "event", "reservation_status",
+                                                          "pod_status", "other_write", "read"};
+
+RequestKind Classify(const shim::RestRequest& r) {
+  const std::string_view path = r.path;
+  if (r.method == "GET") return kRead;
+  if (path.ends_with("/binding") || path.ends_with("/bindings")) return kBinding;
+  if (path.find("/events") != std::string_view::npos) return kEvent;
+  if (path.find("/reservations/") != std::string_view::npos && path.ends_with("/status")) return kReservationStatus;
+  if (path.find("/pods/") != std::string_view::npos && path.ends_with("/status")) return kPodStatus;
+  return kOtherWrite;
+}
+
+// CountingRestClient forwards to `inner` and counts every request (Do and Stream) by kind: the
+// figure "API requests per bound pod" is what berth sends while the pods are scheduled.
+class CountingRestClient : public shim::RestClient {
+ public:
+  explicit CountingRestClient(shim::RestClientPtr inner) : inner_(std::move(inner)) {}
+  berth::Result<shim::RestResponse> Do(const shim::RestRequest& request) override {
+    counts_[Classify(request)].fetch_add(1, std::memory_order_relaxed);
+    return inner_->Do(request);
+  }
+  berth::Status Stream(const shim::RestRequest& request, const std::function<bool(std::string_view line)>& on_line,
+                       const std::atomic<bool>* cancel) override {
+    counts_[Classify(request)].fetch_add(1, std::memory_order_relaxed);
+    return inner_->Stream(request, on_line, cancel);
+  }
+  std::string Server() const override { return inner_->Server(); }
+  std::array<int64_t, kRequestKinds> Snapshot() const {
+    std::array<int64_t, kRequestKinds> out{};
+    for (int k = 0; k < kRequestKinds; ++k) out[k] = counts_[k].load(std::memory_order_relaxed);
+    return out;
+  }
+
+ private:
+  shim::RestClientPtr inner_;
+  std::array<std::atomic<int64_t>, kRequestKinds> counts_{};
+};
+
+// ProcessCpuSeconds: user + system CPU time of the whole process (server and client share it):
+// steadier than wall time on a machine other work loads.
+double ProcessCpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
 double Percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -194,7 +262,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "client: %s\n", https.error().message.c_str());
     return 1;
   }
-  shim::RestClientPtr rest = *https;
+  auto counting = std::make_shared<CountingRestClient>(*https);
+  shim::RestClientPtr rest = counting;
   auto manager = berth::bench::MakeManager(rest);
   if (!manager) {
     std::fprintf(stderr, "manager: %s\n", manager.error().message.c_str());
@@ -277,8 +346,11 @@ int main(int argc, char** argv) {
                                            Clock::now() + std::chrono::minutes(10));
   const double res_s = Seconds(progress.last_available - res_start);
 
-  // Phase 2: pods.
+  // Phase 2: pods. The line lets a profiler attach for this phase alone.
+  std::fprintf(stderr, "scheduler_driver: %d reservations placed; creating %d pods\n", progress.available, pods);
   const int updates_before_pods = progress.reservation_updates.load();
+  const auto requests_before_pods = counting->Snapshot();
+  const double cpu_before_pods = ProcessCpuSeconds();
   const auto pod_start = Clock::now();
   auto create_pods = [&](int first, int step) {
     for (int i = first; i < pods; i += step) {
@@ -300,7 +372,40 @@ int main(int argc, char** argv) {
   const bool bound_all = progress.WaitFor([&] { return progress.bound >= pods; },
                                           Clock::now() + std::chrono::minutes(10));
   const double pods_s = Seconds(progress.last_bound - pod_start);
+  const double pod_phase_cpu_s = ProcessCpuSeconds() - cpu_before_pods;
+  // The owner syncs the last binds cause land up to an owner-sync interval later, and the Event
+  // recorder sends in the background: count those writes too, waiting until berth has made no
+  // write for 2 s (at most 30 s).
+  {
+    auto total_writes = [&] {
+      auto counts = counting->Snapshot();
+      int64_t total = 0;
+      for (int k = 0; k < kRequestKinds; ++k) total += k == kRead ? 0 : counts[k];
+      return total;
+    };
+    const auto settle_deadline = Clock::now() + std::chrono::seconds(30);
+    int64_t seen = total_writes();
+    auto quiet_since = Clock::now();
+    while (Clock::now() < settle_deadline && Clock::now() - quiet_since < std::chrono::seconds(2)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));  // after the measurement: a poll
+      if (int64_t now_seen = total_writes(); now_seen != seen) {
+        seen = now_seen;
+        quiet_since = Clock::now();
+      }
+    }
+  }
   const int reservation_writes_in_pod_phase = progress.reservation_updates.load() - updates_before_pods;
+  // Requests berth made while the pods were scheduled (the lifecycle controller's owner syncs
+  // included), by kind; writes alone per bound pod, reads (lists, watches) apart.
+  const auto requests_after_pods = counting->Snapshot();
+  std::string request_counts;
+  int64_t writes = 0;
+  for (int k = 0; k < kRequestKinds; ++k) {
+    const int64_t n = requests_after_pods[k] - requests_before_pods[k];
+    if (k != kRead) writes += n;
+    request_counts += std::string(request_counts.empty() ? "" : ",") + "\"" + kRequestKindNames[k] +
+                      "\":" + std::to_string(n);
+  }
 
   // Safety check on the server's final state: no node over its allocatable cpu.
   std::unordered_map<std::string, int64_t> node_cpu;
@@ -317,12 +422,14 @@ int main(int argc, char** argv) {
       "\"reservations_placed\":%d,\"reservations_s\":%.3f,\"reservations_per_s\":%.1f,"
       "\"pods_bound\":%d,\"pods_in_reservations\":%d,\"pod_create_s\":%.3f,\"pods_s\":%.3f,\"pods_per_s\":%.1f,"
       "\"pod_latency_ms_p50\":%.1f,\"pod_latency_ms_p99\":%.1f,\"pod_latency_ms_max\":%.1f,"
+      "\"pod_phase_cpu_s\":%.2f,\"requests_during_pods\":{%s},\"write_requests_per_bound_pod\":%.3f,"
       "\"reservation_writes_during_pods\":%d,\"max_node_cpu_requested_milli\":%lld,\"create_failures\":%d,\"complete\":%s,\"nproc\":%u}\n",
       constrained ? "true" : "false", nodes, reservations, pods, pod_workers, lifecycle ? "true" : "false", pod_events ? "true" : "false",
       progress.available, res_s,
       res_s > 0 ? reservations / res_s : 0.0, progress.bound, progress.bound_with_reservation, create_s, pods_s,
       pods_s > 0 ? progress.bound / pods_s : 0.0, Percentile(progress.latency_ms, 0.5),
-      Percentile(progress.latency_ms, 0.99), Percentile(progress.latency_ms, 1.0),
+      Percentile(progress.latency_ms, 0.99), Percentile(progress.latency_ms, 1.0), pod_phase_cpu_s,
+      request_counts.c_str(), progress.bound > 0 ? static_cast<double>(writes) / progress.bound : 0.0,
       reservation_writes_in_pod_phase, static_cast<long long>(max_node_cpu), failed.load(), placed_all && bound_all ? "true" : "false",
       std::thread::hardware_concurrency());
   std::fflush(stdout);

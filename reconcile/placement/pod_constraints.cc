@@ -39,13 +39,6 @@ std::vector<TopologySpreadConstraint> SystemDefaultSpreadConstraints(const shim:
 namespace internal {
 namespace {
 
-int64_t Count(const TopologyCounts& counts, std::string_view key, std::string_view value) {
-  auto k = counts.find(key);
-  if (k == counts.end()) return 0;
-  auto v = k->second.find(value);
-  return v == k->second.end() ? 0 : v->second;
-}
-
 // Bump adds `by` to the domain of `key` that member m's node is in (nothing when the node lacks
 // the label).
 void Bump(TopologyCounts& counts, const ConstraintContext& ctx, std::string_view key, const AffinityMember& m,
@@ -90,6 +83,16 @@ std::vector<std::vector<char>> EligibleNodes(const ConstraintContext& ctx,
   return eligible;
 }
 
+// CountsFor: the entry of `key` in `all`, created (with the key's domains) when missing.
+DomainCounts& CountsFor(std::vector<std::unique_ptr<DomainCounts>>& all, const ConstraintContext& ctx,
+                        std::string_view key) {
+  for (auto& counts : all) {
+    if (counts->name() == key) return *counts;
+  }
+  all.push_back(std::make_unique<DomainCounts>(key, ctx.topology.Find(key)));
+  return *all.back();
+}
+
 }  // namespace
 
 const LabelMap* ConstraintContext::NamespaceLabels(std::string_view ns) const {
@@ -103,12 +106,33 @@ bool ConstraintContext::Visible(const AffinityMember& m) const {
   return !(m.reservation && excluded != nullptr && excluded->contains(m.uid));
 }
 
+bool DomainCounts::Add(int node, int64_t by) {
+  const int32_t id = key_ == nullptr ? -1 : key_->DomainOf(node);
+  if (id < 0) return false;
+  AddDomain(id, by);
+  return true;
+}
+
+void DomainCounts::AddDomain(int32_t id, int64_t by) {
+  if (static_cast<size_t>(id) >= counts_.size()) counts_.resize(std::max<size_t>(id + 1, key_->Domains()), 0);
+  counts_[id] += by;
+}
+
 InterPodAffinityFilter InterPodAffinityFilter::Build(const ConstraintContext& ctx) {
   InterPodAffinityFilter f;
   const PodSpecView& pod = ctx.pod;
-  f.terms_ = pod.pod_affinity.get();
-  if (f.terms_ != nullptr && !f.terms_->required_affinity.empty()) {
-    const auto& terms = f.terms_->required_affinity;
+  const PodAffinity* terms_of_pod = pod.pod_affinity.get();
+  if (terms_of_pod != nullptr) {
+    // Entries first, so the pointers to them below stay valid (each is its own allocation).
+    for (const PodAffinityTerm& t : terms_of_pod->required_affinity) {
+      f.affinity_terms_.push_back(&CountsFor(f.affinity_, ctx, t.topology_key));
+    }
+    for (const PodAffinityTerm& t : terms_of_pod->required_anti_affinity) {
+      f.anti_affinity_terms_.push_back(&CountsFor(f.anti_affinity_, ctx, t.topology_key));
+    }
+  }
+  if (terms_of_pod != nullptr && !terms_of_pod->required_affinity.empty()) {
+    const auto& terms = terms_of_pod->required_affinity;
     // A pod counts for affinity only when it matches every term (podMatchesAllAffinityTerms).
     ctx.index.ForEachCandidate(terms[0].selector, [&](const AffinityMember& m) {
       if (!ctx.Visible(m)) return;
@@ -116,18 +140,23 @@ InterPodAffinityFilter InterPodAffinityFilter::Build(const ConstraintContext& ct
       for (const PodAffinityTerm& t : terms) {
         if (!TermMatches(t, m.namespace_name, m.labels, ns_labels)) return;
       }
-      for (const PodAffinityTerm& t : terms) Bump(f.affinity_, ctx, t.topology_key, m, 1);
+      for (size_t j = 0; j < terms.size(); ++j) {
+        if (f.affinity_terms_[j]->Add(m.node, 1)) f.any_affinity_ = true;
+      }
     });
     const LabelMap* own = ctx.NamespaceLabels(pod.namespace_name);
     f.self_match_ = std::all_of(terms.begin(), terms.end(), [&](const PodAffinityTerm& t) {
       return TermMatches(t, pod.namespace_name, pod.labels, own);
     });
   }
-  if (f.terms_ != nullptr) {
-    for (const PodAffinityTerm& t : f.terms_->required_anti_affinity) {
+  if (terms_of_pod != nullptr) {
+    const auto& terms = terms_of_pod->required_anti_affinity;
+    for (size_t j = 0; j < terms.size(); ++j) {
+      const PodAffinityTerm& t = terms[j];
+      DomainCounts* counts = f.anti_affinity_terms_[j];
       ctx.index.ForEachCandidate(t.selector, [&](const AffinityMember& m) {
         if (ctx.Visible(m) && TermMatches(t, m.namespace_name, m.labels, ctx.NamespaceLabels(m.namespace_name))) {
-          Bump(f.anti_affinity_, ctx, t.topology_key, m, 1);
+          counts->Add(m.node, 1);
         }
       });
     }
@@ -137,39 +166,35 @@ InterPodAffinityFilter InterPodAffinityFilter::Build(const ConstraintContext& ct
   ctx.index.ForEachTermFor(pod.labels, [&](const TermRef& r) {
     if (r.kind != TermKind::kRequiredAntiAffinity || !ctx.Visible(*r.member)) return;
     if (TermMatches(*r.term, pod.namespace_name, pod.labels, pod_ns_labels)) {
-      Bump(f.existing_anti_affinity_, ctx, r.term->topology_key, *r.member, 1);
+      const std::string_view key = r.term->topology_key;
+      // Only keys the member's node carries get an entry: an entry means "some count".
+      const TopologyIndex::Key* index = ctx.topology.Find(key);
+      if (index == nullptr || index->DomainOf(r.member->node) < 0) return;
+      CountsFor(f.existing_anti_affinity_, ctx, key).Add(r.member->node, 1);
     }
   });
-  f.active_ = (f.terms_ != nullptr &&
-               (!f.terms_->required_affinity.empty() || !f.terms_->required_anti_affinity.empty())) ||
+  f.active_ = (terms_of_pod != nullptr &&
+               (!terms_of_pod->required_affinity.empty() || !terms_of_pod->required_anti_affinity.empty())) ||
               !f.existing_anti_affinity_.empty();
   return f;
 }
 
-std::string_view InterPodAffinityFilter::Check(const LabelMap& node_labels) const {
-  if (terms_ != nullptr && !terms_->required_affinity.empty()) {
+std::string_view InterPodAffinityFilter::Check(int node) const {
+  if (!affinity_terms_.empty()) {
     bool pods_exist = true;
-    for (const PodAffinityTerm& t : terms_->required_affinity) {
-      auto label = node_labels.find(t.topology_key);
-      if (label == node_labels.end()) return kReasonPodAffinity;  // every topology label must exist
-      if (Count(affinity_, t.topology_key, label->second) <= 0) pods_exist = false;
+    for (const DomainCounts* counts : affinity_terms_) {
+      const int32_t id = counts->key() == nullptr ? -1 : counts->key()->DomainOf(node);
+      if (id < 0) return kReasonPodAffinity;  // every topology label must exist
+      if (counts->AtDomain(id) <= 0) pods_exist = false;
     }
     // The first pod of a group with affinity to itself: allowed when no pod matches anywhere.
-    if (!pods_exist && !(affinity_.empty() && self_match_)) return kReasonPodAffinity;
+    if (!pods_exist && !(!any_affinity_ && self_match_)) return kReasonPodAffinity;
   }
-  if (terms_ != nullptr && !anti_affinity_.empty()) {
-    for (const PodAffinityTerm& t : terms_->required_anti_affinity) {
-      auto label = node_labels.find(t.topology_key);
-      if (label != node_labels.end() && Count(anti_affinity_, t.topology_key, label->second) > 0) {
-        return kReasonPodAntiAffinity;
-      }
-    }
+  for (const DomainCounts* counts : anti_affinity_terms_) {
+    if (counts->AtNode(node) > 0) return kReasonPodAntiAffinity;
   }
-  for (const auto& [key, values] : existing_anti_affinity_) {
-    auto label = node_labels.find(key);
-    if (label == node_labels.end()) continue;
-    auto v = values.find(label->second);
-    if (v != values.end() && v->second > 0) return kReasonExistingAntiAffinity;
+  for (const auto& counts : existing_anti_affinity_) {
+    if (counts->AtNode(node) > 0) return kReasonExistingAntiAffinity;
   }
   return {};
 }
@@ -204,59 +229,55 @@ TopologySpreadFilter TopologySpreadFilter::Build(const ConstraintContext& ctx) {
   }
   if (hard.empty()) return f;
   // Fast path: one topology key and no inclusion policy that restricts the nodes, so the eligible
-  // domains are every domain of that key in the snapshot's domain index (no scan of the nodes).
+  // domains are every domain of that key with a present node (no scan of the nodes).
   const bool restricts_nodes = !ctx.pod.node_selector.empty() || ctx.pod.required_node_affinity.has_value();
-  bool fast = ctx.domains != nullptr;
+  bool fast = true;
   for (const TopologySpreadConstraint* c : hard) {
     fast = fast && c->topology_key == hard[0]->topology_key && !c->honor_node_taints &&
            !(c->honor_node_affinity && restricts_nodes);
   }
-  if (fast) {
-    auto key = ctx.domains->find(hard[0]->topology_key);
-    for (const TopologySpreadConstraint* spec : hard) {
-      Constraint c;
-      c.spec = spec;
-      if (key != ctx.domains->end()) {
-        for (const auto& [value, nodes] : key->second) c.counts.emplace(value, 0);
-      }
-      ctx.index.ForEachCandidate(spec->selector, [&](const AffinityMember& m) {
-        if (!ctx.Visible(m) || m.terminating || m.namespace_name != ctx.pod.namespace_name) return;
-        if (!spec->selector.Matches(m.labels)) return;
-        const LabelMap& labels = ctx.nodes[m.node].view.labels;
-        auto label = labels.find(spec->topology_key);
-        if (label == labels.end()) return;
-        auto v = c.counts.find(label->second);
-        if (v != c.counts.end()) v->second++;
-      });
-      f.constraints_.push_back(std::move(c));
+  std::vector<std::vector<char>> eligible_nodes;
+  if (!fast) eligible_nodes = EligibleNodes(ctx, hard, /*require_all=*/true);
+  for (size_t j = 0; j < hard.size(); ++j) {
+    const TopologySpreadConstraint* spec = hard[j];
+    const TopologyIndex::Key* key = ctx.topology.Find(spec->topology_key);
+    // Eligible domains: with a present node (fast path), or with an eligible node.
+    std::vector<char> eligible(key == nullptr ? 0 : key->Domains(), 0);
+    for (int32_t id = 0; fast && id < static_cast<int32_t>(eligible.size()); ++id) eligible[id] = key->NodesIn(id) > 0;
+    for (size_t i = 0; !fast && key != nullptr && i < ctx.nodes.size(); ++i) {
+      if (!eligible_nodes[j][i]) continue;
+      if (const int32_t id = key->DomainOf(static_cast<int>(i)); id >= 0) eligible[id] = 1;
     }
-  } else {
-    std::vector<std::vector<char>> eligible = EligibleNodes(ctx, hard, /*require_all=*/true);
-    for (size_t j = 0; j < hard.size(); ++j) {
-      Constraint c;
-      c.spec = hard[j];
-      c.counts = CountsByDomain(ctx, *hard[j], eligible[j]);
-      f.constraints_.push_back(std::move(c));
-    }
-  }
-  for (Constraint& c : f.constraints_) {
+    Constraint c{spec, DomainCounts(spec->topology_key, key)};
+    ctx.index.ForEachCandidate(spec->selector, [&](const AffinityMember& m) {
+      if (!ctx.Visible(m) || m.terminating || m.namespace_name != ctx.pod.namespace_name) return;
+      if (!fast && !eligible_nodes[j][m.node]) return;
+      if (!spec->selector.Matches(m.labels)) return;
+      const int32_t id = key == nullptr ? -1 : key->DomainOf(m.node);
+      if (id >= 0 && eligible[id]) c.counts.AddDomain(id, 1);
+    });
     int64_t min = INT32_MAX;  // upstream's critical paths start at MaxInt32
-    for (const auto& [value, count] : c.counts) min = std::min(min, count);
+    int64_t domains = 0;
+    for (int32_t id = 0; id < static_cast<int32_t>(eligible.size()); ++id) {
+      if (!eligible[id]) continue;
+      ++domains;
+      min = std::min(min, c.counts.AtDomain(id));
+    }
     // minDomains: fewer eligible domains than required makes the global minimum 0.
-    if (c.spec->min_domains && static_cast<int64_t>(c.counts.size()) < *c.spec->min_domains) min = 0;
+    if (spec->min_domains && domains < *spec->min_domains) min = 0;
     c.min = min;
-    c.self_match = c.spec->selector.Matches(ctx.pod.labels);
+    c.self_match = spec->selector.Matches(ctx.pod.labels);
+    f.constraints_.push_back(std::move(c));
   }
   return f;
 }
 
-std::string_view TopologySpreadFilter::Check(const LabelMap& node_labels) const {
+std::string_view TopologySpreadFilter::Check(int node) const {
   for (const Constraint& c : constraints_) {
-    auto label = node_labels.find(c.spec->topology_key);
-    if (label == node_labels.end()) return kReasonTopologySpreadMissingLabel;
-    auto v = c.counts.find(label->second);
-    const int64_t matching = v == c.counts.end() ? 0 : v->second;
-    if (matching + (c.self_match ? 1 : 0) - c.min > c.spec->max_skew) return kReasonTopologySpread;
+    const int32_t id = c.counts.key() == nullptr ? -1 : c.counts.key()->DomainOf(node);
+    if (id < 0) return kReasonTopologySpreadMissingLabel;
+    // A domain that is not eligible counts 0 matching pods.
+    if (c.counts.AtDomain(id) + (c.self_match ? 1 : 0) - c.min > c.spec->max_skew) return kReasonTopologySpread;
   }
   return {};
 }

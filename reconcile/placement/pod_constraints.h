@@ -8,12 +8,14 @@
 // the ones the pod being decided may allocate: koordinator takes those out of the node for it.
 #pragma once
 
+#include <memory>
 #include <string_view>
 #include <unordered_set>
 #include <vector>
 
 #include "reconcile/placement/affinity_index.h"
 #include "reconcile/placement/snapshot_state.h"
+#include "reconcile/placement/topology_index.h"
 
 namespace berth::reconcile::placement {
 
@@ -50,14 +52,39 @@ struct ConstraintContext {
   const AffinityIndex& index;
   const StringMap<LabelMap>& namespaces;
   const PodSpecView& pod;
+  // Every present node's domain per label key (State::topology).
+  const TopologyIndex& topology;
   // uids of reservations the pod may allocate: invisible to its affinity and spreading.
   const std::unordered_set<std::string_view>* excluded = nullptr;
-  // label key → value → present nodes (State::domains); nullptr: scan the nodes.
-  const StringMap<StringMap<int>>* domains = nullptr;
 
   const LabelMap* NamespaceLabels(std::string_view ns) const;
   // Visible: a counted pod or reserve pod on a present node, not the pod itself, not excluded.
   bool Visible(const AffinityMember& m) const;
+};
+
+// DomainCounts: counts per domain of one topology key, dense by the key's domain ids
+// (TopologyIndex), so that a node's count is two array reads. Sized on the first Add.
+class DomainCounts {
+ public:
+  DomainCounts() = default;
+  DomainCounts(std::string_view key_name, const TopologyIndex::Key* key) : name_(key_name), key_(key) {}
+  std::string_view name() const { return name_; }
+  const TopologyIndex::Key* key() const { return key_; }
+  // Add adds `by` to the domain of node index `node`; false (nothing added) when the node lacks
+  // the label.
+  bool Add(int node, int64_t by);
+  // AddDomain adds `by` to domain `id` (>= 0).
+  void AddDomain(int32_t id, int64_t by);
+  int64_t AtDomain(int32_t id) const {
+    return id >= 0 && static_cast<size_t>(id) < counts_.size() ? counts_[id] : 0;
+  }
+  // AtNode: the count of node index `node`'s domain (0 when it lacks the label).
+  int64_t AtNode(int node) const { return key_ == nullptr ? 0 : AtDomain(key_->DomainOf(node)); }
+
+ private:
+  std::string_view name_;
+  const TopologyIndex::Key* key_ = nullptr;  // nullptr: no node carries the label
+  std::vector<int64_t> counts_;
 };
 
 class InterPodAffinityFilter {
@@ -65,17 +92,21 @@ class InterPodAffinityFilter {
   static InterPodAffinityFilter Build(const ConstraintContext& ctx);
   // active: the pod has required terms, or an existing pod's required anti-affinity matches it.
   bool active() const { return active_; }
-  // Check: "" when the node passes, else the reason (affinity, then anti-affinity, then the
-  // existing pods' anti-affinity, as upstream's Filter).
-  std::string_view Check(const LabelMap& node_labels) const;
+  // Check: "" when node index `node` passes, else the reason (affinity, then anti-affinity, then
+  // the existing pods' anti-affinity, as upstream's Filter).
+  std::string_view Check(int node) const;
 
  private:
   bool active_ = false;
-  const PodAffinity* terms_ = nullptr;
-  bool self_match_ = false;  // the pod matches all its own required affinity terms
-  TopologyCounts affinity_;
-  TopologyCounts anti_affinity_;
-  TopologyCounts existing_anti_affinity_;
+  bool self_match_ = false;     // the pod matches all its own required affinity terms
+  bool any_affinity_ = false;   // some pod matches the required affinity terms somewhere
+  // Per required affinity / anti-affinity term (in the pod's order), the counts of its key.
+  std::vector<DomainCounts*> affinity_terms_;
+  std::vector<DomainCounts*> anti_affinity_terms_;
+  // One entry per topology key (terms sharing a key share counts, as upstream's topology pairs).
+  std::vector<std::unique_ptr<DomainCounts>> affinity_;
+  std::vector<std::unique_ptr<DomainCounts>> anti_affinity_;
+  std::vector<std::unique_ptr<DomainCounts>> existing_anti_affinity_;  // only keys with a count
 };
 
 class TopologySpreadFilter {
@@ -83,12 +114,12 @@ class TopologySpreadFilter {
   // Build over the pod's DoNotSchedule constraints.
   static TopologySpreadFilter Build(const ConstraintContext& ctx);
   bool active() const { return !constraints_.empty(); }
-  std::string_view Check(const LabelMap& node_labels) const;
+  std::string_view Check(int node) const;
 
  private:
   struct Constraint {
     const TopologySpreadConstraint* spec;
-    StringMap<int64_t> counts;  // domain value → matching pods (every eligible domain present)
+    DomainCounts counts;  // matching pods per eligible domain (0 elsewhere)
     int64_t min = 0;
     bool self_match = false;
   };

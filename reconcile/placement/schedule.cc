@@ -155,7 +155,7 @@ NodeVisit VisitNode(const ClusterSnapshot::State& s, const PodSpecView& pod, con
   }
   if (q.required && !matched) return out;
   if (!matched && !FitsFree(c, n, pod.reservation_ignored)) return out;
-  if (!filters.Check(n.view.labels).empty()) return out;
+  if (!filters.Check(i).empty()) return out;
   out.fit_score = FitScore(s.options.scoring, c, n);
   pick.score = Score(s.options.scoring, c, n);
   if (!pod.container_images.empty() && !n.view.image_sizes.empty()) {
@@ -311,7 +311,7 @@ ReservationDecision ClusterSnapshot::PlaceReservation(const PodSpecView& templat
     if (!template_pod.host_ports.empty() && n.reserved_ports.Conflicts(template_pod.host_ports)) continue;
     bool fits = internal::FitsFree(c, n);
     if (!fits && !pre_allocation) continue;
-    if (!constraints.filters.Check(n.view.labels).empty()) continue;
+    if (!constraints.filters.Check(i).empty()) continue;
     internal::Pick pick;
     pick.node = i;
     pick.tier = fits ? 1 : 0;

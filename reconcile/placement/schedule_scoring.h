@@ -42,11 +42,12 @@ bool Better(const Pick& a, const Pick& b, const std::vector<NodeEntry>& nodes);
 struct ConstraintFilters {
   TopologySpreadFilter spread;
   InterPodAffinityFilter affinity;
-  std::string_view Check(const LabelMap& node_labels) const {
+  // Check: "" when node index `node` passes both, else the first reason.
+  std::string_view Check(int node) const {
     if (spread.active()) {
-      if (std::string_view reason = spread.Check(node_labels); !reason.empty()) return reason;
+      if (std::string_view reason = spread.Check(node); !reason.empty()) return reason;
     }
-    if (affinity.active()) return affinity.Check(node_labels);
+    if (affinity.active()) return affinity.Check(node);
     return {};
   }
 };

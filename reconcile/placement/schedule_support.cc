@@ -193,7 +193,7 @@ void NodeReasons(const NodeEntry& n, int i, const PodSpecView& pod, const Compil
     err.reasons[std::string(kReasonReservationInsufficient)]++;
   } else if (check_resources && !FitsFree(c, n, pod.reservation_ignored)) {
     AddResourceReasons(c, n, pod.reservation_ignored, err);
-  } else if (std::string_view reason = constraints != nullptr ? constraints->Check(n.view.labels) : std::string_view();
+  } else if (std::string_view reason = constraints != nullptr ? constraints->Check(i) : std::string_view();
              !reason.empty()) {
     err.reasons[std::string(reason)]++;
   } else if (gate != nullptr) {
@@ -232,7 +232,7 @@ PodConstraints::PodConstraints(const ClusterSnapshot::State& s, const PodSpecVie
         }
         return uids;
       }()),
-      ctx{s.nodes, s.affinity_index, s.namespaces, pod, candidates != nullptr ? &excluded : nullptr, &s.domains},
+      ctx{s.nodes, s.affinity_index, s.namespaces, pod, s.topology, candidates != nullptr ? &excluded : nullptr},
       filters{TopologySpreadFilter::Build(ctx), InterPodAffinityFilter::Build(ctx)},
       scorer(s.nodes, s.prefer_no_schedule_nodes > 0, pod, ctx) {}
 

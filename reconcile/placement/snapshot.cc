@@ -318,8 +318,10 @@ void ClusterSnapshot::UpsertNode(const NodeView& view) {
   State& s = *state_;
   NodeEntry& node = s.nodes[s.NodeFor(view.name, /*create=*/true)];
   if (!node.present) s.present_nodes++;
-  if (node.present) s.CountDomains(node.view, -1);
-  s.CountDomains(view, +1);
+  const int index = static_cast<int>(&node - s.nodes.data());
+  if (node.present) s.CountImages(node.view, -1);
+  s.CountImages(view, +1);
+  s.topology.SetNode(index, node.present ? &node.view.labels : nullptr, view.labels);
   if (node.present && node.prefer_no_schedule_taints > 0) s.prefer_no_schedule_nodes--;
   node.present = true;
   node.view = view;
@@ -329,7 +331,7 @@ void ClusterSnapshot::UpsertNode(const NodeView& view) {
   ResourceAmounts alloc = view.allocatable;
   node.allocatable = s.resources.ToDense(alloc);
   s.RecomputeFree(node);
-  if (!s.policies.empty()) s.RefreshPoliciesForNode(static_cast<int>(&node - s.nodes.data()));
+  if (!s.policies.empty()) s.RefreshPoliciesForNode(index);
 }
 
 void ClusterSnapshot::RemoveNode(std::string_view name) {
@@ -337,7 +339,8 @@ void ClusterSnapshot::RemoveNode(std::string_view name) {
   int i = s.NodeFor(name, /*create=*/false);
   if (i < 0 || !s.nodes[i].present) return;
   NodeEntry& node = s.nodes[i];
-  s.CountDomains(node.view, -1);
+  s.CountImages(node.view, -1);
+  s.topology.RemoveNode(i, node.view.labels);
   node.present = false;
   if (node.prefer_no_schedule_taints > 0) s.prefer_no_schedule_nodes--;
   node.prefer_no_schedule_taints = 0;
@@ -607,7 +610,7 @@ ResourceAmounts ClusterSnapshot::Allocated(std::string_view reservation_uid) con
   return MaskTo(all, r->second->view.allocatable);
 }
 
-void ClusterSnapshot::State::CountDomains(const NodeView& node, int sign) {
+void ClusterSnapshot::State::CountImages(const NodeView& node, int sign) {
   for (const auto& [image, size] : node.image_sizes) {
     auto it = image_nodes.find(image);
     if (it == image_nodes.end()) {
@@ -616,21 +619,6 @@ void ClusterSnapshot::State::CountDomains(const NodeView& node, int sign) {
     }
     it->second += sign;
     if (it->second <= 0) image_nodes.erase(it);
-  }
-  for (const auto& [key, value] : node.labels) {
-    auto k = domains.find(key);
-    if (k == domains.end()) {
-      if (sign < 0) continue;
-      k = domains.emplace(key, internal::StringMap<int>()).first;
-    }
-    auto v = k->second.find(value);
-    if (v == k->second.end()) {
-      if (sign < 0) continue;
-      v = k->second.emplace(value, 0).first;
-    }
-    v->second += sign;
-    if (v->second <= 0) k->second.erase(v);
-    if (k->second.empty()) domains.erase(k);
   }
 }
 

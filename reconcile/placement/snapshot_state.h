@@ -19,6 +19,7 @@
 #include "reconcile/placement/affinity_index.h"
 #include "reconcile/placement/resource_policy.h"
 #include "reconcile/placement/snapshot.h"
+#include "reconcile/placement/topology_index.h"
 
 namespace berth::reconcile::placement::internal {
 
@@ -213,12 +214,13 @@ struct ClusterSnapshot::State {
   internal::AffinityIndex affinity_index;
   internal::StringMap<LabelMap> namespaces;  // namespace labels (namespaceSelector)
   int prefer_no_schedule_nodes = 0;          // present nodes with a PreferNoSchedule taint
-  // Topology domains: label key → value → present nodes carrying it, so spreading over the
-  // nodes a pod does not restrict needs no scan of every node.
-  internal::StringMap<internal::StringMap<int>> domains;
-  void CountDomains(const NodeView& node, int sign);
-  // ImageLocality: image name → present nodes listing it in status.images (kept by CountDomains).
+  // Topology domains: each present node's domain per label key, and the present nodes per
+  // domain (pod affinity and spreading judge a node by integer reads; spreading over the nodes a
+  // pod does not restrict needs no scan of every node).
+  internal::TopologyIndex topology;
+  // ImageLocality: image name → present nodes listing it in status.images.
   internal::StringMap<int> image_nodes;
+  void CountImages(const NodeView& node, int sign);
   // The snapshot's clock (AdvanceClock) and the deadlines of reservations not yet expired.
   Time now{};
   std::set<std::pair<Time, std::string>> deadlines;
