@@ -25,11 +25,11 @@ constexpr char kPdbsPath[] = "/apis/policy/v1/poddisruptionbudgets";
 constexpr char kReplicaSetsPath[] = "/apis/apps/v1/replicasets";
 constexpr char kPodIndex[] = "spec.podRef";                // "ns/name"
 constexpr char kPodNamespaceIndex[] = "spec.podRef.namespace";
-constexpr char kReservationIndex[] = "reservation";        // the job's reservation name
+constexpr const char* kReservationIndex = kMigrationReservationIndex;
 constexpr char kNamespaceIndex[] = "metadata.namespace";   // PDBs
 constexpr char kReservationOrderLabel[] = "scheduling.koordinator.sh/reservation-order";
 constexpr char kEvictedOrder[] = "1";  // see the kEvict action
-constexpr char kAllocatedAnnotation[] = "scheduling.koordinator.sh/reservation-allocated";
+constexpr const char* kAllocatedAnnotation = kReservationAllocatedAnnotation;
 
 shim::ResourceRef JobRef(const std::string& name) { return {kGroup, kVersion, "podmigrationjobs", "", name}; }
 shim::ResourceRef ReservationRef(const std::string& name) { return {kGroup, kVersion, "reservations", "", name}; }
@@ -127,6 +127,13 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
           return ns ? std::vector<std::string>{*ns} : std::vector<std::string>{};
         }},
        {kReservationIndex, [](const shim::CachedObject& o) { return JobReservationName(o); }},
+       {kMigrationNewPodIndex,
+        [](const shim::CachedObject& o) {
+          auto ns = o.FindString({"status", "podRef", "namespace"});
+          auto name = o.FindString({"status", "podRef", "name"});
+          if (!ns || !name) return std::vector<std::string>{};
+          return std::vector<std::string>{*ns + "/" + *name};
+        }},
        {kJobPhaseIndex, [](const shim::CachedObject& o) {
           return std::vector<std::string>{o.FindString({"status", "phase"}).value_or("")};
         }}});
@@ -160,16 +167,22 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
         self->TrackPending(new_obj, true);
         self->Enqueue(std::string(new_obj->Name()));
         // A job that ends frees its arbitration slot: the held jobs try again.
-        if (mig::IsTerminal(mig::ParseJobPhase(PhaseOf(new_obj)).value_or(mig::JobPhase::kPending)) &&
+        const auto new_phase = mig::ParseJobPhase(PhaseOf(new_obj)).value_or(mig::JobPhase::kPending);
+        if (mig::IsTerminal(new_phase) &&
             !mig::IsTerminal(mig::ParseJobPhase(PhaseOf(old_obj)).value_or(mig::JobPhase::kPending))) {
           self->arbiter_->Forget(std::string(new_obj->Uid()));
           self->EnqueuePending(kWakeOnChange);
+          // A failed job no longer awaits its reservation: a pod that consumed it is free to credit.
+          if (new_phase != mig::JobPhase::kSucceeded) self->WakeBindWaiters();
         }
+        // A job that moved to a new reservation leaves the old one's pod to the jobs awaiting one.
+        if (JobReservationName(*old_obj) != JobReservationName(*new_obj)) self->WakeBindWaiters();
       },
       [self](const shim::DeletedObject& deleted) {
         self->CountPhase(deleted.object, nullptr);
         if (!deleted.object) return;
         self->TrackPending(deleted.object, false);
+        self->ForgetBindWaiter(std::string(deleted.object->Name()));
         self->arbiter_->Forget(std::string(deleted.object->Uid()));
         {
           std::lock_guard lock(self->mu_);
@@ -187,6 +200,7 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
       if (auto doc = reconcile::ParseAnnotationJson(*text); doc && doc->IsObject()) {
         std::string name(json::GetString(*doc, {"name"}));
         if (!name.empty()) self->EnqueueByIndex(kReservationIndex, name);
+        self->WakeBindWaitersForPod(*pod);
       }
     }
   };
@@ -325,6 +339,14 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
   {
     std::lock_guard lock(mu_);
     if (auto it = tries_.find(job.uid); it != tries_.end()) job.eviction = it->second;
+  }
+  // Evicted, and its own reservation unconsumed: another reservation of the workload may have
+  // placed its replacement (reconcile/migration/replacement.h).
+  if (job.status.phase == mig::JobPhase::kRunning && job.reservation && job.reservation->current_owners.empty() &&
+      (!job.pod || job.pod->uid != job.pod_uid || job.pod->deleting)) {
+    AddWorkloadReplacements(job);
+  } else {
+    ForgetBindWaiter(name);
   }
 
   const auto now = std::chrono::system_clock::now();
