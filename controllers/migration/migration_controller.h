@@ -54,8 +54,9 @@ class MigrationController {
   MigrationController(shim::RestClientPtr rest, MigrationControllerOptions options);
   void Enqueue(const std::string& name);
   void EnqueueByIndex(const char* index, const std::string& value);
-  // TrackPending keeps pending_ (the jobs in phase Pending, oldest first) from the job events;
-  // EnqueuePending wakes the n oldest the arbiter has not admitted (mig::HeldJobsToWake).
+  // TrackPending keeps pending_ (the jobs in phase Pending, lowest pod priority then oldest first)
+  // from the job events; EnqueuePending wakes the n first the arbiter has not admitted
+  // (mig::HeldJobsToWake).
   void TrackPending(const shim::ObjectPtr& job, bool present);
   void EnqueuePending(size_t n);
   // Budgets less the evictions the API server accepted since the cached version was written:
