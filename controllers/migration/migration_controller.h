@@ -30,6 +30,7 @@
 namespace berth::controllers {
 
 // Job indexes: the job's reservation name, and the pod its status credits ("ns/name").
+inline constexpr char kMigrationPodIndex[] = "spec.podRef";  // "ns/name"
 inline constexpr char kMigrationReservationIndex[] = "reservation";
 inline constexpr char kMigrationNewPodIndex[] = "status.podRef";
 inline constexpr char kReservationAllocatedAnnotation[] = "scheduling.koordinator.sh/reservation-allocated";
@@ -70,6 +71,8 @@ class MigrationController {
   bool ClaimDisruption(const std::pair<std::string, std::string>& pdb, int64_t cached_allowed,
                        const std::string& job_uid);
   void ReleaseDisruption(const std::pair<std::string, std::string>& pdb, const std::string& job_uid);
+  // AddWakeUpHandlers: the pod, reservation and budget handlers (migration_wakeups.cc).
+  void AddWakeUpHandlers();
   // AddWorkloadReplacements fills job.workload_replacements (reconcile/migration/replacement.h)
   // for an evicted job whose own reservation has no owner, and keeps it among the bind waiters;
   // WakeBindWaiters enqueues those when a replacement may have become theirs to credit.
@@ -112,6 +115,9 @@ class MigrationController {
   std::mt19937_64 random_{std::random_device{}()};
   std::mutex pending_mu_;  // taken before the arbiter's lock (EnqueuePending), never with mu_
   std::set<reconcile::migration::HeldJob> pending_;
+  // Held jobs woken per change that may free a slot: bounded, so a change costs a few
+  // arbitrations, not one per held job.
+  static constexpr size_t kWakeOnChange = 4;
   std::unordered_map<std::string, reconcile::migration::HeldJob> pending_by_name_;
 };
 

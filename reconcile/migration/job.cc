@@ -453,8 +453,7 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
   if (!replacement) {
     b.Set(kCondPodBoundReservation, "False", kReasonWaitForPodBindReservation,
           "Waiting for the replacement of Pod " + key + " to bind Reservation " + reservation);
-    // Pods and jobs of the workload wake it (a sibling's replacement); this covers a missed one.
-    return b.Finish(options.bind_recheck);
+    return b.Finish(BindRecheck(job, now, options));
   }
   const OwnerRef& owner = replacement->pod;
   const std::string owner_key = owner.namespace_name + "/" + owner.name;

@@ -56,6 +56,9 @@ struct MigrationOptions {
   // An evicted job waiting for a replacement is woken by the workload's pods and jobs; this
   // recheck covers a wake-up that did not come (replacement.h).
   Duration bind_recheck = std::chrono::seconds(5);
+  // How long after its eviction an evicted job whose own reservation is still unconsumed starts
+  // looking for a replacement placed through another reservation of its workload.
+  Duration sibling_replacement_after = std::chrono::seconds(2);
 };
 
 enum class ActionKind {

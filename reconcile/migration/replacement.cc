@@ -43,4 +43,20 @@ std::optional<CreditedReplacement> ReplacementOf(const JobSnapshot& job) {
   return CreditedReplacement{RefOf(best->pod), best->reservation_name, best->pod, true};
 }
 
+std::optional<Time> SiblingSearchAt(const JobSnapshot& job, const MigrationOptions& options) {
+  if (job.status.phase != JobPhase::kRunning || !job.reservation || !job.reservation->current_owners.empty()) {
+    return std::nullopt;
+  }
+  if (job.pod && job.pod->uid == job.pod_uid && !job.pod->deleting) return std::nullopt;
+  if (job.status.new_pod) return Time{};
+  const Condition* evicted = FindCondition(job.status, kCondEviction);
+  if (!evicted || evicted->status != "True" || !evicted->last_transition_time) return std::nullopt;
+  return *evicted->last_transition_time + options.sibling_replacement_after;
+}
+
+Duration BindRecheck(const JobSnapshot& job, Time now, const MigrationOptions& options) {
+  auto search = SiblingSearchAt(job, options);
+  return search && *search > now ? std::min(options.bind_recheck, *search - now) : options.bind_recheck;
+}
+
 }  // namespace berth::reconcile::migration

@@ -32,4 +32,15 @@ struct CreditedReplacement {
 // then by name. nullopt while the job must wait for a bind.
 std::optional<CreditedReplacement> ReplacementOf(const JobSnapshot& job);
 
+// SiblingSearchAt: when the controller should gather job.workload_replacements for this job (they
+// cost a walk over the workload's pods): nullopt while it need not (not Running, its own
+// reservation consumed or missing, its pod not yet evicted). A job that credited a sibling's pod
+// already searches at once; else from options.sibling_replacement_after past its eviction, as its
+// own replacement normally binds its reservation within that time.
+std::optional<Time> SiblingSearchAt(const JobSnapshot& job, const MigrationOptions& options);
+
+// BindRecheck: when a job waiting for a bind looks again. Pods and jobs of its workload wake it
+// (a sibling's replacement); this covers a missed wake-up, and the search's start.
+Duration BindRecheck(const JobSnapshot& job, Time now, const MigrationOptions& options);
+
 }  // namespace berth::reconcile::migration

@@ -176,3 +176,38 @@ TEST(MigrationReplacementTest, ASucceededJobsUnconsumedReservationIsFreedOnItsNe
 
 }  // namespace
 }  // namespace berth::reconcile::migration
+
+namespace berth::reconcile::migration {
+namespace {
+
+TEST(MigrationReplacementTest, TheSearchForASiblingsReplacementStartsAWhileAfterTheEviction) {
+  JobSnapshot a = EvictedJobA();  // evicted (Eviction True) at kT0
+  MigrationOptions o;
+  EXPECT_EQ(SiblingSearchAt(a, o), kT0 + seconds(2));
+  // Before then, the wait's recheck is when the search starts.
+  a.status.conditions.erase(a.status.conditions.begin() + 3);  // no PodBoundReservation written yet
+  auto d = DecideMigration(a, kT0 + std::chrono::milliseconds(500), NoCoalescing());
+  EXPECT_EQ(d.requeue_after, std::chrono::milliseconds(1500));
+  a = EvictedJobA();
+  a.status.new_pod = OwnerRef{"default", "web-x", "x-uid"};
+  EXPECT_EQ(SiblingSearchAt(a, o), Time{}) << "a job that credited a sibling's pod keeps looking at once";
+
+  JobSnapshot own_consumed = EvictedJobA();
+  own_consumed.reservation->current_owners = {{"default", "web-own", "own-uid"}};
+  EXPECT_FALSE(SiblingSearchAt(own_consumed, o));
+  JobSnapshot not_evicted = EvictedJobA();
+  not_evicted.pod = WorkloadPod("web-a", "a-uid", true);
+  EXPECT_FALSE(SiblingSearchAt(not_evicted, o));
+  not_evicted.pod->deleting = true;
+  EXPECT_EQ(SiblingSearchAt(not_evicted, o), kT0 + seconds(2)) << "terminating counts as evicted";
+  JobSnapshot done = EvictedJobA();
+  done.status.phase = JobPhase::kSucceeded;
+  EXPECT_FALSE(SiblingSearchAt(done, o));
+  JobSnapshot evicting = EvictedJobA();
+  evicting.status.conditions.clear();
+  UpsertCondition(evicting.status, kCondEviction, "False", kReasonEvicting, "evicting", kT0);
+  EXPECT_FALSE(SiblingSearchAt(evicting, o));
+}
+
+}  // namespace
+}  // namespace berth::reconcile::migration
