@@ -8,7 +8,6 @@
 #include "controllers/common/write_errors.h"
 #include "controllers/migration/migration_codec.h"
 #include "controllers/migration/prefer_avoid_hook.h"
-#include "reconcile/common/annotation_json.h"
 #include "reconcile/migration/replacement.h"
 #include "reconcile/migration/reservation_template.h"
 
@@ -29,7 +28,6 @@ constexpr const char* kReservationIndex = kMigrationReservationIndex;
 constexpr char kNamespaceIndex[] = "metadata.namespace";   // PDBs
 constexpr char kReservationOrderLabel[] = "scheduling.koordinator.sh/reservation-order";
 constexpr char kEvictedOrder[] = "1";  // see the kEvict action
-constexpr const char* kAllocatedAnnotation = kReservationAllocatedAnnotation;
 
 shim::ResourceRef JobRef(const std::string& name) { return {kGroup, kVersion, "podmigrationjobs", "", name}; }
 shim::ResourceRef ReservationRef(const std::string& name) { return {kGroup, kVersion, "reservations", "", name}; }

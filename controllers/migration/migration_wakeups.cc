@@ -38,8 +38,9 @@ std::string AllocatedReservation(const shim::CachedObject& pod) {
   return std::string(json::GetString(*doc, {"name"}));
 }
 
-// Whether a job other than `except` that has not ended names `value` in `index`.
-bool UnfinishedJobIndexes(shim::SharedInformer& jobs, const char* index, const std::string& value,
+// Whether a job other than `except` (only one that has not ended, with `only_unfinished`) has
+// `value` in `index`.
+bool OtherJobIndexed(shim::SharedInformer& jobs, const char* index, const std::string& value,
                           std::string_view except, bool only_unfinished) {
   auto found = jobs.store().ByIndex(index, value);
   if (!found) return false;
@@ -90,11 +91,10 @@ void MigrationController::AddWakeUpHandlers() {
       [reservation_changed](const shim::ObjectPtr&, const shim::ObjectPtr& new_obj) { reservation_changed(new_obj); },
       [reservation_changed](const shim::DeletedObject& deleted) { reservation_changed(deleted.object); }});
   // A budget that changes may now allow the disruption a blocked job waits for: the namespace's
-  // started jobs retry without waiting out their backoff (DecideMigration checks the budget). Jobs
-  // still Pending wait for arbitration, not for the budget: the oldest of them are woken in turn.
-  // Running jobs only, and not those whose eviction was accepted: a budget's status changes with
-  // every pod that turns Ready, and waking every job of the namespace each time was most of the
-  // controller's work in a large drain.
+  // Running jobs whose eviction was not accepted retry without waiting out their backoff
+  // (DecideMigration checks the budget); no other job (a budget's status changes with every pod
+  // that turns Ready: waking the whole namespace each time was most of a large drain's work). Jobs
+  // still Pending wait for arbitration, not for the budget: the first of them are woken in turn.
   auto pdb_changed = [self](const shim::ObjectPtr& pdb) {
     if (!pdb) return;
     if (auto jobs = self->jobs_->store().ByIndex(kJobPhaseIndex, "Running")) {
@@ -136,10 +136,10 @@ void MigrationController::AddWorkloadReplacements(mig::JobSnapshot& job) {
       mig::WorkloadReplacement w;
       w.creation_time = *created;
       w.reservation_name = reservation;
-      w.reservation_awaited_by_other_job = UnfinishedJobIndexes(*jobs_, kMigrationReservationIndex, reservation,
-                                                                job.name, true);
+      w.reservation_awaited_by_other_job =
+          OtherJobIndexed(*jobs_, kMigrationReservationIndex, reservation, job.name, true);
       w.credited_to_other_job =
-          UnfinishedJobIndexes(*jobs_, kMigrationNewPodIndex, std::string(pod->Key()), job.name, false);
+          OtherJobIndexed(*jobs_, kMigrationNewPodIndex, std::string(pod->Key()), job.name, false);
       if (w.reservation_awaited_by_other_job || w.credited_to_other_job) continue;
       auto pod_json = pod->ToJson();
       if (!pod_json) continue;
@@ -169,7 +169,7 @@ void MigrationController::WakeBindWaitersForPod(const shim::CachedObject& pod) {
     if (bind_waiters_.empty()) return;
   }
   std::string reservation = AllocatedReservation(pod);
-  if (reservation.empty() || UnfinishedJobIndexes(*jobs_, kMigrationReservationIndex, reservation, "", true)) return;
+  if (reservation.empty() || OtherJobIndexed(*jobs_, kMigrationReservationIndex, reservation, "", true)) return;
   WakeBindWaiters();
 }
 

@@ -458,9 +458,9 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
   const OwnerRef& owner = replacement->pod;
   const std::string owner_key = owner.namespace_name + "/" + owner.name;
   const std::string via = replacement->reservation_name;
-  b.Set(kCondReservationBound, "True", "",
-        "Pod " + owner_key + " bound Reservation " + via +
-            (replacement->via_sibling ? " of the same workload (Reservation " + reservation + " was not consumed)" : ""));
+  const std::string sibling =
+      replacement->via_sibling ? " of the same workload (Reservation " + reservation + " was not consumed)" : "";
+  b.Set(kCondReservationBound, "True", "", "Pod " + owner_key + " bound Reservation " + via + sibling);
   b.status().new_pod = owner;
   if (!replacement->facts || !replacement->facts->ready) {
     b.Set(kCondBoundPodReady, "False", kReasonWaitForBoundPodReady, "Waiting for Pod " + owner_key + " to be Ready");
