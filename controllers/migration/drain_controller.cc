@@ -19,6 +19,10 @@ constexpr char kJobNodeIndex[] = "migration.drain.node";
 constexpr char kJobPodIndex[] = "migration.drain.podRef";
 // How long a created job the cache does not show yet is not created again.
 constexpr auto kCreatedExpectationTtl = std::chrono::seconds(30);
+// A draining node's pods and jobs change many times a second; each pass reads every pod on the
+// node, so their events are merged into one pass per this interval (the earliest deadline wins in
+// the queue). The label's event is handled at once.
+constexpr auto kPodEventCoalesce = std::chrono::milliseconds(250);
 
 shim::ResourceRef NodeRef(const std::string& name) { return {"", "v1", "nodes", "", name}; }
 shim::ResourceRef JobRef(const std::string& name) {
@@ -169,7 +173,7 @@ Result<std::unique_ptr<DrainController>> DrainController::Setup(shim::Manager& m
 
 void DrainController::EnqueueIfDraining(const std::string& node) {
   auto n = nodes_->store().Get(node);
-  if (n && DrainRelevant(*n)) controller_->queue().Add(node);
+  if (n && DrainRelevant(*n)) controller_->queue().AddAfter(node, kPodEventCoalesce);
 }
 
 shim::ReconcileResult DrainController::Reconcile(const std::string& name) {

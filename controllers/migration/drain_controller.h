@@ -38,6 +38,7 @@ class DrainController {
 
  private:
   DrainController(shim::RestClientPtr rest, reconcile::migration::DrainOptions options);
+  // EnqueueIfDraining: a pass for the node within kPodEventCoalesce, if it is draining (or was).
   void EnqueueIfDraining(const std::string& node);
 
   reconcile::migration::DrainOptions options_;

@@ -38,67 +38,57 @@ MigrationArbiter::MigrationArbiter(ArbitrationOptions options, std::shared_ptr<s
       bucket_(options_.evict_qps, options_.evict_burst) {
   auto pod_changed = [this](const shim::ObjectPtr& pod) {
     if (!pod) return;
-    auto refs = pod->FindJson({"metadata", "ownerReferences"});
-    if (!refs || !refs->IsArray()) return;
-    for (const auto& r : refs->GetArray()) {
-      const rapidjson::Value* controller = json::Member(r, "controller");
-      if (controller && controller->IsBool() && controller->GetBool()) {
-        InvalidateWorkload(std::string(json::GetString(r, {"uid"})));
+    const std::string key(pod->Key());
+    PodTally tally;
+    if (auto refs = pod->FindJson({"metadata", "ownerReferences"}); refs && refs->IsArray()) {
+      for (const auto& r : refs->GetArray()) {
+        const rapidjson::Value* controller = json::Member(r, "controller");
+        if (controller && controller->IsBool() && controller->GetBool()) tally.workload = json::GetString(r, {"uid"});
       }
     }
+    if (tally.workload.empty()) return Retally(key, std::nullopt);
+    tally.active = !Finished(*pod);
+    tally.unavailable = tally.active && Unavailable(*pod);
+    Retally(key, std::move(tally));
   };
   pods_->AddEventHandler(shim::EventHandler{
       [pod_changed](const shim::ObjectPtr& obj, bool) { pod_changed(obj); },
-      [pod_changed](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& new_obj) {
-        pod_changed(old_obj);
-        pod_changed(new_obj);
-      },
-      [pod_changed](const shim::DeletedObject& deleted) { pod_changed(deleted.object); }});
-  if (replicasets_) {
-    auto rs_changed = [this](const shim::ObjectPtr& rs) {
-      if (rs) InvalidateWorkload(std::string(rs->Uid()));
-    };
-    replicasets_->AddEventHandler(shim::EventHandler{
-        [rs_changed](const shim::ObjectPtr& obj, bool) { rs_changed(obj); },
-        [rs_changed](const shim::ObjectPtr&, const shim::ObjectPtr& new_obj) { rs_changed(new_obj); },
-        [rs_changed](const shim::DeletedObject& deleted) { rs_changed(deleted.object); }});
+      [pod_changed](const shim::ObjectPtr&, const shim::ObjectPtr& new_obj) { pod_changed(new_obj); },
+      [this](const shim::DeletedObject& deleted) {
+        if (deleted.object) Retally(std::string(deleted.object->Key()), std::nullopt);
+      }});
+}
+
+void MigrationArbiter::Retally(const std::string& pod_key, std::optional<PodTally> tally) {
+  std::lock_guard lock(workloads_mu_);
+  if (auto it = pod_tallies_.find(pod_key); it != pod_tallies_.end()) {
+    auto w = workload_tallies_.find(it->second.workload);
+    if (w != workload_tallies_.end()) {
+      if (it->second.active) --w->second.active;
+      w->second.unavailable.erase(pod_key);
+      if (w->second.active == 0 && w->second.unavailable.empty()) workload_tallies_.erase(w);
+    }
+    pod_tallies_.erase(it);
   }
+  if (!tally) return;
+  WorkloadTally& w = workload_tallies_[tally->workload];
+  if (tally->active) ++w.active;
+  if (tally->unavailable) w.unavailable.insert(pod_key);
+  pod_tallies_.emplace(pod_key, std::move(*tally));
 }
 
 std::optional<mig::WorkloadFacts> MigrationArbiter::Workload(const mig::PodFacts& pod) {
   if (pod.controller_uid.empty()) return std::nullopt;
-  uint64_t generation;
-  {
-    std::lock_guard lock(workloads_mu_);
-    if (auto it = workloads_.find(pod.controller_uid); it != workloads_.end()) return it->second;
-    generation = workload_generation_[pod.controller_uid];
-  }
-  mig::WorkloadFacts w = ComputeWorkload(pod);
-  std::lock_guard lock(workloads_mu_);
-  // A pod event since the read above invalidated what was read: not cached.
-  if (workload_generation_[pod.controller_uid] == generation) workloads_[pod.controller_uid] = w;
-  return w;
-}
-
-void MigrationArbiter::InvalidateWorkload(const std::string& controller_uid) {
-  std::lock_guard lock(workloads_mu_);
-  workloads_.erase(controller_uid);
-  ++workload_generation_[controller_uid];
-}
-
-mig::WorkloadFacts MigrationArbiter::ComputeWorkload(const mig::PodFacts& pod) const {
   mig::WorkloadFacts w;
   w.key = pod.controller_uid;
   w.description = pod.controller_kind + " " + pod.namespace_name + "/" + pod.controller_name;
-  int64_t active = 0;
-  if (auto pods = pods_->store().ByIndex(kPodControllerUidIndex, pod.controller_uid)) {
-    for (const auto& p : *pods) {
-      if (Finished(*p)) continue;
-      ++active;
-      if (Unavailable(*p)) w.unavailable_pods.insert(std::string(p->Namespace()) + "/" + std::string(p->Name()));
+  {
+    std::lock_guard lock(workloads_mu_);
+    if (auto it = workload_tallies_.find(pod.controller_uid); it != workload_tallies_.end()) {
+      w.expected_replicas = it->second.active;
+      w.unavailable_pods = it->second.unavailable;
     }
   }
-  w.expected_replicas = active;
   if (pod.controller_kind == "ReplicaSet" && replicasets_) {
     if (auto rs = replicasets_->store().Get(pod.namespace_name + "/" + pod.controller_name);
         rs && rs->Uid() == pod.controller_uid) {

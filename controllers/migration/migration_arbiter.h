@@ -50,11 +50,15 @@ class MigrationArbiter {
 
  private:
   std::optional<reconcile::migration::WorkloadFacts> Workload(const reconcile::migration::PodFacts& pod);
-  reconcile::migration::WorkloadFacts ComputeWorkload(const reconcile::migration::PodFacts& pod) const;
-  // A workload's facts are read from its pods once per change of them (the pods and replicasets
-  // events invalidate the entry), not on every admission: a drain arbitrates each of its held
-  // jobs against the same workload many times between two changes of its pods.
-  void InvalidateWorkload(const std::string& controller_uid);
+  // A workload's active and unavailable pods are tallied from the pod events (each pod's last
+  // contribution kept), not recounted over all its pods on every admission: a drain's admissions
+  // and its pods' changes are both in the thousands.
+  struct PodTally {
+    std::string workload;  // its controller's uid
+    bool active = false;   // not Succeeded/Failed
+    bool unavailable = false;
+  };
+  void Retally(const std::string& pod_key, std::optional<PodTally> tally);
 
   ArbitrationOptions options_;
   std::shared_ptr<shim::SharedInformer> jobs_, pods_, replicasets_;
@@ -66,8 +70,12 @@ class MigrationArbiter {
   std::unordered_map<std::string, Admitted> admitted_;  // job uid →
   reconcile::migration::TokenBucket bucket_;
   std::mutex workloads_mu_;
-  std::unordered_map<std::string, reconcile::migration::WorkloadFacts> workloads_;  // controller uid →
-  std::unordered_map<std::string, uint64_t> workload_generation_;  // bumped by each invalidation
+  struct WorkloadTally {
+    int64_t active = 0;
+    std::set<std::string> unavailable;  // pod keys
+  };
+  std::unordered_map<std::string, PodTally> pod_tallies_;            // pod key →
+  std::unordered_map<std::string, WorkloadTally> workload_tallies_;  // controller uid →
 };
 
 }  // namespace berth::controllers

@@ -151,6 +151,12 @@ mig::ReservationFacts ReadReservationFacts(const Value& r, const std::string& jo
     }
   }
   f.expired = f.phase == reconcile::Phase::kFailed;
+  if (const Value* owners = json::Find(r, {"spec", "owners"}); owners && owners->IsArray()) {
+    for (const auto& o : owners->GetArray()) {
+      std::string_view uid = json::GetString(o, {"controller", "uid"});
+      if (!uid.empty()) f.owner_controller_uids.emplace_back(uid);
+    }
+  }
   if (const Value* owners = json::Find(r, {"status", "currentOwners"}); owners && owners->IsArray()) {
     for (const auto& o : owners->GetArray()) {
       f.current_owners.push_back({std::string(json::GetString(o, {"namespace"})),

@@ -8,7 +8,7 @@
 #include "controllers/common/write_errors.h"
 #include "controllers/migration/migration_codec.h"
 #include "controllers/migration/prefer_avoid_hook.h"
-#include "reconcile/common/annotation_json.h"
+#include "reconcile/migration/replacement.h"
 #include "reconcile/migration/reservation_template.h"
 
 namespace berth::controllers {
@@ -23,13 +23,11 @@ constexpr char kVersion[] = "v1alpha1";
 constexpr char kReservationsPath[] = "/apis/scheduling.koordinator.sh/v1alpha1/reservations";
 constexpr char kPdbsPath[] = "/apis/policy/v1/poddisruptionbudgets";
 constexpr char kReplicaSetsPath[] = "/apis/apps/v1/replicasets";
-constexpr char kPodIndex[] = "spec.podRef";                // "ns/name"
-constexpr char kPodNamespaceIndex[] = "spec.podRef.namespace";
-constexpr char kReservationIndex[] = "reservation";        // the job's reservation name
+constexpr const char* kPodIndex = kMigrationPodIndex;
+constexpr const char* kReservationIndex = kMigrationReservationIndex;
 constexpr char kNamespaceIndex[] = "metadata.namespace";   // PDBs
 constexpr char kReservationOrderLabel[] = "scheduling.koordinator.sh/reservation-order";
 constexpr char kEvictedOrder[] = "1";  // see the kEvict action
-constexpr char kAllocatedAnnotation[] = "scheduling.koordinator.sh/reservation-allocated";
 
 shim::ResourceRef JobRef(const std::string& name) { return {kGroup, kVersion, "podmigrationjobs", "", name}; }
 shim::ResourceRef ReservationRef(const std::string& name) { return {kGroup, kVersion, "reservations", "", name}; }
@@ -42,18 +40,8 @@ std::vector<std::string> JobReservationName(const shim::CachedObject& o) {
 
 Result<rapidjson::Document> ObjectJson(const shim::ObjectPtr& o) { return o->ToJson(); }
 
-bool PodReady(const shim::CachedObject& pod) {
-  auto conds = pod.FindJson({"status", "conditions"});
-  if (!conds || !conds->IsArray()) return false;
-  for (const auto& c : conds->GetArray()) {
-    if (json::GetString(c, {"type"}) == "Ready") return json::GetString(c, {"status"}) == "True";
-  }
-  return false;
-}
-
-// Held jobs woken per change that may free a slot, and per admission (the chain that reaches the
-// next in line): bounded, so a change costs a few arbitrations, not one per held job.
-constexpr size_t kWakeOnChange = 4;
+// Held jobs woken per admission (the chain that reaches the next in line): bounded, so a change
+// costs a few arbitrations, not one per held job.
 constexpr size_t kWakeOnAdmission = 2;
 // How long a job whose last write the cache has not shown waits before deciding anyway.
 constexpr auto kUnseenWriteRecheck = std::chrono::seconds(1);
@@ -121,12 +109,14 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
           if (!ns || !name) return std::vector<std::string>{};
           return std::vector<std::string>{*ns + "/" + *name};
         }},
-       {kPodNamespaceIndex,
-        [](const shim::CachedObject& o) {
-          auto ns = o.FindString({"spec", "podRef", "namespace"});
-          return ns ? std::vector<std::string>{*ns} : std::vector<std::string>{};
-        }},
        {kReservationIndex, [](const shim::CachedObject& o) { return JobReservationName(o); }},
+       {kMigrationNewPodIndex,
+        [](const shim::CachedObject& o) {
+          auto ns = o.FindString({"status", "podRef", "namespace"});
+          auto name = o.FindString({"status", "podRef", "name"});
+          if (!ns || !name) return std::vector<std::string>{};
+          return std::vector<std::string>{*ns + "/" + *name};
+        }},
        {kJobPhaseIndex, [](const shim::CachedObject& o) {
           return std::vector<std::string>{o.FindString({"status", "phase"}).value_or("")};
         }}});
@@ -160,16 +150,22 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
         self->TrackPending(new_obj, true);
         self->Enqueue(std::string(new_obj->Name()));
         // A job that ends frees its arbitration slot: the held jobs try again.
-        if (mig::IsTerminal(mig::ParseJobPhase(PhaseOf(new_obj)).value_or(mig::JobPhase::kPending)) &&
+        const auto new_phase = mig::ParseJobPhase(PhaseOf(new_obj)).value_or(mig::JobPhase::kPending);
+        if (mig::IsTerminal(new_phase) &&
             !mig::IsTerminal(mig::ParseJobPhase(PhaseOf(old_obj)).value_or(mig::JobPhase::kPending))) {
           self->arbiter_->Forget(std::string(new_obj->Uid()));
           self->EnqueuePending(kWakeOnChange);
+          // A failed job no longer awaits its reservation: a pod that consumed it is free to credit.
+          if (new_phase != mig::JobPhase::kSucceeded) self->WakeBindWaiters();
         }
+        // A job that moved to a new reservation leaves the old one's pod to the jobs awaiting one.
+        if (JobReservationName(*old_obj) != JobReservationName(*new_obj)) self->WakeBindWaiters();
       },
       [self](const shim::DeletedObject& deleted) {
         self->CountPhase(deleted.object, nullptr);
         if (!deleted.object) return;
         self->TrackPending(deleted.object, false);
+        self->ForgetBindWaiter(std::string(deleted.object->Name()));
         self->arbiter_->Forget(std::string(deleted.object->Uid()));
         {
           std::lock_guard lock(self->mu_);
@@ -178,53 +174,7 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
         }
         self->EnqueuePending(kWakeOnChange);
       }});
-  // A pod wakes the job that migrates it, and (through its allocation annotation) the job whose
-  // reservation it consumed, which waits for it to be Ready.
-  auto pod_changed = [self](const shim::ObjectPtr& pod) {
-    if (!pod) return;
-    self->EnqueueByIndex(kPodIndex, std::string(pod->Namespace()) + "/" + std::string(pod->Name()));
-    if (auto text = pod->FindString({"metadata", "annotations", kAllocatedAnnotation})) {
-      if (auto doc = reconcile::ParseAnnotationJson(*text); doc && doc->IsObject()) {
-        std::string name(json::GetString(*doc, {"name"}));
-        if (!name.empty()) self->EnqueueByIndex(kReservationIndex, name);
-      }
-    }
-  };
-  // A workload's pod that turns Ready or goes away may free a maxUnavailable/maxMigrating slot: the
-  // oldest held jobs try again at once (as a job's end wakes them) instead of at their recheck.
-  c->pods_->AddEventHandler(shim::EventHandler{
-      [pod_changed](const shim::ObjectPtr& obj, bool) { pod_changed(obj); },
-      [self, pod_changed](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& new_obj) {
-        pod_changed(new_obj);
-        if (old_obj && !PodReady(*old_obj) && PodReady(*new_obj)) self->EnqueuePending(kWakeOnChange);
-      },
-      [self, pod_changed](const shim::DeletedObject& deleted) {
-        pod_changed(deleted.object);
-        self->EnqueuePending(kWakeOnChange);
-      }});
-  auto reservation_changed = [self](const shim::ObjectPtr& r) {
-    if (r) self->EnqueueByIndex(kReservationIndex, std::string(r->Name()));
-  };
-  c->reservations_->AddEventHandler(shim::EventHandler{
-      [reservation_changed](const shim::ObjectPtr& obj, bool) { reservation_changed(obj); },
-      [reservation_changed](const shim::ObjectPtr&, const shim::ObjectPtr& new_obj) { reservation_changed(new_obj); },
-      [reservation_changed](const shim::DeletedObject& deleted) { reservation_changed(deleted.object); }});
-  // A budget that changes may now allow the disruption a blocked job waits for: the namespace's
-  // started jobs retry without waiting out their backoff (DecideMigration checks the budget). Jobs
-  // still Pending wait for arbitration, not for the budget: the oldest of them are woken in turn.
-  auto pdb_changed = [self](const shim::ObjectPtr& pdb) {
-    if (!pdb) return;
-    if (auto jobs = self->jobs_->store().ByIndex(kPodNamespaceIndex, std::string(pdb->Namespace()))) {
-      for (const auto& j : *jobs) {
-        if (PhaseOf(j) != "Pending") self->Enqueue(std::string(j->Name()));
-      }
-    }
-    self->EnqueuePending(kWakeOnChange);
-  };
-  c->pdbs_->AddEventHandler(shim::EventHandler{
-      [pdb_changed](const shim::ObjectPtr& obj, bool) { pdb_changed(obj); },
-      [pdb_changed](const shim::ObjectPtr&, const shim::ObjectPtr& new_obj) { pdb_changed(new_obj); },
-      [pdb_changed](const shim::DeletedObject& deleted) { pdb_changed(deleted.object); }});
+  c->AddWakeUpHandlers();
   return c;
 }
 
@@ -326,8 +276,15 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
     std::lock_guard lock(mu_);
     if (auto it = tries_.find(job.uid); it != tries_.end()) job.eviction = it->second;
   }
-
+  // Evicted a while ago, and its own reservation unconsumed: another reservation of the workload
+  // may have placed its replacement (reconcile/migration/replacement.h).
   const auto now = std::chrono::system_clock::now();
+  if (auto search = mig::SiblingSearchAt(job, options_.migration); search && *search <= now) {
+    AddWorkloadReplacements(job);
+  } else {
+    ForgetBindWaiter(name);
+  }
+
   mig::MigrationDecision decision = mig::DecideMigration(job, now, options_.migration);
   mig::JobStatus status = decision.status.value_or(job.status);
   std::optional<mig::PhaseChange> transition = decision.transition;

@@ -29,6 +29,12 @@
 
 namespace berth::controllers {
 
+// Job indexes: the job's reservation name, and the pod its status credits ("ns/name").
+inline constexpr char kMigrationPodIndex[] = "spec.podRef";  // "ns/name"
+inline constexpr char kMigrationReservationIndex[] = "reservation";
+inline constexpr char kMigrationNewPodIndex[] = "status.podRef";
+inline constexpr char kReservationAllocatedAnnotation[] = "scheduling.koordinator.sh/reservation-allocated";
+
 struct MigrationControllerOptions {
   reconcile::migration::MigrationOptions migration;  // ttl default 5m, evictability flags, scheduler names
   ArbitrationOptions arbitration;                    // koordinator's limits and eviction rate
@@ -49,8 +55,9 @@ class MigrationController {
   MigrationController(shim::RestClientPtr rest, MigrationControllerOptions options);
   void Enqueue(const std::string& name);
   void EnqueueByIndex(const char* index, const std::string& value);
-  // TrackPending keeps pending_ (the jobs in phase Pending, oldest first) from the job events;
-  // EnqueuePending wakes the n oldest the arbiter has not admitted (mig::HeldJobsToWake).
+  // TrackPending keeps pending_ (the jobs in phase Pending, lowest pod priority then oldest first)
+  // from the job events; EnqueuePending wakes the n first the arbiter has not admitted
+  // (mig::HeldJobsToWake).
   void TrackPending(const shim::ObjectPtr& job, bool present);
   void EnqueuePending(size_t n);
   // Budgets less the evictions the API server accepted since the cached version was written:
@@ -64,6 +71,16 @@ class MigrationController {
   bool ClaimDisruption(const std::pair<std::string, std::string>& pdb, int64_t cached_allowed,
                        const std::string& job_uid);
   void ReleaseDisruption(const std::pair<std::string, std::string>& pdb, const std::string& job_uid);
+  // AddWakeUpHandlers: the pod, reservation and budget handlers (migration_wakeups.cc).
+  void AddWakeUpHandlers();
+  // AddWorkloadReplacements fills job.workload_replacements (reconcile/migration/replacement.h)
+  // for an evicted job whose own reservation has no owner, and keeps it among the bind waiters;
+  // WakeBindWaiters enqueues those when a replacement may have become theirs to credit.
+  void AddWorkloadReplacements(reconcile::migration::JobSnapshot& job);
+  void ForgetBindWaiter(const std::string& name);
+  void WakeBindWaiters();
+  // A pod placed through a reservation no unfinished job has as its own: a bind waiter may credit it.
+  void WakeBindWaitersForPod(const shim::CachedObject& pod);
   void CountPhase(const shim::ObjectPtr& old_object, const shim::ObjectPtr& new_object);
   reconcile::migration::EvictionOutcome Evict(const reconcile::migration::JobSnapshot& job,
                                               reconcile::migration::EvictionPolicy policy);
@@ -94,9 +111,13 @@ class MigrationController {
   // PDB "ns/name" → {resourceVersion of the cached PDB, the jobs holding one of its disruptions:
   // evictions about to be sent or accepted against that version}
   std::unordered_map<std::string, std::pair<std::string, std::set<std::string>>> disruption_claims_;
+  std::set<std::string> bind_waiters_;  // job names (AddWorkloadReplacements)
   std::mt19937_64 random_{std::random_device{}()};
   std::mutex pending_mu_;  // taken before the arbiter's lock (EnqueuePending), never with mu_
   std::set<reconcile::migration::HeldJob> pending_;
+  // Held jobs woken per change that may free a slot: bounded, so a change costs a few
+  // arbitrations, not one per held job.
+  static constexpr size_t kWakeOnChange = 4;
   std::unordered_map<std::string, reconcile::migration::HeldJob> pending_by_name_;
 };
 

@@ -20,7 +20,18 @@ void MigrationController::TrackPending(const shim::ObjectPtr& job, bool present)
     pending_by_name_.erase(it);
   }
   if (!present || PhaseOf(job) != "Pending") return;
-  mig::HeldJob held{job->FindString({"metadata", "creationTimestamp"}).value_or(""), name, std::string(job->Uid())};
+  // The pod's priority orders the held jobs (lowest first); a pod not in the cache yet counts as 0
+  // until the job's next update.
+  int64_t priority = 0;
+  auto ns = job->FindString({"spec", "podRef", "namespace"});
+  auto pod_name = job->FindString({"spec", "podRef", "name"});
+  if (ns && pod_name) {
+    if (auto pod = pods_->store().Get(*ns + "/" + *pod_name)) {
+      if (auto p = pod->FindJson({"spec", "priority"}); p && p->IsInt64()) priority = p->GetInt64();
+    }
+  }
+  mig::HeldJob held{priority, job->FindString({"metadata", "creationTimestamp"}).value_or(""), name,
+                    std::string(job->Uid())};
   pending_by_name_[name] = held;
   pending_.insert(std::move(held));
 }

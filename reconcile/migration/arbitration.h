@@ -93,9 +93,12 @@ struct LimitHit {
   bool operator==(const LimitHit&) const = default;
 };
 
-// A Pending job an arbitration limit may hold, in the order koordinator's arbitrator sorts them
-// (creation time, then name).
+// A Pending job an arbitration limit may hold, in the order held jobs get their turn: the pod's
+// priority, lowest first (the seed: lower priority is evicted first; kube-scheduler's default 0
+// for a pod without one), then the oldest (koordinator's arbitrator sorts by creation time), then
+// the name.
 struct HeldJob {
+  int64_t pod_priority = 0;
   std::string creation_timestamp;  // RFC 3339, sorts as text
   std::string name;
   std::string uid;
@@ -103,9 +106,9 @@ struct HeldJob {
 };
 
 // HeldJobsToWake: which held jobs to reconcile when a slot may have freed (a job ended, a budget
-// or a workload's pod changed, a job was admitted): the `n` oldest not yet admitted, so every held
-// job is reached in its turn without reconciling all of them (each arbitration reads its workload's
-// pods) on every change. `admitted`: the uids of jobs that already passed.
+// or a workload's pod changed, a job was admitted): the `n` first in HeldJob's order not yet
+// admitted, so every held job is reached in its turn without reconciling all of them (each
+// arbitration reads its workload's pods) on every change. `admitted`: the uids of jobs that passed.
 std::vector<std::string> HeldJobsToWake(const std::set<HeldJob>& pending, const std::set<std::string>& admitted,
                                         size_t n);
 

@@ -54,6 +54,7 @@ DrainDecision DecideDrain(const DrainSnapshot& n, Time now, const DrainOptions& 
   }
   std::vector<std::string> remaining, protected_pods, failures;
   std::optional<Time> next_retry;
+  std::vector<int64_t> priorities;  // of create_jobs' pods
   for (const DrainPod& dp : n.pods) {
     const PodFacts& p = dp.pod;
     if (Finished(p)) continue;
@@ -81,7 +82,17 @@ DrainDecision DecideDrain(const DrainSnapshot& n, Time now, const DrainOptions& 
                       o.scheduler_names.end();
     job.mode = ours ? JobMode::kReservationFirst : JobMode::kEvictDirectly;
     d.create_jobs.push_back(std::move(job));
+    priorities.push_back(p.priority.value_or(0));
   }
+  // Lower priority is evicted first (the seed): jobs are created, and so first arbitrated, in that
+  // order; the pods' order otherwise.
+  std::vector<size_t> order(d.create_jobs.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return priorities[a] < priorities[b]; });
+  std::vector<JobToCreate> sorted;
+  sorted.reserve(order.size());
+  for (size_t i : order) sorted.push_back(std::move(d.create_jobs[i]));
+  d.create_jobs = std::move(sorted);
   DrainStatus s;
   s.pods_remaining = static_cast<int64_t>(remaining.size());
   if (remaining.empty()) {

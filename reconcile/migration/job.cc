@@ -1,5 +1,7 @@
 #include "reconcile/migration/job.h"
 
+#include "reconcile/migration/replacement.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -306,9 +308,10 @@ EvictionPolicy PolicyFor(const JobSnapshot& job) {
 MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const MigrationOptions& options) {
   Builder b(job, now, options);
   if (IsTerminal(job.status.phase)) {
-    // A failed job's reservation is deleted after its status is written; a delete that failed
-    // then is repeated here.
-    if (job.status.phase != JobPhase::kSucceeded && ReservationToFree(job)) {
+    // A failed job's reservation (or one a job that credited a sibling's left unconsumed) is deleted
+    // after its status is written; a delete that failed then is repeated here.
+    if (ReservationToFree(job) &&
+        (job.status.phase != JobPhase::kSucceeded || job.reservation->phase != Phase::kSucceeded)) {
       b.actions().push_back({ActionKind::kDeleteReservation, job.reservation->name});
     }
     if (now >= GcDeadline(job, options)) b.actions().push_back({ActionKind::kDeleteJob, ""});
@@ -446,26 +449,34 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
     return b.Finish(EvictOrWait(job, now, b));
   }
 
-  if (r.current_owners.empty()) {
+  auto replacement = ReplacementOf(job);
+  if (!replacement) {
     b.Set(kCondPodBoundReservation, "False", kReasonWaitForPodBindReservation,
           "Waiting for the replacement of Pod " + key + " to bind Reservation " + reservation);
-    return b.Finish(std::nullopt);
+    return b.Finish(BindRecheck(job, now, options));
   }
-  const OwnerRef& owner = r.current_owners.front();
+  const OwnerRef& owner = replacement->pod;
   const std::string owner_key = owner.namespace_name + "/" + owner.name;
-  b.Set(kCondReservationBound, "True", "", "Pod " + owner_key + " bound Reservation " + reservation);
+  const std::string via = replacement->reservation_name;
+  const std::string sibling =
+      replacement->via_sibling ? " of the same workload (Reservation " + reservation + " was not consumed)" : "";
+  b.Set(kCondReservationBound, "True", "", "Pod " + owner_key + " bound Reservation " + via + sibling);
   b.status().new_pod = owner;
-  if (!job.bound_pod || !job.bound_pod->ready) {
+  if (!replacement->facts || !replacement->facts->ready) {
     b.Set(kCondBoundPodReady, "False", kReasonWaitForBoundPodReady, "Waiting for Pod " + owner_key + " to be Ready");
-    return b.Finish(std::nullopt);
+    return b.Finish(replacement->via_sibling ? std::optional<Duration>(options.bind_recheck) : std::nullopt);
   }
   b.Set(kCondBoundPodReady, "True", "", "Pod " + owner_key + " is Ready");
-  std::string message = "Bind Pod " + owner_key + " in Reservation " + reservation;
+  std::string message = "Bind Pod " + owner_key + " in Reservation " + via;
   b.Set(kCondPodBoundReservation, "True", "", message);
   b.status().phase = JobPhase::kSucceeded;
   b.status().status = std::string(kStatusComplete);
   b.events().push_back({"Normal", std::string(kStatusComplete),
-                        "Pod " + key + " migrated to node " + r.node_name + ": " + message});
+                        "Pod " + key + " migrated to node " + replacement->facts->node_name + ": " + message});
+  // Its own reservation, unconsumed, would hold its capacity until its ttl.
+  if (replacement->via_sibling && ReservationToFree(job)) {
+    b.actions().push_back({ActionKind::kDeleteReservation, job.reservation->name});
+  }
   return b.Finish(std::nullopt);
 }
 

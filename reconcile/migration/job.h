@@ -53,6 +53,12 @@ struct MigrationOptions {
   // False, ReservationBound True) is written only once the last write is this old, so the short
   // waits of a migration merge into the next write instead of one status write each. 0: off.
   Duration status_coalesce = std::chrono::seconds(2);
+  // An evicted job waiting for a replacement is woken by the workload's pods and jobs; this
+  // recheck covers a wake-up that did not come (replacement.h).
+  Duration bind_recheck = std::chrono::seconds(5);
+  // How long after its eviction an evicted job whose own reservation is still unconsumed starts
+  // looking for a replacement placed through another reservation of its workload.
+  Duration sibling_replacement_after = std::chrono::seconds(2);
 };
 
 enum class ActionKind {

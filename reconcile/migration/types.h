@@ -95,6 +95,20 @@ struct ReservationFacts {
   bool expired = false;         // Failed (expired, or its node deleted)
   std::string failed_reason;
   std::vector<OwnerRef> current_owners;
+  std::vector<std::string> owner_controller_uids;  // spec.owners[].controller.uid: the workload
+};
+
+// WorkloadReplacement: a pod of the job's workload (the controller its reservation is owned by)
+// that a reservation other than the job's placed (annotation reservation-allocated), as the
+// controller found it in its caches; see replacement.h.
+struct WorkloadReplacement {
+  PodFacts pod;
+  Time creation_time;
+  std::string reservation_name;
+  // A job that has not ended (not this one) has that reservation as its own: it credits the pod.
+  bool reservation_awaited_by_other_job = false;
+  // Another job's status.podRef names the pod.
+  bool credited_to_other_job = false;
 };
 
 // PdbFacts: a PodDisruptionBudget in the pod's namespace whose selector matches the pod.
@@ -143,6 +157,8 @@ struct JobSnapshot {
   std::optional<PodFacts> pod;                   // the pod spec.podRef names (by namespace/name)
   std::optional<ReservationFacts> reservation;   // the job's reservation
   std::optional<PodFacts> bound_pod;             // the reservation's first current owner
+  // Filled only while an evicted job's own reservation has no owner (replacement.h).
+  std::vector<WorkloadReplacement> workload_replacements;
   std::vector<PdbFacts> pdbs;                    // PDBs selecting the pod
   EvictionTries eviction;
   // The arbitration limit holding a Pending job back (the controller arbitrates against the other

@@ -73,12 +73,15 @@ TEST(MigrationCodecTest, ReadsThePodFactsTheRulesNeed) {
 TEST(MigrationCodecTest, ReadsTheReservationAndWhoOwnsIt) {
   auto r = ReadReservationFacts(Json(R"({"metadata":{"name":"r","uid":"ru",
     "ownerReferences":[{"kind":"PodMigrationJob","uid":"job","controller":true}]},
+    "spec":{"owners":[{"controller":{"kind":"ReplicaSet","name":"web","uid":"rs-uid","controller":true}},
+      {"object":{"name":"p","uid":"pod-uid"}}]},
     "status":{"phase":"Pending","conditions":[{"type":"Scheduled","status":"False","reason":"Unschedulable",
       "message":"0/3 nodes are available"}]}})"), "job");
   EXPECT_TRUE(r.created_by_job);
   EXPECT_TRUE(r.scheduled_false);
   EXPECT_EQ(r.unschedulable_message, "0/3 nodes are available");
   EXPECT_FALSE(r.expired);
+  EXPECT_EQ(r.owner_controller_uids, (std::vector<std::string>{"rs-uid"}));  // the workload; object owners are not
   auto other = ReadReservationFacts(Json(R"({"metadata":{"name":"r"},"status":{"phase":"Failed",
     "conditions":[{"type":"Ready","status":"False","reason":"NodeDeleted"}],
     "currentOwners":[{"namespace":"a","name":"b","uid":"c"}]}})"), "job");
@@ -86,6 +89,7 @@ TEST(MigrationCodecTest, ReadsTheReservationAndWhoOwnsIt) {
   EXPECT_TRUE(other.expired);
   EXPECT_EQ(other.failed_reason, "NodeDeleted");
   EXPECT_EQ(other.current_owners, (std::vector<reconcile::OwnerRef>{{"a", "b", "c"}}));
+  EXPECT_TRUE(other.owner_controller_uids.empty());
 }
 
 TEST(MigrationCodecTest, PdbSelectionFollowsTheApiServer) {

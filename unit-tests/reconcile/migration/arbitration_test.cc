@@ -247,16 +247,28 @@ TEST(ArbitrateTest, AJobWhosePodIsGoneCountsOnlyGloballyAndForItsNamespace) {
 }
 
 TEST(HeldJobsToWakeTest, TheOldestNotYetAdmittedFirstBounded) {
-  std::set<HeldJob> pending = {{"2026-01-01T00:00:02Z", "c", "uid-c"},
-                               {"2026-01-01T00:00:01Z", "b", "uid-b"},
-                               {"2026-01-01T00:00:01Z", "a", "uid-a"},
-                               {"2026-01-01T00:00:03Z", "d", "uid-d"}};
+  std::set<HeldJob> pending = {{0, "2026-01-01T00:00:02Z", "c", "uid-c"},
+                               {0, "2026-01-01T00:00:01Z", "b", "uid-b"},
+                               {0, "2026-01-01T00:00:01Z", "a", "uid-a"},
+                               {0, "2026-01-01T00:00:03Z", "d", "uid-d"}};
   EXPECT_EQ(HeldJobsToWake(pending, {}, 2), (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(HeldJobsToWake(pending, {"uid-a", "uid-c"}, 2), (std::vector<std::string>{"b", "d"}))
       << "admitted jobs are skipped, not counted";
   EXPECT_EQ(HeldJobsToWake(pending, {}, 10).size(), 4u);
   EXPECT_TRUE(HeldJobsToWake(pending, {}, 0).empty());
   EXPECT_TRUE(HeldJobsToWake({}, {}, 3).empty());
+}
+
+TEST(HeldJobsToWakeTest, LowerPodPriorityFirstThenTheOldest) {
+  // The seed: lower priority is evicted first; among equals, the oldest job.
+  std::set<HeldJob> pending = {{1000, "2026-01-01T00:00:01Z", "old-high", "uid-1"},
+                               {0, "2026-01-01T00:00:05Z", "new-default", "uid-2"},
+                               {-10, "2026-01-01T00:00:09Z", "newest-negative", "uid-3"},
+                               {0, "2026-01-01T00:00:02Z", "old-default", "uid-4"},
+                               {2000000000, "2026-01-01T00:00:00Z", "critical", "uid-5"}};
+  EXPECT_EQ(HeldJobsToWake(pending, {}, 5),
+            (std::vector<std::string>{"newest-negative", "old-default", "new-default", "old-high", "critical"}));
+  EXPECT_EQ(HeldJobsToWake(pending, {"uid-3"}, 1), (std::vector<std::string>{"old-default"}));
 }
 
 const Time kT0 = std::chrono::sys_days{std::chrono::year{2026} / 1 / 1};

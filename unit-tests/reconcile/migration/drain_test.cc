@@ -118,6 +118,24 @@ TEST(DrainTest, AJobBeingCreatedIsNotCreatedAgainBeforeTheCacheShowsIt) {
   EXPECT_EQ(d.status->pods_remaining, 2) << "its pod still counts as remaining";
 }
 
+TEST(DrainTest, JobsAreCreatedLowestPodPriorityFirstThenInThePodsOrder) {
+  DrainSnapshot n = Node();
+  n.unschedulable = true;
+  n.cordoned_by_berth = true;
+  DrainPod high = Pod("high", "u0");
+  high.pod.priority = 1000;
+  DrainPod none = Pod("none", "u1");  // no priority: kube-scheduler's default 0
+  DrainPod low = Pod("low", "u2");
+  low.pod.priority = -5;
+  DrainPod zero = Pod("zero", "u3");
+  zero.pod.priority = 0;
+  n.pods = {high, none, low, zero};
+  auto d = DecideDrain(n, kT0, DrainOptions{});
+  std::vector<std::string> order;
+  for (const auto& j : d.create_jobs) order.push_back(j.pod_name);
+  EXPECT_EQ(order, (std::vector<std::string>{"low", "none", "zero", "high"}));
+}
+
 TEST(DrainTest, TheRemainingCountIsRewrittenAtMostOncePerIntervalTheTransitionAtOnce) {
   DrainSnapshot n = Node();
   n.unschedulable = true;

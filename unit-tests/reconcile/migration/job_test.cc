@@ -435,8 +435,9 @@ TEST(MigrationJobTest, AFailedJobsUnconsumedReservationIsFreedOnItsNextPass) {
   JobSnapshot named = j;
   named.reservation->created_by_job = false;
   EXPECT_TRUE(DecideMigration(named, kT0 + minutes(1), Options()).actions.empty());
-  JobSnapshot succeeded = j;
+  JobSnapshot succeeded = consumed;  // its reservation consumed (Succeeded): it stays
   succeeded.status.phase = JobPhase::kSucceeded;
+  succeeded.reservation->phase = Phase::kSucceeded;
   EXPECT_TRUE(DecideMigration(succeeded, kT0 + minutes(1), Options()).actions.empty());
   JobSnapshot gone = j;
   gone.reservation.reset();
