@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "clientgo-shim/informer/shared_informer.h"
+#include "clientgo-shim/proto/protobuf_codec.h"
 
 namespace berth::shim {
 
@@ -29,7 +30,19 @@ struct SharedInformerFactoryOptions {
   Transform transform = DefaultTransform();  // Default: DefaultTransform().
   int page_size = kDefaultPageSize;          // Default: 500.
   BackoffOptions backoff;                    // Default: client-go's 800 ms → 30 s.
+  // content_type: what informers of kinds the shim decodes from protobuf (IsProtobufDecodable)
+  // ask for: protobuf sends "application/vnd.kubernetes.protobuf, application/json" (kube-
+  // controller-manager's --kube-api-content-type default; JSON stays the fallback), JSON turns it
+  // off. Other paths (CRDs) always ask for JSON. Default: kProtobufContentType.
+  std::string content_type = std::string(proto::kProtobufContentType);
 };
+
+// kJsonContentType: the JSON media type.
+inline constexpr char kJsonContentType[] = "application/json";
+
+// IsProtobufDecodable: the collection `path` lists a kind clientgo-shim/proto decodes (core/v1
+// pods and nodes, cluster-wide or in a namespace).
+bool IsProtobufDecodable(std::string_view path);
 
 class SharedInformerFactory {
  public:

@@ -1,6 +1,8 @@
 #include "clientgo-shim/watch/reflector.h"
 
 #include "clientgo-shim/base/json.h"
+#include "clientgo-shim/proto/protobuf_codec.h"
+#include "clientgo-shim/transport/line_splitter.h"
 #include "clientgo-shim/watch/watch_event.h"
 
 namespace berth::shim {
@@ -126,8 +128,14 @@ void Reflector::DoList(const RestRequest& request) {
   }
   if (machine_.Page() == 1) pending_list_.clear();
   auto response = client_->Do(request);
-  Result<ListPage> page = response ? DecodeListPage(response->body)
-                                   : Result<ListPage>(std::unexpected(response.error()));
+  Result<ListPage> page = Result<ListPage>(std::unexpected(Error{}));
+  if (response) {
+    auto content_type = response->headers.find("content-type");
+    page = DecodeListPageAs(content_type == response->headers.end() ? "" : content_type->second,
+                            response->body);
+  } else {
+    page = std::unexpected(response.error());
+  }
   if (!page) {
     pending_list_.clear();
     RecordError(page.error(), "list");
@@ -173,9 +181,8 @@ void Reflector::DoWatch(const RestRequest& request) {
   }
   std::optional<Error> stream_error;
   uint64_t events = 0, bookmarks = 0, dropped = 0;
-  auto on_line = [&](std::string_view line) -> bool {
+  auto on_event = [&](Result<WatchEvent> ev) -> bool {
     if (stop_) return false;
-    auto ev = DecodeWatchEvent(line);
     if (!ev) {
       stream_error = ev.error();
       return false;
@@ -206,7 +213,37 @@ void Reflector::DoWatch(const RestRequest& request) {
     PublishResourceVersion();
     return true;
   };
-  Status result = client_->Stream(request, on_line, &stop_);
+  // The answer's Content-Type says how the body is framed: length-delimited protobuf frames, or
+  // JSON lines (also what a server without protobuf sends when asked for it).
+  bool protobuf = false;
+  LineSplitter lines;
+  proto::FrameReader frames;
+  auto on_line = [&](std::string_view line) { return on_event(DecodeWatchEvent(line)); };
+  auto on_frame = [&](std::string_view frame) { return on_event(DecodeProtobufWatchEvent(frame)); };
+  Status result = client_->StreamBytes(
+      request,
+      [&](const std::map<std::string, std::string>& headers) {
+        auto it = headers.find("content-type");
+        protobuf = it != headers.end() && proto::IsProtobufContentType(it->second);
+      },
+      [&](std::string_view bytes) -> bool {
+        Result<bool> go_on = protobuf ? frames.Feed(bytes, on_frame) : lines.Feed(bytes, on_line);
+        if (!go_on) {
+          stream_error = go_on.error();
+          return false;
+        }
+        return *go_on;
+      },
+      &stop_);
+  // A clean end (not stopped, no error): deliver an unterminated last line; a frame cut short
+  // is an error.
+  if (result && !stream_error && !stop_) {
+    if (protobuf) {
+      if (Status st = frames.Finish(); !st) stream_error = st.error();
+    } else {
+      lines.Finish(on_line);
+    }
+  }
   if (stream_error) result = std::unexpected(*stream_error);
   {
     std::lock_guard lock(mu_);

@@ -1,6 +1,7 @@
 #include "clientgo-shim/watch/watch_event.h"
 
 #include "clientgo-shim/base/json.h"
+#include "clientgo-shim/proto/protobuf_codec.h"
 #include "clientgo-shim/transport/api_error.h"
 
 namespace berth::shim {
@@ -12,6 +13,41 @@ Error Decode(std::string message) { return Error{ErrorCode::kDecode, std::move(m
 
 std::string WatchEvent::ResourceVersion() const {
   return std::string(json::GetString(object, {"metadata", "resourceVersion"}));
+}
+
+namespace {
+
+Result<WatchEventType> ParseWatchEventType(std::string_view type) {
+  if (type == "ADDED") return WatchEventType::kAdded;
+  if (type == "MODIFIED") return WatchEventType::kModified;
+  if (type == "DELETED") return WatchEventType::kDeleted;
+  if (type == "BOOKMARK") return WatchEventType::kBookmark;
+  if (type == "ERROR") return WatchEventType::kError;
+  return std::unexpected(Decode("watch event: unknown type \"" + std::string(type.substr(0, 64)) + "\""));
+}
+
+}  // namespace
+
+Result<WatchEvent> DecodeProtobufWatchEvent(std::string_view frame) {
+  auto decoded = proto::DecodeWatchFrame(frame);
+  if (!decoded) return std::unexpected(decoded.error());
+  auto type = ParseWatchEventType(decoded->type);
+  if (!type) return std::unexpected(type.error());
+  WatchEvent ev;
+  ev.type = *type;
+  ev.object = std::move(decoded->object);
+  return ev;
+}
+
+Result<ListPage> DecodeListPageAs(std::string_view content_type, std::string_view body) {
+  if (!proto::IsProtobufContentType(content_type)) return DecodeListPage(body);
+  auto list = proto::DecodeList(body);
+  if (!list) return std::unexpected(list.error());
+  ListPage page;
+  page.body = std::move(list->body);
+  page.resource_version = std::move(list->resource_version);
+  page.continue_token = std::move(list->continue_token);
+  return page;
 }
 
 Result<WatchEvent> DecodeWatchEvent(std::string_view line) {

@@ -1,7 +1,7 @@
 // clientgo-shim/watch/watch_event.h
 //
-// Decoding of one JSON watch event line ({"type":"ADDED","object":{…}}, metav1.WatchEvent) and
-// of a LIST response body. Pure functions; malformed input is an error, never a crash.
+// Decoding of one JSON watch event line ({"type":"ADDED","object":{…}}, metav1.WatchEvent) or
+// protobuf watch frame, and of a LIST response body (JSON or protobuf). Pure functions; malformed input is an error, never a crash.
 #pragma once
 
 #include <string>
@@ -40,6 +40,14 @@ struct ListPage {
   // Items points into body["items"] (an array; empty when absent).
   const rapidjson::Value& Items() const;
 };
+
+// DecodeProtobufWatchEvent decodes one protobuf watch frame (proto/protobuf_codec.h) into the
+// same WatchEvent a JSON line gives. Errors: kInvalidArgument for a malformed frame.
+Result<WatchEvent> DecodeProtobufWatchEvent(std::string_view frame);
+
+// DecodeListPageAs decodes a LIST body by its Content-Type: protobuf (a PodList or NodeList) or
+// else JSON (DecodeListPage). Errors: as the decoder chosen.
+Result<ListPage> DecodeListPageAs(std::string_view content_type, std::string_view body);
 
 // DecodeListPage parses a LIST body. Errors: kDecode for invalid JSON, a non-object body, or an
 // "items" member that is not an array.
