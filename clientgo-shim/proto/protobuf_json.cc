@@ -9,8 +9,9 @@
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/unknown_field_set.h>
 
-#include "clientgo-shim/api/timestamp.h"
+#include "proto/k8s/core_v1.pb.h"
 #include "proto/k8s/json_options.pb.h"
+#include "proto/k8s/meta_v1.pb.h"
 
 namespace berth::shim::proto {
 namespace {
@@ -27,6 +28,42 @@ enum class Kind { kString, kBytes, kInt32, kInt64, kUint32, kUint64, kBool, kDou
 
 struct MessagePlan;
 
+// Typed access to the map fields proto/k8s declares: reflection can only read a map as a repeated
+// field of entries, which makes libprotobuf build (allocate) that repeated view on every read.
+using StringMap = pb::Map<std::string, std::string>;
+using QuantityMap = pb::Map<std::string, k8s::io::apimachinery::pkg::api::resource::Quantity>;
+using StringMapGetter = const StringMap& (*)(const pb::Message&);
+using QuantityMapGetter = const QuantityMap& (*)(const pb::Message&);
+
+template <class M, const StringMap& (M::*Get)() const>
+const StringMap& StringMapOf(const pb::Message& m) {
+  return (static_cast<const M&>(m).*Get)();
+}
+template <class M, const QuantityMap& (M::*Get)() const>
+const QuantityMap& QuantityMapOf(const pb::Message& m) {
+  return (static_cast<const M&>(m).*Get)();
+}
+
+namespace core = k8s::io::api::core::v1;
+namespace meta = k8s::io::apimachinery::pkg::apis::meta::v1;
+
+StringMapGetter StringMapGetterFor(const std::string& field) {
+  if (field == "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta.labels") return StringMapOf<meta::ObjectMeta, &meta::ObjectMeta::labels>;
+  if (field == "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta.annotations") return StringMapOf<meta::ObjectMeta, &meta::ObjectMeta::annotations>;
+  if (field == "k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector.matchLabels") return StringMapOf<meta::LabelSelector, &meta::LabelSelector::matchlabels>;
+  if (field == "k8s.io.api.core.v1.PodSpec.nodeSelector") return StringMapOf<core::PodSpec, &core::PodSpec::nodeselector>;
+  return nullptr;
+}
+
+QuantityMapGetter QuantityMapGetterFor(const std::string& field) {
+  if (field == "k8s.io.api.core.v1.ResourceRequirements.limits") return QuantityMapOf<core::ResourceRequirements, &core::ResourceRequirements::limits>;
+  if (field == "k8s.io.api.core.v1.ResourceRequirements.requests") return QuantityMapOf<core::ResourceRequirements, &core::ResourceRequirements::requests>;
+  if (field == "k8s.io.api.core.v1.PodSpec.overhead") return QuantityMapOf<core::PodSpec, &core::PodSpec::overhead>;
+  if (field == "k8s.io.api.core.v1.NodeStatus.capacity") return QuantityMapOf<core::NodeStatus, &core::NodeStatus::capacity>;
+  if (field == "k8s.io.api.core.v1.NodeStatus.allocatable") return QuantityMapOf<core::NodeStatus, &core::NodeStatus::allocatable>;
+  return nullptr;
+}
+
 struct FieldPlan {
   const pb::FieldDescriptor* field = nullptr;
   Kind kind = Kind::kString;
@@ -37,10 +74,13 @@ struct FieldPlan {
   const pb::FieldDescriptor* map_key = nullptr;
   const pb::FieldDescriptor* map_value = nullptr;
   Kind map_value_kind = Kind::kString;
+  StringMapGetter string_map = nullptr;
+  QuantityMapGetter quantity_map = nullptr;
 };
 
 struct MessagePlan {
   std::vector<FieldPlan> fields;
+  std::vector<bool> declared;  // by field number: a number this message declares
 };
 
 Kind SpecialKind(const pb::Descriptor* d) {
@@ -94,6 +134,8 @@ class Plans {
         fp.map_key = f->message_type()->map_key();
         fp.map_value = f->message_type()->map_value();
         fp.map_value_kind = ScalarKind(fp.map_value);
+        fp.string_map = StringMapGetterFor(f->full_name());
+        fp.quantity_map = QuantityMapGetterFor(f->full_name());
         if (fp.map_value_kind == Kind::kMessage) {
           fp.message = &BuildLocked(fp.map_value->message_type());
         }
@@ -102,6 +144,8 @@ class Plans {
         if (fp.kind == Kind::kMessage) fp.message = &BuildLocked(f->message_type());
       }
       plan.fields.push_back(fp);
+      if (plan.declared.size() <= static_cast<size_t>(f->number())) plan.declared.resize(f->number() + 1);
+      plan.declared[f->number()] = true;
     }
     // Declaration order is the JSON order of Go's structs; upstream declares by field number.
     std::sort(plan.fields.begin(), plan.fields.end(),
@@ -126,16 +170,59 @@ Value StringValue(const std::string& s, rapidjson::Document::AllocatorType& allo
   return Value(s.data(), static_cast<rapidjson::SizeType>(s.size()), alloc);
 }
 
+// Rfc3339Seconds: "YYYY-MM-DDTHH:MM:SSZ" for seconds within years 0000-9999 (the caller checks),
+// without printf (it runs for every Time of every object).
+Value Rfc3339Seconds(int64_t seconds, rapidjson::Document::AllocatorType& alloc) {
+  int64_t days = seconds / 86400;
+  int64_t secs = seconds % 86400;
+  if (secs < 0) {
+    secs += 86400;
+    --days;
+  }
+  // Howard Hinnant's civil_from_days.
+  days += 719468;
+  const int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+  const int64_t doe = days - era * 146097;
+  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const int64_t mp = (5 * doy + 2) / 153;
+  const int64_t day = doy - (153 * mp + 2) / 5 + 1;
+  const int64_t month = mp < 10 ? mp + 3 : mp - 9;
+  const int64_t year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  char buf[20];
+  auto put = [&buf](int at, int64_t v, int width) {
+    for (int i = width - 1; i >= 0; --i, v /= 10) buf[at + i] = static_cast<char>('0' + v % 10);
+  };
+  put(0, year, 4);
+  buf[4] = '-';
+  put(5, month, 2);
+  buf[7] = '-';
+  put(8, day, 2);
+  buf[10] = 'T';
+  put(11, secs / 3600, 2);
+  buf[13] = ':';
+  put(14, secs / 60 % 60, 2);
+  buf[16] = ':';
+  put(17, secs % 60, 2);
+  buf[19] = 'Z';
+  return Value(buf, 20, alloc);
+}
+
 Value NameOf(const pb::FieldDescriptor* f) {
   const std::string& n = f->name();
   return Value(rapidjson::StringRef(n.data(), n.size()));
 }
 
 // CheckUnknown: libprotobuf keeps a declared field sent with another wire type as unknown.
-Status CheckUnknown(const pb::Message& m, const pb::Reflection& refl) {
+Status CheckUnknown(const pb::Message& m, const pb::Reflection& refl, const std::vector<bool>* declared) {
   const pb::UnknownFieldSet& unknown = refl.GetUnknownFields(m);
+  if (unknown.empty()) return {};
   for (int i = 0; i < unknown.field_count(); ++i) {
     const int number = unknown.field(i).number();
+    if (declared != nullptr &&
+        (static_cast<size_t>(number) >= declared->size() || !(*declared)[number])) {
+      continue;
+    }
     if (const pb::FieldDescriptor* f = m.GetDescriptor()->FindFieldByNumber(number)) {
       return std::unexpected(Invalid(m.GetDescriptor()->name() + "." + f->name() + " (field " +
                                      std::to_string(number) + ") has the wrong wire type"));
@@ -151,7 +238,7 @@ Status Convert(const pb::Message& m, const MessagePlan& plan, Value& out,
 Result<Value> SpecialValue(Kind kind, const pb::Message& m, rapidjson::Document::AllocatorType& alloc) {
   const pb::Reflection& refl = *m.GetReflection();
   const pb::Descriptor* d = m.GetDescriptor();
-  if (auto st = CheckUnknown(m, refl); !st) return std::unexpected(st.error());
+  if (auto st = CheckUnknown(m, refl, nullptr); !st) return std::unexpected(st.error());
   switch (kind) {
     case Kind::kTime: {
       const pb::FieldDescriptor* seconds = d->FindFieldByNumber(1);
@@ -163,7 +250,7 @@ Result<Value> SpecialValue(Kind kind, const pb::Message& m, rapidjson::Document:
         return std::unexpected(Invalid("Time seconds " + std::to_string(s) + " is outside years 0000-9999"));
       }
       // JSON carries whole seconds only (upstream's Time drops nanos when decoding protobuf).
-      return StringValue(FormatUnixTime({s, 0}), alloc);
+      return Rfc3339Seconds(s, alloc);
     }
     case Kind::kQuantity: {
       const pb::FieldDescriptor* text = d->FindFieldByNumber(1);
@@ -248,8 +335,41 @@ std::optional<Value> SingularScalar(const FieldPlan& fp, const pb::Message& m, c
   }
 }
 
+// SortedEntries: a typed map's entries by key (Go writes map keys sorted; so do we, and the
+// cached form does not depend on hash order).
+template <class MapT>
+std::vector<const typename MapT::value_type*> SortedEntries(const MapT& map) {
+  std::vector<const typename MapT::value_type*> entries;
+  entries.reserve(map.size());
+  for (const auto& e : map) entries.push_back(&e);
+  std::sort(entries.begin(), entries.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
+  return entries;
+}
+
+Status ConvertTypedMap(const FieldPlan& fp, const pb::Message& m, Value& out,
+                       rapidjson::Document::AllocatorType& alloc) {
+  Value object(rapidjson::kObjectType);
+  if (fp.string_map != nullptr) {
+    const StringMap& map = fp.string_map(m);
+    if (map.empty()) return {};
+    for (const auto* e : SortedEntries(map)) {
+      object.AddMember(StringValue(e->first, alloc), StringValue(e->second, alloc), alloc);
+    }
+  } else {
+    const QuantityMap& map = fp.quantity_map(m);
+    if (map.empty()) return {};
+    for (const auto* e : SortedEntries(map)) {
+      if (!e->second.has_string()) return std::unexpected(Invalid("Quantity has no string (field 1)"));
+      object.AddMember(StringValue(e->first, alloc), StringValue(e->second.string(), alloc), alloc);
+    }
+  }
+  out.AddMember(NameOf(fp.field), object, alloc);
+  return {};
+}
+
 Status ConvertMap(const FieldPlan& fp, const pb::Message& m, const pb::Reflection& refl, Value& out,
                   rapidjson::Document::AllocatorType& alloc) {
+  if (fp.string_map != nullptr || fp.quantity_map != nullptr) return ConvertTypedMap(fp, m, out, alloc);
   const int n = refl.FieldSize(m, fp.field);
   if (n == 0) return {};
   // Go writes map keys sorted; so do we (and the cached form does not depend on hash order).
@@ -259,7 +379,7 @@ Status ConvertMap(const FieldPlan& fp, const pb::Message& m, const pb::Reflectio
   for (int i = 0; i < n; ++i) {
     const pb::Message& entry = refl.GetRepeatedMessage(m, fp.field, i);
     const pb::Reflection& er = *entry.GetReflection();
-    if (auto st = CheckUnknown(entry, er); !st) return st;
+    if (auto st = CheckUnknown(entry, er, nullptr); !st) return st;
     const std::string& key = er.GetStringReference(entry, fp.map_key, &scratch);
     entries.emplace_back(std::string_view(key), &entry);
   }
@@ -290,7 +410,7 @@ Status ConvertMap(const FieldPlan& fp, const pb::Message& m, const pb::Reflectio
 Status Convert(const pb::Message& m, const MessagePlan& plan, Value& out,
                rapidjson::Document::AllocatorType& alloc) {
   const pb::Reflection& refl = *m.GetReflection();
-  if (auto st = CheckUnknown(m, refl); !st) return st;
+  if (auto st = CheckUnknown(m, refl, &plan.declared); !st) return st;
   for (const FieldPlan& fp : plan.fields) {
     if (fp.kind == Kind::kMap) {
       if (auto st = ConvertMap(fp, m, refl, out, alloc); !st) return st;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "clientgo-shim/api/timestamp.h"
 #include "clientgo-shim/base/json.h"
 #include "clientgo-shim/cache/transform.h"
 #include "clientgo-shim/transport/api_error.h"
@@ -296,6 +297,22 @@ TEST(ProtobufCodecMalformedTest, FrameReaderLimitsAndTruncation) {
   auto stopped = stopping.Feed(two, [](std::string_view) { return false; });
   ASSERT_TRUE(stopped);
   EXPECT_FALSE(*stopped);
+}
+
+}  // namespace
+}  // namespace berth::shim::proto
+
+namespace berth::shim::proto {
+namespace {
+
+// Time's JSON form over the whole RFC 3339 range, checked against the shim's own formatter.
+TEST(ProtobufCodecTest, TimesFormatAsRfc3339SecondsAcrossTheRange) {
+  for (int64_t s : {int64_t{-62167219200}, int64_t{-62135596800}, int64_t{-1}, int64_t{0}, int64_t{951782400},
+                    int64_t{1714564800}, int64_t{4102444799}, int64_t{253402300799}}) {
+    auto doc = DecodeObject(testing::Enveloped("v1", "Pod", testing::Wire().Msg(1, testing::Wire().Bytes(1, "p").Msg(8, testing::Wire().Varint(1, static_cast<uint64_t>(s))))));
+    ASSERT_TRUE(doc) << s << ": " << doc.error().message;
+    EXPECT_EQ(json::GetString(*doc, {"metadata", "creationTimestamp"}), FormatUnixTime({s, 0})) << s;
+  }
 }
 
 }  // namespace
