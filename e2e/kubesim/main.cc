@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
        "inject faults only into requests for [METHOD:]resource[/subresource], e.g. POST:pods/binding (repeatable; default: every request)")
       ("watch-drop-every", po::value<std::string>(&watch_drop_every)->default_value("0s"), "close every watch stream after this long (0 = never)")
       ("latency", po::value<std::string>(&latency)->default_value("0s"), "added latency per request")
+      ("disable-protobuf", po::bool_switch(), "answer every read in JSON, even when Accept prefers application/vnd.kubernetes.protobuf (protobuf request bodies are still read); for JSON/protobuf comparisons")
       ("audit-log", po::value<std::string>(&options.audit_log), "append one JSON line per API request (verb, apiGroup, resource, subresource, namespace, name, userAgent, code) to this file")
       ("fault-seed", po::value<uint64_t>(&options.faults.seed)->default_value(1), "seed of the fault injector");
   po::variables_map vm;
@@ -104,6 +105,7 @@ int main(int argc, char** argv) {
     options.faults.targets.push_back(std::move(*target));
   }
   options.cluster.kubelet = !vm["no-kubelet"].as<bool>();
+  options.serve_protobuf = !vm["disable-protobuf"].as<bool>();
   options.cluster.workload_controllers = !vm["no-workload-controllers"].as<bool>();
   options.cluster.pod_ready_delay = ParseDurationFlag("pod-ready-delay", pod_ready_delay);
   options.cluster.pod_gc_delay = ParseDurationFlag("pod-gc-delay", pod_gc_delay);

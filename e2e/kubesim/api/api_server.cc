@@ -24,18 +24,18 @@ class AuditingSink : public ResponseSink {
   AuditingSink(ResponseSink& inner, AuditLog& log, const HttpRequest& request)
       : inner_(inner), log_(log), request_(request) {}
   void Send(HttpResponse response) override {
-    Record(response.status, response.body);
+    Record(response.status, response.content_type, response.body);
     inner_.Send(std::move(response));
   }
   bool BeginStream(int status, std::string_view content_type) override {
-    Record(status);
+    Record(status, content_type);
     return inner_.BeginStream(status, content_type);
   }
   bool WriteChunk(std::string_view data) override { return inner_.WriteChunk(data); }
   void EndStream() override { inner_.EndStream(); }
 
  private:
-  void Record(int status, std::string_view body = {}) {
+  void Record(int status, std::string_view content_type, std::string_view body = {}) {
     if (recorded_) return;
     recorded_ = true;
     RequestInfo info = DescribeRequest(request_);
@@ -55,7 +55,7 @@ class AuditingSink : public ResponseSink {
         }
       }
     }
-    log_.Write(info, request_.Header("user-agent"), status, phase, node);
+    log_.Write(info, request_.Header("user-agent"), status, phase, node, request_.Header("accept"), content_type);
   }
   ResponseSink& inner_;
   AuditLog& log_;
@@ -264,17 +264,17 @@ void ApiServer::Route(const HttpRequest& request, ResponseSink& sink) {
 }
 
 void ApiServer::HandleGet(const HttpRequest& request, const ResourceType& type,
-                          const ParsedPath& path, ResponseSink& sink) {
+                          const ParsedPath& path, ResponseMedia media, ResponseSink& sink) {
   ObjectPtr obj = store_.Get(type.StorageKey(), path.ns, path.name);
   if (!obj) {
     sink.Send(NotFound(type.group, type.plural, path.name));
     return;
   }
-  sink.Send(FormatObject(request, type, obj));
+  sink.Send(FormatObject(request, type, obj, media));
 }
 
 void ApiServer::HandleList(const HttpRequest& request, const ResourceType& type,
-                           const ParsedPath& path, ResponseSink& sink) {
+                           const ParsedPath& path, ResponseMedia media, ResponseSink& sink) {
   auto filter = BuildListFilter(request, type);
   if (!filter.ok()) {
     sink.Send(*filter.error);
@@ -383,7 +383,7 @@ void ApiServer::HandleList(const HttpRequest& request, const ResourceType& type,
     sink.Send(std::move(gone));
     return;
   }
-  sink.Send(FormatList(request, type, *page));
+  sink.Send(FormatList(request, type, *page, media));
 }
 
 }  // namespace berth::kubesim

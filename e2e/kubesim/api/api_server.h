@@ -19,6 +19,7 @@
 
 #include <rapidjson/document.h>
 
+#include "e2e/kubesim/api/content_negotiation.h"
 #include "e2e/kubesim/api/registry.h"
 #include "e2e/kubesim/api/service_ip_allocator.h"
 #include "e2e/kubesim/server/http_types.h"
@@ -43,6 +44,9 @@ struct ApiServerOptions {
   bool graceful_pod_deletion = true;
   // Audit log (kubesim --audit-log): one line per request once its status is known; may be null.
   AuditLog* audit_log = nullptr;
+  // Built-in kinds are answered in protobuf when Accept prefers it (kubesim --disable-protobuf
+  // turns it off: JSON only, for comparisons).
+  bool serve_protobuf = true;
 };
 
 // ParsedPath: a resource request path split into its parts.
@@ -128,12 +132,12 @@ class ApiServer {
   void Route(const HttpRequest& request, ResponseSink& sink);
   void HandleResource(const HttpRequest& request, const ParsedPath& path, ResponseSink& sink);
   void HandleGet(const HttpRequest& request, const ResourceType& type, const ParsedPath& path,
-                 ResponseSink& sink);
+                 ResponseMedia media, ResponseSink& sink);
   void HandleList(const HttpRequest& request, const ResourceType& type, const ParsedPath& path,
-                  ResponseSink& sink);
+                  ResponseMedia media, ResponseSink& sink);
   // watch_handler.cc
   void HandleWatch(const HttpRequest& request, const ResourceType& type, const ParsedPath& path,
-                   ResponseSink& sink);
+                   ResponseMedia media, ResponseSink& sink);
   // subresources.cc
   void HandleEviction(const HttpRequest& request, const ParsedPath& path, ResponseSink& sink);
   void HandleBinding(const HttpRequest& request, const ParsedPath& path, ResponseSink& sink);

@@ -95,7 +95,8 @@ RequestInfo DescribeRequest(const HttpRequest& request) {
 }
 
 std::string AuditLogLine(const RequestInfo& info, std::string_view user_agent, int code,
-                         std::string_view phase, std::string_view node_name) {
+                         std::string_view phase, std::string_view node_name, std::string_view accept,
+                         std::string_view content_type) {
   rapidjson::Document doc(rapidjson::kObjectType);
   auto& a = doc.GetAllocator();
   json::SetString(doc, "verb", info.verb, a);
@@ -113,6 +114,8 @@ std::string AuditLogLine(const RequestInfo& info, std::string_view user_agent, i
   doc.AddMember("code", code, a);
   if (!phase.empty()) json::SetString(doc, "phase", phase, a);
   if (!node_name.empty()) json::SetString(doc, "nodeName", node_name, a);
+  if (!accept.empty()) json::SetString(doc, "accept", accept, a);
+  if (!content_type.empty()) json::SetString(doc, "contentType", content_type, a);
   const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::system_clock::now().time_since_epoch());
   doc.AddMember("ts", static_cast<double>(now.count()) / 1000.0, a);
@@ -131,8 +134,9 @@ Result<std::unique_ptr<AuditLog>> AuditLog::Open(const std::string& path) {
 AuditLog::~AuditLog() { std::fclose(file_); }
 
 void AuditLog::Write(const RequestInfo& info, std::string_view user_agent, int code,
-                     std::string_view phase, std::string_view node_name) {
-  std::string line = AuditLogLine(info, user_agent, code, phase, node_name);
+                     std::string_view phase, std::string_view node_name, std::string_view accept,
+                     std::string_view content_type) {
+  std::string line = AuditLogLine(info, user_agent, code, phase, node_name, accept, content_type);
   line.push_back('\n');
   std::lock_guard lock(mu_);
   std::fwrite(line.data(), 1, line.size(), file_);

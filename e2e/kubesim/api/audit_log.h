@@ -36,9 +36,12 @@ RequestInfo DescribeRequest(const HttpRequest& request);
 // AuditLogLine renders one audit line (JSON, no trailing newline). `ts` is the wall-clock time the
 // response was decided (Unix seconds, millisecond resolution); `phase` and `nodeName`, when not
 // empty, are status.phase and status.nodeName of the object a successful status write returned
-// (so a test can follow phase transitions and placements from the log alone).
+// (so a test can follow phase transitions and placements from the log alone). `accept` (the
+// request's Accept header) and `content_type` (the response's), when not empty, show which media
+// type a client asked for and got (JSON or protobuf).
 std::string AuditLogLine(const RequestInfo& info, std::string_view user_agent, int code,
-                         std::string_view phase = {}, std::string_view node_name = {});
+                         std::string_view phase = {}, std::string_view node_name = {},
+                         std::string_view accept = {}, std::string_view content_type = {});
 
 // AuditLog appends audit lines to a file; Write is thread-safe and flushes every line.
 class AuditLog {
@@ -52,7 +55,8 @@ class AuditLog {
 
   // Write appends the line for one request.
   void Write(const RequestInfo& info, std::string_view user_agent, int code,
-             std::string_view phase = {}, std::string_view node_name = {});
+             std::string_view phase = {}, std::string_view node_name = {}, std::string_view accept = {},
+             std::string_view content_type = {});
 
  private:
   explicit AuditLog(std::FILE* file) : file_(file) {}

@@ -69,6 +69,17 @@ void ApiServer::HandleResource(const HttpRequest& request, const ParsedPath& pat
       return;
     }
   }
+  // The response's media type first: a 406 comes before any work, as the apiserver's handlers
+  // negotiate before they read or write.
+  bool protobuf = options_.serve_protobuf && HasProtobufForm(*type);
+  ResponseMedia media = NegotiateResponseMedia(request.Header("accept"), protobuf);
+  if (media == ResponseMedia::kNotAcceptable) {
+    sink.Send(StatusError(406, "NotAcceptable",
+                          std::string("only the following media types are accepted: application/json, "
+                                      "application/yaml") +
+                              (protobuf ? ", application/vnd.kubernetes.protobuf" : "")));
+    return;
+  }
   WriteOptions opts;
   if (auto fv = request.Query("fieldValidation"); !fv.empty()) opts.field_validation = fv;
   if (opts.field_validation != "Strict" && opts.field_validation != "Warn" &&
@@ -94,12 +105,12 @@ void ApiServer::HandleResource(const HttpRequest& request, const ParsedPath& pat
         return;
       }
       if (*is_watch) {
-        HandleWatch(request, *type, path, sink);
+        HandleWatch(request, *type, path, media, sink);
       } else {
-        HandleList(request, *type, path, sink);
+        HandleList(request, *type, path, media, sink);
       }
     } else {
-      HandleGet(request, *type, path, sink);
+      HandleGet(request, *type, path, media, sink);
     }
     return;
   }
@@ -108,7 +119,7 @@ void ApiServer::HandleResource(const HttpRequest& request, const ParsedPath& pat
       sink.Send(std::move(*r.error));
       return;
     }
-    HttpResponse resp = FormatObject(request, *type, r.object);
+    HttpResponse resp = FormatObject(request, *type, r.object, media);
     resp.status = r.code;
     for (const auto& w : r.warnings) resp.headers.emplace_back("Warning", WarningHeader(w));
     sink.Send(std::move(resp));
@@ -200,7 +211,7 @@ void ApiServer::HandleResource(const HttpRequest& request, const ParsedPath& pat
         if (r.ok() && r.object) deleted.items.push_back(r.object);
       }
       deleted.resource_version = store_.CurrentResourceVersion();
-      sink.Send(FormatList(request, *type, deleted));
+      sink.Send(FormatList(request, *type, deleted, media));
       return;
     }
     send_result(DoDelete(*type, path.ns, path.name, del));

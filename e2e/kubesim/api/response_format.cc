@@ -5,6 +5,11 @@
 #include "clientgo-shim/base/encoding.h"
 #include "clientgo-shim/base/json.h"
 #include "e2e/kubesim/api/crd_versions.h"
+#include "e2e/kubesim/api/status_errors.h"
+#include "e2e/kubesim/protobuf/decoder.h"
+#include "e2e/kubesim/protobuf/encoder.h"
+#include "e2e/kubesim/protobuf/message_tables.h"
+#include "e2e/kubesim/protobuf/wire_writer.h"
 
 namespace berth::kubesim {
 namespace {
@@ -33,7 +38,55 @@ std::string ListKindJsonPrefix(const ResourceType& type, uint64_t rv, const std:
   return out;
 }
 
+// ProtobufMessage returns the object's protobuf message (no envelope), from its cache or encoded
+// from its JSON and cached.
+Result<std::shared_ptr<const std::string>> ProtobufMessage(const ResourceType& type, const StoredObject& obj) {
+  if (auto cached = obj.protobuf.Get()) return cached;
+  int message = protobuf::FindRootMessage(type.GroupVersion(), type.kind);
+  if (message < 0) return MakeError(ErrorCode::kNotFound, "no protobuf encoding for " + type.kind);
+  auto doc = json::Parse(obj.json);
+  if (!doc) return std::unexpected(doc.error());
+  auto raw = std::make_shared<std::string>();
+  raw->reserve(obj.json.size());
+  auto s = protobuf::EncodeMessage(message, *doc, *raw);
+  if (!s) return std::unexpected(s.error());
+  std::shared_ptr<const std::string> out = std::move(raw);
+  obj.protobuf.Set(out);
+  return out;
+}
+
+HttpResponse EncodingFailed(const ResourceType& type, const StoredObject& obj, const Error& error) {
+  return StatusError(500, "InternalError",
+                     "encoding " + type.kind + " " + obj.name + " as protobuf: " + error.message);
+}
+
+HttpResponse ProtobufResponse(std::string body) {
+  HttpResponse r;
+  r.content_type = std::string(protobuf::kProtobufMediaType);
+  r.body = std::move(body);
+  return r;
+}
+
+// StatusProtobuf: a meta.v1 Status as a protobuf body.
+std::string StatusProtobuf(int code, std::string_view reason, std::string_view message) {
+  auto doc = json::Parse(StatusJson(code, reason, message));
+  if (doc) {
+    json::SetString(*doc, "apiVersion", "v1", doc->GetAllocator());
+    if (auto body = protobuf::EncodeKubernetesProtobuf(*doc)) return std::move(*body);
+  }
+  return protobuf::WrapUnknown("v1", "Status", "");  // unreachable: StatusJson is always encodable
+}
+
 }  // namespace
+
+bool HasProtobufForm(const ResourceType& type) {
+  return !type.is_crd && protobuf::FindRootMessage(type.GroupVersion(), type.kind) >= 0 &&
+         protobuf::FindRootMessage(type.GroupVersion(), type.list_kind) >= 0;
+}
+
+std::string_view WatchContentType(ResponseMedia media) {
+  return media == ResponseMedia::kProtobuf ? protobuf::kProtobufWatchMediaType : std::string_view("application/json");
+}
 
 bool WantsTable(const HttpRequest& request) {
   std::string_view accept = request.Header("accept");
@@ -41,7 +94,12 @@ bool WantsTable(const HttpRequest& request) {
 }
 
 HttpResponse FormatObject(const HttpRequest& request, const ResourceType& type,
-                          const ObjectPtr& obj) {
+                          const ObjectPtr& obj, ResponseMedia media) {
+  if (media == ResponseMedia::kProtobuf) {
+    auto raw = ProtobufMessage(type, *obj);
+    if (!raw) return EncodingFailed(type, *obj, raw.error());
+    return ProtobufResponse(protobuf::WrapUnknown(type.GroupVersion(), type.kind, **raw));
+  }
   HttpResponse r;
   if (WantsTable(request)) {
     r.body = TableFor(request, type, {obj.get()}, obj->resource_version, "", 0, true);
@@ -52,10 +110,21 @@ HttpResponse FormatObject(const HttpRequest& request, const ResourceType& type,
 }
 
 HttpResponse FormatList(const HttpRequest& request, const ResourceType& type,
-                        const ListResult& page) {
+                        const ListResult& page, ResponseMedia media) {
   HttpResponse r;
   std::string cont =
       page.next_key.empty() ? "" : EncodeContinue(page.resource_version, page.next_key, page.next_offset);
+  if (media == ResponseMedia::kProtobuf) {
+    auto list = protobuf::ListEncoder::Create(type.GroupVersion(), type.list_kind);
+    if (!list) return StatusError(500, "InternalError", list.error().message);
+    list->SetMetadata(std::to_string(page.resource_version), cont, page.remaining);
+    for (const auto& o : page.items) {
+      auto raw = ProtobufMessage(type, *o);
+      if (!raw) return EncodingFailed(type, *o, raw.error());
+      list->AddRaw(**raw);
+    }
+    return ProtobufResponse(list->Finish());
+  }
   if (WantsTable(request)) {
     std::vector<const StoredObject*> objs;
     objs.reserve(page.items.size());
@@ -81,7 +150,15 @@ HttpResponse FormatList(const HttpRequest& request, const ResourceType& type,
 
 std::string WatchEventLine(const HttpRequest& request, const ResourceType& type,
                            std::string_view event_type, const StoredObject& obj, bool as_table,
-                           bool first_table_event) {
+                           bool first_table_event, ResponseMedia media) {
+  if (media == ResponseMedia::kProtobuf) {
+    auto raw = ProtobufMessage(type, obj);
+    if (!raw) {
+      return ErrorEventLine(500, "InternalError",
+                            "encoding " + type.kind + " " + obj.name + " as protobuf: " + raw.error().message, media);
+    }
+    return protobuf::WatchEventFrame(event_type, protobuf::WrapUnknown(type.GroupVersion(), type.kind, **raw));
+  }
   std::string line = R"({"type":")";
   line += event_type;
   line += R"(","object":)";
@@ -97,7 +174,21 @@ std::string WatchEventLine(const HttpRequest& request, const ResourceType& type,
 }
 
 std::string BookmarkLine(const ResourceType& type, uint64_t resource_version,
-                         bool initial_events_end) {
+                         bool initial_events_end, ResponseMedia media) {
+  if (media == ResponseMedia::kProtobuf) {
+    // The object's message with only ObjectMeta {6 resourceVersion, 12 annotations}.
+    protobuf::WireWriter meta;
+    meta.String(6, std::to_string(resource_version));
+    if (initial_events_end) {
+      protobuf::WireWriter entry;
+      entry.String(1, "k8s.io/initial-events-end");
+      entry.String(2, "true");
+      meta.Message(12, entry);
+    }
+    protobuf::WireWriter object;
+    object.Message(1, meta);
+    return protobuf::WatchEventFrame("BOOKMARK", protobuf::WrapUnknown(type.GroupVersion(), type.kind, object.data()));
+  }
   std::string line = R"({"type":"BOOKMARK","object":{"kind":")" + type.kind +
                      R"(","apiVersion":")" + type.GroupVersion() +
                      R"(","metadata":{"resourceVersion":")" + std::to_string(resource_version) +
@@ -107,6 +198,11 @@ std::string BookmarkLine(const ResourceType& type, uint64_t resource_version,
   }
   line += "}}}\n";
   return line;
+}
+
+std::string ErrorEventLine(int code, std::string_view reason, std::string_view message, ResponseMedia media) {
+  if (media == ResponseMedia::kProtobuf) return protobuf::WatchEventFrame("ERROR", StatusProtobuf(code, reason, message));
+  return R"({"type":"ERROR","object":)" + StatusJson(code, reason, message) + "}\n";
 }
 
 std::string EncodeContinue(uint64_t resource_version, const std::string& last_key, uint64_t offset) {

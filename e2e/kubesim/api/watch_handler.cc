@@ -26,7 +26,7 @@ constexpr size_t kMaxWatchBatchBytes = 256 * 1024;
 }  // namespace
 
 void ApiServer::HandleWatch(const HttpRequest& request, const ResourceType& type,
-                            const ParsedPath& path, ResponseSink& sink) {
+                            const ParsedPath& path, ResponseMedia media, ResponseSink& sink) {
   auto filter = BuildListFilter(request, type);
   if (!filter.ok()) {
     sink.Send(*filter.error);
@@ -77,8 +77,8 @@ void ApiServer::HandleWatch(const HttpRequest& request, const ResourceType& type
       return;
     }
   }
-  bool as_table = WantsTable(request);
-  if (!sink.BeginStream(200, "application/json")) return;
+  bool as_table = media != ResponseMedia::kProtobuf && WantsTable(request);
+  if (!sink.BeginStream(200, WatchContentType(media))) return;
 
   std::vector<ObjectPtr> initial;
   WatcherPtr watcher;
@@ -102,8 +102,7 @@ void ApiServer::HandleWatch(const HttpRequest& request, const ResourceType& type
                                 : "too old resource version: " + rv_param + " (" +
                                       std::to_string(store_.OldestRetainedResourceVersion() + 1) + ")";
       int code = from_rv > current ? 504 : 410;
-      sink.WriteChunk(R"({"type":"ERROR","object":)" +
-                      StatusJson(code, code == 410 ? "Expired" : "Timeout", message) + "}\n");
+      sink.WriteChunk(ErrorEventLine(code, code == 410 ? "Expired" : "Timeout", message, media));
       sink.EndStream();
       return;
     }
@@ -115,7 +114,7 @@ void ApiServer::HandleWatch(const HttpRequest& request, const ResourceType& type
   bool batching = false;
   std::string batch;
   auto send = [&](std::string_view type_name, const StoredObject& obj) {
-    std::string line = WatchEventLine(request, type, type_name, obj, as_table, first_table);
+    std::string line = WatchEventLine(request, type, type_name, obj, as_table, first_table, media);
     first_table = false;
     if (batching) {
       batch += line;
@@ -128,7 +127,7 @@ void ApiServer::HandleWatch(const HttpRequest& request, const ResourceType& type
     if (filter.filter && !filter.filter(*obj)) continue;
     if (!(alive = send("ADDED", *obj))) break;
   }
-  if (alive && send_initial) alive = sink.WriteChunk(BookmarkLine(type, from_rv, true));
+  if (alive && send_initial) alive = sink.WriteChunk(BookmarkLine(type, from_rv, true, media));
 
   auto start = std::chrono::steady_clock::now();
   auto end = start + timeout;
@@ -148,7 +147,7 @@ void ApiServer::HandleWatch(const HttpRequest& request, const ResourceType& type
       if (watcher->closed()) break;
       now = std::chrono::steady_clock::now();
       if (bookmarks && now >= next_bookmark) {
-        alive = sink.WriteChunk(BookmarkLine(type, std::max(last_rv, store_.CurrentResourceVersion()), false));
+        alive = sink.WriteChunk(BookmarkLine(type, std::max(last_rv, store_.CurrentResourceVersion()), false, media));
         next_bookmark = now + options_.bookmark_interval;
       } else if (!bookmarks && now < end) {
         // An empty chunk would end the stream; probe liveness only through real writes.

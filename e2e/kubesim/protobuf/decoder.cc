@@ -321,6 +321,16 @@ Status DecodeField(const FieldSpec& f, FieldKey key, WireReader& r, Value& obj, 
   if (!v) return std::unexpected(v.error());
   if (f.repeated) {
     AppendTo(obj, f.json_name, std::move(*v), a);
+  } else if (f.inlined && v->IsObject()) {
+    // An embedded Go struct: its fields join the parent's object.
+    for (auto& m : v->GetObject()) {
+      auto existing = obj.FindMember(m.name);
+      if (existing != obj.MemberEnd()) {
+        existing->value = std::move(m.value);
+      } else {
+        obj.AddMember(std::move(m.name), std::move(m.value), a);
+      }
+    }
   } else if (!zero && !v->IsNull()) {
     SetField(obj, f.json_name, std::move(*v), a);
   }

@@ -40,11 +40,17 @@ ROOTS = [
     ("policy/v1", "PodDisruptionBudget", "k8s.io.api.policy.v1.PodDisruptionBudget"),
     ("policy/v1", "Eviction", "k8s.io.api.policy.v1.Eviction"),
     ("coordination.k8s.io/v1", "Lease", "k8s.io.api.coordination.v1.Lease"),
+    ("scheduling.k8s.io/v1", "PriorityClass", "k8s.io.api.scheduling.v1.PriorityClass"),
     ("rbac.authorization.k8s.io/v1", "Role", "k8s.io.api.rbac.v1.Role"),
     ("rbac.authorization.k8s.io/v1", "RoleBinding", "k8s.io.api.rbac.v1.RoleBinding"),
     ("rbac.authorization.k8s.io/v1", "ClusterRole", "k8s.io.api.rbac.v1.ClusterRole"),
     ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "k8s.io.api.rbac.v1.ClusterRoleBinding"),
 ]
+# The List kinds kubesim answers GET (list) with in protobuf: {1 metadata ListMeta, 2 items}.
+ROOTS += [(gv, kind + "List", proto + "List") for gv, kind, proto in list(ROOTS)
+          if kind not in ("Binding", "Scale", "Eviction")]
+# Status: the object of a watch ERROR event.
+ROOTS += [("v1", "Status", "k8s.io.apimachinery.pkg.apis.meta.v1.Status")]
 # Typed clients send a DELETE's DeleteOptions body in their own group-version (client-go
 # registers it in every one), so each served group-version decodes it.
 ROOTS += [(gv, "DeleteOptions", "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions")
@@ -81,8 +87,21 @@ KEEP_ZERO = {
     META + "ObjectMeta": {"deletionGracePeriodSeconds"},
     META + "OwnerReference": {"controller", "blockOwnerDeletion"},
     META + "DeleteOptions": {"gracePeriodSeconds", "orphanDependents"},
+    META + "ListMeta": {"remainingItemCount"},
     "k8s.io.api.coordination.v1.LeaseSpec": {"leaseDurationSeconds", "leaseTransitions"},
 }
+
+# Go structs embedded with `json:",inline"`: one message field on the wire, their fields flat in the
+# parent's JSON object.
+INLINE = {
+    ("k8s.io.api.core.v1.Probe", "handler"),
+    ("k8s.io.api.core.v1.Volume", "volumeSource"),
+    ("k8s.io.api.core.v1.EphemeralContainer", "ephemeralContainerCommon"),
+    ("k8s.io.api.core.v1.PersistentVolumeSpec", "persistentVolumeSource"),
+}
+# LocalObjectReference is embedded inline wherever k8s.io/api uses it as a field of this name
+# (ConfigMapKeySelector, SecretEnvSource, ConfigMapVolumeSource, ...).
+INLINE_NAMES = {"localObjectReference"}
 
 TYPES = {1: "kDouble", 2: "kFloat", 3: "kInt64", 4: "kUint64", 5: "kInt32", 8: "kBool", 9: "kString",
          11: "kMessage", 12: "kBytes", 13: "kUint32", 14: "kInt32", 17: "kSint32", 18: "kSint64"}
@@ -219,8 +238,9 @@ def main():
                     msg = index[value[4]] if value[3] == 11 else -1
                 else:
                     msg = index[type_name]
+            inline = ", true" if (name, fname) in INLINE or fname in INLINE_NAMES else ""
             rows.append(f"    {{{number}, \"{fname}\", K::{kind}, {str(repeated).lower()}, "
-                        f"{str(fname in keep).lower()}, {msg}, K::{value_kind}}},\n")
+                        f"{str(fname in keep).lower()}, {msg}, K::{value_kind}{inline}}},\n")
         out.append(f"// {name}\nconstexpr FieldSpec kFields{i}[] = {{\n" + "".join(rows) + "};\n")
     out.append("\n}  // namespace\n\n")
     out.append("const MessageSpec kMessages[] = {\n")

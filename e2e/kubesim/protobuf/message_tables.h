@@ -37,6 +37,9 @@ struct FieldSpec {
   bool keep_zero;
   std::int16_t message;   // kMessage / kMap with a message value: index in kMessages; else -1
   FieldKind value_kind;   // kMap: the kind of the values
+  // inlined: a Go struct embedded with `json:",inline"` (Probe's handler, Volume's volumeSource):
+  // one message field on the wire whose fields sit flat in the parent's JSON object.
+  bool inlined = false;
 };
 
 struct MessageSpec {

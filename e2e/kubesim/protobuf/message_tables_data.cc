@@ -239,7 +239,7 @@ constexpr FieldSpec kFields28[] = {
 // k8s.io.api.core.v1.Volume
 constexpr FieldSpec kFields29[] = {
     {1, "name", K::kString, false, false, -1, K::kString},
-    {2, "volumeSource", K::kMessage, false, false, 30, K::kString},
+    {2, "volumeSource", K::kMessage, false, false, 30, K::kString, true},
 };
 // k8s.io.api.core.v1.VolumeSource
 constexpr FieldSpec kFields30[] = {
@@ -431,7 +431,7 @@ constexpr FieldSpec kFields53[] = {
 };
 // k8s.io.api.core.v1.ConfigMapVolumeSource
 constexpr FieldSpec kFields54[] = {
-    {1, "localObjectReference", K::kMessage, false, false, 40, K::kString},
+    {1, "localObjectReference", K::kMessage, false, false, 40, K::kString, true},
     {2, "items", K::kMessage, true, false, 37, K::kString},
     {3, "defaultMode", K::kInt32, false, false, -1, K::kString},
     {4, "optional", K::kBool, false, false, -1, K::kString},
@@ -500,7 +500,7 @@ constexpr FieldSpec kFields62[] = {
 };
 // k8s.io.api.core.v1.SecretProjection
 constexpr FieldSpec kFields63[] = {
-    {1, "localObjectReference", K::kMessage, false, false, 40, K::kString},
+    {1, "localObjectReference", K::kMessage, false, false, 40, K::kString, true},
     {2, "items", K::kMessage, true, false, 37, K::kString},
     {4, "optional", K::kBool, false, false, -1, K::kString},
 };
@@ -510,7 +510,7 @@ constexpr FieldSpec kFields64[] = {
 };
 // k8s.io.api.core.v1.ConfigMapProjection
 constexpr FieldSpec kFields65[] = {
-    {1, "localObjectReference", K::kMessage, false, false, 40, K::kString},
+    {1, "localObjectReference", K::kMessage, false, false, 40, K::kString, true},
     {2, "items", K::kMessage, true, false, 37, K::kString},
     {4, "optional", K::kBool, false, false, -1, K::kString},
 };
@@ -649,13 +649,13 @@ constexpr FieldSpec kFields82[] = {
 };
 // k8s.io.api.core.v1.ConfigMapKeySelector
 constexpr FieldSpec kFields83[] = {
-    {1, "localObjectReference", K::kMessage, false, false, 40, K::kString},
+    {1, "localObjectReference", K::kMessage, false, false, 40, K::kString, true},
     {2, "key", K::kString, false, false, -1, K::kString},
     {3, "optional", K::kBool, false, false, -1, K::kString},
 };
 // k8s.io.api.core.v1.SecretKeySelector
 constexpr FieldSpec kFields84[] = {
-    {1, "localObjectReference", K::kMessage, false, false, 40, K::kString},
+    {1, "localObjectReference", K::kMessage, false, false, 40, K::kString, true},
     {2, "key", K::kString, false, false, -1, K::kString},
     {3, "optional", K::kBool, false, false, -1, K::kString},
 };
@@ -682,7 +682,7 @@ constexpr FieldSpec kFields87[] = {
 };
 // k8s.io.api.core.v1.Probe
 constexpr FieldSpec kFields88[] = {
-    {1, "handler", K::kMessage, false, false, 89, K::kString},
+    {1, "handler", K::kMessage, false, false, 89, K::kString, true},
     {2, "initialDelaySeconds", K::kInt32, false, false, -1, K::kString},
     {3, "timeoutSeconds", K::kInt32, false, false, -1, K::kString},
     {4, "periodSeconds", K::kInt32, false, false, -1, K::kString},
@@ -792,12 +792,12 @@ constexpr FieldSpec kFields105[] = {
 };
 // k8s.io.api.core.v1.ConfigMapEnvSource
 constexpr FieldSpec kFields106[] = {
-    {1, "localObjectReference", K::kMessage, false, false, 40, K::kString},
+    {1, "localObjectReference", K::kMessage, false, false, 40, K::kString, true},
     {2, "optional", K::kBool, false, false, -1, K::kString},
 };
 // k8s.io.api.core.v1.SecretEnvSource
 constexpr FieldSpec kFields107[] = {
-    {1, "localObjectReference", K::kMessage, false, false, 40, K::kString},
+    {1, "localObjectReference", K::kMessage, false, false, 40, K::kString, true},
     {2, "optional", K::kBool, false, false, -1, K::kString},
 };
 // k8s.io.api.core.v1.VolumeDevice
@@ -927,7 +927,7 @@ constexpr FieldSpec kFields127[] = {
 };
 // k8s.io.api.core.v1.EphemeralContainer
 constexpr FieldSpec kFields128[] = {
-    {1, "ephemeralContainerCommon", K::kMessage, false, false, 129, K::kString},
+    {1, "ephemeralContainerCommon", K::kMessage, false, false, 129, K::kString, true},
     {2, "targetContainerName", K::kString, false, false, -1, K::kString},
 };
 // k8s.io.api.core.v1.EphemeralContainerCommon
@@ -1473,13 +1473,21 @@ constexpr FieldSpec kFields201[] = {
     {6, "strategy", K::kString, false, false, -1, K::kString},
     {7, "preferredHolder", K::kString, false, false, -1, K::kString},
 };
-// k8s.io.api.rbac.v1.Role
+// k8s.io.api.scheduling.v1.PriorityClass
 constexpr FieldSpec kFields202[] = {
     {1, "metadata", K::kMessage, false, false, 1, K::kString},
-    {2, "rules", K::kMessage, true, false, 203, K::kString},
+    {2, "value", K::kInt32, false, false, -1, K::kString},
+    {3, "globalDefault", K::kBool, false, false, -1, K::kString},
+    {4, "description", K::kString, false, false, -1, K::kString},
+    {5, "preemptionPolicy", K::kString, false, false, -1, K::kString},
+};
+// k8s.io.api.rbac.v1.Role
+constexpr FieldSpec kFields203[] = {
+    {1, "metadata", K::kMessage, false, false, 1, K::kString},
+    {2, "rules", K::kMessage, true, false, 204, K::kString},
 };
 // k8s.io.api.rbac.v1.PolicyRule
-constexpr FieldSpec kFields203[] = {
+constexpr FieldSpec kFields204[] = {
     {1, "verbs", K::kString, true, false, -1, K::kString},
     {2, "apiGroups", K::kString, true, false, -1, K::kString},
     {3, "resources", K::kString, true, false, -1, K::kString},
@@ -1487,39 +1495,165 @@ constexpr FieldSpec kFields203[] = {
     {5, "nonResourceURLs", K::kString, true, false, -1, K::kString},
 };
 // k8s.io.api.rbac.v1.RoleBinding
-constexpr FieldSpec kFields204[] = {
+constexpr FieldSpec kFields205[] = {
     {1, "metadata", K::kMessage, false, false, 1, K::kString},
-    {2, "subjects", K::kMessage, true, false, 205, K::kString},
-    {3, "roleRef", K::kMessage, false, false, 206, K::kString},
+    {2, "subjects", K::kMessage, true, false, 206, K::kString},
+    {3, "roleRef", K::kMessage, false, false, 207, K::kString},
 };
 // k8s.io.api.rbac.v1.Subject
-constexpr FieldSpec kFields205[] = {
+constexpr FieldSpec kFields206[] = {
     {1, "kind", K::kString, false, false, -1, K::kString},
     {2, "apiGroup", K::kString, false, false, -1, K::kString},
     {3, "name", K::kString, false, false, -1, K::kString},
     {4, "namespace", K::kString, false, false, -1, K::kString},
 };
 // k8s.io.api.rbac.v1.RoleRef
-constexpr FieldSpec kFields206[] = {
+constexpr FieldSpec kFields207[] = {
     {1, "apiGroup", K::kString, false, false, -1, K::kString},
     {2, "kind", K::kString, false, false, -1, K::kString},
     {3, "name", K::kString, false, false, -1, K::kString},
 };
 // k8s.io.api.rbac.v1.ClusterRole
-constexpr FieldSpec kFields207[] = {
+constexpr FieldSpec kFields208[] = {
     {1, "metadata", K::kMessage, false, false, 1, K::kString},
-    {2, "rules", K::kMessage, true, false, 203, K::kString},
-    {3, "aggregationRule", K::kMessage, false, false, 208, K::kString},
+    {2, "rules", K::kMessage, true, false, 204, K::kString},
+    {3, "aggregationRule", K::kMessage, false, false, 209, K::kString},
 };
 // k8s.io.api.rbac.v1.AggregationRule
-constexpr FieldSpec kFields208[] = {
+constexpr FieldSpec kFields209[] = {
     {1, "clusterRoleSelectors", K::kMessage, true, false, 68, K::kString},
 };
 // k8s.io.api.rbac.v1.ClusterRoleBinding
-constexpr FieldSpec kFields209[] = {
+constexpr FieldSpec kFields210[] = {
     {1, "metadata", K::kMessage, false, false, 1, K::kString},
-    {2, "subjects", K::kMessage, true, false, 205, K::kString},
-    {3, "roleRef", K::kMessage, false, false, 206, K::kString},
+    {2, "subjects", K::kMessage, true, false, 206, K::kString},
+    {3, "roleRef", K::kMessage, false, false, 207, K::kString},
+};
+// k8s.io.api.core.v1.NamespaceList
+constexpr FieldSpec kFields211[] = {
+    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+    {2, "items", K::kMessage, true, false, 0, K::kString},
+};
+// k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta
+constexpr FieldSpec kFields212[] = {
+    {1, "selfLink", K::kString, false, false, -1, K::kString},
+    {2, "resourceVersion", K::kString, false, false, -1, K::kString},
+    {3, "continue", K::kString, false, false, -1, K::kString},
+    {4, "remainingItemCount", K::kInt64, false, true, -1, K::kString},
+};
+// k8s.io.api.core.v1.NodeList
+constexpr FieldSpec kFields213[] = {
+    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+    {2, "items", K::kMessage, true, false, 9, K::kString},
+};
+// k8s.io.api.core.v1.PodList
+constexpr FieldSpec kFields214[] = {
+    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+    {2, "items", K::kMessage, true, false, 27, K::kString},
+};
+// k8s.io.api.core.v1.PodTemplateList
+constexpr FieldSpec kFields215[] = {
+    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+    {2, "items", K::kMessage, true, false, 148, K::kString},
+};
+// k8s.io.api.core.v1.EventList
+constexpr FieldSpec kFields216[] = {
+    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+    {2, "items", K::kMessage, true, false, 150, K::kString},
+};
+// k8s.io.api.core.v1.ConfigMapList
+constexpr FieldSpec kFields217[] = {
+    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+    {2, "items", K::kMessage, true, false, 155, K::kString},
+};
+// k8s.io.api.core.v1.ServiceList
+constexpr FieldSpec kFields218[] = {
+    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+    {2, "items", K::kMessage, true, false, 156, K::kString},
+};
+// k8s.io.api.core.v1.SecretList
+constexpr FieldSpec kFields219[] = {
+    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+    {2, "items", K::kMessage, true, false, 167, K::kString},
+};
+// k8s.io.api.core.v1.ServiceAccountList
+constexpr FieldSpec kFields220[] = {
+    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+    {2, "items", K::kMessage, true, false, 168, K::kString},
+};
+// k8s.io.api.apps.v1.DeploymentList
+constexpr FieldSpec kFields221[] = {
+    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+    {2, "items", K::kMessage, true, false, 169, K::kString},
+};
+// k8s.io.api.apps.v1.ReplicaSetList
+constexpr FieldSpec kFields222[] = {
+    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+    {2, "items", K::kMessage, true, false, 175, K::kString},
+};
+// k8s.io.api.apps.v1.StatefulSetList
+constexpr FieldSpec kFields223[] = {
+    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+    {2, "items", K::kMessage, true, false, 179, K::kString},
+};
+// k8s.io.api.policy.v1.PodDisruptionBudgetList
+constexpr FieldSpec kFields224[] = {
+    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+    {2, "items", K::kMessage, true, false, 194, K::kString},
+};
+// k8s.io.api.coordination.v1.LeaseList
+constexpr FieldSpec kFields225[] = {
+    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+    {2, "items", K::kMessage, true, false, 200, K::kString},
+};
+// k8s.io.api.scheduling.v1.PriorityClassList
+constexpr FieldSpec kFields226[] = {
+    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+    {2, "items", K::kMessage, true, false, 202, K::kString},
+};
+// k8s.io.api.rbac.v1.RoleList
+constexpr FieldSpec kFields227[] = {
+    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+    {2, "items", K::kMessage, true, false, 203, K::kString},
+};
+// k8s.io.api.rbac.v1.RoleBindingList
+constexpr FieldSpec kFields228[] = {
+    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+    {2, "items", K::kMessage, true, false, 205, K::kString},
+};
+// k8s.io.api.rbac.v1.ClusterRoleList
+constexpr FieldSpec kFields229[] = {
+    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+    {2, "items", K::kMessage, true, false, 208, K::kString},
+};
+// k8s.io.api.rbac.v1.ClusterRoleBindingList
+constexpr FieldSpec kFields230[] = {
+    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+    {2, "items", K::kMessage, true, false, 210, K::kString},
+};
+// k8s.io.apimachinery.pkg.apis.meta.v1.Status
+constexpr FieldSpec kFields231[] = {
+    {1, "metadata", K::kMessage, false, false, 212, K::kString},
+    {2, "status", K::kString, false, false, -1, K::kString},
+    {3, "message", K::kString, false, false, -1, K::kString},
+    {4, "reason", K::kString, false, false, -1, K::kString},
+    {5, "details", K::kMessage, false, false, 232, K::kString},
+    {6, "code", K::kInt32, false, false, -1, K::kString},
+};
+// k8s.io.apimachinery.pkg.apis.meta.v1.StatusDetails
+constexpr FieldSpec kFields232[] = {
+    {1, "name", K::kString, false, false, -1, K::kString},
+    {2, "group", K::kString, false, false, -1, K::kString},
+    {3, "kind", K::kString, false, false, -1, K::kString},
+    {4, "causes", K::kMessage, true, false, 233, K::kString},
+    {5, "retryAfterSeconds", K::kInt32, false, false, -1, K::kString},
+    {6, "uid", K::kString, false, false, -1, K::kString},
+};
+// k8s.io.apimachinery.pkg.apis.meta.v1.StatusCause
+constexpr FieldSpec kFields233[] = {
+    {1, "reason", K::kString, false, false, -1, K::kString},
+    {2, "message", K::kString, false, false, -1, K::kString},
+    {3, "field", K::kString, false, false, -1, K::kString},
 };
 
 }  // namespace
@@ -1727,16 +1861,40 @@ const MessageSpec kMessages[] = {
     {"k8s.io.apimachinery.pkg.apis.meta.v1.Preconditions", Special::kNone, kFields199, sizeof(kFields199) / sizeof(FieldSpec)},
     {"k8s.io.api.coordination.v1.Lease", Special::kNone, kFields200, sizeof(kFields200) / sizeof(FieldSpec)},
     {"k8s.io.api.coordination.v1.LeaseSpec", Special::kNone, kFields201, sizeof(kFields201) / sizeof(FieldSpec)},
-    {"k8s.io.api.rbac.v1.Role", Special::kNone, kFields202, sizeof(kFields202) / sizeof(FieldSpec)},
-    {"k8s.io.api.rbac.v1.PolicyRule", Special::kNone, kFields203, sizeof(kFields203) / sizeof(FieldSpec)},
-    {"k8s.io.api.rbac.v1.RoleBinding", Special::kNone, kFields204, sizeof(kFields204) / sizeof(FieldSpec)},
-    {"k8s.io.api.rbac.v1.Subject", Special::kNone, kFields205, sizeof(kFields205) / sizeof(FieldSpec)},
-    {"k8s.io.api.rbac.v1.RoleRef", Special::kNone, kFields206, sizeof(kFields206) / sizeof(FieldSpec)},
-    {"k8s.io.api.rbac.v1.ClusterRole", Special::kNone, kFields207, sizeof(kFields207) / sizeof(FieldSpec)},
-    {"k8s.io.api.rbac.v1.AggregationRule", Special::kNone, kFields208, sizeof(kFields208) / sizeof(FieldSpec)},
-    {"k8s.io.api.rbac.v1.ClusterRoleBinding", Special::kNone, kFields209, sizeof(kFields209) / sizeof(FieldSpec)},
+    {"k8s.io.api.scheduling.v1.PriorityClass", Special::kNone, kFields202, sizeof(kFields202) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.Role", Special::kNone, kFields203, sizeof(kFields203) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.PolicyRule", Special::kNone, kFields204, sizeof(kFields204) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.RoleBinding", Special::kNone, kFields205, sizeof(kFields205) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.Subject", Special::kNone, kFields206, sizeof(kFields206) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.RoleRef", Special::kNone, kFields207, sizeof(kFields207) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.ClusterRole", Special::kNone, kFields208, sizeof(kFields208) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.AggregationRule", Special::kNone, kFields209, sizeof(kFields209) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.ClusterRoleBinding", Special::kNone, kFields210, sizeof(kFields210) / sizeof(FieldSpec)},
+    {"k8s.io.api.core.v1.NamespaceList", Special::kNone, kFields211, sizeof(kFields211) / sizeof(FieldSpec)},
+    {"k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta", Special::kNone, kFields212, sizeof(kFields212) / sizeof(FieldSpec)},
+    {"k8s.io.api.core.v1.NodeList", Special::kNone, kFields213, sizeof(kFields213) / sizeof(FieldSpec)},
+    {"k8s.io.api.core.v1.PodList", Special::kNone, kFields214, sizeof(kFields214) / sizeof(FieldSpec)},
+    {"k8s.io.api.core.v1.PodTemplateList", Special::kNone, kFields215, sizeof(kFields215) / sizeof(FieldSpec)},
+    {"k8s.io.api.core.v1.EventList", Special::kNone, kFields216, sizeof(kFields216) / sizeof(FieldSpec)},
+    {"k8s.io.api.core.v1.ConfigMapList", Special::kNone, kFields217, sizeof(kFields217) / sizeof(FieldSpec)},
+    {"k8s.io.api.core.v1.ServiceList", Special::kNone, kFields218, sizeof(kFields218) / sizeof(FieldSpec)},
+    {"k8s.io.api.core.v1.SecretList", Special::kNone, kFields219, sizeof(kFields219) / sizeof(FieldSpec)},
+    {"k8s.io.api.core.v1.ServiceAccountList", Special::kNone, kFields220, sizeof(kFields220) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.DeploymentList", Special::kNone, kFields221, sizeof(kFields221) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.ReplicaSetList", Special::kNone, kFields222, sizeof(kFields222) / sizeof(FieldSpec)},
+    {"k8s.io.api.apps.v1.StatefulSetList", Special::kNone, kFields223, sizeof(kFields223) / sizeof(FieldSpec)},
+    {"k8s.io.api.policy.v1.PodDisruptionBudgetList", Special::kNone, kFields224, sizeof(kFields224) / sizeof(FieldSpec)},
+    {"k8s.io.api.coordination.v1.LeaseList", Special::kNone, kFields225, sizeof(kFields225) / sizeof(FieldSpec)},
+    {"k8s.io.api.scheduling.v1.PriorityClassList", Special::kNone, kFields226, sizeof(kFields226) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.RoleList", Special::kNone, kFields227, sizeof(kFields227) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.RoleBindingList", Special::kNone, kFields228, sizeof(kFields228) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.ClusterRoleList", Special::kNone, kFields229, sizeof(kFields229) / sizeof(FieldSpec)},
+    {"k8s.io.api.rbac.v1.ClusterRoleBindingList", Special::kNone, kFields230, sizeof(kFields230) / sizeof(FieldSpec)},
+    {"k8s.io.apimachinery.pkg.apis.meta.v1.Status", Special::kNone, kFields231, sizeof(kFields231) / sizeof(FieldSpec)},
+    {"k8s.io.apimachinery.pkg.apis.meta.v1.StatusDetails", Special::kNone, kFields232, sizeof(kFields232) / sizeof(FieldSpec)},
+    {"k8s.io.apimachinery.pkg.apis.meta.v1.StatusCause", Special::kNone, kFields233, sizeof(kFields233) / sizeof(FieldSpec)},
 };
-const std::size_t kMessageCount = 210;
+const std::size_t kMessageCount = 234;
 
 const RootKind kRootKinds[] = {
     {"v1", "Namespace", 0},
@@ -1756,10 +1914,31 @@ const RootKind kRootKinds[] = {
     {"policy/v1", "PodDisruptionBudget", 194},
     {"policy/v1", "Eviction", 197},
     {"coordination.k8s.io/v1", "Lease", 200},
-    {"rbac.authorization.k8s.io/v1", "Role", 202},
-    {"rbac.authorization.k8s.io/v1", "RoleBinding", 204},
-    {"rbac.authorization.k8s.io/v1", "ClusterRole", 207},
-    {"rbac.authorization.k8s.io/v1", "ClusterRoleBinding", 209},
+    {"scheduling.k8s.io/v1", "PriorityClass", 202},
+    {"rbac.authorization.k8s.io/v1", "Role", 203},
+    {"rbac.authorization.k8s.io/v1", "RoleBinding", 205},
+    {"rbac.authorization.k8s.io/v1", "ClusterRole", 208},
+    {"rbac.authorization.k8s.io/v1", "ClusterRoleBinding", 210},
+    {"v1", "NamespaceList", 211},
+    {"v1", "NodeList", 213},
+    {"v1", "PodList", 214},
+    {"v1", "PodTemplateList", 215},
+    {"v1", "EventList", 216},
+    {"v1", "ConfigMapList", 217},
+    {"v1", "ServiceList", 218},
+    {"v1", "SecretList", 219},
+    {"v1", "ServiceAccountList", 220},
+    {"apps/v1", "DeploymentList", 221},
+    {"apps/v1", "ReplicaSetList", 222},
+    {"apps/v1", "StatefulSetList", 223},
+    {"policy/v1", "PodDisruptionBudgetList", 224},
+    {"coordination.k8s.io/v1", "LeaseList", 225},
+    {"scheduling.k8s.io/v1", "PriorityClassList", 226},
+    {"rbac.authorization.k8s.io/v1", "RoleList", 227},
+    {"rbac.authorization.k8s.io/v1", "RoleBindingList", 228},
+    {"rbac.authorization.k8s.io/v1", "ClusterRoleList", 229},
+    {"rbac.authorization.k8s.io/v1", "ClusterRoleBindingList", 230},
+    {"v1", "Status", 231},
     {"v1", "DeleteOptions", 198},
     {"apps/v1", "DeleteOptions", 198},
     {"policy/v1", "DeleteOptions", 198},
@@ -1768,6 +1947,6 @@ const RootKind kRootKinds[] = {
     {"apiextensions.k8s.io/v1", "DeleteOptions", 198},
     {"meta.k8s.io/v1", "DeleteOptions", 198},
 };
-const std::size_t kRootKindCount = 28;
+const std::size_t kRootKindCount = 49;
 
 }  // namespace berth::kubesim::protobuf

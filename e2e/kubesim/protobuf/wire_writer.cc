@@ -40,4 +40,10 @@ void WireWriter::Double(std::uint32_t number, double value) {
   for (int i = 0; i < 8; ++i) data_.push_back(static_cast<char>((bits >> (8 * i)) & 0xFF));
 }
 
+void WireWriter::Float(std::uint32_t number, float value) {
+  Key(number, WireType::kFixed32);
+  std::uint32_t bits = std::bit_cast<std::uint32_t>(value);
+  for (int i = 0; i < 4; ++i) data_.push_back(static_cast<char>((bits >> (8 * i)) & 0xFF));
+}
+
 }  // namespace berth::kubesim::protobuf

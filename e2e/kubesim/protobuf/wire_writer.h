@@ -1,8 +1,8 @@
 // e2e/kubesim/protobuf/wire_writer.h
 //
 // A writer of the protobuf wire format, the counterpart of wire_reader.h: varints, length-
-// delimited fields (strings, bytes, nested messages) and fixed 64-bit doubles. Used for the
-// responses kubesim must answer in protobuf (the /openapi/v2 document).
+// delimited fields (strings, bytes, nested messages) and fixed 32/64-bit floats. Used for the
+// responses kubesim answers in protobuf (the /openapi/v2 document, encoder.h's objects).
 #pragma once
 
 #include <cstdint>
@@ -25,6 +25,7 @@ class WireWriter {
   void Bool(std::uint32_t number, bool value);
   void Int64(std::uint32_t number, std::int64_t value);
   void Double(std::uint32_t number, double value);
+  void Float(std::uint32_t number, float value);
   // Message writes `inner`'s bytes as a length-delimited field.
   void Message(std::uint32_t number, const WireWriter& inner) { String(number, inner.data_); }
 

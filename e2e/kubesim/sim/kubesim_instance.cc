@@ -41,6 +41,7 @@ KubesimInstance::KubesimInstance(KubesimOptions options) : options_(std::move(op
   api_options.bookmark_interval = options_.bookmark_interval;
   api_options.faults = faults_.get();
   api_options.graceful_pod_deletion = options_.cluster.kubelet;
+  api_options.serve_protobuf = options_.serve_protobuf;
   if (!options_.audit_log.empty()) {
     // The constructor cannot fail; an unopenable log is reported by Start.
     if (auto log = AuditLog::Open(options_.audit_log)) {

@@ -37,6 +37,7 @@ struct KubesimOptions {
   std::chrono::milliseconds bookmark_interval{60000};
   FaultConfig faults;
   std::string audit_log;             // --audit-log: append one JSON line per request; "" = off
+  bool serve_protobuf = true;        // --disable-protobuf turns it off: JSON responses only
 };
 
 class KubesimInstance {

@@ -8,6 +8,7 @@
 // Thread-safety: every public method may be called from any thread; one mutex guards the state.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -23,6 +24,24 @@
 
 namespace berth::kubesim {
 
+// EncodingCache: a lazily computed alternative encoding of an immutable object (its protobuf
+// message), so repeated protobuf LISTs and watches encode each version once. Any thread may fill
+// it; a racing second fill stores an equal value. A copy starts empty (its JSON may change).
+class EncodingCache {
+ public:
+  EncodingCache() = default;
+  EncodingCache(const EncodingCache&) {}
+  EncodingCache& operator=(const EncodingCache&) {
+    value_.store(nullptr);
+    return *this;
+  }
+  std::shared_ptr<const std::string> Get() const { return value_.load(std::memory_order_acquire); }
+  void Set(std::shared_ptr<const std::string> v) const { value_.store(std::move(v), std::memory_order_release); }
+
+ private:
+  mutable std::atomic<std::shared_ptr<const std::string>> value_;
+};
+
 // StoredObject: one immutable version of an object. Shared between the store, the history and
 // in-flight responses, so a LIST never copies object bodies under the lock.
 struct StoredObject {
@@ -36,6 +55,7 @@ struct StoredObject {
   std::map<std::string, std::string> fields;
   bool deleting = false;  // metadata.deletionTimestamp is set
   std::vector<std::string> owner_uids;  // metadata.ownerReferences[].uid, for the GC's index
+  EncodingCache protobuf;  // the object's protobuf message (no envelope), once a client asked for it
 };
 using ObjectPtr = std::shared_ptr<const StoredObject>;
 

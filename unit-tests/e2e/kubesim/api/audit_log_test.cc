@@ -148,6 +148,19 @@ TEST(AuditLogLine, StatusWritesCarryThePhaseAndEveryLineATimestamp) {
   EXPECT_EQ(json::Find(*without, {"nodeName"}), nullptr);
 }
 
+TEST(AuditLogLine, AcceptAndResponseContentTypeAreRecordedWhenKnown) {
+  auto info = DescribeRequest(Req("GET", "/api/v1/pods"));
+  auto doc = json::Parse(AuditLogLine(info, "kubectl", 200, "", "", "application/vnd.kubernetes.protobuf,application/json",
+                                      "application/vnd.kubernetes.protobuf"));
+  ASSERT_TRUE(doc);
+  EXPECT_EQ(json::GetString(*doc, {"accept"}), "application/vnd.kubernetes.protobuf,application/json");
+  EXPECT_EQ(json::GetString(*doc, {"contentType"}), "application/vnd.kubernetes.protobuf");
+  auto without = json::Parse(AuditLogLine(info, "kubectl", 200));
+  ASSERT_TRUE(without);
+  EXPECT_EQ(json::Find(*without, {"accept"}), nullptr);
+  EXPECT_EQ(json::Find(*without, {"contentType"}), nullptr);
+}
+
 TEST(AuditLog, ConcurrentWritesProduceWholeLines) {
   auto path = std::filesystem::temp_directory_path() / ("kubesim-audit-" + std::to_string(::getpid()) + ".log");
   std::filesystem::remove(path);

@@ -113,8 +113,29 @@ TEST(ProtobufDecoderTest, UnknownFieldsAreSkipped) {
   EXPECT_EQ(Decoded(Envelope("v1", "Namespace", ns)), R"({"kind":"Namespace","apiVersion":"v1","metadata":{"name":"n"}})");
 }
 
+// Go structs embedded with `json:",inline"` are one message field on the wire and flat in JSON:
+// ConfigMapKeySelector {1 localObjectReference {1 name}, 2 key}, Volume {1 name, 2 volumeSource
+// {2 emptyDir}}, Probe {1 handler {3 tcpSocket {1 port}}, 4 periodSeconds}.
+TEST(ProtobufDecoderTest, InlinedGoStructsAreFlattenedIntoTheirParent) {
+  Builder env;
+  env.Bytes(1, "A").Message(3, Builder().Message(3, Builder().Message(1, Builder().Bytes(1, "cm")).Bytes(2, "k")));
+  Builder probe;
+  probe.Message(1, Builder().Message(3, Builder().Message(1, Builder().Varint(1, 0).Varint(2, 80)))).Varint(4, 5);
+  Builder container;
+  container.Bytes(1, "c").Message(7, env).Message(10, probe);
+  Builder spec;
+  spec.Message(1, Builder().Bytes(1, "v").Message(2, Builder().Message(2, Builder()))).Message(2, container);
+  auto doc = DecodeKubernetesProtobuf(Envelope("v1", "Pod", Builder().Message(2, spec)));
+  ASSERT_TRUE(doc) << doc.error().message;
+  EXPECT_EQ(json::Serialize((*doc)["spec"]),
+            R"({"volumes":[{"name":"v","emptyDir":{}}],"containers":[{"name":"c","env":[{"name":"A",)"
+            R"("valueFrom":{"configMapKeyRef":{"name":"cm","key":"k"}}}],"livenessProbe":{"tcpSocket":{"port":80},)"
+            R"("periodSeconds":5}}]})");
+}
+
 TEST(ProtobufDecoderTest, AKindWithoutATableIsNotFoundSoTheServerAnswers415) {
-  auto doc = DecodeKubernetesProtobuf(Envelope("scheduling.k8s.io/v1", "PriorityClass", Builder().Message(1, Meta("p"))));
+  auto doc = DecodeKubernetesProtobuf(
+      Envelope("apiextensions.k8s.io/v1", "CustomResourceDefinition", Builder().Message(1, Meta("p"))));
   ASSERT_FALSE(doc);
   EXPECT_EQ(doc.error().code, ErrorCode::kNotFound);
 }
