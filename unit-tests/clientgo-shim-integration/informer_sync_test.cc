@@ -77,35 +77,6 @@ TEST_F(InformerSyncTest, TwoInformersFromTheFactoryShareOneReflector) {
   factory.Stop();
 }
 
-// kubesim answers JSON whatever the Accept header says, as a server without protobuf does: the
-// factory's default protobuf offer falls back to JSON and the caches still sync and follow.
-TEST_F(InformerSyncTest, PodsAndNodesSyncWhenProtobufIsOfferedToAJsonOnlyServer) {
-  Writer w(*sim_);
-  for (int i = 0; i < 12; ++i) w.Create("default", "p" + std::to_string(i), "node-" + std::to_string(i % 3));
-  SharedInformerFactoryOptions o;
-  o.page_size = 5;
-  ASSERT_EQ(o.content_type, "application/vnd.kubernetes.protobuf");
-  SharedInformerFactory factory(client_, o);
-  auto pods = factory.InformerFor({"/api/v1/pods"});
-  auto nodes = factory.InformerFor({"/api/v1/nodes"});
-  factory.Start();
-  ASSERT_TRUE(factory.WaitForCacheSync(In(std::chrono::seconds(10))));
-  EXPECT_EQ(pods->store().Size(), 12u);
-  EXPECT_EQ(nodes->store().Size(), 3u);
-  w.Create("default", "late");
-  w.Delete("default", "p0");
-  EXPECT_TRUE(EventuallyEqual(*sim_, pods->store(), std::chrono::seconds(10)));
-  ASSERT_TRUE(WaitUntil([&] { return client_->watches.load() >= 2; }, std::chrono::seconds(10)));
-  for (const std::string& accept : client_->Accepts()) {
-    EXPECT_EQ(accept, "application/vnd.kubernetes.protobuf, application/json");
-  }
-  const auto content_types = client_->ContentTypes();
-  ASSERT_GE(content_types.size(), 4u);  // 3 pod pages + 1 node page at least, then the watches
-  for (const std::string& ct : content_types) EXPECT_EQ(ct.rfind("application/json", 0), 0u) << ct;
-  EXPECT_EQ(pods->Stats().errors, 0u);
-  factory.Stop();
-}
-
 TEST_F(InformerSyncTest, LabelSelectorsLimitTheCacheToMatchingObjects) {
   Writer w(*sim_);
   w.Create("default", "web-1", "", "web");
