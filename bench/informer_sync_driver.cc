@@ -6,6 +6,8 @@
 //           cache's own accounting (store + interned-string pool) and from the RSS delta.
 // Run:      build/bin/informer_sync_driver --pods 150000 --nodes 5000   (quick: --pods 20000)
 //           Flags: --pods N (150000) --nodes N (5000) --namespaces N (50) --page-size N (500)
+//           --content-type json|protobuf (json): what the informers ask for; pod_list_content_type
+//           says what the server answered (a kubesim without protobuf answers JSON)
 // Prints:   one JSON line: {"pods":…, "nodes":…, "sync_s":…, "rss_delta_mb":…,
 //           "bytes_per_pod_store":…, "bytes_per_pod_rss":…, "avg_pod_json_bytes":…, "nproc":…}
 //           sync_cpu_s is the CPU the client process spent during the sync (kubesim runs in a
@@ -19,6 +21,7 @@
 //           includes the node cache, the TLS client and the informer threads, so it is an upper
 //           bound for the pod cache.
 #include <malloc.h>
+#include <mutex>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -135,8 +138,20 @@ class CountingClient : public shim::RestClient {
     if (out && r.path == "/api/v1/pods") {
       pod_list_bytes += out->body.size();
       ++pod_list_requests;
+      std::lock_guard lock(mu_);
+      pod_list_content_type = out->headers["content-type"];
     }
     return out;
+  }
+  berth::Status StreamBytes(
+      const shim::RestRequest& r,
+      const std::function<void(const std::map<std::string, std::string>&)>& on_headers,
+      const std::function<bool(std::string_view)>& on_bytes, const std::atomic<bool>* cancel) override {
+    return inner_->StreamBytes(r, on_headers, on_bytes, cancel);
+  }
+  std::string PodListContentType() const {
+    std::lock_guard lock(mu_);
+    return pod_list_content_type;
   }
   berth::Status Stream(const shim::RestRequest& r,
                        const std::function<bool(std::string_view)>& on_line,
@@ -148,6 +163,8 @@ class CountingClient : public shim::RestClient {
 
  private:
   shim::RestClientPtr inner_;
+  mutable std::mutex mu_;
+  std::string pod_list_content_type;
 };
 
 }  // namespace
@@ -237,8 +254,11 @@ int main(int argc, char** argv) {
   const int nodes = FlagInt(argc, argv, "--nodes", 5000);
   const int namespaces = FlagInt(argc, argv, "--namespaces", 50);
   const int page_size = FlagInt(argc, argv, "--page-size", 500);
-  if (pods < 0 || nodes < 1 || namespaces < 1 || page_size < 0) {
-    std::fprintf(stderr, "usage: informer_sync_driver [--pods N] [--nodes N>0] [--namespaces N>0] [--page-size N]\n");
+  const std::string content_type = berth::bench::FlagString(argc, argv, "--content-type", "json");
+  if (pods < 0 || nodes < 1 || namespaces < 1 || page_size < 0 ||
+      (content_type != "json" && content_type != "protobuf")) {
+    std::fprintf(stderr, "usage: informer_sync_driver [--pods N] [--nodes N>0] [--namespaces N>0] [--page-size N] "
+                         "[--content-type json|protobuf]\n");
     return 2;
   }
 
@@ -289,6 +309,8 @@ int main(int argc, char** argv) {
 
   shim::SharedInformerFactoryOptions fo;
   fo.page_size = page_size;
+  fo.content_type = content_type == "protobuf" ? std::string(berth::shim::proto::kProtobufContentType)
+                                                : std::string(shim::kJsonContentType);
   shim::SharedInformerFactory factory(client, fo);
   auto pod_informer = factory.InformerFor({"/api/v1/pods"});
   auto node_informer = factory.InformerFor({"/api/v1/nodes"});
@@ -325,12 +347,12 @@ int main(int argc, char** argv) {
       "\"rss_after_untrimmed_mb\":%.1f,\"rss_delta_mb\":%.1f,\"bytes_per_pod_rss\":%.0f,"
       "\"bytes_per_pod_store\":%.0f,\"pod_store_mb\":%.2f,\"node_store_mb\":%.2f,"
       "\"intern_pool_mb\":%.2f,\"intern_pool_strings\":%zu,\"load_s\":%.1f,\"load_failures\":%d,"
-      "\"server_pods\":%zu,\"loadavg_1m\":%.1f,\"nproc\":%u,\"cpu\":\"%s\",\"build\":\"%s\"}\n",
+      "\"server_pods\":%zu,\"content_type\":\"%s\",\"pod_list_content_type\":\"%s\",\"loadavg_1m\":%.1f,\"nproc\":%u,\"cpu\":\"%s\",\"build\":\"%s\"}\n",
       pods, nodes, cached_pods, node_informer->store().Size(), pods_ok && nodes_ok ? "true" : "false",
       sync_s, pod_sync_s, sync_cpu_s, page_size, static_cast<unsigned long long>(client->pod_list_requests.load()),
       avg_json, rss_before, rss_after, rss_after_raw, rss_after - rss_before, per_pod_rss, per_pod_store,
       pod_store / 1048576.0, node_store / 1048576.0, pool / 1048576.0, shim::GlobalInternPool().Size(),
-      load_s, failures, server_pods, load1, std::thread::hardware_concurrency(), CpuModel().c_str(),
+      load_s, failures, server_pods, content_type.c_str(), client->PodListContentType().c_str(), load1, std::thread::hardware_concurrency(), CpuModel().c_str(),
 #ifdef NDEBUG
       "release"
 #else

@@ -1,0 +1,347 @@
+#include "clientgo-shim/proto/protobuf_codec.h"
+
+#include <limits>
+
+#include <google/protobuf/arena.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/wire_format_lite.h>
+
+#include "clientgo-shim/base/json.h"
+#include "clientgo-shim/proto/protobuf_json.h"
+#include "proto/k8s/core_v1.pb.h"
+#include "proto/k8s/meta_v1.pb.h"
+#include "proto/k8s/runtime.pb.h"
+
+namespace berth::shim::proto {
+namespace {
+
+namespace pb = google::protobuf;
+namespace core = k8s::io::api::core::v1;
+namespace meta = k8s::io::apimachinery::pkg::apis::meta::v1;
+namespace rt = k8s::io::apimachinery::pkg::runtime;
+using rapidjson::Document;
+using rapidjson::Value;
+
+Error Invalid(std::string message) {
+  return MakeError(ErrorCode::kInvalidArgument, "protobuf: " + std::move(message)).error();
+}
+
+std::string Printable(std::string_view s) {
+  std::string out;
+  for (char c : s.substr(0, 64)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
+  return out;
+}
+
+// Envelope: the runtime.Unknown of an enveloped body, parsed on `arena`.
+Result<const rt::Unknown*> ParseEnvelope(std::string_view body, pb::Arena& arena) {
+  if (!HasProtobufMagic(body)) {
+    return std::unexpected(Invalid("body does not start with the k8s\\0 magic (" +
+                                   std::to_string(body.size()) + " bytes)"));
+  }
+  auto* unknown = pb::Arena::CreateMessage<rt::Unknown>(&arena);
+  body.remove_prefix(kProtobufMagic.size());
+  if (!unknown->ParseFromArray(body.data(), static_cast<int>(body.size()))) {
+    return std::unexpected(Invalid("runtime.Unknown envelope is malformed"));
+  }
+  if (!unknown->contentencoding().empty()) {
+    return std::unexpected(Invalid("content encoding \"" + Printable(unknown->contentencoding()) +
+                                   "\" is not supported"));
+  }
+  if (unknown->raw().empty()) {
+    return std::unexpected(Invalid(Printable(unknown->typemeta().kind()) + ": the envelope carries no object"));
+  }
+  return unknown;
+}
+
+template <class M>
+Result<M*> ParseRaw(const rt::Unknown& unknown, pb::Arena& arena) {
+  M* m = pb::Arena::CreateMessage<M>(&arena);
+  if (!m->ParseFromString(unknown.raw())) {
+    return std::unexpected(Invalid(unknown.typemeta().kind() + " is malformed (" +
+                                   std::to_string(unknown.raw().size()) + " bytes)"));
+  }
+  return m;
+}
+
+void SetTypeMeta(const rt::Unknown& unknown, Value& out, Document::AllocatorType& alloc) {
+  if (!unknown.typemeta().apiversion().empty()) {
+    out.AddMember("apiVersion", Value(unknown.typemeta().apiversion().c_str(), alloc), alloc);
+  }
+  out.AddMember("kind", Value(unknown.typemeta().kind().c_str(), alloc), alloc);
+}
+
+template <class M>
+Status ObjectInto(const rt::Unknown& unknown, pb::Arena& arena, Value& out, Document::AllocatorType& alloc) {
+  auto m = ParseRaw<M>(unknown, arena);
+  if (!m) return std::unexpected(m.error());
+  if constexpr (!std::is_same_v<M, meta::Status>) {
+    // Every stored object has metadata; one without it is not an object we can cache.
+    if (!(*m)->has_metadata()) return std::unexpected(Invalid(unknown.typemeta().kind() + " has no metadata"));
+  }
+  if (auto st = ToJson(**m, out, alloc); !st) {
+    st.error().message += " (in a " + unknown.typemeta().kind() + ")";
+    return st;
+  }
+  return {};
+}
+
+Status DecodeObjectInto(std::string_view body, Value& out, Document::AllocatorType& alloc) {
+  pb::Arena arena;
+  auto unknown = ParseEnvelope(body, arena);
+  if (!unknown) return std::unexpected(unknown.error());
+  const std::string& kind = (*unknown)->typemeta().kind();
+  Status st;
+  if (kind == "Pod") {
+    st = ObjectInto<core::Pod>(**unknown, arena, out, alloc);
+  } else if (kind == "Node") {
+    st = ObjectInto<core::Node>(**unknown, arena, out, alloc);
+  } else if (kind == "Status") {
+    st = ObjectInto<meta::Status>(**unknown, arena, out, alloc);
+  } else {
+    return std::unexpected(Invalid("kind \"" + Printable(kind) + "\" is not decodable here"));
+  }
+  if (!st) return st;
+  // Type first, as in a JSON body (and so it survives a transform that keeps it).
+  Value typed(rapidjson::kObjectType);
+  SetTypeMeta(**unknown, typed, alloc);
+  for (auto& m : out.GetObject()) typed.AddMember(m.name, m.value, alloc);
+  out = std::move(typed);
+  return {};
+}
+
+template <class L>
+Status ListInto(const rt::Unknown& unknown, pb::Arena& arena, DecodedList& list) {
+  auto parsed = ParseRaw<L>(unknown, arena);
+  if (!parsed) return std::unexpected(parsed.error());
+  const L& l = **parsed;
+  Document& doc = list.body;
+  auto& alloc = doc.GetAllocator();
+  doc.SetObject();
+  SetTypeMeta(unknown, doc, alloc);
+  Value metadata(rapidjson::kObjectType);
+  if (auto st = ToJson(l.metadata(), metadata, alloc); !st) return st;
+  doc.AddMember("metadata", metadata, alloc);
+  Value items(rapidjson::kArrayType);
+  items.Reserve(static_cast<rapidjson::SizeType>(l.items_size()), alloc);
+  for (int i = 0; i < l.items_size(); ++i) {
+    if (!l.items(i).has_metadata()) {
+      return std::unexpected(Invalid(unknown.typemeta().kind() + " item " + std::to_string(i) + " has no metadata"));
+    }
+    Value item(rapidjson::kObjectType);
+    if (auto st = ToJson(l.items(i), item, alloc); !st) {
+      st.error().message += " (" + unknown.typemeta().kind() + " item " + std::to_string(i) + ")";
+      return st;
+    }
+    items.PushBack(item, alloc);
+  }
+  doc.AddMember("items", items, alloc);
+  list.resource_version = l.metadata().resourceversion();
+  list.continue_token = l.metadata().continue_();
+  return {};
+}
+
+}  // namespace
+
+bool IsProtobufContentType(std::string_view content_type) {
+  const size_t semicolon = content_type.find(';');
+  std::string_view media = content_type.substr(0, semicolon);
+  while (!media.empty() && (media.back() == ' ' || media.back() == '\t')) media.remove_suffix(1);
+  while (!media.empty() && (media.front() == ' ' || media.front() == '\t')) media.remove_prefix(1);
+  if (media.size() != kProtobufContentType.size()) return false;
+  for (size_t i = 0; i < media.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(media[i])) != kProtobufContentType[i]) return false;
+  }
+  return true;
+}
+
+bool HasProtobufMagic(std::string_view body) { return body.substr(0, kProtobufMagic.size()) == kProtobufMagic; }
+
+Result<Document> DecodeObject(std::string_view body) {
+  Document doc;
+  doc.SetObject();
+  if (auto st = DecodeObjectInto(body, doc, doc.GetAllocator()); !st) return std::unexpected(st.error());
+  return doc;
+}
+
+Result<DecodedList> DecodeList(std::string_view body) {
+  pb::Arena arena;
+  auto unknown = ParseEnvelope(body, arena);
+  if (!unknown) return std::unexpected(unknown.error());
+  const std::string& kind = (*unknown)->typemeta().kind();
+  DecodedList list;
+  Status st;
+  if (kind == "PodList") {
+    st = ListInto<core::PodList>(**unknown, arena, list);
+  } else if (kind == "NodeList") {
+    st = ListInto<core::NodeList>(**unknown, arena, list);
+  } else {
+    return std::unexpected(Invalid("list kind \"" + Printable(kind) + "\" is not decodable here"));
+  }
+  if (!st) return std::unexpected(st.error());
+  return list;
+}
+
+namespace {
+
+using WireLite = pb::internal::WireFormatLite;
+
+// LengthDelimited reads the next field: when it is `number` with wire type 2, its bytes go to
+// `out` and true; other fields are skipped. False at the end; an error for malformed bytes.
+Result<bool> NextLengthDelimited(pb::io::CodedInputStream& in, int number, std::string_view whole,
+                                 std::string_view& out, const char* what) {
+  for (;;) {
+    const uint32_t tag = in.ReadTag();
+    if (tag == 0) {
+      if (!in.ConsumedEntireMessage() && in.BytesUntilLimit() != 0) {
+        return std::unexpected(Invalid(std::string(what) + " is malformed"));
+      }
+      return false;
+    }
+    if (WireLite::GetTagFieldNumber(tag) == number &&
+        WireLite::GetTagWireType(tag) == WireLite::WIRETYPE_LENGTH_DELIMITED) {
+      uint32_t length = 0;
+      if (!in.ReadVarint32(&length)) return std::unexpected(Invalid(std::string(what) + " is malformed"));
+      const int at = in.CurrentPosition();
+      if (length > whole.size() - static_cast<size_t>(at)) {
+        return std::unexpected(Invalid(std::string(what) + " field " + std::to_string(number) + " is truncated"));
+      }
+      out = whole.substr(static_cast<size_t>(at), length);
+      in.Skip(static_cast<int>(length));
+      return true;
+    }
+    if (!WireLite::SkipField(&in, tag)) return std::unexpected(Invalid(std::string(what) + " is malformed"));
+  }
+}
+
+}  // namespace
+
+Result<ListMetaScan> ScanListMeta(std::string_view body) {
+  if (!HasProtobufMagic(body)) {
+    return std::unexpected(Invalid("body does not start with the k8s\\0 magic (" +
+                                   std::to_string(body.size()) + " bytes)"));
+  }
+  const std::string_view envelope = body.substr(kProtobufMagic.size());
+  ListMetaScan out;
+  std::string_view raw;
+  bool have_raw = false;
+  {
+    pb::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(envelope.data()),
+                                static_cast<int>(envelope.size()));
+    in.SetTotalBytesLimit(std::numeric_limits<int>::max());
+    // Fields in any order: typeMeta (1) and raw (2); contentEncoding (3) must be empty.
+    for (;;) {
+      const uint32_t tag = in.ReadTag();
+      if (tag == 0) break;
+      const int number = WireLite::GetTagFieldNumber(tag);
+      if ((number == 1 || number == 2 || number == 3) &&
+          WireLite::GetTagWireType(tag) == WireLite::WIRETYPE_LENGTH_DELIMITED) {
+        uint32_t length = 0;
+        if (!in.ReadVarint32(&length)) return std::unexpected(Invalid("runtime.Unknown envelope is malformed"));
+        const size_t at = static_cast<size_t>(in.CurrentPosition());
+        if (length > envelope.size() - at) return std::unexpected(Invalid("runtime.Unknown envelope is malformed"));
+        const std::string_view bytes = envelope.substr(at, length);
+        in.Skip(static_cast<int>(length));
+        if (number == 1) {
+          rt::TypeMeta type_meta;
+          if (!type_meta.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+            return std::unexpected(Invalid("runtime.Unknown typeMeta is malformed"));
+          }
+          out.kind = type_meta.kind();
+        } else if (number == 2) {
+          raw = bytes;
+          have_raw = true;
+        } else if (!bytes.empty()) {
+          return std::unexpected(Invalid("content encoding \"" + Printable(bytes) + "\" is not supported"));
+        }
+        continue;
+      }
+      if (!WireLite::SkipField(&in, tag)) return std::unexpected(Invalid("runtime.Unknown envelope is malformed"));
+    }
+    if (!in.ConsumedEntireMessage() && in.CurrentPosition() != static_cast<int>(envelope.size())) {
+      return std::unexpected(Invalid("runtime.Unknown envelope is malformed"));
+    }
+  }
+  if (out.kind != "PodList" && out.kind != "NodeList") {
+    return std::unexpected(Invalid("list kind \"" + Printable(out.kind) + "\" is not decodable here"));
+  }
+  if (!have_raw || raw.empty()) return std::unexpected(Invalid(out.kind + ": the envelope carries no object"));
+  pb::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(raw.data()), static_cast<int>(raw.size()));
+  in.SetTotalBytesLimit(std::numeric_limits<int>::max());
+  std::string_view meta_bytes;
+  auto found = NextLengthDelimited(in, 1, raw, meta_bytes, out.kind.c_str());
+  if (!found) return std::unexpected(found.error());
+  if (*found) {
+    meta::ListMeta list_meta;
+    if (!list_meta.ParseFromArray(meta_bytes.data(), static_cast<int>(meta_bytes.size()))) {
+      return std::unexpected(Invalid(out.kind + " metadata is malformed"));
+    }
+    out.resource_version = list_meta.resourceversion();
+    out.continue_token = list_meta.continue_();
+  }
+  return out;
+}
+
+Result<DecodedWatchEvent> DecodeWatchFrame(std::string_view frame) {
+  pb::Arena arena;
+  auto* event = pb::Arena::CreateMessage<meta::WatchEvent>(&arena);
+  if (!event->ParseFromArray(frame.data(), static_cast<int>(frame.size()))) {
+    return std::unexpected(Invalid("watch event is malformed (" + std::to_string(frame.size()) + " bytes)"));
+  }
+  const std::string& type = event->type();
+  if (type != "ADDED" && type != "MODIFIED" && type != "DELETED" && type != "BOOKMARK" && type != "ERROR") {
+    return std::unexpected(Invalid("watch event has unknown type \"" + Printable(type) + "\""));
+  }
+  if (!event->object().has_raw()) {
+    return std::unexpected(Invalid("watch event " + type + " carries no object"));
+  }
+  DecodedWatchEvent out;
+  out.type = type;
+  out.object.SetObject();
+  if (auto st = DecodeObjectInto(event->object().raw(), out.object, out.object.GetAllocator()); !st) {
+    st.error().message += " (watch event " + type + ")";
+    return std::unexpected(st.error());
+  }
+  return out;
+}
+
+Result<std::string> StatusJson(std::string_view body) {
+  auto doc = DecodeObject(body);
+  if (!doc) return std::unexpected(doc.error());
+  if (json::GetString(*doc, {"kind"}) != "Status") {
+    return std::unexpected(Invalid("expected a Status, got " + Printable(json::GetString(*doc, {"kind"}))));
+  }
+  return json::Serialize(*doc);
+}
+
+Result<bool> FrameReader::Feed(std::string_view data,
+                               const std::function<bool(std::string_view frame)>& on_frame) {
+  buffer_.append(data);
+  for (;;) {
+    const size_t available = buffer_.size() - start_;
+    if (available < 4) break;
+    const auto* p = reinterpret_cast<const unsigned char*>(buffer_.data() + start_);
+    const uint32_t length = (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
+    if (length > max_frame_) {
+      return std::unexpected(Invalid("watch frame of " + std::to_string(length) + " bytes exceeds the limit of " +
+                                     std::to_string(max_frame_)));
+    }
+    if (available - 4 < length) break;
+    const std::string_view frame(buffer_.data() + start_ + 4, length);
+    start_ += 4 + size_t{length};
+    if (!on_frame(frame)) return false;
+  }
+  // Compact once the consumed prefix dominates, so a long stream does not grow the buffer.
+  if (start_ > 0 && start_ * 2 >= buffer_.size()) {
+    buffer_.erase(0, start_);
+    start_ = 0;
+  }
+  return true;
+}
+
+Status FrameReader::Finish() const {
+  const size_t left = buffer_.size() - start_;
+  if (left == 0) return {};
+  return std::unexpected(Invalid("watch stream ended inside a frame (" + std::to_string(left) + " bytes left)"));
+}
+
+}  // namespace berth::shim::proto
