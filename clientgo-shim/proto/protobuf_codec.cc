@@ -32,112 +32,147 @@ std::string Printable(std::string_view s) {
   return out;
 }
 
-// Envelope: the runtime.Unknown of an enveloped body, parsed on `arena`.
-Result<const rt::Unknown*> ParseEnvelope(std::string_view body, pb::Arena& arena) {
+using WireLite = pb::internal::WireFormatLite;
+
+// Envelope: the runtime.Unknown of an enveloped body, read in place: `raw` points into the body
+// (a LIST page is not copied out of its envelope).
+struct Envelope {
+  std::string api_version;
+  std::string kind;
+  std::string_view raw;
+};
+
+Result<Envelope> SplitEnvelope(std::string_view body) {
   if (!HasProtobufMagic(body)) {
     return std::unexpected(Invalid("body does not start with the k8s\\0 magic (" +
                                    std::to_string(body.size()) + " bytes)"));
   }
-  auto* unknown = pb::Arena::CreateMessage<rt::Unknown>(&arena);
-  body.remove_prefix(kProtobufMagic.size());
-  if (!unknown->ParseFromArray(body.data(), static_cast<int>(body.size()))) {
-    return std::unexpected(Invalid("runtime.Unknown envelope is malformed"));
+  const std::string_view envelope = body.substr(kProtobufMagic.size());
+  const auto malformed = [] { return std::unexpected(Invalid("runtime.Unknown envelope is malformed")); };
+  if (envelope.size() > static_cast<size_t>(std::numeric_limits<int>::max())) return malformed();
+  Envelope out;
+  pb::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(envelope.data()), static_cast<int>(envelope.size()));
+  in.SetTotalBytesLimit(std::numeric_limits<int>::max());
+  // Fields in any order, the last one wins (as a protobuf parse would): typeMeta (1), raw (2),
+  // contentEncoding (3), contentType (4, ignored).
+  for (;;) {
+    const uint32_t tag = in.ReadTag();
+    if (tag == 0) break;
+    const int number = WireLite::GetTagFieldNumber(tag);
+    if (number >= 1 && number <= 3) {
+      if (WireLite::GetTagWireType(tag) != WireLite::WIRETYPE_LENGTH_DELIMITED) return malformed();
+      uint32_t length = 0;
+      if (!in.ReadVarint32(&length)) return malformed();
+      const size_t at = static_cast<size_t>(in.CurrentPosition());
+      if (length > envelope.size() - at) return malformed();
+      const std::string_view bytes = envelope.substr(at, length);
+      in.Skip(static_cast<int>(length));
+      if (number == 1) {
+        rt::TypeMeta type_meta;
+        if (!type_meta.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) return malformed();
+        out.api_version = type_meta.apiversion();
+        out.kind = type_meta.kind();
+      } else if (number == 2) {
+        out.raw = bytes;
+      } else if (!bytes.empty()) {
+        return std::unexpected(Invalid("content encoding \"" + Printable(bytes) + "\" is not supported"));
+      }
+      continue;
+    }
+    if (!WireLite::SkipField(&in, tag)) return malformed();
   }
-  if (!unknown->contentencoding().empty()) {
-    return std::unexpected(Invalid("content encoding \"" + Printable(unknown->contentencoding()) +
-                                   "\" is not supported"));
+  // ReadTag returns 0 at the end and on a malformed tag: only the end consumed every byte.
+  if (in.CurrentPosition() != static_cast<int>(envelope.size())) return malformed();
+  if (out.raw.empty()) {
+    return std::unexpected(Invalid(Printable(out.kind) + ": the envelope carries no object"));
   }
-  if (unknown->raw().empty()) {
-    return std::unexpected(Invalid(Printable(unknown->typemeta().kind()) + ": the envelope carries no object"));
-  }
-  return unknown;
+  return out;
 }
 
 template <class M>
-Result<M*> ParseRaw(const rt::Unknown& unknown, pb::Arena& arena) {
+Result<M*> ParseRaw(const Envelope& envelope, pb::Arena& arena) {
   M* m = pb::Arena::CreateMessage<M>(&arena);
-  if (!m->ParseFromString(unknown.raw())) {
-    return std::unexpected(Invalid(unknown.typemeta().kind() + " is malformed (" +
-                                   std::to_string(unknown.raw().size()) + " bytes)"));
+  if (!m->ParseFromArray(envelope.raw.data(), static_cast<int>(envelope.raw.size()))) {
+    return std::unexpected(Invalid(envelope.kind + " is malformed (" + std::to_string(envelope.raw.size()) +
+                                   " bytes)"));
   }
   return m;
 }
 
-void SetTypeMeta(const rt::Unknown& unknown, Value& out, Document::AllocatorType& alloc) {
-  if (!unknown.typemeta().apiversion().empty()) {
-    out.AddMember("apiVersion", Value(unknown.typemeta().apiversion().c_str(), alloc), alloc);
+void SetTypeMeta(const Envelope& envelope, Value& out, Document::AllocatorType& alloc) {
+  if (!envelope.api_version.empty()) {
+    out.AddMember("apiVersion", Value(envelope.api_version.c_str(), alloc), alloc);
   }
-  out.AddMember("kind", Value(unknown.typemeta().kind().c_str(), alloc), alloc);
+  out.AddMember("kind", Value(envelope.kind.c_str(), alloc), alloc);
 }
 
 template <class M>
-Status ObjectInto(const rt::Unknown& unknown, pb::Arena& arena, Value& out, Document::AllocatorType& alloc) {
-  auto m = ParseRaw<M>(unknown, arena);
+Status ObjectInto(const Envelope& envelope, pb::Arena& arena, Value& out, Document::AllocatorType& alloc) {
+  auto m = ParseRaw<M>(envelope, arena);
   if (!m) return std::unexpected(m.error());
   if constexpr (!std::is_same_v<M, meta::Status>) {
     // Every stored object has metadata; one without it is not an object we can cache.
-    if (!(*m)->has_metadata()) return std::unexpected(Invalid(unknown.typemeta().kind() + " has no metadata"));
+    if (!(*m)->has_metadata()) return std::unexpected(Invalid(envelope.kind + " has no metadata"));
   }
   if (auto st = ToJson(**m, out, alloc); !st) {
-    st.error().message += " (in a " + unknown.typemeta().kind() + ")";
+    st.error().message += " (in a " + envelope.kind + ")";
     return st;
   }
   return {};
 }
 
 Status DecodeObjectInto(std::string_view body, Value& out, Document::AllocatorType& alloc) {
+  auto envelope = SplitEnvelope(body);
+  if (!envelope) return std::unexpected(envelope.error());
   pb::Arena arena;
-  auto unknown = ParseEnvelope(body, arena);
-  if (!unknown) return std::unexpected(unknown.error());
-  const std::string& kind = (*unknown)->typemeta().kind();
+  const std::string& kind = envelope->kind;
   Status st;
   if (kind == "Pod") {
-    st = ObjectInto<core::Pod>(**unknown, arena, out, alloc);
+    st = ObjectInto<core::Pod>(*envelope, arena, out, alloc);
   } else if (kind == "Node") {
-    st = ObjectInto<core::Node>(**unknown, arena, out, alloc);
+    st = ObjectInto<core::Node>(*envelope, arena, out, alloc);
   } else if (kind == "Status") {
-    st = ObjectInto<meta::Status>(**unknown, arena, out, alloc);
+    st = ObjectInto<meta::Status>(*envelope, arena, out, alloc);
   } else {
     return std::unexpected(Invalid("kind \"" + Printable(kind) + "\" is not decodable here"));
   }
   if (!st) return st;
   // Type first, as in a JSON body (and so it survives a transform that keeps it).
   Value typed(rapidjson::kObjectType);
-  SetTypeMeta(**unknown, typed, alloc);
+  SetTypeMeta(*envelope, typed, alloc);
   for (auto& m : out.GetObject()) typed.AddMember(m.name, m.value, alloc);
   out = std::move(typed);
   return {};
 }
 
+// ListItems: each item of a parsed list as JSON (strings referring to the message) to `on_item`,
+// one at a time, on an allocator whose memory is reused from item to item.
 template <class L>
-Status ListInto(const rt::Unknown& unknown, pb::Arena& arena, DecodedList& list) {
-  auto parsed = ParseRaw<L>(unknown, arena);
-  if (!parsed) return std::unexpected(parsed.error());
-  const L& l = **parsed;
-  Document& doc = list.body;
-  auto& alloc = doc.GetAllocator();
-  doc.SetObject();
-  SetTypeMeta(unknown, doc, alloc);
-  Value metadata(rapidjson::kObjectType);
-  if (auto st = ToJson(l.metadata(), metadata, alloc); !st) return st;
-  doc.AddMember("metadata", metadata, alloc);
-  Value items(rapidjson::kArrayType);
-  items.Reserve(static_cast<rapidjson::SizeType>(l.items_size()), alloc);
-  for (int i = 0; i < l.items_size(); ++i) {
-    if (!l.items(i).has_metadata()) {
-      return std::unexpected(Invalid(unknown.typemeta().kind() + " item " + std::to_string(i) + " has no metadata"));
+Status ListItems(const Envelope& envelope, const L& list, const ListItemFn& on_item) {
+  char first_chunk[32 << 10];  // a pod's JSON nodes fit: no malloc per item
+  rapidjson::MemoryPoolAllocator<> alloc(first_chunk, sizeof(first_chunk));
+  for (int i = 0; i < list.items_size(); ++i) {
+    if (!list.items(i).has_metadata()) {
+      return std::unexpected(Invalid(envelope.kind + " item " + std::to_string(i) + " has no metadata"));
     }
-    Value item(rapidjson::kObjectType);
-    if (auto st = ToJson(l.items(i), item, alloc); !st) {
-      st.error().message += " (" + unknown.typemeta().kind() + " item " + std::to_string(i) + ")";
+    Value item;
+    if (auto st = ToJson(list.items(i), item, alloc, StringMode::kReference); !st) {
+      st.error().message += " (" + envelope.kind + " item " + std::to_string(i) + ")";
       return st;
     }
-    items.PushBack(item, alloc);
+    if (auto st = on_item(item, alloc); !st) return st;
+    alloc.Clear();
   }
-  doc.AddMember("items", items, alloc);
-  list.resource_version = l.metadata().resourceversion();
-  list.continue_token = l.metadata().continue_();
   return {};
+}
+
+template <class L>
+Result<ListMetaScan> DecodeListOf(const Envelope& envelope, const ListItemFn& on_item) {
+  pb::Arena arena;
+  auto parsed = ParseRaw<L>(envelope, arena);
+  if (!parsed) return std::unexpected(parsed.error());
+  if (auto st = ListItems(envelope, **parsed, on_item); !st) return std::unexpected(st.error());
+  return ListMetaScan{envelope.kind, (*parsed)->metadata().resourceversion(), (*parsed)->metadata().continue_()};
 }
 
 }  // namespace
@@ -163,112 +198,84 @@ Result<Document> DecodeObject(std::string_view body) {
   return doc;
 }
 
+Result<ListMetaScan> DecodeListItems(std::string_view body, const ListItemFn& on_item) {
+  auto envelope = SplitEnvelope(body);
+  if (!envelope) return std::unexpected(envelope.error());
+  if (envelope->kind == "PodList") return DecodeListOf<core::PodList>(*envelope, on_item);
+  if (envelope->kind == "NodeList") return DecodeListOf<core::NodeList>(*envelope, on_item);
+  return std::unexpected(Invalid("list kind \"" + Printable(envelope->kind) + "\" is not decodable here"));
+}
+
 Result<DecodedList> DecodeList(std::string_view body) {
-  pb::Arena arena;
-  auto unknown = ParseEnvelope(body, arena);
-  if (!unknown) return std::unexpected(unknown.error());
-  const std::string& kind = (*unknown)->typemeta().kind();
   DecodedList list;
-  Status st;
-  if (kind == "PodList") {
-    st = ListInto<core::PodList>(**unknown, arena, list);
-  } else if (kind == "NodeList") {
-    st = ListInto<core::NodeList>(**unknown, arena, list);
-  } else {
-    return std::unexpected(Invalid("list kind \"" + Printable(kind) + "\" is not decodable here"));
+  Document& doc = list.body;
+  auto& alloc = doc.GetAllocator();
+  doc.SetObject();
+  Value items(rapidjson::kArrayType);
+  auto meta = DecodeListItems(body, [&](Value& item, Document::AllocatorType&) -> Status {
+    Value copy(item, alloc);  // the item refers to the message: copy it out
+    items.PushBack(copy, alloc);
+    return {};
+  });
+  if (!meta) return std::unexpected(meta.error());
+  auto envelope = SplitEnvelope(body);  // already checked above
+  SetTypeMeta(*envelope, doc, alloc);
+  Value metadata(rapidjson::kObjectType);
+  if (!meta->resource_version.empty()) {
+    metadata.AddMember("resourceVersion", Value(meta->resource_version.c_str(), alloc), alloc);
   }
-  if (!st) return std::unexpected(st.error());
+  if (!meta->continue_token.empty()) {
+    metadata.AddMember("continue", Value(meta->continue_token.c_str(), alloc), alloc);
+  }
+  doc.AddMember("metadata", metadata, alloc);
+  doc.AddMember("items", items, alloc);
+  list.resource_version = std::move(meta->resource_version);
+  list.continue_token = std::move(meta->continue_token);
   return list;
 }
 
 namespace {
 
-using WireLite = pb::internal::WireFormatLite;
-
-// LengthDelimited reads the next field: when it is `number` with wire type 2, its bytes go to
-// `out` and true; other fields are skipped. False at the end; an error for malformed bytes.
+// NextLengthDelimited reads fields until `number` with wire type 2 (its bytes to `out`, true),
+// skipping the others; false at the end; an error for malformed bytes.
 Result<bool> NextLengthDelimited(pb::io::CodedInputStream& in, int number, std::string_view whole,
-                                 std::string_view& out, const char* what) {
+                                 std::string_view& out, const std::string& what) {
   for (;;) {
     const uint32_t tag = in.ReadTag();
     if (tag == 0) {
-      if (!in.ConsumedEntireMessage() && in.BytesUntilLimit() != 0) {
-        return std::unexpected(Invalid(std::string(what) + " is malformed"));
-      }
+      if (in.CurrentPosition() != static_cast<int>(whole.size())) return std::unexpected(Invalid(what + " is malformed"));
       return false;
     }
     if (WireLite::GetTagFieldNumber(tag) == number &&
         WireLite::GetTagWireType(tag) == WireLite::WIRETYPE_LENGTH_DELIMITED) {
       uint32_t length = 0;
-      if (!in.ReadVarint32(&length)) return std::unexpected(Invalid(std::string(what) + " is malformed"));
-      const int at = in.CurrentPosition();
-      if (length > whole.size() - static_cast<size_t>(at)) {
-        return std::unexpected(Invalid(std::string(what) + " field " + std::to_string(number) + " is truncated"));
-      }
-      out = whole.substr(static_cast<size_t>(at), length);
+      if (!in.ReadVarint32(&length)) return std::unexpected(Invalid(what + " is malformed"));
+      const size_t at = static_cast<size_t>(in.CurrentPosition());
+      if (length > whole.size() - at) return std::unexpected(Invalid(what + " is malformed"));
+      out = whole.substr(at, length);
       in.Skip(static_cast<int>(length));
       return true;
     }
-    if (!WireLite::SkipField(&in, tag)) return std::unexpected(Invalid(std::string(what) + " is malformed"));
+    if (!WireLite::SkipField(&in, tag)) return std::unexpected(Invalid(what + " is malformed"));
   }
 }
 
 }  // namespace
 
 Result<ListMetaScan> ScanListMeta(std::string_view body) {
-  if (!HasProtobufMagic(body)) {
-    return std::unexpected(Invalid("body does not start with the k8s\\0 magic (" +
-                                   std::to_string(body.size()) + " bytes)"));
+  auto envelope = SplitEnvelope(body);
+  if (!envelope) return std::unexpected(envelope.error());
+  if (envelope->kind != "PodList" && envelope->kind != "NodeList") {
+    return std::unexpected(Invalid("list kind \"" + Printable(envelope->kind) + "\" is not decodable here"));
   }
-  const std::string_view envelope = body.substr(kProtobufMagic.size());
   ListMetaScan out;
-  std::string_view raw;
-  bool have_raw = false;
-  {
-    pb::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(envelope.data()),
-                                static_cast<int>(envelope.size()));
-    in.SetTotalBytesLimit(std::numeric_limits<int>::max());
-    // Fields in any order: typeMeta (1) and raw (2); contentEncoding (3) must be empty.
-    for (;;) {
-      const uint32_t tag = in.ReadTag();
-      if (tag == 0) break;
-      const int number = WireLite::GetTagFieldNumber(tag);
-      if ((number == 1 || number == 2 || number == 3) &&
-          WireLite::GetTagWireType(tag) == WireLite::WIRETYPE_LENGTH_DELIMITED) {
-        uint32_t length = 0;
-        if (!in.ReadVarint32(&length)) return std::unexpected(Invalid("runtime.Unknown envelope is malformed"));
-        const size_t at = static_cast<size_t>(in.CurrentPosition());
-        if (length > envelope.size() - at) return std::unexpected(Invalid("runtime.Unknown envelope is malformed"));
-        const std::string_view bytes = envelope.substr(at, length);
-        in.Skip(static_cast<int>(length));
-        if (number == 1) {
-          rt::TypeMeta type_meta;
-          if (!type_meta.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-            return std::unexpected(Invalid("runtime.Unknown typeMeta is malformed"));
-          }
-          out.kind = type_meta.kind();
-        } else if (number == 2) {
-          raw = bytes;
-          have_raw = true;
-        } else if (!bytes.empty()) {
-          return std::unexpected(Invalid("content encoding \"" + Printable(bytes) + "\" is not supported"));
-        }
-        continue;
-      }
-      if (!WireLite::SkipField(&in, tag)) return std::unexpected(Invalid("runtime.Unknown envelope is malformed"));
-    }
-    if (!in.ConsumedEntireMessage() && in.CurrentPosition() != static_cast<int>(envelope.size())) {
-      return std::unexpected(Invalid("runtime.Unknown envelope is malformed"));
-    }
-  }
-  if (out.kind != "PodList" && out.kind != "NodeList") {
-    return std::unexpected(Invalid("list kind \"" + Printable(out.kind) + "\" is not decodable here"));
-  }
-  if (!have_raw || raw.empty()) return std::unexpected(Invalid(out.kind + ": the envelope carries no object"));
+  out.kind = envelope->kind;
+  const std::string_view raw = envelope->raw;
   pb::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(raw.data()), static_cast<int>(raw.size()));
   in.SetTotalBytesLimit(std::numeric_limits<int>::max());
+  // metadata is field 1 and upstream writes it before the items: the items are not even skipped.
   std::string_view meta_bytes;
-  auto found = NextLengthDelimited(in, 1, raw, meta_bytes, out.kind.c_str());
+  auto found = NextLengthDelimited(in, 1, raw, meta_bytes, out.kind);
   if (!found) return std::unexpected(found.error());
   if (*found) {
     meta::ListMeta list_meta;

@@ -45,15 +45,6 @@ bool HasProtobufMagic(std::string_view body);
 // apiVersion and kind from the envelope, as a JSON body would carry.
 Result<rapidjson::Document> DecodeObject(std::string_view body);
 
-// DecodedList: a LIST page in the JSON shape {"metadata": {...}, "items": [...]}.
-struct DecodedList {
-  rapidjson::Document body;
-  std::string resource_version;
-  std::string continue_token;
-};
-// DecodeList decodes an enveloped PodList or NodeList.
-Result<DecodedList> DecodeList(std::string_view body);
-
 // ListMetaScan: a LIST page's kind and ListMeta, read without parsing its items.
 struct ListMetaScan {
   std::string kind;
@@ -65,6 +56,25 @@ struct ListMetaScan {
 // while workers decode this one. Errors: kInvalidArgument for a missing magic, a malformed
 // envelope or ListMeta, or a body that is not a PodList/NodeList.
 Result<ListMetaScan> ScanListMeta(std::string_view body);
+
+// DecodedList: a LIST page in the JSON shape {"metadata": {...}, "items": [...]}.
+struct DecodedList {
+  rapidjson::Document body;
+  std::string resource_version;
+  std::string continue_token;
+};
+// DecodeList decodes an enveloped PodList or NodeList into one document (strings copied).
+Result<DecodedList> DecodeList(std::string_view body);
+
+// ListItemFn receives one list item as a JSON object (no apiVersion/kind, as in a JSON LIST). Its
+// strings point into the parsed message and `alloc`'s memory is reused for the next item: both
+// are valid only during the call (cache or copy the item before returning). It may edit the
+// item, allocating from `alloc`. An error stops the list.
+using ListItemFn = std::function<Status(rapidjson::Value& item, rapidjson::Document::AllocatorType& alloc)>;
+// DecodeListItems decodes an enveloped PodList or NodeList item by item without building the
+// page's document (the LIST path: each item is transformed and packed while its message lives).
+// Returns the list's kind and metadata. Errors: as DecodeList, or the first error of `on_item`.
+Result<ListMetaScan> DecodeListItems(std::string_view body, const ListItemFn& on_item);
 
 // DecodedWatchEvent: a watch frame's type ("ADDED", ...) and its object as JSON.
 struct DecodedWatchEvent {

@@ -130,13 +130,25 @@ ObjectPtr Reflector::Cache(rapidjson::Value& object,
 }
 
 Result<DecodedPage> Reflector::DecodePage(std::string& body) const {
-  // DoList checked the body against its Content-Type: only a protobuf answer starts with the
-  // magic (a JSON body starts with '{').
-  Result<ListPage> page = proto::HasProtobufMagic(body)
-                              ? DecodeListPageAs(proto::kProtobufContentType, body)
-                              : DecodeListPageInsitu(body);
-  if (!page) return std::unexpected(page.error());
   DecodedPage out;
+  // DoList checked the body against its Content-Type: only a protobuf answer starts with the
+  // magic (a JSON body starts with '{'). Protobuf items are cached one by one while their
+  // message lives (no page document).
+  if (proto::HasProtobufMagic(body)) {
+    auto meta = proto::DecodeListItems(
+        body, [&](rapidjson::Value& item, rapidjson::Document::AllocatorType& alloc) -> Status {
+      if (ObjectPtr obj = Cache(item, alloc)) {
+        out.objects.push_back(std::move(obj));
+      } else {
+        ++out.dropped;
+      }
+      return {};
+    });
+    if (!meta) return std::unexpected(meta.error());
+    return out;
+  }
+  Result<ListPage> page = DecodeListPageInsitu(body);
+  if (!page) return std::unexpected(page.error());
   // Items are transformed in place inside the page (no copy); the page owns their memory.
   rapidjson::Value* items = json::FindMutable(page->body, {"items"});
   if (items && items->IsArray()) {

@@ -50,17 +50,35 @@ TEST(ProtobufCodecTest, NodeFromHandBuiltBytesEqualsTheApiServersJson) {
 }
 
 TEST(ProtobufCodecTest, FieldsOutsideTheSchemaAreSkippedNotErrors) {
-  // hostNetwork (PodSpec 11), env (Container 7), managedFields (ObjectMeta 17), a configMap
-  // volume (VolumeSource 19), images (NodeStatus 8): unknown to proto/k8s.
-  Wire meta = Wire().Bytes(1, "p").Msg(17, Wire().Bytes(1, "kubectl").Bytes(2, "Update"));
-  Wire spec = Wire()
-                  .Msg(1, Wire().Bytes(1, "cfg").Msg(2, Wire().Msg(19, Wire().Bytes(1, "settings"))))
-                  .Msg(2, Wire().Bytes(1, "app").Msg(7, Wire().Bytes(1, "A").Bytes(2, "1")))
-                  .Varint(11, 1);
+  // managedFields (ObjectMeta 17) and generateName (2) are outside the ObjectMeta subset (the
+  // transform drops them from JSON too); 900 is beyond every message today (a field of a newer
+  // release).
+  Wire meta = Wire().Bytes(1, "p").Bytes(2, "p-").Msg(17, Wire().Bytes(1, "kubectl").Bytes(2, "Update"));
+  Wire spec = Wire().Msg(2, Wire().Bytes(1, "app").Bytes(900, "future")).Varint(900, 1);
   auto doc = DecodeObject(Enveloped("v1", "Pod", Wire().Msg(1, meta).Msg(2, spec)));
   ASSERT_TRUE(doc) << doc.error().message;
   ExpectSameJson(*doc, ParseJson(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},
-      "spec":{"volumes":[{"name":"cfg"}],"containers":[{"name":"app"}]}})"));
+      "spec":{"containers":[{"name":"app"}]}})"));
+}
+
+TEST(ProtobufCodecTest, SpecFieldsBerthCopiesButDoesNotInterpretAreKept) {
+  // hostNetwork (PodSpec 11), env (Container 7), a configMap volume (VolumeSource 19 inlined into
+  // the Volume), images (NodeStatus 8): a migration copies the whole pod spec into its
+  // Reservation's template, and the scheduler scores ImageLocality from node images.
+  Wire spec = Wire()
+                  .Msg(1, Wire().Bytes(1, "cfg").Msg(2, Wire().Msg(19, Wire().Msg(1, Wire().Bytes(1, "settings")))))
+                  .Msg(2, Wire().Bytes(1, "app").Msg(7, Wire().Bytes(1, "A").Bytes(2, "1")))
+                  .Varint(11, 1);
+  auto pod = DecodeObject(Enveloped("v1", "Pod", Wire().Msg(1, Wire().Bytes(1, "p")).Msg(2, spec)));
+  ASSERT_TRUE(pod) << pod.error().message;
+  ExpectSameJson(*pod, ParseJson(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},
+      "spec":{"volumes":[{"name":"cfg","configMap":{"name":"settings"}}],
+              "containers":[{"name":"app","env":[{"name":"A","value":"1"}]}],"hostNetwork":true}})"));
+  Wire status = Wire().Msg(8, Wire().Bytes(1, "registry/app:1").Bytes(1, "registry/app@sha256:0").Varint(2, 52428800));
+  auto node = DecodeObject(Enveloped("v1", "Node", Wire().Msg(1, Wire().Bytes(1, "n")).Msg(3, status)));
+  ASSERT_TRUE(node) << node.error().message;
+  ExpectSameJson(*node, ParseJson(R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n"},
+      "status":{"images":[{"names":["registry/app:1","registry/app@sha256:0"],"sizeBytes":52428800}]}})"));
 }
 
 TEST(ProtobufCodecTest, ZeroScalarsFollowGoJson) {
