@@ -9,7 +9,9 @@ must carry every field JSON would. ObjectMeta stays the hand-written subset in m
 declares exactly the metadata fields DefaultTransform keeps.
 
 Go pointer scalars (KEEP_ZERO: `*int32`, `*bool`, `*string` ...) are on the wire only when set, so a
-zero there is kept; every other zero scalar is a non-pointer Go zero value that `omitempty` drops.
+zero there is kept; so is a zero of a field Go writes without omitempty (NO_OMITEMPTY:
+restartCount, ready, exitCode, ...); every other zero scalar is a non-pointer Go zero value that
+`omitempty` drops.
 INLINE fields are Go structs embedded with `json:",inline"`.
 
 Regenerate (from the repository root):
@@ -83,6 +85,30 @@ KEEP_ZERO = {
     "NodeFeatures": {"supplementalGroupsPolicy"},
     "NodeRuntimeHandlerFeatures": {"recursiveReadOnlyMounts", "userNamespaces"},
 }
+# Non-pointer fields Go writes without omitempty (`json:"restartCount"`): gogo always puts them on
+# the wire and JSON always has them, zero included, so they are kept like pointers.
+NO_OMITEMPTY = {
+    "Container": {"name"}, "EphemeralContainerCommon": {"name"}, "ContainerPort": {"containerPort"},
+    "EnvVar": {"name"}, "VolumeMount": {"name", "mountPath"}, "VolumeDevice": {"name", "devicePath"},
+    "Volume": {"name"}, "KeyToPath": {"key", "path"},
+    "ContainerStatus": {"name", "ready", "restartCount", "image", "imageID"},
+    "ContainerStateTerminated": {"exitCode"},
+    "PodCondition": {"type", "status"}, "NodeCondition": {"type", "status"}, "NodeAddress": {"type", "address"},
+    "NodeSelectorRequirement": {"key", "operator"}, "PreferredSchedulingTerm": {"weight"},
+    "WeightedPodAffinityTerm": {"weight"}, "PodAffinityTerm": {"topologyKey"},
+    "TopologySpreadConstraint": {"maxSkew", "topologyKey", "whenUnsatisfiable"}, "Taint": {"key", "effect"},
+    "ObjectFieldSelector": {"fieldPath"}, "ResourceFieldSelector": {"resource"},
+    "ConfigMapKeySelector": {"key"}, "SecretKeySelector": {"key"}, "HTTPHeader": {"name", "value"},
+    "GRPCAction": {"port"}, "ContainerImage": {"names"}, "DaemonEndpoint": {"Port"},
+    "NodeSystemInfo": {"machineID", "systemUUID", "bootID", "kernelVersion", "osImage", "containerRuntimeVersion",
+                       "kubeletVersion", "kubeProxyVersion", "operatingSystem", "architecture"},
+    "PodIP": {"ip"}, "HostIP": {"ip"}, "HostPathVolumeSource": {"path"},
+    "PersistentVolumeClaimVolumeSource": {"claimName"}, "ServiceAccountTokenProjection": {"path"},
+    "DownwardAPIVolumeFile": {"path"}, "PodReadinessGate": {"conditionType"}, "PodSchedulingGate": {"name"},
+    "PodResourceClaim": {"name"}, "ResourceClaim": {"name"}, "Sysctl": {"name", "value"},
+    "SeccompProfile": {"type"}, "AppArmorProfile": {"type"}, "ContainerResizePolicy": {"resourceName", "restartPolicy"},
+    "AttachedVolume": {"name", "devicePath"}, "LinuxContainerUser": {"uid", "gid"},
+}
 INLINE = {("Probe", "handler"), ("Volume", "volumeSource"), ("EphemeralContainer", "ephemeralContainerCommon")}
 INLINE_NAMES = {"localObjectReference"}
 
@@ -116,6 +142,8 @@ def main():
 
     for root in ROOTS:
         visit(root)
+    for short, names in NO_OMITEMPTY.items():
+        KEEP_ZERO[short] = KEEP_ZERO.get(short, set()) | names
     for short, keep in KEEP_ZERO.items():
         if CORE + short not in messages:
             raise SystemExit(f"KEEP_ZERO: no message {short}")
