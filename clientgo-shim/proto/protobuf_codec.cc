@@ -206,31 +206,55 @@ Result<ListMetaScan> DecodeListItems(std::string_view body, const ListItemFn& on
   return std::unexpected(Invalid("list kind \"" + Printable(envelope->kind) + "\" is not decodable here"));
 }
 
-Result<DecodedList> DecodeList(std::string_view body) {
-  DecodedList list;
+namespace {
+
+template <class L>
+Status WholeListInto(const Envelope& envelope, DecodedList& list) {
+  pb::Arena arena;
+  auto parsed = ParseRaw<L>(envelope, arena);
+  if (!parsed) return std::unexpected(parsed.error());
+  const L& l = **parsed;
   Document& doc = list.body;
   auto& alloc = doc.GetAllocator();
   doc.SetObject();
-  Value items(rapidjson::kArrayType);
-  auto meta = DecodeListItems(body, [&](Value& item, Document::AllocatorType&) -> Status {
-    Value copy(item, alloc);  // the item refers to the message: copy it out
-    items.PushBack(copy, alloc);
-    return {};
-  });
-  if (!meta) return std::unexpected(meta.error());
-  auto envelope = SplitEnvelope(body);  // already checked above
-  SetTypeMeta(*envelope, doc, alloc);
-  Value metadata(rapidjson::kObjectType);
-  if (!meta->resource_version.empty()) {
-    metadata.AddMember("resourceVersion", Value(meta->resource_version.c_str(), alloc), alloc);
-  }
-  if (!meta->continue_token.empty()) {
-    metadata.AddMember("continue", Value(meta->continue_token.c_str(), alloc), alloc);
-  }
+  SetTypeMeta(envelope, doc, alloc);
+  Value metadata;
+  if (auto st = ToJson(l.metadata(), metadata, alloc); !st) return st;
   doc.AddMember("metadata", metadata, alloc);
+  Value items(rapidjson::kArrayType);
+  items.Reserve(static_cast<rapidjson::SizeType>(l.items_size()), alloc);
+  for (int i = 0; i < l.items_size(); ++i) {
+    if (!l.items(i).has_metadata()) {
+      return std::unexpected(Invalid(envelope.kind + " item " + std::to_string(i) + " has no metadata"));
+    }
+    Value item;
+    if (auto st = ToJson(l.items(i), item, alloc); !st) {
+      st.error().message += " (" + envelope.kind + " item " + std::to_string(i) + ")";
+      return st;
+    }
+    items.PushBack(item, alloc);
+  }
   doc.AddMember("items", items, alloc);
-  list.resource_version = std::move(meta->resource_version);
-  list.continue_token = std::move(meta->continue_token);
+  list.resource_version = l.metadata().resourceversion();
+  list.continue_token = l.metadata().continue_();
+  return {};
+}
+
+}  // namespace
+
+Result<DecodedList> DecodeList(std::string_view body) {
+  auto envelope = SplitEnvelope(body);
+  if (!envelope) return std::unexpected(envelope.error());
+  DecodedList list;
+  Status st;
+  if (envelope->kind == "PodList") {
+    st = WholeListInto<core::PodList>(*envelope, list);
+  } else if (envelope->kind == "NodeList") {
+    st = WholeListInto<core::NodeList>(*envelope, list);
+  } else {
+    return std::unexpected(Invalid("list kind \"" + Printable(envelope->kind) + "\" is not decodable here"));
+  }
+  if (!st) return std::unexpected(st.error());
   return list;
 }
 

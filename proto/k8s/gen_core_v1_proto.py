@@ -83,6 +83,9 @@ KEEP_ZERO = {
     "TypedLocalObjectReference": {"apiGroup"},
     "TypedObjectReference": {"apiGroup", "namespace"},
     "NodeFeatures": {"supplementalGroupsPolicy"},
+    # *metav1.Time: absent when unset (a non-pointer Time is written as null when zero).
+    "Taint": {"timeAdded"},
+    "PodStatus": {"startTime"},
     "NodeRuntimeHandlerFeatures": {"recursiveReadOnlyMounts", "userNamespaces"},
 }
 # Non-pointer fields Go writes without omitempty (`json:"restartCount"`): gogo always puts them on

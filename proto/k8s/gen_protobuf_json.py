@@ -17,6 +17,7 @@ SPECIAL = {
     "k8s.io.apimachinery.pkg.api.resource.Quantity": "QuantityValue",
     "k8s.io.apimachinery.pkg.util.intstr.IntOrString": "IntOrStringValue",
 }
+TIME = "k8s.io.apimachinery.pkg.apis.meta.v1.Time"
 SCALARS = {"string", "int32", "int64", "uint32", "uint64", "bool", "double", "float", "sint32", "sint64"}
 # protoc's C++ generator appends '_' to field names that are C++ keywords.
 CPP_KEYWORDS = set("""alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t
@@ -165,6 +166,12 @@ def main():
                 cond = f"m.has_{acc}()" + ("" if keep else f" && m.{acc}() != 0")
                 value = "Value(static_cast<double>(m.%s()))" % acc if t in ("double", "float") else f"Value(m.{acc}())"
                 o.append(f"  if ({cond}) out.AddMember({key}, {value}, c.alloc);\n")
+            elif t == TIME and not keep:
+                # A non-pointer metav1.Time: Go's JSON writes it even when zero (omitempty does
+                # not apply to structs), as null; gogo writes it as an empty message, and an
+                # encoder that leaves it out means the same zero time.
+                o.append(f"  {{\n    auto v = TimeValue(m.{acc}(), c);\n")
+                o.append(f"    if (!v) return std::unexpected(v.error());\n    out.AddMember({key}, *v, c.alloc);\n  }}\n")
             elif t in SPECIAL:
                 o.append(f"  if (m.has_{acc}()) {{\n    auto v = {SPECIAL[t]}(m.{acc}(), c);\n")
                 o.append(f"    if (!v) return std::unexpected(v.error());\n    out.AddMember({key}, *v, c.alloc);\n  }}\n")

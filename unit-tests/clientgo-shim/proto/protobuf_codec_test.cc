@@ -57,7 +57,7 @@ TEST(ProtobufCodecTest, FieldsOutsideTheSchemaAreSkippedNotErrors) {
   Wire spec = Wire().Msg(2, Wire().Bytes(1, "app").Bytes(900, "future")).Varint(900, 1);
   auto doc = DecodeObject(Enveloped("v1", "Pod", Wire().Msg(1, meta).Msg(2, spec)));
   ASSERT_TRUE(doc) << doc.error().message;
-  ExpectSameJson(*doc, ParseJson(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},
+  ExpectSameJson(*doc, ParseJson(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","creationTimestamp":null},
       "spec":{"containers":[{"name":"app"}]}})"));
 }
 
@@ -71,19 +71,20 @@ TEST(ProtobufCodecTest, SpecFieldsBerthCopiesButDoesNotInterpretAreKept) {
                   .Varint(11, 1);
   auto pod = DecodeObject(Enveloped("v1", "Pod", Wire().Msg(1, Wire().Bytes(1, "p")).Msg(2, spec)));
   ASSERT_TRUE(pod) << pod.error().message;
-  ExpectSameJson(*pod, ParseJson(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},
+  ExpectSameJson(*pod, ParseJson(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","creationTimestamp":null},
       "spec":{"volumes":[{"name":"cfg","configMap":{"name":"settings"}}],
               "containers":[{"name":"app","env":[{"name":"A","value":"1"}]}],"hostNetwork":true}})"));
   Wire status = Wire().Msg(8, Wire().Bytes(1, "registry/app:1").Bytes(1, "registry/app@sha256:0").Varint(2, 52428800));
   auto node = DecodeObject(Enveloped("v1", "Node", Wire().Msg(1, Wire().Bytes(1, "n")).Msg(3, status)));
   ASSERT_TRUE(node) << node.error().message;
-  ExpectSameJson(*node, ParseJson(R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n"},
+  ExpectSameJson(*node, ParseJson(R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n","creationTimestamp":null},
       "status":{"images":[{"names":["registry/app:1","registry/app@sha256:0"],"sizeBytes":52428800}]}})"));
 }
 
 TEST(ProtobufCodecTest, ZeroScalarsFollowGoJson) {
   // Go writes every non-pointer scalar, zero or not; JSON omits the zeros (omitempty) but keeps a
-  // pointer's zero (priority, tolerationSeconds, OwnerReference.controller).
+  // pointer's zero (priority, tolerationSeconds, OwnerReference.controller), and writes a zero
+  // non-pointer Time (creationTimestamp) as null.
   Wire spec = Wire().Bytes(10, "").Varint(25, 0).Bytes(19, "")
                   .Msg(22, Wire().Bytes(1, "").Varint(5, 0))
                   .Msg(2, Wire().Bytes(1, "c").Msg(8, Wire()));
@@ -91,7 +92,7 @@ TEST(ProtobufCodecTest, ZeroScalarsFollowGoJson) {
                   .Msg(13, Wire().Bytes(1, "RS").Bytes(3, "r").Bytes(4, "u").Bytes(5, "apps/v1").Varint(6, 0));
   auto doc = DecodeObject(Enveloped("v1", "Pod", Wire().Msg(1, meta).Msg(2, spec).Msg(3, Wire())));
   ASSERT_TRUE(doc) << doc.error().message;
-  ExpectSameJson(*doc, ParseJson(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p",
+  ExpectSameJson(*doc, ParseJson(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","creationTimestamp":null,
       "ownerReferences":[{"kind":"RS","name":"r","uid":"u","apiVersion":"apps/v1","controller":false}]},
       "spec":{"containers":[{"name":"c","resources":{}}],"tolerations":[{"tolerationSeconds":0}],"priority":0},
       "status":{}})"));
@@ -113,7 +114,7 @@ TEST(ProtobufCodecTest, RoundTripThroughTheGeneratedClasses) {
   auto doc = DecodeObject(std::string(kProtobufMagic) + envelope.SerializeAsString());
   ASSERT_TRUE(doc) << doc.error().message;
   EXPECT_EQ(json::Serialize(*doc),
-            R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"gen","labels":{"a":"1","b":"2"}},)"
+            R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"gen","creationTimestamp":null,"labels":{"a":"1","b":"2"}},)"
             R"("spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"250m"}}}]},)"
             R"("status":{"nominatedNodeName":"n9"}})");
 }
