@@ -64,9 +64,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     case 1: {
       auto page = berth::shim::DecodeListPageAs("application/vnd.kubernetes.protobuf", body);
+      // The reflector's path: the metadata scan, then the items one by one (strings referring
+      // to the message). Both agree with the whole-page decode.
+      std::vector<std::string> items;
+      auto each = proto::DecodeListItems(body, [&](rapidjson::Value& item, rapidjson::Document::AllocatorType&) {
+        items.push_back(berth::json::Serialize(item));
+        return berth::Status{};
+      });
+      FUZZ_CHECK(each.has_value() == page.has_value());
       if (page) {
         CheckJsonRoundTrip(page->body);
         FUZZ_CHECK(page->Items().IsArray());
+        FUZZ_CHECK(items.size() == page->Items().Size());
+        for (size_t i = 0; i < items.size(); ++i) FUZZ_CHECK(items[i] == berth::json::Serialize(page->Items()[i]));
+        auto scan = proto::ScanListMeta(body);
+        if (scan) {
+          FUZZ_CHECK(scan->resource_version == page->resource_version);
+          FUZZ_CHECK(scan->continue_token == page->continue_token);
+        }
       } else {
         FUZZ_CHECK(!page.error().message.empty());
       }

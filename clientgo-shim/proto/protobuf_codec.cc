@@ -297,18 +297,20 @@ Result<ListMetaScan> ScanListMeta(std::string_view body) {
   const std::string_view raw = envelope->raw;
   pb::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(raw.data()), static_cast<int>(raw.size()));
   in.SetTotalBytesLimit(std::numeric_limits<int>::max());
-  // metadata is field 1 and upstream writes it before the items: the items are not even skipped.
-  std::string_view meta_bytes;
-  auto found = NextLengthDelimited(in, 1, raw, meta_bytes, out.kind);
-  if (!found) return std::unexpected(found.error());
-  if (*found) {
-    meta::ListMeta list_meta;
-    if (!list_meta.ParseFromArray(meta_bytes.data(), static_cast<int>(meta_bytes.size()))) {
+  // metadata is field 1; the items (field 2) are skipped, not parsed. A repeated field 1 merges,
+  // as a parse of the whole message would.
+  meta::ListMeta list_meta;
+  for (;;) {
+    std::string_view meta_bytes;
+    auto found = NextLengthDelimited(in, 1, raw, meta_bytes, out.kind);
+    if (!found) return std::unexpected(found.error());
+    if (!*found) break;
+    if (!list_meta.MergeFromString(std::string(meta_bytes))) {
       return std::unexpected(Invalid(out.kind + " metadata is malformed"));
     }
-    out.resource_version = list_meta.resourceversion();
-    out.continue_token = list_meta.continue_();
   }
+  out.resource_version = list_meta.resourceversion();
+  out.continue_token = list_meta.continue_();
   return out;
 }
 

@@ -52,7 +52,7 @@ struct ListMetaScan {
   std::string continue_token;
 };
 // ScanListMeta reads the envelope's kind and the list's metadata (field 1 of the list message)
-// and skips the items (field 2) without parsing them, so the reflector can request the next page
+// and skips the items (field 2) without parsing them (a walk over their tags), so the reflector can request the next page
 // while workers decode this one. Errors: kInvalidArgument for a missing magic, a malformed
 // envelope or ListMeta, or a body that is not a PodList/NodeList.
 Result<ListMetaScan> ScanListMeta(std::string_view body);

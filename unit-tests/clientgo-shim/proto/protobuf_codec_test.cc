@@ -140,6 +140,38 @@ TEST(ProtobufCodecTest, PodListPageThroughTheReflectorsDecoder) {
   EXPECT_EQ(json_page->resource_version, "5");
 }
 
+TEST(ProtobufCodecTest, ListMetadataScanReadsTheContinueTokenWithoutTheItems) {
+  // Metadata first (as upstream writes it), after the items, or split in two (merged).
+  Wire first = Wire().Msg(1, Wire().Bytes(2, "42").Bytes(3, "tok")).Msg(2, testing::PodWire("a", "40"));
+  Wire last = Wire().Msg(2, testing::PodWire("a", "40")).Msg(1, Wire().Bytes(2, "42").Bytes(3, "tok"));
+  Wire split = Wire().Msg(1, Wire().Bytes(2, "42")).Msg(2, testing::PodWire("a", "40")).Msg(1, Wire().Bytes(3, "tok"));
+  for (const Wire& list : {first, last, split}) {
+    auto scan = ScanListMeta(Enveloped("v1", "PodList", list));
+    ASSERT_TRUE(scan) << scan.error().message;
+    EXPECT_EQ(scan->kind, "PodList");
+    EXPECT_EQ(scan->resource_version, "42");
+    EXPECT_EQ(scan->continue_token, "tok");
+    auto meta = ScanListMetadataAs("application/vnd.kubernetes.protobuf;stream=watch", Enveloped("v1", "PodList", list));
+    ASSERT_TRUE(meta);
+    EXPECT_EQ(meta->continue_token, "tok");
+  }
+  // The last page: no continue token.
+  auto end = ScanListMeta(Enveloped("v1", "NodeList", Wire().Msg(1, Wire().Bytes(2, "7"))));
+  ASSERT_TRUE(end);
+  EXPECT_EQ(end->continue_token, "");
+  // Malformed: an item's length beyond the end, a body without the magic, a kind that is not a list.
+  std::string cut = Enveloped("v1", "PodList", first);
+  auto truncated = ScanListMeta(std::string_view(cut).substr(0, cut.size() - 3));
+  ASSERT_FALSE(truncated);
+  EXPECT_EQ(truncated.error().code, ErrorCode::kInvalidArgument);
+  auto json = ScanListMetadataAs("application/vnd.kubernetes.protobuf", R"({"metadata":{}})");
+  ASSERT_FALSE(json);
+  EXPECT_NE(json.error().message.find("magic"), std::string::npos) << json.error().message;
+  auto pod = ScanListMeta(Enveloped("v1", "Pod", testing::PodWire()));
+  ASSERT_FALSE(pod);
+  EXPECT_NE(pod.error().message.find("list kind \"Pod\""), std::string::npos);
+}
+
 TEST(ProtobufCodecTest, NodeListDecodes) {
   auto list = DecodeList(Enveloped("v1", "NodeList", Wire().Msg(1, Wire().Bytes(2, "3")).Msg(2, testing::NodeWire())));
   ASSERT_TRUE(list) << list.error().message;
