@@ -205,6 +205,10 @@ Result<ListMetaScan> DecodeListOf(const Envelope& envelope, const ListItemFn& on
   }
   // ReadTag returns 0 at the end and on a malformed tag: only the end consumed every byte.
   if (in.CurrentPosition() != static_cast<int>(raw.size())) return malformed();
+  // The ListMeta passes the checks a whole-list decode applies (a declared field with the wrong
+  // wire type is an error there too).
+  Value metadata;
+  if (auto st = ToJson(list_meta, metadata, alloc, StringMode::kReference); !st) return std::unexpected(st.error());
   return ListMetaScan{envelope.kind, list_meta.resourceversion(), list_meta.continue_()};
 }
 
