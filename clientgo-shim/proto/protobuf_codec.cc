@@ -58,8 +58,13 @@ Result<Envelope> SplitEnvelope(std::string_view body) {
   // Fields in any order, the last one wins (as a protobuf parse would): typeMeta (1), raw (2),
   // contentEncoding (3), contentType (4, ignored).
   for (;;) {
+    // ReadTag returns 0 at the end and on a malformed or truncated tag: only the first is an end.
+    const int before = in.CurrentPosition();
     const uint32_t tag = in.ReadTag();
-    if (tag == 0) break;
+    if (tag == 0) {
+      if (before != static_cast<int>(envelope.size())) return malformed();
+      break;
+    }
     const int number = WireLite::GetTagFieldNumber(tag);
     if (number >= 1 && number <= 3) {
       if (WireLite::GetTagWireType(tag) != WireLite::WIRETYPE_LENGTH_DELIMITED) return malformed();
@@ -83,8 +88,6 @@ Result<Envelope> SplitEnvelope(std::string_view body) {
     }
     if (!WireLite::SkipField(&in, tag)) return malformed();
   }
-  // ReadTag returns 0 at the end and on a malformed tag: only the end consumed every byte.
-  if (in.CurrentPosition() != static_cast<int>(envelope.size())) return malformed();
   if (out.raw.empty()) {
     return std::unexpected(Invalid(Printable(out.kind) + ": the envelope carries no object"));
   }
@@ -171,8 +174,12 @@ Result<ListMetaScan> DecodeListOf(const Envelope& envelope, const ListItemFn& on
   };
   meta::ListMeta list_meta;
   for (int index = 0;;) {
+    const int before = in.CurrentPosition();
     const uint32_t tag = in.ReadTag();
-    if (tag == 0) break;
+    if (tag == 0) {
+      if (before != static_cast<int>(raw.size())) return malformed();  // a malformed tag, not the end
+      break;
+    }
     const int number = WireLite::GetTagFieldNumber(tag);
     if ((number != 1 && number != 2) || WireLite::GetTagWireType(tag) != WireLite::WIRETYPE_LENGTH_DELIMITED) {
       if (!WireLite::SkipField(&in, tag)) return malformed();
@@ -203,8 +210,6 @@ Result<ListMetaScan> DecodeListOf(const Envelope& envelope, const ListItemFn& on
     arena.Reset();
     ++index;
   }
-  // ReadTag returns 0 at the end and on a malformed tag: only the end consumed every byte.
-  if (in.CurrentPosition() != static_cast<int>(raw.size())) return malformed();
   // The ListMeta passes the checks a whole-list decode applies (a declared field with the wrong
   // wire type is an error there too).
   Value metadata;
@@ -302,9 +307,11 @@ namespace {
 Result<bool> NextLengthDelimited(pb::io::CodedInputStream& in, int number, std::string_view whole,
                                  std::string_view& out, const std::string& what) {
   for (;;) {
+    const int before = in.CurrentPosition();
     const uint32_t tag = in.ReadTag();
     if (tag == 0) {
-      if (in.CurrentPosition() != static_cast<int>(whole.size())) return std::unexpected(Invalid(what + " is malformed"));
+      // A malformed or truncated tag also reads as 0: only at the end is it the end.
+      if (before != static_cast<int>(whole.size())) return std::unexpected(Invalid(what + " is malformed"));
       return false;
     }
     if (WireLite::GetTagFieldNumber(tag) == number &&
