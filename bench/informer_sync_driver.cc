@@ -6,6 +6,10 @@
 //           cache's own accounting (store + interned-string pool) and from the RSS delta.
 // Run:      build/bin/informer_sync_driver --pods 150000 --nodes 5000   (quick: --pods 20000)
 //           Flags: --pods N (150000) --nodes N (5000) --namespaces N (50) --page-size N (500)
+//           --content-type json|protobuf|both (json): what the informers ask for (both: a JSON sync
+//           then a protobuf sync against the same kubesim, each its own line; --rounds N repeats
+//           the pair); pod_list_content_type says what the server answered (a kubesim without
+//           protobuf answers JSON)
 // Prints:   one JSON line: {"pods":…, "nodes":…, "sync_s":…, "rss_delta_mb":…,
 //           "bytes_per_pod_store":…, "bytes_per_pod_rss":…, "avg_pod_json_bytes":…, "nproc":…}
 //           sync_cpu_s is the CPU the client process spent during the sync (kubesim runs in a
@@ -19,6 +23,7 @@
 //           includes the node cache, the TLS client and the informer threads, so it is an upper
 //           bound for the pod cache.
 #include <malloc.h>
+#include <mutex>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -135,8 +140,26 @@ class CountingClient : public shim::RestClient {
     if (out && r.path == "/api/v1/pods") {
       pod_list_bytes += out->body.size();
       ++pod_list_requests;
+      std::lock_guard lock(mu_);
+      pod_list_content_type = out->headers["content-type"];
     }
     return out;
+  }
+  berth::Status StreamBytes(
+      const shim::RestRequest& r,
+      const std::function<void(const std::map<std::string, std::string>&)>& on_headers,
+      const std::function<bool(std::string_view)>& on_bytes, const std::atomic<bool>* cancel) override {
+    return inner_->StreamBytes(r, on_headers, on_bytes, cancel);
+  }
+  std::string PodListContentType() const {
+    std::lock_guard lock(mu_);
+    return pod_list_content_type;
+  }
+  void ResetCounters() {
+    pod_list_bytes = 0;
+    pod_list_requests = 0;
+    std::lock_guard lock(mu_);
+    pod_list_content_type.clear();
   }
   berth::Status Stream(const shim::RestRequest& r,
                        const std::function<bool(std::string_view)>& on_line,
@@ -148,6 +171,8 @@ class CountingClient : public shim::RestClient {
 
  private:
   shim::RestClientPtr inner_;
+  mutable std::mutex mu_;
+  std::string pod_list_content_type;
 };
 
 }  // namespace
@@ -237,9 +262,19 @@ int main(int argc, char** argv) {
   const int nodes = FlagInt(argc, argv, "--nodes", 5000);
   const int namespaces = FlagInt(argc, argv, "--namespaces", 50);
   const int page_size = FlagInt(argc, argv, "--page-size", 500);
-  if (pods < 0 || nodes < 1 || namespaces < 1 || page_size < 0) {
-    std::fprintf(stderr, "usage: informer_sync_driver [--pods N] [--nodes N>0] [--namespaces N>0] [--page-size N]\n");
+  const std::string content_type_flag = berth::bench::FlagString(argc, argv, "--content-type", "json");
+  const int rounds = FlagInt(argc, argv, "--rounds", 1);
+  if (pods < 0 || nodes < 1 || namespaces < 1 || page_size < 0 || rounds < 1 ||
+      (content_type_flag != "json" && content_type_flag != "protobuf" && content_type_flag != "both")) {
+    std::fprintf(stderr, "usage: informer_sync_driver [--pods N] [--nodes N>0] [--namespaces N>0] [--page-size N] "
+                         "[--content-type json|protobuf|both] [--rounds N>0]\n");
     return 2;
+  }
+  // --content-type both: JSON then protobuf against the same kubesim, --rounds times.
+  std::vector<std::string> content_types;
+  for (int r = 0; r < rounds; ++r) {
+    if (content_type_flag != "protobuf") content_types.push_back("json");
+    if (content_type_flag != "json") content_types.push_back("protobuf");
   }
 
   // The server runs in a child process so the client's RSS is not mixed with kubesim's heap
@@ -283,62 +318,69 @@ int main(int argc, char** argv) {
   }
   auto client = std::make_shared<CountingClient>(*https);
 
-  malloc_trim(0);
-  const double rss_before = RssMb();
-  const size_t pool_before = shim::GlobalInternPool().FootprintBytes();
+  bool all_ok = true;
+  for (const std::string& content_type : content_types) {
+    client->ResetCounters();
+    malloc_trim(0);
+    const double rss_before = RssMb();
+    const size_t pool_before = shim::GlobalInternPool().FootprintBytes();
 
-  shim::SharedInformerFactoryOptions fo;
-  fo.page_size = page_size;
-  shim::SharedInformerFactory factory(client, fo);
-  auto pod_informer = factory.InformerFor({"/api/v1/pods"});
-  auto node_informer = factory.InformerFor({"/api/v1/nodes"});
-  const auto sync_start = Clock::now();
-  const double cpu_start = CpuSeconds();
-  factory.Start();
-  const auto deadline = sync_start + std::chrono::minutes(10);
-  const bool pods_ok = pod_informer->WaitForCacheSync(deadline);
-  const double pod_sync_s = Seconds(Clock::now() - sync_start);
-  const bool nodes_ok = node_informer->WaitForCacheSync(deadline);
-  const double sync_s = Seconds(Clock::now() - sync_start);
-  const double sync_cpu_s = CpuSeconds() - cpu_start;
-  double load1 = 0;
-  if (std::ifstream la("/proc/loadavg"); la) la >> load1;
-  const double rss_after_raw = RssMb();
-  malloc_trim(0);
-  const double rss_after = RssMb();
+    shim::SharedInformerFactoryOptions fo;
+    fo.page_size = page_size;
+    fo.content_type = content_type == "protobuf" ? std::string(berth::shim::proto::kProtobufContentType)
+                                                  : std::string(shim::kJsonContentType);
+    shim::SharedInformerFactory factory(client, fo);
+    auto pod_informer = factory.InformerFor({"/api/v1/pods"});
+    auto node_informer = factory.InformerFor({"/api/v1/nodes"});
+    const auto sync_start = Clock::now();
+    const double cpu_start = CpuSeconds();
+    factory.Start();
+    const auto deadline = sync_start + std::chrono::minutes(10);
+    const bool pods_ok = pod_informer->WaitForCacheSync(deadline);
+    const double pod_sync_s = Seconds(Clock::now() - sync_start);
+    const bool nodes_ok = node_informer->WaitForCacheSync(deadline);
+    const double sync_s = Seconds(Clock::now() - sync_start);
+    const double sync_cpu_s = CpuSeconds() - cpu_start;
+    double load1 = 0;
+    if (std::ifstream la("/proc/loadavg"); la) la >> load1;
+    const double rss_after_raw = RssMb();
+    malloc_trim(0);
+    const double rss_after = RssMb();
 
-  const size_t cached_pods = pod_informer->store().Size();
-  const size_t pod_store = pod_informer->store().FootprintBytes();
-  const size_t node_store = node_informer->store().FootprintBytes();
-  const size_t pool = shim::GlobalInternPool().FootprintBytes() - pool_before;
-  const double per_pod_store = cached_pods ? static_cast<double>(pod_store + pool) / cached_pods : 0;
-  const double per_pod_rss =
-      cached_pods ? (rss_after - rss_before) * 1024.0 * 1024.0 / static_cast<double>(cached_pods) : 0;
-  const double avg_json = client->pod_list_requests
-                              ? static_cast<double>(client->pod_list_bytes.load()) / std::max<size_t>(cached_pods, 1)
-                              : 0;
+    const size_t cached_pods = pod_informer->store().Size();
+    const size_t pod_store = pod_informer->store().FootprintBytes();
+    const size_t node_store = node_informer->store().FootprintBytes();
+    const size_t pool = shim::GlobalInternPool().FootprintBytes() - pool_before;
+    const double per_pod_store = cached_pods ? static_cast<double>(pod_store + pool) / cached_pods : 0;
+    const double per_pod_rss =
+        cached_pods ? (rss_after - rss_before) * 1024.0 * 1024.0 / static_cast<double>(cached_pods) : 0;
+    const double avg_json = client->pod_list_requests
+                                ? static_cast<double>(client->pod_list_bytes.load()) / std::max<size_t>(cached_pods, 1)
+                                : 0;
 
-  std::printf(
-      "{\"pods\":%d,\"nodes\":%d,\"cached_pods\":%zu,\"cached_nodes\":%zu,\"synced\":%s,"
-      "\"sync_s\":%.3f,\"pod_sync_s\":%.3f,\"sync_cpu_s\":%.3f,\"page_size\":%d,\"pod_list_requests\":%llu,"
-      "\"avg_pod_json_bytes\":%.0f,\"rss_before_mb\":%.1f,\"rss_after_mb\":%.1f,"
-      "\"rss_after_untrimmed_mb\":%.1f,\"rss_delta_mb\":%.1f,\"bytes_per_pod_rss\":%.0f,"
-      "\"bytes_per_pod_store\":%.0f,\"pod_store_mb\":%.2f,\"node_store_mb\":%.2f,"
-      "\"intern_pool_mb\":%.2f,\"intern_pool_strings\":%zu,\"load_s\":%.1f,\"load_failures\":%d,"
-      "\"server_pods\":%zu,\"loadavg_1m\":%.1f,\"nproc\":%u,\"cpu\":\"%s\",\"build\":\"%s\"}\n",
-      pods, nodes, cached_pods, node_informer->store().Size(), pods_ok && nodes_ok ? "true" : "false",
-      sync_s, pod_sync_s, sync_cpu_s, page_size, static_cast<unsigned long long>(client->pod_list_requests.load()),
-      avg_json, rss_before, rss_after, rss_after_raw, rss_after - rss_before, per_pod_rss, per_pod_store,
-      pod_store / 1048576.0, node_store / 1048576.0, pool / 1048576.0, shim::GlobalInternPool().Size(),
-      load_s, failures, server_pods, load1, std::thread::hardware_concurrency(), CpuModel().c_str(),
-#ifdef NDEBUG
-      "release"
-#else
-      "debug"
-#endif
-  );
-  factory.Stop();
+    std::printf(
+        "{\"pods\":%d,\"nodes\":%d,\"cached_pods\":%zu,\"cached_nodes\":%zu,\"synced\":%s,"
+        "\"sync_s\":%.3f,\"pod_sync_s\":%.3f,\"sync_cpu_s\":%.3f,\"page_size\":%d,\"pod_list_requests\":%llu,"
+        "\"avg_pod_json_bytes\":%.0f,\"rss_before_mb\":%.1f,\"rss_after_mb\":%.1f,"
+        "\"rss_after_untrimmed_mb\":%.1f,\"rss_delta_mb\":%.1f,\"bytes_per_pod_rss\":%.0f,"
+        "\"bytes_per_pod_store\":%.0f,\"pod_store_mb\":%.2f,\"node_store_mb\":%.2f,"
+        "\"intern_pool_mb\":%.2f,\"intern_pool_strings\":%zu,\"load_s\":%.1f,\"load_failures\":%d,"
+        "\"server_pods\":%zu,\"content_type\":\"%s\",\"pod_list_content_type\":\"%s\",\"loadavg_1m\":%.1f,\"nproc\":%u,\"cpu\":\"%s\",\"build\":\"%s\"}\n",
+        pods, nodes, cached_pods, node_informer->store().Size(), pods_ok && nodes_ok ? "true" : "false",
+        sync_s, pod_sync_s, sync_cpu_s, page_size, static_cast<unsigned long long>(client->pod_list_requests.load()),
+        avg_json, rss_before, rss_after, rss_after_raw, rss_after - rss_before, per_pod_rss, per_pod_store,
+        pod_store / 1048576.0, node_store / 1048576.0, pool / 1048576.0, shim::GlobalInternPool().Size(),
+        load_s, failures, server_pods, content_type.c_str(), client->PodListContentType().c_str(), load1, std::thread::hardware_concurrency(), CpuModel().c_str(),
+  #ifdef NDEBUG
+        "release"
+  #else
+        "debug"
+  #endif
+    );
+    factory.Stop();
+    all_ok = all_ok && pods_ok && nodes_ok;
+  }
   close(stop[1]);  // the child stops serving and exits
   waitpid(child, nullptr, 0);
-  return pods_ok && nodes_ok ? 0 : 1;
+  return all_ok ? 0 : 1;
 }

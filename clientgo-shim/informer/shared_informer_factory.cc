@@ -2,6 +2,15 @@
 
 namespace berth::shim {
 
+bool IsProtobufDecodable(std::string_view path) {
+  if (path == "/api/v1/pods" || path == "/api/v1/nodes") return true;
+  constexpr std::string_view kNamespaces = "/api/v1/namespaces/";
+  if (!path.starts_with(kNamespaces)) return false;
+  path.remove_prefix(kNamespaces.size());
+  const size_t slash = path.find('/');
+  return slash != std::string_view::npos && slash > 0 && path.substr(slash) == "/pods";
+}
+
 SharedInformerFactory::SharedInformerFactory(RestClientPtr client,
                                              SharedInformerFactoryOptions options)
     : client_(std::move(client)), options_(std::move(options)) {}
@@ -18,6 +27,9 @@ std::shared_ptr<SharedInformer> SharedInformerFactory::InformerFor(
   o.list_watch.field_selector = key.field_selector;
   o.list_watch.page_size = options_.page_size;
   o.list_watch.backoff = options_.backoff;
+  if (options_.content_type == proto::kProtobufContentType && IsProtobufDecodable(key.path)) {
+    o.list_watch.accept = std::string(proto::kProtobufContentType) + ", " + kJsonContentType;
+  }
   o.transform = transform ? std::move(*transform) : options_.transform;
   auto informer = std::make_shared<SharedInformer>(client_, std::move(o));
   informers_.emplace(key, informer);

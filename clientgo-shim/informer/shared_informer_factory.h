@@ -20,8 +20,12 @@
 #include <vector>
 
 #include "clientgo-shim/informer/shared_informer.h"
+#include "clientgo-shim/proto/protobuf_codec.h"
 
 namespace berth::shim {
+
+// kJsonContentType: the JSON media type.
+inline constexpr char kJsonContentType[] = "application/json";
 
 // SharedInformerFactoryOptions: defaults for the informers it creates. Each field says its
 // default.
@@ -29,7 +33,17 @@ struct SharedInformerFactoryOptions {
   Transform transform = DefaultTransform();  // Default: DefaultTransform().
   int page_size = kDefaultPageSize;          // Default: 500.
   BackoffOptions backoff;                    // Default: client-go's 800 ms → 30 s.
+  // content_type: what informers of kinds the shim decodes from protobuf (IsProtobufDecodable)
+  // ask for. kJsonContentType (the default) asks JSON for everything; kProtobufContentType sends
+  // "application/vnd.kubernetes.protobuf, application/json" (kube-controller-manager's
+  // --kube-api-content-type; JSON stays the fallback). Other paths (CRDs) always ask for JSON.
+  // Default: kJsonContentType.
+  std::string content_type = kJsonContentType;
 };
+
+// IsProtobufDecodable: the collection `path` lists a kind clientgo-shim/proto decodes (core/v1
+// pods and nodes, cluster-wide or in a namespace).
+bool IsProtobufDecodable(std::string_view path);
 
 class SharedInformerFactory {
  public:

@@ -2,6 +2,7 @@
 #include "clientgo-shim/manager/manager_flags.h"
 
 #include "clientgo-shim/api/duration.h"
+#include "clientgo-shim/proto/protobuf_codec.h"
 
 namespace berth::shim {
 
@@ -18,7 +19,8 @@ Result<std::vector<std::string>> ApplyManagerFlags(const std::vector<std::string
       has_value = true;
     }
     std::string* target = nullptr;
-    if (name == "--metrics-bind-address") target = &options.metrics_bind_address;
+    if (name == "--kube-api-content-type") target = &options.informer_options.content_type;
+    else if (name == "--metrics-bind-address") target = &options.metrics_bind_address;
     else if (name == "--health-probe-bind-address") target = &options.health_probe_bind_address;
     else if (name == "--leader-election-namespace") target = &options.leader_election_namespace;
     else if (name == "--leader-election-id") target = &options.leader_election_id;
@@ -29,6 +31,12 @@ Result<std::vector<std::string>> ApplyManagerFlags(const std::vector<std::string
           return MakeError(ErrorCode::kInvalidArgument, "flag needs an argument: " + name);
         }
         value = args[++i];
+      }
+      if (target == &options.informer_options.content_type && value != kJsonContentType &&
+          value != proto::kProtobufContentType) {
+        return MakeError(ErrorCode::kInvalidArgument,
+                         "invalid value \"" + value + "\" for --kube-api-content-type (" +
+                             std::string(proto::kProtobufContentType) + " or " + kJsonContentType + ")");
       }
       *target = value;
       continue;
@@ -93,7 +101,12 @@ std::string ManagerFlagsUsage() {
          "                                       How long the leader may write after its last\n"
          "                                       successful renewal (default 10s)\n"
          "  --leader-elect-retry-period duration\n"
-         "                                       Interval between Lease attempts (default 2s)\n";
+         "                                       Interval between Lease attempts (default 2s)\n"
+         "  --kube-api-content-type string       Content type of the informers' requests for built-in\n"
+         "                                       kinds berth decodes from protobuf (Pods, Nodes); JSON\n"
+         "                                       stays the fallback and the only type for the rest;\n"
+         "                                       \"application/vnd.kubernetes.protobuf\" turns\n"
+         "                                       protobuf on (default \"application/json\")\n";
 }
 
 }  // namespace berth::shim

@@ -11,9 +11,8 @@
 //   --leader-elect-lease-duration default 15s      (Go durations; component-base's names)
 //   --leader-elect-renew-deadline default 10s
 //   --leader-elect-retry-period   default 2s
-//   --leader-elect-lease-duration default 15s      (Go durations; component-base's names)
-//   --leader-elect-renew-deadline default 10s
-//   --leader-elect-retry-period   default 2s
+//   --kube-api-content-type       default "application/json" (or
+//                                 "application/vnd.kubernetes.protobuf"; kube-controller-manager's flag)
 // Arguments that are not these flags are returned untouched, in order, for the caller's own
 // parsing (e.g. --kubeconfig).
 #pragma once
@@ -29,7 +28,7 @@ namespace berth::shim {
 // ApplyManagerFlags sets the flags' fields of `options` from `args` (argv without argv[0]).
 // Returns the arguments it did not consume.
 // Errors: kInvalidArgument for a flag missing its value or a bad boolean
-// ("invalid boolean value \"x\" for --leader-elect"), a duration that does not parse or is not
+// ("invalid boolean value \"x\" for --leader-elect"), a --kube-api-content-type other than the two, a duration that does not parse or is not
 // positive ("invalid duration \"x\" for --leader-elect-lease-duration: ...").
 Result<std::vector<std::string>> ApplyManagerFlags(const std::vector<std::string>& args,
                                                    ManagerOptions& options);

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "clientgo-shim/base/json.h"
+#include "clientgo-shim/proto/protobuf_codec.h"
 
 namespace berth::shim {
 namespace {
@@ -131,6 +132,11 @@ ApiStatus DecodeApiStatus(int http_status, std::string_view body,
   if (!trimmed.empty() && trimmed.front() == '{') {
     auto doc = json::Parse(trimmed);
     if (doc) decoded = ReadStatus(*doc, out);
+  } else if (proto::HasProtobufMagic(body)) {
+    // A request that accepted protobuf gets its error Status in protobuf too.
+    if (auto text = proto::StatusJson(body)) {
+      if (auto doc = json::Parse(*text)) decoded = ReadStatus(*doc, out);
+    }
   }
   // The response's own status wins over a body that disagrees: it is what the server sent.
   out.code = http_status;

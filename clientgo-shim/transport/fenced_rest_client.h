@@ -29,6 +29,13 @@ class FencedRestClient final : public RestClient {
   Status Stream(const RestRequest& request,
                 const std::function<bool(std::string_view line)>& on_line,
                 const std::atomic<bool>* cancel = nullptr) override;
+  Status StreamBytes(
+      const RestRequest& request,
+      const std::function<void(const std::map<std::string, std::string>& headers)>& on_headers,
+      const std::function<bool(std::string_view bytes)>& on_bytes,
+      const std::atomic<bool>* cancel = nullptr) override {
+    return inner_->StreamBytes(request, on_headers, on_bytes, cancel);  // a read: never fenced
+  }
   // Server names the inner client's server, so failure logs through this wrapper still say where.
   std::string Server() const override { return inner_->Server(); }
 

@@ -423,9 +423,13 @@ Result<RestResponse> HttpsRestClient::Do(const RestRequest& request) {
   return response;
 }
 
-Status HttpsRestClient::Stream(const RestRequest& request,
-                               const std::function<bool(std::string_view line)>& on_line,
-                               const std::atomic<bool>* cancel) {
+// StreamBody: one streamed request. `on_headers` sees the 2xx answer's headers, `sink` each chunk
+// (false stops), `on_end` runs when the server ended the body cleanly.
+Status HttpsRestClient::StreamBody(
+    const RestRequest& request,
+    const std::function<void(const std::map<std::string, std::string>& headers)>& on_headers,
+    const std::function<Result<bool>(std::string_view data)>& sink, const std::function<void()>& on_end,
+    const std::atomic<bool>* cancel) {
   Impl& im = *impl_;
   const std::chrono::milliseconds timeout = im.TimeoutOf(request);
   std::optional<Error> body_error;  // a failure after the 2xx header is not retried
@@ -446,14 +450,13 @@ Status HttpsRestClient::Stream(const RestRequest& request,
           result.error = im.ReadError(request, *ex, header_deadline, timeout);
           return result;
         }
-        LineSplitter splitter;
-        Result<bool> done = im.ReadBody(
-            request, *ex, Clock::time_point::max(), timeout, cancel,
-            [&](std::string_view data) { return splitter.Feed(data, on_line); }, &reset);
+        on_headers(Impl::HeadersOf(*ex->parser));
+        Result<bool> done =
+            im.ReadBody(request, *ex, Clock::time_point::max(), timeout, cancel, sink, &reset);
         if (!done) {
           body_error = done.error();
         } else if (*done) {
-          splitter.Finish(on_line);
+          on_end();
           if (ex->parser->keep_alive()) im.GiveBack(std::move(ex->conn));
         }
         return result;  // the stream itself succeeded; a body error is reported below
@@ -461,6 +464,25 @@ Status HttpsRestClient::Stream(const RestRequest& request,
   if (error) return std::unexpected(std::move(*error));
   if (body_error) return std::unexpected(std::move(*body_error));
   return {};
+}
+
+Status HttpsRestClient::Stream(const RestRequest& request,
+                               const std::function<bool(std::string_view line)>& on_line,
+                               const std::atomic<bool>* cancel) {
+  LineSplitter splitter;
+  return StreamBody(
+      request, [](const std::map<std::string, std::string>&) {},
+      [&](std::string_view data) { return splitter.Feed(data, on_line); },
+      [&] { splitter.Finish(on_line); }, cancel);
+}
+
+Status HttpsRestClient::StreamBytes(
+    const RestRequest& request,
+    const std::function<void(const std::map<std::string, std::string>& headers)>& on_headers,
+    const std::function<bool(std::string_view bytes)>& on_bytes, const std::atomic<bool>* cancel) {
+  return StreamBody(
+      request, on_headers, [&](std::string_view data) -> Result<bool> { return on_bytes(data); }, [] {},
+      cancel);
 }
 
 std::string HttpsRestClient::Server() const { return impl_->server.ToString(); }

@@ -90,6 +90,13 @@ class HttpsRestClient : public RestClient {
                 const std::function<bool(std::string_view line)>& on_line,
                 const std::atomic<bool>* cancel = nullptr) override;
 
+  // StreamBytes: see RestClient::StreamBytes (the headers of the 2xx answer, then raw chunks).
+  Status StreamBytes(
+      const RestRequest& request,
+      const std::function<void(const std::map<std::string, std::string>& headers)>& on_headers,
+      const std::function<bool(std::string_view bytes)>& on_bytes,
+      const std::atomic<bool>* cancel = nullptr) override;
+
   // Server: the server URL ("https://host:port[/prefix]").
   std::string Server() const override;
 
@@ -100,6 +107,11 @@ class HttpsRestClient : public RestClient {
 
  private:
   struct Impl;
+  Status StreamBody(
+      const RestRequest& request,
+      const std::function<void(const std::map<std::string, std::string>& headers)>& on_headers,
+      const std::function<Result<bool>(std::string_view data)>& sink,
+      const std::function<void()>& on_end, const std::atomic<bool>* cancel);
   explicit HttpsRestClient(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

@@ -2,7 +2,7 @@
 //
 // The seam between the runtime (reflectors, leader election, events, controllers) and HTTP.
 // RestClient sends one request to the API server and returns the body, or streams a response
-// line by line (watch). Implementations: HttpsRestClient (transport/, Beast + OpenSSL) and fakes
+// line by line (watch) or chunk by chunk (StreamBytes: protobuf watch frames). Implementations: HttpsRestClient (transport/, Beast + OpenSSL) and fakes
 // in unit tests. Non-2xx answers come back as berth::Error decoded from the metav1.Status body
 // (code, http_status, reason, message, retry_after).
 // A request may carry a WriteFence (set by FencedRestClient for a leader-elected manager): the
@@ -74,6 +74,27 @@ class RestClient {
   virtual Status Stream(const RestRequest& request,
                         const std::function<bool(std::string_view line)>& on_line,
                         const std::atomic<bool>* cancel = nullptr) = 0;
+  // StreamBytes is Stream without line splitting, for bodies that are not lines (protobuf watch
+  // frames): `on_headers` gets the 2xx answer's headers (lower-case names) before any byte, then
+  // `on_bytes` each chunk as it arrives until it returns false. Same errors and cancellation as
+  // Stream. The default serves clients that can only stream lines (test fakes): it reports no
+  // headers (a JSON stream) and passes each line with its newline.
+  virtual Status StreamBytes(
+      const RestRequest& request,
+      const std::function<void(const std::map<std::string, std::string>& headers)>& on_headers,
+      const std::function<bool(std::string_view bytes)>& on_bytes,
+      const std::atomic<bool>* cancel = nullptr) {
+    on_headers({});
+    std::string buffer;
+    return Stream(
+        request,
+        [&](std::string_view line) {
+          buffer.assign(line);
+          buffer += '\n';
+          return on_bytes(buffer);
+        },
+        cancel);
+  }
   // Server names the API server for log lines ("https://10.0.0.1:6443"); "" when unknown.
   virtual std::string Server() const { return {}; }
 };

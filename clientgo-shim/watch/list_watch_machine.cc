@@ -43,6 +43,7 @@ Action ListWatchMachine::Next() {
 RestRequest ListWatchMachine::ListRequest() const {
   RestRequest r;
   r.path = options_.path;
+  if (!options_.accept.empty()) r.accept = options_.accept;
   if (!options_.label_selector.empty()) r.query["labelSelector"] = options_.label_selector;
   if (!options_.field_selector.empty()) r.query["fieldSelector"] = options_.field_selector;
   if (options_.page_size > 0 && !unpaginated_fallback_) {
@@ -55,6 +56,7 @@ RestRequest ListWatchMachine::ListRequest() const {
 RestRequest ListWatchMachine::WatchRequest() {
   RestRequest r;
   r.path = options_.path;
+  if (!options_.accept.empty()) r.accept = options_.accept;
   if (!options_.label_selector.empty()) r.query["labelSelector"] = options_.label_selector;
   if (!options_.field_selector.empty()) r.query["fieldSelector"] = options_.field_selector;
   r.query["watch"] = "true";

@@ -15,7 +15,7 @@
 //    pager's FullListIfExpired fallback: one list without limit.
 //  - WATCH: watch=true, resourceVersion=<last seen>, allowWatchBookmarks=true,
 //    timeoutSeconds uniform in [min, 2×min) with min = 300 s (client-go minWatchTimeout).
-//  - label/field selectors go on both.
+//  - label/field selectors and the Accept header go on both.
 // Every event's resourceVersion (BOOKMARK included) becomes the resume point. A watch that ends
 // cleanly in under 1 s with no event is treated as an error ("very short watch"), so a server
 // that closes watches at once is not hammered.
@@ -45,6 +45,10 @@ struct ListWatchOptions {
   int page_size = kDefaultPageSize;  // <= 0: unpaginated. Default: 500.
   std::chrono::seconds min_watch_timeout = kMinWatchTimeout;  // Default: 300 s.
   BackoffOptions backoff;      // Default: client-go's 800 ms → 30 s.
+  // Accept header of the list and watch requests; the reflector decodes each answer by its
+  // Content-Type. "application/vnd.kubernetes.protobuf, application/json" asks for protobuf with
+  // JSON as the fallback (built-in types only). Default: "application/json".
+  std::string accept = "application/json";
 };
 
 // Action: what the driver must do next.

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "clientgo-shim/base/json.h"
+#include "clientgo-shim/proto/protobuf_codec.h"
+#include "clientgo-shim/transport/line_splitter.h"
 #include "clientgo-shim/watch/watch_event.h"
 
 namespace berth::shim {
@@ -128,9 +130,25 @@ ObjectPtr Reflector::Cache(rapidjson::Value& object,
 }
 
 Result<DecodedPage> Reflector::DecodePage(std::string& body) const {
+  DecodedPage out;
+  // DoList checked the body against its Content-Type: only a protobuf answer starts with the
+  // magic (a JSON body starts with '{'). Protobuf items are cached one by one while their
+  // message lives (no page document).
+  if (proto::HasProtobufMagic(body)) {
+    auto meta = proto::DecodeListItems(
+        body, [&](rapidjson::Value& item, rapidjson::Document::AllocatorType& alloc) -> Status {
+      if (ObjectPtr obj = Cache(item, alloc)) {
+        out.objects.push_back(std::move(obj));
+      } else {
+        ++out.dropped;
+      }
+      return {};
+    });
+    if (!meta) return std::unexpected(meta.error());
+    return out;
+  }
   Result<ListPage> page = DecodeListPageInsitu(body);
   if (!page) return std::unexpected(page.error());
-  DecodedPage out;
   // Items are transformed in place inside the page (no copy); the page owns their memory.
   rapidjson::Value* items = json::FindMutable(page->body, {"items"});
   if (items && items->IsArray()) {
@@ -167,8 +185,11 @@ void Reflector::DoList(const RestRequest& request) {
   }
   auto response = client_->Do(request);
   if (!response) return FailList(response.error());
-  // Only the metadata is read here; the items are decoded by the pipeline's workers.
-  Result<ListMetadata> meta = ScanListMetadata(response->body);
+  // Only the metadata is read here; the items are decoded by the pipeline's workers. The answer's
+  // Content-Type says the format: a server that ignores the protobuf offer answers JSON.
+  auto content_type = response->headers.find("content-type");
+  Result<ListMetadata> meta = ScanListMetadataAs(
+      content_type == response->headers.end() ? "" : content_type->second, response->body);
   if (!meta) return FailList(meta.error());
   const bool last = machine_.EndsList(meta->continue_token);
   list_->Submit(std::move(response->body));
@@ -202,9 +223,8 @@ void Reflector::DoWatch(const RestRequest& request) {
   }
   std::optional<Error> stream_error;
   uint64_t events = 0, bookmarks = 0, dropped = 0;
-  auto on_line = [&](std::string_view line) -> bool {
+  auto on_event = [&](Result<WatchEvent> ev) -> bool {
     if (stop_) return false;
-    auto ev = DecodeWatchEvent(line);
     if (!ev) {
       stream_error = ev.error();
       return false;
@@ -235,7 +255,37 @@ void Reflector::DoWatch(const RestRequest& request) {
     PublishResourceVersion();
     return true;
   };
-  Status result = client_->Stream(request, on_line, &stop_);
+  // The answer's Content-Type says how the body is framed: length-delimited protobuf frames, or
+  // JSON lines (also what a server without protobuf sends when asked for it).
+  bool protobuf = false;
+  LineSplitter lines;
+  proto::FrameReader frames;
+  auto on_line = [&](std::string_view line) { return on_event(DecodeWatchEvent(line)); };
+  auto on_frame = [&](std::string_view frame) { return on_event(DecodeProtobufWatchEvent(frame)); };
+  Status result = client_->StreamBytes(
+      request,
+      [&](const std::map<std::string, std::string>& headers) {
+        auto it = headers.find("content-type");
+        protobuf = it != headers.end() && proto::IsProtobufContentType(it->second);
+      },
+      [&](std::string_view bytes) -> bool {
+        Result<bool> go_on = protobuf ? frames.Feed(bytes, on_frame) : lines.Feed(bytes, on_line);
+        if (!go_on) {
+          stream_error = go_on.error();
+          return false;
+        }
+        return *go_on;
+      },
+      &stop_);
+  // A clean end (not stopped, no error): deliver an unterminated last line; a frame cut short
+  // is an error.
+  if (result && !stream_error && !stop_) {
+    if (protobuf) {
+      if (Status st = frames.Finish(); !st) stream_error = st.error();
+    } else {
+      lines.Finish(on_line);
+    }
+  }
   if (stream_error) result = std::unexpected(*stream_error);
   {
     std::lock_guard lock(mu_);

@@ -6,6 +6,7 @@
 
 #include "clientgo-shim/base/json.h"
 #include "clientgo-shim/base/json_insitu.h"
+#include "clientgo-shim/proto/protobuf_codec.h"
 #include "clientgo-shim/transport/api_error.h"
 
 namespace berth::shim {
@@ -17,6 +18,41 @@ Error Decode(std::string message) { return Error{ErrorCode::kDecode, std::move(m
 
 std::string WatchEvent::ResourceVersion() const {
   return std::string(json::GetString(object, {"metadata", "resourceVersion"}));
+}
+
+namespace {
+
+Result<WatchEventType> ParseWatchEventType(std::string_view type) {
+  if (type == "ADDED") return WatchEventType::kAdded;
+  if (type == "MODIFIED") return WatchEventType::kModified;
+  if (type == "DELETED") return WatchEventType::kDeleted;
+  if (type == "BOOKMARK") return WatchEventType::kBookmark;
+  if (type == "ERROR") return WatchEventType::kError;
+  return std::unexpected(Decode("watch event: unknown type \"" + std::string(type.substr(0, 64)) + "\""));
+}
+
+}  // namespace
+
+Result<WatchEvent> DecodeProtobufWatchEvent(std::string_view frame) {
+  auto decoded = proto::DecodeWatchFrame(frame);
+  if (!decoded) return std::unexpected(decoded.error());
+  auto type = ParseWatchEventType(decoded->type);
+  if (!type) return std::unexpected(type.error());
+  WatchEvent ev;
+  ev.type = *type;
+  ev.object = std::move(decoded->object);
+  return ev;
+}
+
+Result<ListPage> DecodeListPageAs(std::string_view content_type, std::string_view body) {
+  if (!proto::IsProtobufContentType(content_type)) return DecodeListPage(body);
+  auto list = proto::DecodeList(body);
+  if (!list) return std::unexpected(list.error());
+  ListPage page;
+  page.body = std::move(list->body);
+  page.resource_version = std::move(list->resource_version);
+  page.continue_token = std::move(list->continue_token);
+  return page;
 }
 
 Result<WatchEvent> DecodeWatchEvent(std::string_view line) {
@@ -168,6 +204,13 @@ Result<ListMetadata> ScanListMetadata(std::string_view text) {
                                   ": " + rapidjson::GetParseError_En(result.Code())));
   }
   return std::move(scanner.out);
+}
+
+Result<ListMetadata> ScanListMetadataAs(std::string_view content_type, std::string_view body) {
+  if (!proto::IsProtobufContentType(content_type)) return ScanListMetadata(body);
+  auto meta = proto::ScanListMeta(body);
+  if (!meta) return std::unexpected(meta.error());
+  return ListMetadata{std::move(meta->resource_version), std::move(meta->continue_token)};
 }
 
 }  // namespace berth::shim

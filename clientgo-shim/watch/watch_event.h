@@ -1,7 +1,7 @@
 // clientgo-shim/watch/watch_event.h
 //
-// Decoding of one JSON watch event line ({"type":"ADDED","object":{…}}, metav1.WatchEvent) and
-// of a LIST response body. Pure functions; malformed input is an error, never a crash.
+// Decoding of one JSON watch event line ({"type":"ADDED","object":{…}}, metav1.WatchEvent) or
+// protobuf watch frame, and of a LIST response body (JSON or protobuf). Pure functions; malformed input is an error, never a crash.
 #pragma once
 
 #include <string>
@@ -41,6 +41,14 @@ struct ListPage {
   const rapidjson::Value& Items() const;
 };
 
+// DecodeProtobufWatchEvent decodes one protobuf watch frame (proto/protobuf_codec.h) into the
+// same WatchEvent a JSON line gives. Errors: kInvalidArgument for a malformed frame.
+Result<WatchEvent> DecodeProtobufWatchEvent(std::string_view frame);
+
+// DecodeListPageAs decodes a LIST body by its Content-Type: protobuf (a PodList or NodeList) or
+// else JSON (DecodeListPage). Errors: as the decoder chosen.
+Result<ListPage> DecodeListPageAs(std::string_view content_type, std::string_view body);
+
 // DecodeListPage parses a LIST body. Errors: kDecode for invalid JSON, a non-object body, or an
 // "items" member that is not an array.
 Result<ListPage> DecodeListPage(std::string_view body);
@@ -60,5 +68,10 @@ struct ListMetadata {
 // first); otherwise it reads to the end. Items are not checked here; DecodeListPage does that.
 // Errors: kDecode for invalid JSON in the part read, or a body that is not a JSON object.
 Result<ListMetadata> ScanListMetadata(std::string_view body);
+// ScanListMetadataAs is ScanListMetadata by Content-Type: a protobuf body's ListMeta is read
+// without parsing its items (proto::ScanListMeta); anything else is scanned as JSON.
+// Errors: kDecode / kInvalidArgument from the scanner chosen (a protobuf answer without the
+// k8s\0 magic is an error, never read as JSON).
+Result<ListMetadata> ScanListMetadataAs(std::string_view content_type, std::string_view body);
 
 }  // namespace berth::shim

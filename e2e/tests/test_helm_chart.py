@@ -339,6 +339,8 @@ class ValuesValidationTest(unittest.TestCase):
             "logging.stacktraceLevel=warn": "at '/logging/stacktraceLevel': value must be one of 'info', 'error', "
                                             "'panic'",
             "logging.colour=true": "at '/logging': additional properties 'colour' not allowed",
+            "kubeApiContentType=application/yaml": "at '/kubeApiContentType': value must be one of "
+                                                   "'application/json', 'application/vnd.kubernetes.protobuf'",
         }
         for value, message in cases.items():
             with self.subTest(value=value):
@@ -353,6 +355,9 @@ class ValuesValidationTest(unittest.TestCase):
         self.assertIn("--reservation-gc-duration=0", args)
         self.assertIn("--reservation-owner-sync-interval=1m30s", args)
         self.assertIn("--zap-log-level=warn", args)
+        self.assertIn("--kube-api-content-type=application/json", args)  # the default
+        protobuf = manager_container(render("kubeApiContentType=application/vnd.kubernetes.protobuf"))["args"]
+        self.assertIn("--kube-api-content-type=application/vnd.kubernetes.protobuf", protobuf)
         logging = manager_container(render("logging.encoder=console", "logging.timeEncoding=rfc3339nano",
                                            "logging.stacktraceLevel=panic"))["args"]
         self.assertEqual([a for a in logging if a.startswith("--zap-")],

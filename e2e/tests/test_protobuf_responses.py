@@ -6,7 +6,9 @@
   4-byte big-endian length + WatchEvent {type, object {raw = "k8s\\0" + Unknown(Pod)}}) parse with the minimal wire
   reader below and name the pods kubectl created;
 - custom resources have no protobuf form: JSON when Accept allows it, 406 NotAcceptable when it does not;
-- --disable-protobuf answers JSON.
+- --disable-protobuf answers JSON;
+- berth-manager with --kube-api-content-type application/vnd.kubernetes.protobuf gets its pods and nodes in
+  protobuf (reservations stay JSON) and places a Reservation and binds its owner pod from those caches.
 """
 import json
 import os
@@ -16,7 +18,7 @@ import tempfile
 import time
 import unittest
 
-from kubesim_fixture import KUBECTL, KUBECTL134, Kubesim, wait_until
+from kubesim_fixture import KUBECTL, KUBECTL134, BerthManager, Kubesim, wait_until
 
 PROTOBUF = "application/vnd.kubernetes.protobuf"
 PROTOBUF_FIRST = PROTOBUF + ",application/json"
@@ -208,6 +210,72 @@ class ProtobufResponses(unittest.TestCase):
         refused = self.sim.http("GET", path, headers={"Accept": PROTOBUF})
         self.assertEqual(refused.status_code, 406)
         self.assertEqual(refused.json()["reason"], "NotAcceptable")
+
+
+class BerthManagerOverProtobuf(unittest.TestCase):
+    RESERVATIONS = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
+
+    def setUp(self):
+        self.audit_dir = tempfile.mkdtemp(prefix="kubesim-pb-berth-")
+        self.audit_path = os.path.join(self.audit_dir, "audit.log")
+        self.sim = Kubesim(nodes=2, audit_log=self.audit_path)
+        self.sim.install_crds()
+        self.mgr = BerthManager(self.sim, extra_args=["--kube-api-content-type", PROTOBUF])
+
+    def tearDown(self):
+        self.mgr.stop()
+        self.sim.stop()
+        shutil.rmtree(self.audit_dir, ignore_errors=True)
+
+    def test_reservation_placed_and_owner_bound_from_protobuf_caches(self):
+        owner = {"labelSelector": {"matchLabels": {"app": "pb-owner"}}}
+        template = {"metadata": {"namespace": "default"},
+                    "spec": {"schedulerName": "koord-scheduler",
+                             "containers": [{"name": "main", "resources": {"requests": {"cpu": "500m"}}}]}}
+        self.sim.apply_text(json.dumps({"apiVersion": "scheduling.koordinator.sh/v1alpha1", "kind": "Reservation",
+                                        "metadata": {"name": "pb-r"},
+                                        "spec": {"template": template, "owners": [owner], "ttl": "1h"}}))
+
+        def available():
+            r = self.sim.http("GET", f"{self.RESERVATIONS}/pb-r").json()
+            status = r.get("status", {})
+            return status if status.get("phase") == "Available" and status.get("nodeName") else None
+        try:
+            node = wait_until(available, timeout=20, message="reservation pb-r Available")["nodeName"]
+        except AssertionError as e:
+            raise AssertionError(f"{e}\nberth-manager log:\n{self.mgr.log_text()[-3000:]}") from None
+        self.sim.apply_text(json.dumps({"apiVersion": "v1", "kind": "Pod",
+                                        "metadata": {"name": "pb-owner", "namespace": "default",
+                                                     "labels": {"app": "pb-owner"}},
+                                        "spec": {"schedulerName": "koord-scheduler",
+                                                 "containers": [{"name": "main", "image": "busybox",
+                                                                 "resources": {"requests": {"cpu": "500m"}}}]}}))
+
+        def bound():
+            p = self.sim.http("GET", "/api/v1/namespaces/default/pods/pb-owner").json()
+            allocated = p["metadata"].get("annotations", {}).get("scheduling.koordinator.sh/reservation-allocated")
+            return p if p["spec"].get("nodeName") and allocated else None
+        try:
+            pod = wait_until(bound, timeout=20, message="owner pod bound into the reservation")
+        except AssertionError as e:
+            raise AssertionError(f"{e}\nberth-manager log:\n{self.mgr.log_text()[-3000:]}") from None
+        self.assertEqual(pod["spec"]["nodeName"], node)
+        allocated = json.loads(pod["metadata"]["annotations"]["scheduling.koordinator.sh/reservation-allocated"])
+        self.assertEqual(allocated["name"], "pb-r")
+
+        with open(self.audit_path) as f:
+            berth = [json.loads(line) for line in f if line.strip() and '"berth' in line]
+        berth = [line for line in berth if line.get("userAgent", "").startswith("berth")]
+        by_call = {}
+        for line in berth:
+            by_call.setdefault((line["verb"], line.get("resource")), []).append(line)
+        for call in (("list", "pods"), ("list", "nodes"), ("watch", "pods"), ("watch", "nodes")):
+            self.assertIn(call, by_call, f"berth-manager made no {call}")
+            for line in by_call[call]:
+                self.assertTrue(line["accept"].startswith(PROTOBUF), line)
+                self.assertTrue(line["contentType"].startswith(PROTOBUF), line)
+        for line in by_call[("list", "reservations")]:
+            self.assertEqual(line["contentType"], "application/json", line)
 
 
 class ProtobufDisabled(unittest.TestCase):

@@ -40,18 +40,54 @@ class CountingClient : public RestClient {
   explicit CountingClient(RestClientPtr inner) : inner_(std::move(inner)) {}
   Result<RestResponse> Do(const RestRequest& r) override {
     ++lists;
-    return inner_->Do(r);
+    auto response = inner_->Do(r);
+    std::lock_guard lock(mu_);
+    accepts.push_back(r.accept);
+    if (response) content_types.push_back(response->headers["content-type"]);
+    return response;
   }
   Status Stream(const RestRequest& r, const std::function<bool(std::string_view)>& on_line,
                 const std::atomic<bool>* cancel) override {
     ++watches;
     return inner_->Stream(r, on_line, cancel);
   }
+  Status StreamBytes(const RestRequest& r,
+                     const std::function<void(const std::map<std::string, std::string>&)>& on_headers,
+                     const std::function<bool(std::string_view)>& on_bytes,
+                     const std::atomic<bool>* cancel) override {
+    ++watches;
+    {
+      std::lock_guard lock(mu_);
+      accepts.push_back(r.accept);
+    }
+    return inner_->StreamBytes(
+        r,
+        [&](const std::map<std::string, std::string>& headers) {
+          {
+            std::lock_guard lock(mu_);
+            auto it = headers.find("content-type");
+            content_types.push_back(it == headers.end() ? "" : it->second);
+          }
+          on_headers(headers);
+        },
+        on_bytes, cancel);
+  }
+  // Accepts / ContentTypes: every request's Accept header and every 2xx answer's Content-Type.
+  std::vector<std::string> Accepts() const {
+    std::lock_guard lock(mu_);
+    return accepts;
+  }
+  std::vector<std::string> ContentTypes() const {
+    std::lock_guard lock(mu_);
+    return content_types;
+  }
   std::atomic<int> lists{0};
   std::atomic<int> watches{0};
 
  private:
   RestClientPtr inner_;
+  mutable std::mutex mu_;
+  std::vector<std::string> accepts, content_types;
 };
 
 inline std::string PodBody(const std::string& ns, const std::string& name, const std::string& node,

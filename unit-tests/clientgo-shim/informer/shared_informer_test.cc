@@ -136,5 +136,55 @@ TEST(SharedInformerFactoryTest, WaitForCacheSyncFailsAtTheDeadlineWhenAListNever
   EXPECT_GE(client->ListRequests().size(), 2u);  // it kept retrying
 }
 
+TEST(SharedInformerFactoryTest, ProtobufOptInAsksItForPodsAndNodesWithJsonFallbackCrdsAskForJson) {
+  auto client = std::make_shared<FakeRestClient>();
+  client->list_handler = [](const RestRequest&) -> Result<RestResponse> {
+    return RestResponse{200, ListJson({}, "5"), {}};
+  };
+  SharedInformerFactoryOptions o;
+  o.content_type = std::string(proto::kProtobufContentType);
+  SharedInformerFactory factory(client, o);
+  factory.InformerFor({"/api/v1/pods"});
+  factory.InformerFor({"/api/v1/namespaces/ns1/pods"});
+  factory.InformerFor({"/api/v1/nodes"});
+  factory.InformerFor({"/apis/scheduling.koordinator.sh/v1alpha1/reservations"});
+  factory.InformerFor({"/api/v1/configmaps"});
+  factory.Start();
+  ASSERT_TRUE(factory.WaitForCacheSync(Soon()));
+  ASSERT_TRUE(FakeRestClient::WaitUntil([&] { return client->WatchRequests().size() == 5; }));
+  for (const auto& r : client->Requests()) {
+    const bool builtin = r.path == "/api/v1/pods" || r.path == "/api/v1/nodes" ||
+                         r.path == "/api/v1/namespaces/ns1/pods";
+    EXPECT_EQ(r.accept, builtin ? "application/vnd.kubernetes.protobuf, application/json" : "application/json")
+        << r.path;
+  }
+  factory.Stop();
+}
+
+TEST(SharedInformerFactoryTest, JsonIsTheDefaultContentType) {
+  auto client = std::make_shared<FakeRestClient>();
+  client->list_handler = [](const RestRequest&) -> Result<RestResponse> {
+    return RestResponse{200, ListJson({}, "5"), {}};
+  };
+  SharedInformerFactory factory(client);
+  factory.InformerFor({"/api/v1/pods"});
+  factory.Start();
+  ASSERT_TRUE(factory.WaitForCacheSync(Soon()));
+  ASSERT_FALSE(client->ListRequests().empty());
+  EXPECT_EQ(client->ListRequests().front().accept, "application/json");
+  factory.Stop();
+}
+
+TEST(SharedInformerFactoryTest, ProtobufDecodablePaths) {
+  EXPECT_TRUE(IsProtobufDecodable("/api/v1/pods"));
+  EXPECT_TRUE(IsProtobufDecodable("/api/v1/nodes"));
+  EXPECT_TRUE(IsProtobufDecodable("/api/v1/namespaces/a/pods"));
+  EXPECT_FALSE(IsProtobufDecodable("/api/v1/namespaces//pods"));
+  EXPECT_FALSE(IsProtobufDecodable("/api/v1/namespaces/a/pods/x"));
+  EXPECT_FALSE(IsProtobufDecodable("/api/v1/namespaces/a/configmaps"));
+  EXPECT_FALSE(IsProtobufDecodable("/apis/apps/v1/replicasets"));
+  EXPECT_FALSE(IsProtobufDecodable("/api/v1/podsx"));
+}
+
 }  // namespace
 }  // namespace berth::shim

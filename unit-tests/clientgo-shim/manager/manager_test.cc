@@ -74,6 +74,21 @@ TEST(ManagerFlagsTest, DefaultsAreControllerRuntimes) {
   EXPECT_NE(ManagerFlagsUsage().find("--leader-election-id"), std::string::npos);
 }
 
+TEST(ManagerFlagsTest, KubeApiContentTypeIsJsonByDefaultAndProtobufIsOptIn) {
+  ManagerOptions o;
+  EXPECT_EQ(o.informer_options.content_type, "application/json");
+  ASSERT_TRUE(ApplyManagerFlags({"--kube-api-content-type", "application/vnd.kubernetes.protobuf"}, o));
+  EXPECT_EQ(o.informer_options.content_type, "application/vnd.kubernetes.protobuf");
+  ASSERT_TRUE(ApplyManagerFlags({"--kube-api-content-type=application/json"}, o));
+  EXPECT_EQ(o.informer_options.content_type, "application/json");
+  auto bad = ApplyManagerFlags({"--kube-api-content-type=application/yaml"}, o);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message,
+            "invalid value \"application/yaml\" for --kube-api-content-type "
+            "(application/vnd.kubernetes.protobuf or application/json)");
+  EXPECT_NE(ManagerFlagsUsage().find("--kube-api-content-type"), std::string::npos);
+}
+
 TEST(ManagerFlagsTest, RejectsMissingValuesAndBadBooleans) {
   ManagerOptions o;
   auto a = ApplyManagerFlags({"--leader-election-id"}, o);
