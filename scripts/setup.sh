@@ -6,14 +6,15 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 # What configuring the CMake tree and building berth-manager's image needs (libre2-dev: kubesim
-# checks CRD patterns as Go regexps; ca-certificates: the bundle scripts/image-rootfs.sh copies); the Dockerfile's builder installs exactly these
+# checks CRD patterns as Go regexps; ca-certificates: the bundle scripts/image-rootfs.sh copies; python3: the
+# generated protobuf converter, clientgo-shim/CMakeLists.txt); the Dockerfile's builder installs exactly these
 # (e2e.test_container_image checks that the two lists match).
 build_debs=(
   build-essential cmake ninja-build pkg-config
   libboost1.81-dev libboost-system1.81-dev libboost-program-options1.81-dev
   libssl-dev rapidjson-dev libyaml-cpp-dev libyaml-dev prometheus-cpp-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libre2-dev
-  googletest libgtest-dev libgmock-dev libbenchmark-dev ca-certificates
+  googletest libgtest-dev libgmock-dev libbenchmark-dev ca-certificates python3
 )
 # Tests, tools and the image: clang-14 + libfuzzer-14-dev build the fuzz targets (scripts/fuzz.sh);
 # libexpected-dev stands in for std::expected there, which libstdc++ 12 offers only to g++; buildah
@@ -22,7 +23,7 @@ debs=(
   "${build_debs[@]}"
   ccache unzip curl openssl
   clang-14 libfuzzer-14-dev libexpected-dev
-  python3 python3-kubernetes python3-requests python3-yaml
+  python3-kubernetes python3-requests python3-yaml
   prometheus buildah
 )
 
