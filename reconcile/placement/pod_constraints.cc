@@ -114,7 +114,7 @@ InterPodAffinityFilter InterPodAffinityFilter::Build(const ConstraintContext& ct
       if (!ctx.Visible(m)) return;
       const LabelMap* ns_labels = ctx.NamespaceLabels(m.namespace_name);
       for (const PodAffinityTerm& t : terms) {
-        if (!TermMatches(t, m.namespace_name, m.labels, ns_labels)) return;
+        if (!TermMatches(t, m.namespace_name, *m.labels, ns_labels)) return;
       }
       for (const PodAffinityTerm& t : terms) Bump(f.affinity_, ctx, t.topology_key, m, 1);
     });
@@ -126,7 +126,7 @@ InterPodAffinityFilter InterPodAffinityFilter::Build(const ConstraintContext& ct
   if (f.terms_ != nullptr) {
     for (const PodAffinityTerm& t : f.terms_->required_anti_affinity) {
       ctx.index.ForEachCandidate(t.selector, [&](const AffinityMember& m) {
-        if (ctx.Visible(m) && TermMatches(t, m.namespace_name, m.labels, ctx.NamespaceLabels(m.namespace_name))) {
+        if (ctx.Visible(m) && TermMatches(t, m.namespace_name, *m.labels, ctx.NamespaceLabels(m.namespace_name))) {
           Bump(f.anti_affinity_, ctx, t.topology_key, m, 1);
         }
       });
@@ -186,7 +186,7 @@ StringMap<int64_t> CountsByDomain(const ConstraintContext& ctx, const TopologySp
   }
   ctx.index.ForEachCandidate(c.selector, [&](const AffinityMember& m) {
     if (!ctx.Visible(m) || m.terminating || m.namespace_name != ctx.pod.namespace_name) return;
-    if (!eligible[m.node] || !c.selector.Matches(m.labels)) return;
+    if (!eligible[m.node] || !c.selector.Matches(*m.labels)) return;
     const LabelMap& labels = ctx.nodes[m.node].view.labels;
     auto label = labels.find(c.topology_key);
     if (label == labels.end()) return;
@@ -221,7 +221,7 @@ TopologySpreadFilter TopologySpreadFilter::Build(const ConstraintContext& ctx) {
       }
       ctx.index.ForEachCandidate(spec->selector, [&](const AffinityMember& m) {
         if (!ctx.Visible(m) || m.terminating || m.namespace_name != ctx.pod.namespace_name) return;
-        if (!spec->selector.Matches(m.labels)) return;
+        if (!spec->selector.Matches(*m.labels)) return;
         const LabelMap& labels = ctx.nodes[m.node].view.labels;
         auto label = labels.find(spec->topology_key);
         if (label == labels.end()) return;
@@ -268,7 +268,7 @@ std::vector<int64_t> InterPodAffinityScores(const ConstraintContext& ctx, const 
     auto incoming = [&](const std::vector<PodAffinityTerm>& terms, int64_t sign) {
       for (const PodAffinityTerm& t : terms) {
         ctx.index.ForEachCandidate(t.selector, [&](const AffinityMember& m) {
-          if (ctx.Visible(m) && TermMatches(t, m.namespace_name, m.labels, ctx.NamespaceLabels(m.namespace_name))) {
+          if (ctx.Visible(m) && TermMatches(t, m.namespace_name, *m.labels, ctx.NamespaceLabels(m.namespace_name))) {
             Bump(scores, ctx, t.topology_key, m, sign * t.weight);
           }
         });

@@ -126,7 +126,7 @@ void ClusterSnapshot::State::RecomputeFree(NodeEntry& node) {
   node.hot_has_taints = !node.view.taints.empty();
 }
 
-void ClusterSnapshot::State::CountPod(const PodEntry& pod, int sign) {
+void ClusterSnapshot::State::CountPod(PodEntry& pod, int sign) {
   if (pod.node >= 0) {
     NodeEntry& node = nodes[pod.node];
     for (size_t i = 0; i < pod.requests.size(); ++i) {
@@ -138,10 +138,15 @@ void ClusterSnapshot::State::CountPod(const PodEntry& pod, int sign) {
     if (!pod.host_ports.empty()) node.host_ports.Add(pod.host_ports, sign);
     RecomputeFree(node);
     if (sign > 0) {
-      affinity_index.Add(&pod, internal::AffinityMember{pod.uid, pod.node, pod.namespace_name, pod.labels,
-                                                        pod.terminating, false, pod.affinity});
+      pod.member.node = pod.node;
+      affinity_index.Add(&pod.member);
+      node.pods.push_back(&pod);
     } else {
-      affinity_index.Remove(&pod);
+      affinity_index.Remove(&pod.member);
+      if (auto pos = std::find(node.pods.begin(), node.pods.end(), &pod); pos != node.pods.end()) {
+        *pos = node.pods.back();
+        node.pods.pop_back();
+      }
     }
   }
   if (!policies.empty()) CountPolicies(pod, sign);
@@ -220,12 +225,15 @@ void ClusterSnapshot::State::FileReservePod(ReservationEntry& r) {
   if (r.node == r.affinity_node && !r.affinity_stale) return;
   r.affinity_stale = false;
   r.affinity_node = r.node;
-  if (r.node < 0) {
-    affinity_index.Remove(&r);
-    return;
-  }
-  affinity_index.Add(&r, internal::AffinityMember{r.view.uid, r.node, r.view.template_namespace,
-                                                  r.view.template_labels, false, true, r.view.template_affinity});
+  affinity_index.Remove(&r.reserve_pod);
+  if (r.node < 0) return;
+  r.reserve_pod.uid = r.view.uid;
+  r.reserve_pod.node = r.node;
+  r.reserve_pod.namespace_name = r.view.template_namespace;
+  r.reserve_pod.labels = labels.Intern(r.view.template_labels);
+  r.reserve_pod.reservation = true;
+  r.reserve_pod.affinity = r.view.template_affinity;
+  affinity_index.Add(&r.reserve_pod);
 }
 
 bool ClusterSnapshot::State::PreAllocating(const ReservationEntry& r) {
@@ -360,12 +368,17 @@ PodEntry ClusterSnapshot::State::MakePod(const PodSpecView& pod, std::string_vie
   e.nonzero_cpu = cpu != 0 ? cpu : kDefaultMilliCpuRequest;
   e.nonzero_memory = mem != 0 ? mem : kDefaultMemoryRequestMilli;
   e.reservation_uid = pod.reservation_uid;
-  e.namespace_name = pod.namespace_name;
-  e.labels = pod.labels;
-  e.terminating = pod.terminating;
   e.host_ports = pod.host_ports;
-  e.uid = pod.uid;
-  e.affinity = pod.pod_affinity;
+  e.member.namespace_name = pod.namespace_name;
+  e.member.labels = s.labels.Intern(pod.labels);
+  e.member.terminating = pod.terminating;
+  // Terms the pod has none of cost nothing: a pod with no affinity keeps a null pointer.
+  if (pod.pod_affinity != nullptr && !pod.pod_affinity->empty()) e.member.affinity = pod.pod_affinity;
+  e.name = pod.name;
+  e.priority = pod.priority.value;
+  e.start_time = pod.priority.start_time;
+  e.terminating_by_preemption = pod.priority.terminating_by_preemption;
+  e.priority_readable = pod.priority.error.empty();
   return e;
 }
 
@@ -388,6 +401,7 @@ void ClusterSnapshot::UpsertPod(const PodSpecView& pod) {
   } else {
     it = s.pods.emplace(pod.uid, std::move(entry)).first;
   }
+  it->second.uid = it->first;
   s.CountPod(it->second, +1);
   s.RefreshPreAllocators(pod.uid);
 }
@@ -458,7 +472,7 @@ void ClusterSnapshot::RemoveReservation(std::string_view uid) {
   r.view.phase = Phase::kFailed;
   r.assumed = false;
   s.RefreshHold(r);
-  s.affinity_index.Remove(&r);
+  s.affinity_index.Remove(&r.reserve_pod);
   s.reservations.erase(it);
 }
 
@@ -711,5 +725,7 @@ bool ClusterSnapshot::IsAssumed(std::string_view pod_uid) const {
   auto it = state_->pods.find(pod_uid);
   return it != state_->pods.end() && it->second.assumed;
 }
+
+bool ClusterSnapshot::IsCounted(std::string_view pod_uid) const { return state_->pods.contains(pod_uid); }
 
 }  // namespace berth::reconcile::placement
