@@ -28,19 +28,20 @@ namespace berth::reconcile::placement::internal {
 struct LabelGroup;
 
 struct AffinityMember {
-  std::string uid;  // the reservation's uid (ConstraintContext::Visible); "" for a pod
-  int node = -1;
+  // The reservation's uid (ConstraintContext::Visible), pointing into its entry's view and set
+  // again each time that view may have changed; "" for a pod.
+  std::string_view uid;
   std::string namespace_name;
   // Interned (LabelInterner): members with equal labels share one map, and the index groups
   // them by its address. Never null.
   std::shared_ptr<const LabelMap> labels;
-  bool terminating = false;
-  bool reservation = false;  // a reservation's reserve pod
   std::shared_ptr<const PodAffinity> affinity;  // null when it has no terms
-
   // Kept by AffinityIndex while the member is filed.
   LabelGroup* group = nullptr;
   uint32_t group_slot = 0;
+  int node = -1;
+  bool terminating = false;
+  bool reservation = false;  // a reservation's reserve pod
 };
 
 // LabelGroup: the filed members sharing one interned label map.

@@ -133,8 +133,11 @@ void ClusterSnapshot::State::CountPod(PodEntry& pod, int sign) {
       Slot(node.requested, static_cast<int>(i)) += sign * pod.requests[i];
     }
     Slot(node.requested, internal::kPods) += sign * internal::kOnePod;
-    node.nonzero_cpu += sign * pod.nonzero_cpu;
-    node.nonzero_memory += sign * pod.nonzero_memory;
+    // Scoring's requests with kube-scheduler's defaults for a pod that asks for none.
+    const int64_t cpu = At(pod.requests, internal::kCpu);
+    const int64_t memory = At(pod.requests, internal::kMemory);
+    node.nonzero_cpu += sign * (cpu != 0 ? cpu : kDefaultMilliCpuRequest);
+    node.nonzero_memory += sign * (memory != 0 ? memory : kDefaultMemoryRequestMilli);
     if (!pod.host_ports.empty()) node.host_ports.Add(pod.host_ports, sign);
     RecomputeFree(node);
     if (sign > 0) {
@@ -221,13 +224,13 @@ void ClusterSnapshot::State::RefreshHold(ReservationEntry& r) {
 }
 
 void ClusterSnapshot::State::FileReservePod(ReservationEntry& r) {
+  r.reserve_pod.uid = r.view.uid;  // the view may have been replaced
   // RefreshHold runs on every owner bind: re-file only when the node or the view changed.
   if (r.node == r.affinity_node && !r.affinity_stale) return;
   r.affinity_stale = false;
   r.affinity_node = r.node;
   affinity_index.Remove(&r.reserve_pod);
   if (r.node < 0) return;
-  r.reserve_pod.uid = r.view.uid;
   r.reserve_pod.node = r.node;
   r.reserve_pod.namespace_name = r.view.template_namespace;
   r.reserve_pod.labels = labels.Intern(r.view.template_labels);
@@ -363,10 +366,8 @@ PodEntry ClusterSnapshot::State::MakePod(const PodSpecView& pod, std::string_vie
   e.node = s.NodeFor(node, /*create=*/true);
   e.requests = s.resources.ToDense(pod.requests);
   if (e.requests.size() > internal::kPods) e.requests[internal::kPods] = 0;
-  int64_t cpu = At(e.requests, internal::kCpu);
-  int64_t mem = At(e.requests, internal::kMemory);
-  e.nonzero_cpu = cpu != 0 ? cpu : kDefaultMilliCpuRequest;
-  e.nonzero_memory = mem != 0 ? mem : kDefaultMemoryRequestMilli;
+  while (!e.requests.empty() && e.requests.back() == 0) e.requests.pop_back();  // a missing tail is 0
+  e.requests.shrink_to_fit();  // ToDense grows it one slot at a time
   e.reservation_uid = pod.reservation_uid;
   e.host_ports = pod.host_ports;
   e.member.namespace_name = pod.namespace_name;

@@ -151,20 +151,18 @@ inline int64_t FreeAt(const NodeEntry& n, int i) { return i < kHotResources ? n.
 // affinity terms shared with its view and null when it has none.
 struct PodEntry {
   std::string_view uid;  // its key in State::pods (detached_pods), which outlives it
-  int node = -1;
-  Dense requests;  // without pods
-  int64_t nonzero_cpu = 0;
-  int64_t nonzero_memory = 0;
+  Dense requests;        // without pods
   std::string reservation_uid;
-  bool assumed = false;
   std::vector<HostPort> host_ports;
   // InterPodAffinity / PodTopologySpread (filed in State::affinity_index while counted), and
   // ResourcePolicy counting (a policy created later recounts from its namespace and labels).
   AffinityMember member;
   // Preemption (ClusterSnapshot::VictimsOn): name and priority of a pod the informer showed.
   std::string name;
-  int32_t priority = 0;
   std::optional<Time> start_time;
+  int node = -1;
+  int32_t priority = 0;
+  bool assumed = false;
   bool terminating_by_preemption = false;
   bool priority_readable = true;  // PodPriority::error empty: a pod that is never a victim
 };
