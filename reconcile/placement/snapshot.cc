@@ -138,7 +138,7 @@ void ClusterSnapshot::State::CountPod(PodEntry& pod, int sign) {
     const int64_t memory = At(pod.requests, internal::kMemory);
     node.nonzero_cpu += sign * (cpu != 0 ? cpu : kDefaultMilliCpuRequest);
     node.nonzero_memory += sign * (memory != 0 ? memory : kDefaultMemoryRequestMilli);
-    if (!pod.host_ports.empty()) node.host_ports.Add(pod.host_ports, sign);
+    if (pod.extras != nullptr && !pod.extras->host_ports.empty()) node.host_ports.Add(pod.extras->host_ports, sign);
     RecomputeFree(node);
     if (sign > 0) {
       pod.member.node = pod.node;
@@ -153,16 +153,16 @@ void ClusterSnapshot::State::CountPod(PodEntry& pod, int sign) {
     }
   }
   if (!policies.empty()) CountPolicies(pod, sign);
-  if (!pod.reservation_uid.empty()) {
-    auto& u = usage[pod.reservation_uid];
+  if (const std::string& reservation_uid = pod.reservation_uid(); !reservation_uid.empty()) {
+    auto& u = usage[reservation_uid];
     for (size_t i = 0; i < pod.requests.size(); ++i) {
       Slot(u.sum, static_cast<int>(i)) += sign * pod.requests[i];
     }
     u.pods += sign;
     if (pod.node >= 0 && (u.pods_on_node[pod.node] += sign) == 0) u.pods_on_node.erase(pod.node);
-    auto it = reservations.find(pod.reservation_uid);
+    auto it = reservations.find(reservation_uid);
     if (it != reservations.end()) RefreshHold(*it->second);
-    if (u.pods == 0) usage.erase(pod.reservation_uid);
+    if (u.pods == 0) usage.erase(reservation_uid);
   }
 }
 
@@ -368,8 +368,9 @@ PodEntry ClusterSnapshot::State::MakePod(const PodSpecView& pod, std::string_vie
   if (e.requests.size() > internal::kPods) e.requests[internal::kPods] = 0;
   while (!e.requests.empty() && e.requests.back() == 0) e.requests.pop_back();  // a missing tail is 0
   e.requests.shrink_to_fit();  // ToDense grows it one slot at a time
-  e.reservation_uid = pod.reservation_uid;
-  e.host_ports = pod.host_ports;
+  if (!pod.reservation_uid.empty() || !pod.host_ports.empty()) {
+    e.extras = std::make_unique<internal::PodExtras>(internal::PodExtras{pod.reservation_uid, pod.host_ports});
+  }
   e.member.namespace_name = pod.namespace_name;
   e.member.labels = s.labels.Intern(pod.labels);
   e.member.terminating = pod.terminating;

@@ -149,11 +149,17 @@ inline int64_t FreeAt(const NodeEntry& n, int i) { return i < kHotResources ? n.
 // compact: a cluster holds hundreds of thousands. Only what the filters, scores, ResourcePolicy
 // counts and preemption read of a bound pod; labels interned (LabelInterner), the pod's own
 // affinity terms shared with its view and null when it has none.
+// PodExtras: what few pods have, kept out of line.
+struct PodExtras {
+  std::string reservation_uid;
+  std::vector<HostPort> host_ports;
+};
+
 struct PodEntry {
   std::string_view uid;  // its key in State::pods (detached_pods), which outlives it
   Dense requests;        // without pods
-  std::string reservation_uid;
-  std::vector<HostPort> host_ports;
+  std::unique_ptr<PodExtras> extras;  // null: no reservation, no host ports
+  const std::string& reservation_uid() const;
   // InterPodAffinity / PodTopologySpread (filed in State::affinity_index while counted), and
   // ResourcePolicy counting (a policy created later recounts from its namespace and labels).
   AffinityMember member;
@@ -166,6 +172,11 @@ struct PodEntry {
   bool terminating_by_preemption = false;
   bool priority_readable = true;  // PodPriority::error empty: a pod that is never a victim
 };
+
+inline const std::string& PodEntry::reservation_uid() const {
+  static const std::string kNone;
+  return extras != nullptr ? extras->reservation_uid : kNone;
+}
 
 // PolicyEntry: one ResourcePolicy with its unit membership per node and its counts.
 struct PolicyEntry {
