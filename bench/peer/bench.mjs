@@ -7,7 +7,11 @@
 // "bytes per pod" is (RSS at sync - baseline RSS) / pods, not the runtime's fixed cost.
 // Flags: --pods N (150000) --nodes N (5000) --runs N (1) --bin DIR (build/bin) --json (also print
 //        one JSON line) --berth-arg ARG (repeatable: an extra berth-manager flag, e.g.
-//        --berth-arg --controllers=reservation to see what one controller costs).
+//        --berth-arg --controllers=reservation to see what one controller costs)
+//        --berth-only (skip client-node) --compare-berth "LABEL=PATH [ARG...]" (repeatable: another
+//        berth-manager binary, with extra flags of its own, measured against the same kubesim in
+//        every run, e.g. a build of the previous commit, so before/after figures share the cluster
+//        and the machine's load).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -22,7 +26,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const repo = process.env.BERTH_ROOT ?? join(here, '..', '..');
 
 function parseFlags(argv) {
-  const flags = { pods: 150000, nodes: 5000, runs: 1, bin: join(repo, 'build', 'bin'), json: false, berthArgs: [], skipNode: false };
+  const flags = { pods: 150000, nodes: 5000, runs: 1, bin: join(repo, 'build', 'bin'), json: false, berthArgs: [], skipNode: false, compare: [] };
   for (let i = 0; i < argv.length; ++i) {
     const a = argv[i];
     const next = () => {
@@ -40,7 +44,15 @@ function parseFlags(argv) {
     else if (a === '--bin') flags.bin = next();
     else if (a === '--json') flags.json = true;
     else if (a === '--berth-arg') flags.berthArgs.push(next());
-    else throw new Error(`unknown flag ${a} (known: --pods N --nodes N --runs N --bin DIR --json --berth-arg ARG)`);
+    else if (a === '--berth-only') flags.skipNode = true;
+    else if (a === '--compare-berth') {
+      const v = next();
+      const eq = v.indexOf('=');
+      if (eq <= 0 || eq === v.length - 1) throw new Error(`--compare-berth wants LABEL=PATH, got "${v}"`);
+      const [path, ...args] = v.slice(eq + 1).trim().split(/\s+/);
+      flags.compare.push({ label: v.slice(0, eq), path, args });
+    } else throw new Error(`unknown flag ${a} (known: --pods N --nodes N --runs N --bin DIR --json --berth-arg ARG ` +
+      '--berth-only --compare-berth LABEL=PATH)');
   }
   return flags;
 }
@@ -222,13 +234,13 @@ async function loadPods(kube, flags) {
 }
 
 // ---- The two clients ----------------------------------------------------------------------------
-async function measureBerth(flags, kube, dir, tag) {
+async function measureBerth(flags, kube, dir, tag, binary = join(flags.bin, 'berth-manager'), extraArgs = []) {
   const probePort = await freePort();
   const metricsPort = await freePort();
   const args = ['--kubeconfig', kube.kubeconfig, '--health-probe-bind-address', `127.0.0.1:${probePort}`,
-    '--metrics-bind-address', `127.0.0.1:${metricsPort}`, ...flags.berthArgs];
+    '--metrics-bind-address', `127.0.0.1:${metricsPort}`, ...flags.berthArgs, ...extraArgs];
   const t0 = performance.now();
-  const mgr = startProcess(join(flags.bin, 'berth-manager'), args, join(dir, `berth-manager.${tag}.log`));
+  const mgr = startProcess(binary, args, join(dir, `berth-manager.${tag}.log`));
   try {
     await waitFor('berth-manager /readyz', 10 * 60000, 10, async () => {
       if (mgr.exitCode !== null) throw new Error(`berth-manager exited ${mgr.exitCode}:\n${mgr.log().slice(-3000)}`);
@@ -280,15 +292,25 @@ async function main() {
       process.exit(2);
     }
   }
-  const clientNodeVersion = JSON.parse(readFileSync(join(here, 'node_modules', '@kubernetes', 'client-node', 'package.json'), 'utf8')).version;
+  for (const c of flags.compare) {
+    if (!existsSync(c.path)) {
+      console.error(`peer bench: --compare-berth ${c.label}: ${c.path} not found`);
+      process.exit(2);
+    }
+  }
+  const clientNodeVersion = flags.skipNode ? 'skipped'
+    : JSON.parse(readFileSync(join(here, 'node_modules', '@kubernetes', 'client-node', 'package.json'), 'utf8')).version;
+  // Every berth-manager binary measured, each once per run on the same cluster.
+  const berths = [{ label: 'berth-manager', path: join(flags.bin, 'berth-manager'), args: [] }, ...flags.compare];
   const machineStart = machine();
   const dir = mkdtempSync(join(tmpdir(), 'berth-peer-'));
   const kube = await startKubesim(flags, dir);
   let ok = false;
   try {
     console.error(`peer bench: kubesim up with ${flags.nodes} nodes; baselines (nodes only) …`);
-    const berthBase = await measureBerth(flags, kube, dir, 'baseline');
-    const nodeBase = await measureClientNode(flags, kube, dir, 'baseline', 0);
+    const berthBases = [];
+    for (const [i, b] of berths.entries()) berthBases.push(await measureBerth(flags, kube, dir, `baseline${i}`, b.path, b.args));
+    const nodeBase = flags.skipNode ? null : await measureClientNode(flags, kube, dir, 'baseline', 0);
     console.error(`peer bench: loading ${flags.pods} pods …`);
     const load = await loadPods(kube, flags);
     if (load.serverPods !== flags.pods) throw new Error(`kubesim holds ${load.serverPods} pods, wanted ${flags.pods}`);
@@ -296,35 +318,43 @@ async function main() {
     console.error(`peer bench: loaded in ${f1(load.loadS)} s (POSTs ${f1(load.createdS)} s), kubesim RSS ${f1(simRss)} MB`);
     const runs = [];
     for (let r = 1; r <= flags.runs; ++r) {
-      const berth = await measureBerth(flags, kube, dir, `run${r}`);
-      const node = await measureClientNode(flags, kube, dir, `run${r}`, flags.pods);
-      runs.push({ berth, node });
-      console.error(`peer bench: run ${r}/${flags.runs}: berth ${f2(berth.sync_s)} s ${f1(berth.rss_mb)} MB; ` +
-        `client-node ${f2(node.sync_s)} s ${f1(node.rss_mb)} MB`);
+      const berthRuns = [];
+      for (const [i, b] of berths.entries()) berthRuns.push(await measureBerth(flags, kube, dir, `run${r}.${i}`, b.path, b.args));
+      const node = flags.skipNode ? null : await measureClientNode(flags, kube, dir, `run${r}`, flags.pods);
+      runs.push({ berth: berthRuns[0], berths: berthRuns, node });
+      console.error(`peer bench: run ${r}/${flags.runs}: ` +
+        berths.map((b, i) => `${b.label} ${f2(berthRuns[i].sync_s)} s ${f1(berthRuns[i].rss_mb)} MB`).join('; ') +
+        (node ? `; client-node ${f2(node.sync_s)} s ${f1(node.rss_mb)} MB` : ''));
     }
     const perPod = (rss, base) => (flags.pods ? ((rss - base) * 1024 * 1024) / flags.pods : 0);
-    const rows = [
-      ['berth-manager (exec to /readyz 200)', runs.map((x) => x.berth), berthBase],
-      [`@kubernetes/client-node ${clientNodeVersion} informers (pods + nodes)`, runs.map((x) => x.node), nodeBase],
-    ];
+    const rows = berths.map((b, i) => [i === 0 ? 'berth-manager (exec to /readyz 200)' : `${b.label} (${[b.path, ...b.args].join(' ')})`,
+      runs.map((x) => x.berths[i]), berthBases[i]]);
+    if (!flags.skipNode) {
+      rows.push([`@kubernetes/client-node ${clientNodeVersion} informers (pods + nodes)`, runs.map((x) => x.node), nodeBase]);
+    }
     const m = machine();
     console.log(`\nPeer benchmark, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC: one kubesim on loopback, ` +
       `${flags.pods} Running pods (${Math.round(load.avgPodBytes)} B of JSON each) + ${flags.nodes} nodes, ${flags.runs} run(s)`);
     console.log(`machine: ${m.nproc} CPUs, ${m.cpu}; loadavg ${machineStart.loadavg} at start, ${m.loadavg} at end; node ${process.version}`);
+    if (flags.berthArgs.length) console.log(`berth-manager flags: ${flags.berthArgs.join(' ')}`);
     console.log('| client | time to synced caches (s) | RSS at sync (MB) | peak RSS (MB) | RSS with nodes only (MB) | bytes per pod |');
     console.log('|---|---|---|---|---|---|');
     for (const [name, xs, base] of rows) {
       console.log(`| ${name} | ${range(xs.map((x) => x.sync_s), f2)} | ${range(xs.map((x) => x.rss_mb), f1)} | ` +
         `${range(xs.map((x) => x.hwm_mb), f1)} | ${f1(base.rss_mb)} | ${range(xs.map((x) => perPod(x.rss_mb, base.rss_mb)), (v) => v.toFixed(0))} |`);
     }
-    const timeRatio = median(runs.map((x) => x.node.sync_s / x.berth.sync_s));
-    const rssRatio = median(runs.map((x) => x.node.rss_mb / x.berth.rss_mb));
-    console.log(`client-node / berth (median of runs): time ${f2(timeRatio)}×, RSS ${f1(rssRatio)}×`);
+    let timeRatio = null;
+    let rssRatio = null;
+    if (!flags.skipNode) {
+      timeRatio = median(runs.map((x) => x.node.sync_s / x.berth.sync_s));
+      rssRatio = median(runs.map((x) => x.node.rss_mb / x.berth.rss_mb));
+      console.log(`client-node / berth (median of runs): time ${f2(timeRatio)}×, RSS ${f1(rssRatio)}×`);
+    }
     console.log(`kubesim: load ${f1(load.loadS)} s (POSTs ${f1(load.createdS)} s + kubelet to Running), RSS ${f1(simRss)} MB`);
     if (flags.json) {
-      console.log(JSON.stringify({ pods: flags.pods, nodes: flags.nodes, runs, berth_baseline: berthBase, node_baseline: nodeBase,
-        time_ratio: timeRatio, rss_ratio: rssRatio, load_s: load.loadS, kubesim_rss_mb: simRss, avg_pod_json_bytes: load.avgPodBytes,
-        client_node: clientNodeVersion, machine: m }));
+      console.log(JSON.stringify({ pods: flags.pods, nodes: flags.nodes, runs, berth_baseline: berthBases[0], berth_baselines: berthBases,
+        berths, node_baseline: nodeBase, time_ratio: timeRatio, rss_ratio: rssRatio, load_s: load.loadS, kubesim_rss_mb: simRss,
+        avg_pod_json_bytes: load.avgPodBytes, client_node: clientNodeVersion, machine: m }));
     }
     ok = true;
   } finally {

@@ -70,17 +70,6 @@ placement::PdbView ReadPdbView(const Value& pdb) {
   return out;
 }
 
-placement::VictimPod VictimOf(const placement::PodSpecView& pod) {
-  placement::VictimPod out;
-  out.uid = pod.uid;
-  out.namespace_name = pod.namespace_name;
-  out.name = pod.name;
-  out.labels = pod.labels;
-  out.priority = pod.priority;
-  out.terminating = pod.terminating;
-  return out;
-}
-
 std::string PreemptionMessage(std::string_view scheduler_name) {
   return std::string(scheduler_name) + ": preempting to accommodate a higher priority pod";
 }

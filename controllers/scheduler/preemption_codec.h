@@ -29,9 +29,6 @@ void ReadStartTime(std::optional<std::string_view> text, reconcile::placement::P
 // status.disruptedPods.
 reconcile::placement::PdbView ReadPdbView(const rapidjson::Value& pdb);
 
-// VictimOf: a pod view as a preemption victim.
-reconcile::placement::VictimPod VictimOf(const reconcile::placement::PodSpecView& pod);
-
 // DisruptionTargetPatch: the strategic merge patch of pods/status that kube-scheduler sends
 // before deleting a victim: condition DisruptionTarget=True, reason PreemptionByScheduler,
 // message "<schedulerName>: preempting to accommodate a higher priority pod".

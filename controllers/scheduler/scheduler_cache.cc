@@ -78,16 +78,13 @@ void SchedulerCache::UpsertPod(const placement::PodSpecView& pod) {
     return;
   }
   snapshot_.UpsertPod(pod);
-  counted_pods_.insert(pod.uid);
-  IndexPodLocked(pod);
   nominated_.erase(pod.uid);  // bound: its nomination is over
 }
 
 bool SchedulerCache::RemovePod(std::string_view uid) {
   std::lock_guard lock(mu_);
-  bool counted = counted_pods_.erase(std::string(uid)) > 0 || snapshot_.IsAssumed(uid);
+  bool counted = snapshot_.IsCounted(uid);
   snapshot_.RemovePod(uid);
-  UnindexPodLocked(uid);
   nominated_.erase(std::string(uid));
   return counted;
 }
@@ -136,7 +133,7 @@ std::vector<placement::ClusterSnapshot::NodeEvaluation> SchedulerCache::Evaluate
 std::optional<placement::ReservationRef> SchedulerCache::AdoptBoundPod(const placement::PodSpecView& pod) {
   std::lock_guard lock(mu_);
   AdvanceLocked();
-  if (pod.node_name.empty() || !pod.reservation_uid.empty() || !counted_pods_.contains(pod.uid)) return std::nullopt;
+  if (pod.node_name.empty() || !pod.reservation_uid.empty() || !IsBoundLocked(pod.uid)) return std::nullopt;
   // Decided without the pod's own usage, pinned to its node (node_name is set).
   snapshot_.RemovePod(pod.uid);
   placement::PodDecision decision = snapshot_.SchedulePod(pod);
@@ -217,6 +214,10 @@ std::optional<placement::ReservationPlacement> SchedulerCache::UnwrittenPlacemen
   std::lock_guard lock(mu_);
   if (!unwritten_reservations_.contains(std::string(uid))) return std::nullopt;
   return snapshot_.AssumedPlacement(uid);
+}
+
+bool SchedulerCache::IsBoundLocked(std::string_view uid) const {
+  return snapshot_.IsCounted(uid) && !snapshot_.IsAssumed(uid);
 }
 
 bool SchedulerCache::IsPodAssumed(std::string_view uid) const {

@@ -143,18 +143,16 @@ class SchedulerCache {
 
  private:
   class SnapshotFitOracle;  // scheduler_cache_preemption.cc
-  // The bound pods by node (uid → view) and each pod's node, for preemption's victims. Callers
-  // hold mu_.
-  void IndexPodLocked(const reconcile::placement::PodSpecView& pod);
-  void UnindexPodLocked(std::string_view uid);
+  // IsBoundLocked: the informer has shown the pod bound (counted and not assumed). The snapshot
+  // is the only copy of the bound pods (compact entries; preemption's victims come from
+  // ClusterSnapshot::VictimsOn). Callers hold mu_.
+  bool IsBoundLocked(std::string_view uid) const;
   // AddNominatedLocked adds to the snapshot, as bound, the nominated pods that `pod` must respect
   // (priority >= its own, not itself, not counted already) and returns their uids;
   // RemoveNominatedLocked takes them out again. Callers hold mu_.
   std::vector<std::string> AddNominatedLocked(const reconcile::placement::PodSpecView& pod);
   void RemoveNominatedLocked(const std::vector<std::string>& uids);
   std::unordered_map<std::string, reconcile::placement::PodSpecView> nominated_;  // uid → pod on its node
-  std::unordered_map<std::string, std::map<std::string, reconcile::placement::PodSpecView>> pods_by_node_;
-  std::unordered_map<std::string, std::string> node_of_pod_;
 
   // AssumeLocked assumes a successful `decision` for `reservation`; a refused assume becomes a
   // FitError naming the reason. Callers hold mu_.
@@ -174,8 +172,7 @@ class SchedulerCache {
   // Nodes as last seen, to tell real changes from status heartbeats.
   std::unordered_map<std::string, reconcile::placement::NodeView> nodes_;
   std::unordered_map<std::string, reconcile::placement::LabelMap> namespaces_;
-  // Pods the cache counts (bound), and reservations assumed but not yet seen placed.
-  std::unordered_set<std::string> counted_pods_;
+  // Reservations assumed but not yet seen placed.
   std::unordered_set<std::string> assumed_reservations_;
   std::unordered_set<std::string> unwritten_reservations_;  // assumed, placement write failed
 };

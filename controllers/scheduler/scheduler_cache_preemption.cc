@@ -1,7 +1,7 @@
 // controllers/scheduler/scheduler_cache_preemption.cc
 //
-// SchedulerCache's DefaultPreemption: the pods-by-node index it keeps for victims, and the dry
-// run on the ClusterSnapshot itself (pods removed and added back under the lock).
+// SchedulerCache's DefaultPreemption: victims are the snapshot's bound pods (VictimsOn), and the
+// dry run runs on the ClusterSnapshot itself (pods detached and reattached under the lock).
 #include <algorithm>
 
 #include "controllers/scheduler/preemption_codec.h"
@@ -14,18 +14,14 @@ namespace berth::controllers {
 namespace placement = reconcile::placement;
 
 // SnapshotFitOracle: the preemptor pinned to one node, decided by the snapshot as pods come and
-// go. Only pods of that node are removed and added back, so the node ends as it began.
+// go. Only pods of that node are detached and reattached, so the node ends as it began.
 class SchedulerCache::SnapshotFitOracle final : public placement::NodeFitOracle {
  public:
-  SnapshotFitOracle(placement::ClusterSnapshot& snapshot, const std::map<std::string, placement::PodSpecView>& pods,
-                    const placement::PodSpecView& pinned)
-      : snapshot_(snapshot), pods_(pods), pinned_(pinned) {}
+  SnapshotFitOracle(placement::ClusterSnapshot& snapshot, const placement::PodSpecView& pinned)
+      : snapshot_(snapshot), pinned_(pinned) {}
 
-  void RemovePod(const placement::VictimPod& pod) override { snapshot_.RemovePod(pod.uid); }
-  void AddPod(const placement::VictimPod& pod) override {
-    auto it = pods_.find(pod.uid);
-    if (it != pods_.end()) snapshot_.UpsertPod(it->second);
-  }
+  void RemovePod(const placement::VictimPod& pod) override { snapshot_.DetachPod(pod.uid); }
+  void AddPod(const placement::VictimPod& pod) override { snapshot_.ReattachPod(pod.uid); }
   std::vector<std::string> Fits() override {
     placement::PodDecision decision = snapshot_.SchedulePod(pinned_);
     if (decision) return {};
@@ -40,33 +36,12 @@ class SchedulerCache::SnapshotFitOracle final : public placement::NodeFitOracle 
 
  private:
   placement::ClusterSnapshot& snapshot_;
-  const std::map<std::string, placement::PodSpecView>& pods_;
   const placement::PodSpecView& pinned_;
 };
 
-void SchedulerCache::IndexPodLocked(const placement::PodSpecView& pod) {
-  auto [it, inserted] = node_of_pod_.try_emplace(pod.uid, pod.node_name);
-  if (!inserted && it->second != pod.node_name) {
-    UnindexPodLocked(pod.uid);
-    node_of_pod_.emplace(pod.uid, pod.node_name);
-  }
-  pods_by_node_[pod.node_name].insert_or_assign(pod.uid, pod);
-}
-
-void SchedulerCache::UnindexPodLocked(std::string_view uid) {
-  auto it = node_of_pod_.find(std::string(uid));
-  if (it == node_of_pod_.end()) return;
-  auto node = pods_by_node_.find(it->second);
-  if (node != pods_by_node_.end()) {
-    node->second.erase(it->first);
-    if (node->second.empty()) pods_by_node_.erase(node);
-  }
-  node_of_pod_.erase(it);
-}
-
 void SchedulerCache::SetNomination(const placement::PodSpecView& pod, std::string_view node) {
   std::lock_guard lock(mu_);
-  if (node.empty() || counted_pods_.contains(pod.uid)) {
+  if (node.empty() || IsBoundLocked(pod.uid)) {
     nominated_.erase(pod.uid);
     return;
   }
@@ -85,7 +60,7 @@ std::vector<std::string> SchedulerCache::AddNominatedLocked(const placement::Pod
   std::vector<std::string> added;
   for (const auto& [uid, nominated] : nominated_) {
     if (uid == pod.uid || nominated.priority.value < pod.priority.value) continue;
-    if (counted_pods_.contains(uid) || snapshot_.IsAssumed(uid) || !nodes_.contains(nominated.node_name)) continue;
+    if (snapshot_.IsCounted(uid) || !nodes_.contains(nominated.node_name)) continue;
     snapshot_.UpsertPod(nominated);
     added.push_back(uid);
   }
@@ -97,13 +72,10 @@ void SchedulerCache::RemoveNominatedLocked(const std::vector<std::string>& uids)
 }
 
 void SchedulerCache::SetPodStartTime(std::string_view uid, std::optional<std::string_view> start_time) {
+  placement::PodPriority parsed;
+  ReadStartTime(start_time, parsed);
   std::lock_guard lock(mu_);
-  auto node = node_of_pod_.find(std::string(uid));
-  if (node == node_of_pod_.end()) return;
-  auto pods = pods_by_node_.find(node->second);
-  if (pods == pods_by_node_.end()) return;
-  auto pod = pods->second.find(node->first);
-  if (pod != pods->second.end()) ReadStartTime(start_time, pod->second.priority);
+  if (IsBoundLocked(uid)) snapshot_.SetPodStartTime(uid, parsed.start_time, parsed.error.empty());
 }
 
 placement::PreemptionOutcome SchedulerCache::Preempt(const placement::PodSpecView& pod, const placement::FitError& error,
@@ -143,11 +115,7 @@ placement::PreemptionOutcome SchedulerCache::Preempt(const placement::PodSpecVie
     node.resolvable = pod_resolvable && placement::NonResourceFilterReasons(pod, nodes_.at(name)).empty() &&
                       !unresolvable_by_constraints(name);
     if (node.resolvable) {
-      if (auto pods = pods_by_node_.find(name); pods != pods_by_node_.end()) {
-        for (const auto& [uid, view] : pods->second) {
-          if (view.priority.error.empty()) node.pods.push_back(VictimOf(view));  // unreadable: never a victim
-        }
-      }
+      node.pods = snapshot_.VictimsOn(name);  // bound pods whose priority is readable
       std::sort(node.pods.begin(), node.pods.end(), [](const placement::VictimPod& a, const placement::VictimPod& b) {
         return std::tie(a.namespace_name, a.name) < std::tie(b.namespace_name, b.name);
       });
@@ -160,10 +128,8 @@ placement::PreemptionOutcome SchedulerCache::Preempt(const placement::PodSpecVie
   placement::PodSpecView pinned = pod;
   std::optional<SnapshotFitOracle> oracle;
   placement::OracleFor oracle_for = [&](const std::string& node) -> placement::NodeFitOracle& {
-    static const std::map<std::string, placement::PodSpecView> kNoPods;
     pinned.node_name = node;
-    auto pods = pods_by_node_.find(node);
-    oracle.emplace(snapshot_, pods == pods_by_node_.end() ? kNoPods : pods->second, pinned);
+    oracle.emplace(snapshot_, pinned);
     return *oracle;
   };
   // The dry run sees the nominated pods it must respect, as every decision does.

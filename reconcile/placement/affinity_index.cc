@@ -40,29 +40,60 @@ void AffinityIndex::FileTerms(const AffinityMember& m, bool add) {
   file(m.affinity->preferred_anti_affinity, TermKind::kPreferredAntiAffinity);
 }
 
-void AffinityIndex::Add(const void* key, AffinityMember member) {
-  Remove(key);
-  auto owned = std::make_unique<AffinityMember>(std::move(member));
-  const AffinityMember* m = owned.get();
-  for (const auto& [k, v] : m->labels) by_label_[k + "=" + v].insert(m);
+size_t LabelInterner::Hash::operator()(const LabelMap& labels) const {
+  size_t h = labels.size();
+  for (const auto& [k, v] : labels) {
+    h = h * 1000003 ^ std::hash<std::string_view>{}(k);
+    h = h * 1000003 ^ std::hash<std::string_view>{}(v);
+  }
+  return h;
+}
+
+std::shared_ptr<const LabelMap> LabelInterner::Intern(const LabelMap& labels) {
+  if (auto it = pool_.find(labels); it != pool_.end()) return *it;
+  if (pool_.size() >= sweep_at_) {
+    std::erase_if(pool_, [](const std::shared_ptr<const LabelMap>& m) { return m.use_count() == 1; });
+    sweep_at_ = std::max<size_t>(1024, 2 * pool_.size());
+  }
+  return *pool_.insert(std::make_shared<const LabelMap>(labels)).first;
+}
+
+void AffinityIndex::Add(AffinityMember* m) {
+  Remove(m);
+  auto& group = groups_[m->labels.get()];
+  if (group == nullptr) {
+    group = std::make_unique<LabelGroup>();
+    group->labels = m->labels;
+    for (const auto& [k, v] : *m->labels) by_label_[k + "=" + v].push_back(group.get());
+  }
+  m->group = group.get();
+  m->group_slot = static_cast<uint32_t>(group->members.size());
+  group->members.push_back(m);
   if (m->node >= 0) {
     if (static_cast<size_t>(m->node) >= by_node_.size()) by_node_.resize(m->node + 1);
     by_node_[m->node].push_back(m);
   }
   FileTerms(*m, /*add=*/true);
-  members_.emplace(key, std::move(owned));
+  ++size_;
 }
 
-void AffinityIndex::Remove(const void* key) {
-  auto it = members_.find(key);
-  if (it == members_.end()) return;
-  const AffinityMember* m = it->second.get();
+void AffinityIndex::Remove(AffinityMember* m) {
+  if (m->group == nullptr) return;
   FileTerms(*m, /*add=*/false);
-  for (const auto& [k, v] : m->labels) {
-    auto bucket = by_label_.find(LabelKey(k, v));
-    if (bucket == by_label_.end()) continue;
-    bucket->second.erase(m);
-    if (bucket->second.empty()) by_label_.erase(bucket);
+  LabelGroup* group = m->group;
+  AffinityMember* last = group->members.back();
+  group->members[m->group_slot] = last;
+  last->group_slot = m->group_slot;
+  group->members.pop_back();
+  m->group = nullptr;
+  if (group->members.empty()) {
+    for (const auto& [k, v] : *group->labels) {
+      auto bucket = by_label_.find(LabelKey(k, v));
+      if (bucket == by_label_.end()) continue;
+      std::erase(bucket->second, group);
+      if (bucket->second.empty()) by_label_.erase(bucket);
+    }
+    groups_.erase(group->labels.get());  // destroys the group
   }
   if (m->node >= 0 && static_cast<size_t>(m->node) < by_node_.size()) {
     auto& on_node = by_node_[m->node];
@@ -72,7 +103,7 @@ void AffinityIndex::Remove(const void* key) {
       on_node.pop_back();
     }
   }
-  members_.erase(it);
+  --size_;
 }
 
 const std::vector<const AffinityMember*>& AffinityIndex::OnNode(int node) const {

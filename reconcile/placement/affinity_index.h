@@ -10,6 +10,9 @@
 //     existing pods' terms InterPodAffinity scoring counts).
 // Counts per topology domain are taken from these at decision time (node label of each matched
 // pod), so node label changes need no re-indexing.
+// Memory: the index owns no member (each lives in the snapshot's pod or reservation entry), and
+// files members by label through groups of members sharing one interned label map
+// (LabelInterner), so a label bucket lists a workload once, not each of its pods.
 #pragma once
 
 #include <memory>
@@ -22,14 +25,55 @@
 
 namespace berth::reconcile::placement::internal {
 
+struct LabelGroup;
+
 struct AffinityMember {
-  std::string uid;  // the pod's uid, or the reservation's
-  int node = -1;
+  // The reservation's uid (ConstraintContext::Visible), pointing into its entry's view and set
+  // again each time that view may have changed; "" for a pod.
+  std::string_view uid;
   std::string namespace_name;
-  LabelMap labels;
+  // Interned (LabelInterner): members with equal labels share one map, and the index groups
+  // them by its address. Never null.
+  std::shared_ptr<const LabelMap> labels;
+  std::shared_ptr<const PodAffinity> affinity;  // null when it has no terms
+  // Kept by AffinityIndex while the member is filed.
+  LabelGroup* group = nullptr;
+  uint32_t group_slot = 0;
+  int node = -1;
   bool terminating = false;
   bool reservation = false;  // a reservation's reserve pod
-  std::shared_ptr<const PodAffinity> affinity;
+};
+
+// LabelGroup: the filed members sharing one interned label map.
+struct LabelGroup {
+  std::shared_ptr<const LabelMap> labels;
+  std::vector<AffinityMember*> members;
+};
+
+// LabelInterner: one shared copy of each distinct label map. Maps no member uses any more are
+// dropped in a sweep each time the pool has doubled since the last one.
+class LabelInterner {
+ public:
+  std::shared_ptr<const LabelMap> Intern(const LabelMap& labels);
+  size_t size() const { return pool_.size(); }
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(const LabelMap& labels) const;
+    size_t operator()(const std::shared_ptr<const LabelMap>& labels) const { return (*this)(*labels); }
+  };
+  struct Equal {
+    using is_transparent = void;
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      return Deref(a) == Deref(b);
+    }
+    static const LabelMap& Deref(const LabelMap& m) { return m; }
+    static const LabelMap& Deref(const std::shared_ptr<const LabelMap>& m) { return *m; }
+  };
+  std::unordered_set<std::shared_ptr<const LabelMap>, Hash, Equal> pool_;
+  size_t sweep_at_ = 1024;
 };
 
 enum class TermKind { kRequiredAffinity, kRequiredAntiAffinity, kPreferredAffinity, kPreferredAntiAffinity };
@@ -42,10 +86,16 @@ struct TermRef {
 
 class AffinityIndex {
  public:
-  // Add files `member` under `key` (the address of the snapshot entry it stands for), replacing
-  // what was filed under it. Remove unfiles it (no-op when absent).
-  void Add(const void* key, AffinityMember member);
-  void Remove(const void* key);
+  AffinityIndex() = default;
+  AffinityIndex(const AffinityIndex&) = delete;
+  AffinityIndex& operator=(const AffinityIndex&) = delete;
+
+  // Add files `member` (owned by the caller, which keeps it at this address and unchanged until
+  // Remove). Remove unfiles it (no-op when not filed). A filed member is re-filed by Remove, a
+  // change, then Add.
+  void Add(AffinityMember* member);
+  void Remove(AffinityMember* member);
+  static bool Filed(const AffinityMember& member) { return member.group != nullptr; }
 
   // ForEachCandidate calls fn(const AffinityMember&) for each member `selector` may match: the
   // members of the smallest label bucket among its In/= requirements, or every member when it
@@ -55,6 +105,7 @@ class AffinityIndex {
     if (selector.IsNothing()) return;
     const std::vector<std::string>* best = nullptr;
     size_t best_size = SIZE_MAX;
+    best_key_.clear();
     for (const shim::LabelRequirement& req : selector.requirements()) {
       if (!IsPositive(req)) continue;
       size_t size = 0;
@@ -66,13 +117,17 @@ class AffinityIndex {
       }
     }
     if (best == nullptr) {
-      for (const auto& [key, member] : members_) fn(*member);
+      for (const auto& on_node : by_node_) {
+        for (const AffinityMember* m : on_node) fn(*m);
+      }
       return;
     }
     for (const std::string& v : *best) {
       auto it = by_label_.find(LabelKey(best_key_, v));
       if (it == by_label_.end()) continue;
-      for (const AffinityMember* m : it->second) fn(*m);
+      for (const LabelGroup* group : it->second) {
+        for (const AffinityMember* m : group->members) fn(*m);
+      }
     }
   }
 
@@ -97,7 +152,7 @@ class AffinityIndex {
   bool HasScoringTerms() const { return scoring_terms_ > 0; }
   // OnNode: the members on node index `node` (empty for an unknown index).
   const std::vector<const AffinityMember*>& OnNode(int node) const;
-  size_t size() const { return members_.size(); }
+  size_t size() const { return size_; }
 
  private:
   struct StringHash {
@@ -117,15 +172,21 @@ class AffinityIndex {
   }
   size_t BucketSize(std::string_view key, std::string_view value) const {
     auto it = by_label_.find(LabelKey(key, value));
-    return it == by_label_.end() ? 0 : it->second.size();
+    if (it == by_label_.end()) return 0;
+    size_t size = 0;
+    for (const LabelGroup* group : it->second) size += group->members.size();
+    return size;
   }
   void FileTerms(const AffinityMember& m, bool add);
   // TermKeys: the buckets a term is filed under ("key=value" of its first In/= requirement).
   static std::vector<std::string> TermKeys(const PodAffinityTerm& term);
 
-  std::unordered_map<const void*, std::unique_ptr<AffinityMember>> members_;
-  StringMap<std::unordered_set<const AffinityMember*>> by_label_;
-  std::vector<std::vector<const AffinityMember*>> by_node_;
+  // Groups by the address of their interned label map; by_label_ lists each group under each of
+  // its "key=value" pairs.
+  std::unordered_map<const LabelMap*, std::unique_ptr<LabelGroup>> groups_;
+  StringMap<std::vector<const LabelGroup*>> by_label_;
+  std::vector<std::vector<const AffinityMember*>> by_node_;  // members with node >= 0
+  size_t size_ = 0;
   StringMap<std::vector<TermRef>> terms_;
   mutable std::string key_buffer_;
   mutable std::string best_key_;

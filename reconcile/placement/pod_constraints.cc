@@ -138,7 +138,7 @@ InterPodAffinityFilter InterPodAffinityFilter::Build(const ConstraintContext& ct
       if (!ctx.Visible(m)) return;
       const LabelMap* ns_labels = ctx.NamespaceLabels(m.namespace_name);
       for (const PodAffinityTerm& t : terms) {
-        if (!TermMatches(t, m.namespace_name, m.labels, ns_labels)) return;
+        if (!TermMatches(t, m.namespace_name, *m.labels, ns_labels)) return;
       }
       for (size_t j = 0; j < terms.size(); ++j) {
         if (f.affinity_terms_[j]->Add(m.node, 1)) f.any_affinity_ = true;
@@ -155,7 +155,7 @@ InterPodAffinityFilter InterPodAffinityFilter::Build(const ConstraintContext& ct
       const PodAffinityTerm& t = terms[j];
       DomainCounts* counts = f.anti_affinity_terms_[j];
       ctx.index.ForEachCandidate(t.selector, [&](const AffinityMember& m) {
-        if (ctx.Visible(m) && TermMatches(t, m.namespace_name, m.labels, ctx.NamespaceLabels(m.namespace_name))) {
+        if (ctx.Visible(m) && TermMatches(t, m.namespace_name, *m.labels, ctx.NamespaceLabels(m.namespace_name))) {
           counts->Add(m.node, 1);
         }
       });
@@ -211,7 +211,7 @@ StringMap<int64_t> CountsByDomain(const ConstraintContext& ctx, const TopologySp
   }
   ctx.index.ForEachCandidate(c.selector, [&](const AffinityMember& m) {
     if (!ctx.Visible(m) || m.terminating || m.namespace_name != ctx.pod.namespace_name) return;
-    if (!eligible[m.node] || !c.selector.Matches(m.labels)) return;
+    if (!eligible[m.node] || !c.selector.Matches(*m.labels)) return;
     const LabelMap& labels = ctx.nodes[m.node].view.labels;
     auto label = labels.find(c.topology_key);
     if (label == labels.end()) return;
@@ -252,7 +252,7 @@ TopologySpreadFilter TopologySpreadFilter::Build(const ConstraintContext& ctx) {
     ctx.index.ForEachCandidate(spec->selector, [&](const AffinityMember& m) {
       if (!ctx.Visible(m) || m.terminating || m.namespace_name != ctx.pod.namespace_name) return;
       if (!fast && !eligible_nodes[j][m.node]) return;
-      if (!spec->selector.Matches(m.labels)) return;
+      if (!spec->selector.Matches(*m.labels)) return;
       const int32_t id = key == nullptr ? -1 : key->DomainOf(m.node);
       if (id >= 0 && eligible[id]) c.counts.AddDomain(id, 1);
     });
@@ -289,7 +289,7 @@ std::vector<int64_t> InterPodAffinityScores(const ConstraintContext& ctx, const 
     auto incoming = [&](const std::vector<PodAffinityTerm>& terms, int64_t sign) {
       for (const PodAffinityTerm& t : terms) {
         ctx.index.ForEachCandidate(t.selector, [&](const AffinityMember& m) {
-          if (ctx.Visible(m) && TermMatches(t, m.namespace_name, m.labels, ctx.NamespaceLabels(m.namespace_name))) {
+          if (ctx.Visible(m) && TermMatches(t, m.namespace_name, *m.labels, ctx.NamespaceLabels(m.namespace_name))) {
             Bump(scores, ctx, t.topology_key, m, sign * t.weight);
           }
         });

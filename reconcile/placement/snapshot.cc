@@ -126,35 +126,43 @@ void ClusterSnapshot::State::RecomputeFree(NodeEntry& node) {
   node.hot_has_taints = !node.view.taints.empty();
 }
 
-void ClusterSnapshot::State::CountPod(const PodEntry& pod, int sign) {
+void ClusterSnapshot::State::CountPod(PodEntry& pod, int sign) {
   if (pod.node >= 0) {
     NodeEntry& node = nodes[pod.node];
     for (size_t i = 0; i < pod.requests.size(); ++i) {
       Slot(node.requested, static_cast<int>(i)) += sign * pod.requests[i];
     }
     Slot(node.requested, internal::kPods) += sign * internal::kOnePod;
-    node.nonzero_cpu += sign * pod.nonzero_cpu;
-    node.nonzero_memory += sign * pod.nonzero_memory;
-    if (!pod.host_ports.empty()) node.host_ports.Add(pod.host_ports, sign);
+    // Scoring's requests with kube-scheduler's defaults for a pod that asks for none.
+    const int64_t cpu = At(pod.requests, internal::kCpu);
+    const int64_t memory = At(pod.requests, internal::kMemory);
+    node.nonzero_cpu += sign * (cpu != 0 ? cpu : kDefaultMilliCpuRequest);
+    node.nonzero_memory += sign * (memory != 0 ? memory : kDefaultMemoryRequestMilli);
+    if (pod.extras != nullptr && !pod.extras->host_ports.empty()) node.host_ports.Add(pod.extras->host_ports, sign);
     RecomputeFree(node);
     if (sign > 0) {
-      affinity_index.Add(&pod, internal::AffinityMember{pod.uid, pod.node, pod.namespace_name, pod.labels,
-                                                        pod.terminating, false, pod.affinity});
+      pod.member.node = pod.node;
+      affinity_index.Add(&pod.member);
+      node.pods.push_back(&pod);
     } else {
-      affinity_index.Remove(&pod);
+      affinity_index.Remove(&pod.member);
+      if (auto pos = std::find(node.pods.begin(), node.pods.end(), &pod); pos != node.pods.end()) {
+        *pos = node.pods.back();
+        node.pods.pop_back();
+      }
     }
   }
   if (!policies.empty()) CountPolicies(pod, sign);
-  if (!pod.reservation_uid.empty()) {
-    auto& u = usage[pod.reservation_uid];
+  if (const std::string& reservation_uid = pod.reservation_uid(); !reservation_uid.empty()) {
+    auto& u = usage[reservation_uid];
     for (size_t i = 0; i < pod.requests.size(); ++i) {
       Slot(u.sum, static_cast<int>(i)) += sign * pod.requests[i];
     }
     u.pods += sign;
     if (pod.node >= 0 && (u.pods_on_node[pod.node] += sign) == 0) u.pods_on_node.erase(pod.node);
-    auto it = reservations.find(pod.reservation_uid);
+    auto it = reservations.find(reservation_uid);
     if (it != reservations.end()) RefreshHold(*it->second);
-    if (u.pods == 0) usage.erase(pod.reservation_uid);
+    if (u.pods == 0) usage.erase(reservation_uid);
   }
 }
 
@@ -216,16 +224,19 @@ void ClusterSnapshot::State::RefreshHold(ReservationEntry& r) {
 }
 
 void ClusterSnapshot::State::FileReservePod(ReservationEntry& r) {
+  r.reserve_pod.uid = r.view.uid;  // the view may have been replaced
   // RefreshHold runs on every owner bind: re-file only when the node or the view changed.
   if (r.node == r.affinity_node && !r.affinity_stale) return;
   r.affinity_stale = false;
   r.affinity_node = r.node;
-  if (r.node < 0) {
-    affinity_index.Remove(&r);
-    return;
-  }
-  affinity_index.Add(&r, internal::AffinityMember{r.view.uid, r.node, r.view.template_namespace,
-                                                  r.view.template_labels, false, true, r.view.template_affinity});
+  affinity_index.Remove(&r.reserve_pod);
+  if (r.node < 0) return;
+  r.reserve_pod.node = r.node;
+  r.reserve_pod.namespace_name = r.view.template_namespace;
+  r.reserve_pod.labels = labels.Intern(r.view.template_labels);
+  r.reserve_pod.reservation = true;
+  r.reserve_pod.affinity = r.view.template_affinity;
+  affinity_index.Add(&r.reserve_pod);
 }
 
 bool ClusterSnapshot::State::PreAllocating(const ReservationEntry& r) {
@@ -358,17 +369,21 @@ PodEntry ClusterSnapshot::State::MakePod(const PodSpecView& pod, std::string_vie
   e.node = s.NodeFor(node, /*create=*/true);
   e.requests = s.resources.ToDense(pod.requests);
   if (e.requests.size() > internal::kPods) e.requests[internal::kPods] = 0;
-  int64_t cpu = At(e.requests, internal::kCpu);
-  int64_t mem = At(e.requests, internal::kMemory);
-  e.nonzero_cpu = cpu != 0 ? cpu : kDefaultMilliCpuRequest;
-  e.nonzero_memory = mem != 0 ? mem : kDefaultMemoryRequestMilli;
-  e.reservation_uid = pod.reservation_uid;
-  e.namespace_name = pod.namespace_name;
-  e.labels = pod.labels;
-  e.terminating = pod.terminating;
-  e.host_ports = pod.host_ports;
-  e.uid = pod.uid;
-  e.affinity = pod.pod_affinity;
+  while (!e.requests.empty() && e.requests.back() == 0) e.requests.pop_back();  // a missing tail is 0
+  e.requests.shrink_to_fit();  // ToDense grows it one slot at a time
+  if (!pod.reservation_uid.empty() || !pod.host_ports.empty()) {
+    e.extras = std::make_unique<internal::PodExtras>(internal::PodExtras{pod.reservation_uid, pod.host_ports});
+  }
+  e.member.namespace_name = pod.namespace_name;
+  e.member.labels = s.labels.Intern(pod.labels);
+  e.member.terminating = pod.terminating;
+  // Terms the pod has none of cost nothing: a pod with no affinity keeps a null pointer.
+  if (pod.pod_affinity != nullptr && !pod.pod_affinity->empty()) e.member.affinity = pod.pod_affinity;
+  e.name = pod.name;
+  e.priority = pod.priority.value;
+  e.start_time = pod.priority.start_time;
+  e.terminating_by_preemption = pod.priority.terminating_by_preemption;
+  e.priority_readable = pod.priority.error.empty();
   return e;
 }
 
@@ -391,6 +406,7 @@ void ClusterSnapshot::UpsertPod(const PodSpecView& pod) {
   } else {
     it = s.pods.emplace(pod.uid, std::move(entry)).first;
   }
+  it->second.uid = it->first;
   s.CountPod(it->second, +1);
   s.RefreshPreAllocators(pod.uid);
 }
@@ -461,7 +477,7 @@ void ClusterSnapshot::RemoveReservation(std::string_view uid) {
   r.view.phase = Phase::kFailed;
   r.assumed = false;
   s.RefreshHold(r);
-  s.affinity_index.Remove(&r);
+  s.affinity_index.Remove(&r.reserve_pod);
   s.reservations.erase(it);
 }
 
@@ -699,5 +715,7 @@ bool ClusterSnapshot::IsAssumed(std::string_view pod_uid) const {
   auto it = state_->pods.find(pod_uid);
   return it != state_->pods.end() && it->second.assumed;
 }
+
+bool ClusterSnapshot::IsCounted(std::string_view pod_uid) const { return state_->pods.contains(pod_uid); }
 
 }  // namespace berth::reconcile::placement

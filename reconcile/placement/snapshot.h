@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "reconcile/placement/filters.h"
+#include "reconcile/placement/preemption.h"
 #include "reconcile/placement/pre_allocation.h"
 #include "reconcile/placement/resource_policy.h"
 #include "reconcile/placement/scoring.h"
@@ -227,6 +228,23 @@ class ClusterSnapshot {
   // reservation: more copies than this never fit on these nodes.
   int64_t CopiesOnEmptyNodes(const PodSpecView& pod) const;
   bool IsAssumed(std::string_view pod_uid) const;
+  // IsCounted: the pod is counted on a node, bound or assumed.
+  bool IsCounted(std::string_view pod_uid) const;
+
+  // --- Preemption (snapshot_preemption.cc) -------------------------------------------------
+  // The snapshot keeps what DefaultPreemption reads of a bound pod (name, priority, start time),
+  // so the scheduler needs no copy of the pods of its own.
+  // VictimsOn: the pods counted on `node` as bound (not assumed) whose priority is readable, as
+  // preemption's possible victims, in no particular order.
+  std::vector<VictimPod> VictimsOn(std::string_view node) const;
+  // SetPodStartTime records a counted pod's status.startTime (nullopt: not started); readable
+  // false (a start time that does not parse) makes it never a victim from then on.
+  void SetPodStartTime(std::string_view pod_uid, std::optional<Time> start_time, bool readable);
+  // DetachPod takes a counted pod out of every count and keeps it aside (false: not counted);
+  // ReattachPod counts it again exactly as it was. A preemption dry run removes and restores
+  // victims this way.
+  bool DetachPod(std::string_view pod_uid);
+  void ReattachPod(std::string_view pod_uid);
 
   // State: the snapshot's data, opaque outside reconcile/placement (snapshot_state.h; public only
   // so that the decision helpers in schedule_internal.h can take it).

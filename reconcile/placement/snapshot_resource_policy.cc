@@ -38,18 +38,18 @@ void ClusterSnapshot::State::RefreshPolicyRow(PolicyEntry& policy, int node) {
 
 void ClusterSnapshot::State::CountPolicy(PolicyEntry& policy, const PodEntry& pod, int sign) {
   if (pod.node < 0) return;
-  if (pod.terminating && policy.view.ignore_terminating_pod) return;
-  if (!PolicySelectsPod(policy.view, pod.namespace_name, pod.labels)) return;
+  if (pod.member.terminating && policy.view.ignore_terminating_pod) return;
+  if (!PolicySelectsPod(policy.view, pod.member.namespace_name, *pod.member.labels)) return;
   if (pod.node >= static_cast<int>(policy.node_units.size())) RefreshPolicyRow(policy, pod.node);
   const std::vector<int>& row = policy.node_units[pod.node];
   if (row.empty()) return;
-  std::vector<int32_t>& counts = policy.counts[GroupKey(policy.view, pod.labels)];
+  std::vector<int32_t>& counts = policy.counts[GroupKey(policy.view, *pod.member.labels)];
   counts.resize(policy.view.units.size(), 0);
   for (int u : row) counts[u] += sign;
 }
 
 void ClusterSnapshot::State::CountPolicies(const PodEntry& pod, int sign) {
-  auto it = policies_by_namespace.find(pod.namespace_name);
+  auto it = policies_by_namespace.find(pod.member.namespace_name);
   if (it == policies_by_namespace.end()) return;
   for (PolicyEntry* policy : it->second) CountPolicy(*policy, pod, sign);
 }
@@ -59,7 +59,7 @@ void ClusterSnapshot::State::RebuildPolicy(PolicyEntry& policy) {
   policy.counts.clear();
   for (int i = 0; i < static_cast<int>(nodes.size()); ++i) RefreshPolicyRow(policy, i);
   for (const auto& [uid, pod] : pods) {
-    if (pod.namespace_name == policy.view.namespace_name) CountPolicy(policy, pod, +1);
+    if (pod.member.namespace_name == policy.view.namespace_name) CountPolicy(policy, pod, +1);
   }
 }
 

@@ -105,6 +105,7 @@ struct NodeEntry {
   HostPortUsage host_ports;  // NodePorts: ports of the pods counted on this node
   HostPortUsage reserved_ports;  // template ports of the active reservations on this node
   int prefer_no_schedule_taints = 0;  // TaintToleration scoring applies while any node has one
+  std::vector<const struct PodEntry*> pods;  // counted on this node (preemption's victims)
 };
 
 // NodeNameIndex: node name → index into State::nodes, open addressing over a power-of-two array
@@ -145,22 +146,38 @@ class NodeNameIndex {
 // FreeAt: node.free[i] (i >= 0), from the hot copy when it has it.
 inline int64_t FreeAt(const NodeEntry& n, int i) { return i < kHotResources ? n.hot_free[i] : At(n.free, i); }
 
-struct PodEntry {
-  int node = -1;
-  Dense requests;  // without pods
-  int64_t nonzero_cpu = 0;
-  int64_t nonzero_memory = 0;
+// PodEntry: a counted pod (bound, assumed, or a nominated one for the length of a decision), kept
+// compact: a cluster holds hundreds of thousands. Only what the filters, scores, ResourcePolicy
+// counts and preemption read of a bound pod; labels interned (LabelInterner), the pod's own
+// affinity terms shared with its view and null when it has none.
+// PodExtras: what few pods have, kept out of line.
+struct PodExtras {
   std::string reservation_uid;
-  bool assumed = false;
-  // For ResourcePolicy counting (a policy created later recounts from these).
-  std::string namespace_name;
-  LabelMap labels;
-  bool terminating = false;
   std::vector<HostPort> host_ports;
-  // InterPodAffinity / PodTopologySpread (filed in State::affinity_index while counted).
-  std::string uid;
-  std::shared_ptr<const PodAffinity> affinity;
 };
+
+struct PodEntry {
+  std::string_view uid;  // its key in State::pods (detached_pods), which outlives it
+  Dense requests;        // without pods
+  std::unique_ptr<PodExtras> extras;  // null: no reservation, no host ports
+  const std::string& reservation_uid() const;
+  // InterPodAffinity / PodTopologySpread (filed in State::affinity_index while counted), and
+  // ResourcePolicy counting (a policy created later recounts from its namespace and labels).
+  AffinityMember member;
+  // Preemption (ClusterSnapshot::VictimsOn): name and priority of a pod the informer showed.
+  std::string name;
+  std::optional<Time> start_time;
+  int node = -1;
+  int32_t priority = 0;
+  bool assumed = false;
+  bool terminating_by_preemption = false;
+  bool priority_readable = true;  // PodPriority::error empty: a pod that is never a victim
+};
+
+inline const std::string& PodEntry::reservation_uid() const {
+  static const std::string kNone;
+  return extras != nullptr ? extras->reservation_uid : kNone;
+}
 
 // PolicyEntry: one ResourcePolicy with its unit membership per node and its counts.
 struct PolicyEntry {
@@ -189,6 +206,7 @@ struct ReservationEntry {
   mutable uint64_t stamp = 0;   // dedup during candidate lookup
   int affinity_node = -1;       // node its reserve pod is filed under in State::affinity_index
   bool affinity_stale = true;   // the view changed since it was filed
+  AffinityMember reserve_pod;   // what is filed there
 };
 
 }  // namespace berth::reconcile::placement::internal
@@ -202,6 +220,9 @@ struct ClusterSnapshot::State {
   internal::NodeNameIndex node_index;
   int present_nodes = 0;
   internal::StringMap<internal::PodEntry> pods;
+  // Pods a preemption dry run took out (DetachPod), kept whole to be counted again.
+  internal::StringMap<internal::PodEntry> detached_pods;
+  internal::LabelInterner labels;  // the pods' label maps, shared
   internal::StringMap<internal::Usage> usage;  // by reservation uid
   internal::StringMap<std::unique_ptr<internal::ReservationEntry>> reservations;
   // Owner index: key → reservations whose owners may match pods having that key.
@@ -232,7 +253,7 @@ struct ClusterSnapshot::State {
   int NodeForConst(std::string_view name) const;  // -1 when unknown
   internal::PodEntry MakePod(const PodSpecView& pod, std::string_view node);
   void RecomputeFree(internal::NodeEntry& node);
-  void CountPod(const internal::PodEntry& pod, int sign);
+  void CountPod(internal::PodEntry& pod, int sign);
   // ResourcePolicy bookkeeping (snapshot_resource_policy.cc).
   void CountPolicies(const internal::PodEntry& pod, int sign);
   void CountPolicy(internal::PolicyEntry& policy, const internal::PodEntry& pod, int sign);
