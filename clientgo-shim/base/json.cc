@@ -173,8 +173,9 @@ void SetMember(Value& root, std::string_view key, Value&& value, Document::Alloc
 
 void SetString(Value& root, std::string_view key, std::string_view value,
                Document::AllocatorType& alloc) {
-  SetMember(root, key, Value(value.data(), static_cast<rapidjson::SizeType>(value.size()), alloc),
-            alloc);
+  // A default-constructed view has a null data(); RapidJSON would memcpy from it.
+  const char* data = value.empty() ? "" : value.data();
+  SetMember(root, key, Value(data, static_cast<rapidjson::SizeType>(value.size()), alloc), alloc);
 }
 
 bool RemoveMember(Value& root, std::string_view key) {

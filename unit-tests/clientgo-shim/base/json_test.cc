@@ -42,6 +42,17 @@ TEST(JsonParseTest, NumbersBeyondDoubleAreErrorsNotInfinity) {
   EXPECT_EQ((*again)[1].GetDouble(), -1.7976931348623157e308);
 }
 
+TEST(JsonEditTest, SettingANullViewStoresAnEmptyString) {
+  // GetString's fallback for an absent path is a null view; its data() must not reach RapidJSON's
+  // memcpy (undefined behaviour UBSan reports).
+  rapidjson::Document doc(rapidjson::kObjectType);
+  std::string_view absent = json::GetString(doc, {"metadata", "namespace"});
+  EXPECT_TRUE(absent.empty());
+  json::SetString(doc, "a", std::string_view(), doc.GetAllocator());
+  json::SetString(doc, "b", absent, doc.GetAllocator());
+  EXPECT_EQ(json::Serialize(doc), R"({"a":"","b":""})");
+}
+
 TEST(JsonEditTest, SetAndRemoveMembersRoundTrip) {
   Document doc;
   doc.SetObject();
