@@ -1,6 +1,10 @@
 // clientgo-shim/manager/manager.cc — see manager.h.
 #include "clientgo-shim/manager/manager.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include <fstream>
 
 #include "clientgo-shim/base/log.h"
@@ -214,7 +218,14 @@ void Manager::StartControllersWhenSynced() {
       }
       const SteadyTime slice = std::min(deadline, std::chrono::steady_clock::now() +
                                                       std::chrono::milliseconds(100));
-      if (WaitCachesSynced(slice)) break;
+      if (WaitCachesSynced(slice)) {
+#ifdef __GLIBC__
+        // The initial LISTs' page buffers and decode scratch are free now; hand their pages back
+        // once instead of keeping the start-up peak as resident memory.
+        malloc_trim(0);
+#endif
+        break;
+      }
       if (std::chrono::steady_clock::now() >= deadline) {
         const Status synced = InformersSyncedCheck(*informers_);
         log::Error("manager", "Could not wait for Cache to sync",
