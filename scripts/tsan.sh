@@ -14,4 +14,8 @@ export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$root/
 cd "$build"
 # Only the unit-labelled tests of the binaries built above: the rest of the tree is not built here
 # (its tests register as *_NOT_BUILT, which carry no label).
-ctest -L unit --output-on-failure -j"${BERTH_TEST_JOBS:-2}" --timeout 900
+# Tests that decode protobuf with libprotobuf are left out: Debian's libprotobuf is not built with
+# ThreadSanitizer, and protobuf's headers give MapFieldBase two more members under it
+# (map_field.h, __SANITIZE_THREAD__), so generated code and the library disagree on its layout and
+# a message with a map crashes when freed. They run in the normal and fuzz trees.
+ctest -L unit -E 'Protobuf' --output-on-failure -j"${BERTH_TEST_JOBS:-2}" --timeout 900
