@@ -30,6 +30,15 @@ constexpr size_t kMaxDepth = 10'000;
 
 constexpr std::string_view kTagPrefix = "tag:yaml.org,2002:";
 
+// TypedTag is the short name of a tag that types its scalar ("int", "float", "bool", "null"), or
+// "" for every other tag ("!", !!str, !!binary, application tags): those scalars are strings.
+std::string_view TypedTag(std::string_view tag) {
+  if (!tag.starts_with(kTagPrefix)) return {};
+  std::string_view short_tag = tag.substr(kTagPrefix.size());
+  if (short_tag == "int" || short_tag == "float" || short_tag == "bool" || short_tag == "null") return short_tag;
+  return {};
+}
+
 std::string_view View(const yaml_char_t* data, size_t length) {
   return {reinterpret_cast<const char*>(data), length};
 }
@@ -196,9 +205,8 @@ class DocumentBuilder {
       out = ResolvePlainScalar(text);
       return true;
     }
-    std::string_view short_tag;
-    if (tag.starts_with(kTagPrefix)) short_tag = tag.substr(kTagPrefix.size());
-    if (short_tag != "int" && short_tag != "float" && short_tag != "bool" && short_tag != "null") {
+    const std::string_view short_tag = TypedTag(tag);
+    if (short_tag.empty()) {
       out = ScalarValue{};
       out.kind = ScalarKind::kString;
       out.text = std::string(text);
@@ -222,10 +230,7 @@ class DocumentBuilder {
 
   // ResolveInto is Resolve straight into a JSON value; a string scalar is copied once.
   bool ResolveInto(std::string_view text, std::string_view tag, bool plain_untagged, Value& out) {
-    bool string_tag = !plain_untagged && !(tag.starts_with(kTagPrefix) &&
-                                           (tag.ends_with(":int") || tag.ends_with(":float") ||
-                                            tag.ends_with(":bool") || tag.ends_with(":null")));
-    if (string_tag) {
+    if (!plain_untagged && TypedTag(tag).empty()) {
       out.SetString(text.data(), static_cast<rapidjson::SizeType>(text.size()), alloc_);
       return true;
     }
