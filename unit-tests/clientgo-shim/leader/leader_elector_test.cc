@@ -202,10 +202,21 @@ TEST(LeaderElectorTest, WaitsForAnotherHoldersLeaseToExpireOnTheLocalClock) {
   e->Start();
   ASSERT_TRUE(WaitFor([&] { return e->GetLeader() == "other"; }));
   EXPECT_FALSE(e->IsLeader()) << "an old renewTime alone must not count: the local clock decides";
+  const SteadyTime observed_at = f.clock.Now();
+  const int gets = f.server.gets.load();
   f.AdvanceParked(14s);
+  // The standby's retry (every 2-4.4 s: retryPeriod with client-go's jitter factor 1.2) reads the
+  // Lease again 14 s after it first saw it: still valid on the local clock.
+  ASSERT_TRUE(WaitFor([&] { return f.server.gets.load() > gets; }));
   EXPECT_FALSE(e->IsLeader());
-  f.AdvanceParked(3s);
-  ASSERT_TRUE(WaitFor([&] { return e->IsLeader(); }));
+  // Walk the clock in steps no longer than a jittered retry until the standby takes over; it may
+  // only do so once leaseDuration (15 s) has passed since it observed the record.
+  ASSERT_TRUE(WaitFor([&] {
+    if (e->IsLeader()) return true;
+    f.clock.Advance(250ms);
+    return false;
+  }));
+  EXPECT_GE(f.clock.Now() - observed_at, 15s);
   auto rec = f.server.Record();
   EXPECT_EQ(rec.holder_identity, "me");
   EXPECT_EQ(rec.lease_transitions, 5);
