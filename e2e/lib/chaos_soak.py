@@ -20,6 +20,7 @@ from datetime import datetime, timezone
 import requests
 
 from kubesim_fixture import parse_metrics, wait_until
+from quantities import pod_requests, quantity
 
 RES_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
 PODS_PATH = "/api/v1/namespaces/default/pods"
@@ -56,26 +57,6 @@ KINDS = [("restricted-deleted", "Restricted", "1h", False, 4),
          ("restricted-expiring", "Restricted", f"{SHORT_TTL_S}s", False, 4),
          ("aligned-once", "Aligned", "1h", True, 2)]
 POD_CPU_M, RES_CPU_M = 300, 1000
-
-UNITS = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12,
-         "m": 0.001}
-
-
-def quantity(text):
-    """A resource.Quantity string as a float (cpu in cores, memory in bytes); raises ValueError on garbage."""
-    text = str(text)
-    for suffix in sorted(UNITS, key=len, reverse=True):
-        if text.endswith(suffix):
-            return float(text[: -len(suffix)]) * UNITS[suffix]
-    return float(text)
-
-
-def pod_requests(pod):
-    total = {}
-    for c in pod["spec"].get("containers", []):
-        for k, v in c.get("resources", {}).get("requests", {}).items():
-            total[k] = total.get(k, 0.0) + quantity(v)
-    return total
 
 
 def parse_time(text):

@@ -17,6 +17,7 @@ import time
 import unittest
 
 from kubesim_fixture import BerthManager, Kubesim, wait_until
+from quantities import pod_requests, quantity
 
 RES_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
 PODS_PATH = "/api/v1/namespaces/default/pods"
@@ -28,25 +29,6 @@ MUTATING_VERBS = {"create", "update", "patch", "delete", "deletecollection"}
 LEASE_FLAGS = ["--leader-elect-lease-duration", "6s", "--leader-elect-renew-deadline", "4s",
                "--leader-elect-retry-period", "1s"]
 NODE_CPU, NODE_MEMORY = "8", "32Gi"
-UNITS = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12,
-         "m": 0.001}
-
-
-def quantity(text):
-    """A resource.Quantity string as a float (cpu in cores, memory in bytes); raises ValueError on garbage."""
-    text = str(text)
-    for suffix in sorted(UNITS, key=len, reverse=True):
-        if text.endswith(suffix):
-            return float(text[: -len(suffix)]) * UNITS[suffix]
-    return float(text)
-
-
-def pod_requests(pod):
-    total = {}
-    for c in pod["spec"].get("containers", []):
-        for k, v in c.get("resources", {}).get("requests", {}).items():
-            total[k] = total.get(k, 0.0) + quantity(v)
-    return total
 
 
 def reservation(i):

@@ -16,20 +16,11 @@ import unittest
 import yaml
 
 from kubesim_fixture import ROOT, start_cluster, wait_until
+from quantities import pod_requests, quantity
 
 RES_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
 ANNOTATION = "scheduling.koordinator.sh/reservation-allocated"
 TESTDATA = os.path.join(ROOT, "e2e", "testdata")
-UNITS = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "k": 10**3, "M": 10**6, "G": 10**9, "m": 0.001}
-
-
-def quantity(text):
-    """A resource.Quantity string as a float (cpu in cores, memory in bytes)."""
-    text = str(text)
-    for suffix in sorted(UNITS, key=len, reverse=True):
-        if text.endswith(suffix):
-            return float(text[: -len(suffix)]) * UNITS[suffix]
-    return float(text)
 
 
 def transitions(mgr, frm, to, reason):
@@ -45,14 +36,6 @@ def wait_transitions(test, frm, to, reason, count):
 
 def testdata(name):
     return os.path.join(TESTDATA, name)
-
-
-def pod_requests(pod):
-    total = {}
-    for c in pod["spec"].get("containers", []):
-        for k, v in c.get("resources", {}).get("requests", {}).items():
-            total[k] = total.get(k, 0) + quantity(v)
-    return total
 
 
 class SchedulingSuite(unittest.TestCase):
