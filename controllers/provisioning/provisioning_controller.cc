@@ -12,6 +12,7 @@
 #include "controllers/scheduler/scheduler_support.h"
 #include "reconcile/placement/snapshot.h"
 #include "reconcile/provisioning/pod_builder.h"
+#include "reconcile/provisioning/routing.h"
 
 namespace berth::controllers {
 namespace {
@@ -93,10 +94,6 @@ ProvisioningRequestController::~ProvisioningRequestController() {
 
 void ProvisioningRequestController::SetProvisioner(const std::string& class_name, prov::Provisioner* provisioner) {
   provisioners_[class_name] = provisioner;
-}
-
-bool ProvisioningRequestController::Handles(std::string_view class_name) const {
-  return std::find(options_.classes.begin(), options_.classes.end(), class_name) != options_.classes.end();
 }
 
 Result<std::unique_ptr<ProvisioningRequestController>> ProvisioningRequestController::Setup(
@@ -203,10 +200,14 @@ shim::ReconcileResult ProvisioningRequestController::Reconcile(const std::string
   std::vector<prov::ProvisioningRequestView> views;
   for (const shim::ObjectPtr& obj : requests_->store().List()) {
     const std::string class_name = obj->FindString({"spec", "provisioningClassName"}).value_or("");
-    if (!Handles(class_name)) {
+    const std::string instance =
+        obj->FindString({"spec", "parameters", prov::kParamProcessorInstance}).value_or("");
+    const prov::Route route = prov::RouteRequest(class_name, instance, options_.classes, options_.processor_instance);
+    if (route != prov::Route::kHandled) {
       if (ignored_logged_.insert(std::string(obj->Uid())).second) {
-        log::Info(kLogger, "ignoring a ProvisioningRequest of a class berth does not handle",
-                  {{"request", std::string(obj->Key())}, {"class", class_name}});
+        log::Info(kLogger, prov::RouteMessage(route),
+                  {{"request", std::string(obj->Key())}, {"class", class_name}, {"processorInstance", instance},
+                   {"instance", options_.processor_instance}});
       }
       continue;
     }
