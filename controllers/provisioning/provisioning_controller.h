@@ -46,6 +46,9 @@ struct ProvisioningRequestControllerOptions {
   // requests without parameters.processorInstance; a name handles only those naming it and turns
   // best-effort-atomic-scale-up off (reconcile/provisioning/routing.h).
   std::string processor_instance;
+  // The API version read and written: "" asks discovery at Setup (v1 when served, else the
+  // deprecated v1beta1 of an older Cluster Autoscaler CRD, else v1 with an error logged).
+  std::string api_version;
 };
 
 class ProvisioningRequestController {
@@ -82,6 +85,8 @@ class ProvisioningRequestController {
   Written EnsureFinalizer(const rapidjson::Value& object, std::string& resource_version, bool present);
   void UpdateMetrics(const std::vector<reconcile::provisioning::RequestDecision>& decisions,
                      const std::vector<reconcile::provisioning::ProvisioningRequestView>& views);
+
+  shim::ResourceRef RequestRef(std::string_view ns, std::string_view name) const;
 
   ProvisioningRequestControllerOptions options_;
   shim::ObjectClient client_;

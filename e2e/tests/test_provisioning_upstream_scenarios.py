@@ -12,6 +12,9 @@
   without an instance, a check-capacity request whose parameters name a processorInstance belongs to that
   instance and is never touched; with --check-capacity-processor-instance team-a, only check-capacity requests
   naming team-a are handled, and best-effort-atomic-scale-up is left alone.
+- A cluster whose ProvisioningRequest CRD serves only v1beta1 (Cluster Autoscaler's before 1.31, left in place with
+  provisioningRequest.installCRD=false): berth finds v1 not served, reads and writes v1beta1, and the check-capacity
+  example is provisioned and consumed as on v1.
 """
 import json
 import os
@@ -238,6 +241,85 @@ class ProcessorInstanceTest(Helpers, unittest.TestCase):
         self.assertEqual(result.returncode, 2, result.stderr)
         self.assertIn("--check-capacity-processor-instance", result.stderr)
         self.assertIn("255", result.stderr)
+
+
+
+class V1beta1OnlyCrdTest(Helpers, unittest.TestCase):
+    """The CRD of a Cluster Autoscaler before 1.31: v1beta1 served and stored, no v1."""
+
+    @classmethod
+    def setUpClass(cls):
+        from kubesim_fixture import BerthManager, Kubesim
+        cls.sim = Kubesim(nodes=2, node_cpu="4")
+        cls.mgr = None
+        try:
+            crds = os.path.join(ROOT, "crds")
+            for name in sorted(os.listdir(crds)):
+                path = os.path.join(crds, name)
+                if not name.startswith("autoscaling.x-k8s.io_"):
+                    cls.sim.kubectl("apply", "-f", path)
+                    continue
+                with open(path) as f:
+                    crd = yaml.safe_load(f)
+                v1beta1 = next(v for v in crd["spec"]["versions"] if v["name"] == "v1beta1")
+                v1beta1["storage"] = True
+                v1beta1.pop("deprecated", None)
+                v1beta1.pop("deprecationWarning", None)
+                crd["spec"]["versions"] = [v1beta1]
+                cls.sim.kubectl("apply", "-f", "-", input=yaml.safe_dump(crd))
+            cls.sim.kubectl("wait", "--for=condition=established", "crd/provisioningrequests.autoscaling.x-k8s.io",
+                            "--timeout=10s")
+            cls.mgr = BerthManager(cls.sim)
+        except BaseException:
+            cls.tearDownClass()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.mgr:
+            cls.mgr.stop()
+        cls.sim.stop()
+
+    def request(self, name):
+        r = self.sim.http("GET", f"/apis/autoscaling.x-k8s.io/v1beta1/namespaces/{NS}/provisioningrequests/{name}")
+        return r.json() if r.status_code == 200 else None
+
+    def test_the_check_capacity_example_is_provisioned_and_consumed_through_v1beta1(self):
+        self.assertEqual(self.sim.http("GET", "/apis/autoscaling.x-k8s.io/v1").status_code, 404, "v1 not served")
+        with open(os.path.join(TESTDATA, "check-capacity.yaml")) as f:
+            example = f.read().replace("autoscaling.x-k8s.io/v1\n", "autoscaling.x-k8s.io/v1beta1\n")
+        self.assertIn("apiVersion: autoscaling.x-k8s.io/v1beta1", example)
+        out = self.sim.kubectl("apply", "-f", "-", input=example)
+        self.assertIn("provisioningrequest.autoscaling.x-k8s.io/provreq-check-capacity created", out)
+        accepted = self.wait_condition("provreq-check-capacity", "Accepted", "True", "Accepted")
+        self.assertEqual(accepted["message"], "ProvisioningRequest is accepted by ClusterAutoscaler")
+        self.wait_condition("provreq-check-capacity", "Provisioned", "True", "CapacityIsFound")
+        self.assertIn("ProvisioningRequest v1 is not served; using the deprecated v1beta1", self.mgr.log_text())
+        obj = self.request("provreq-check-capacity")
+        self.assertEqual(obj["apiVersion"], "autoscaling.x-k8s.io/v1beta1")
+        self.assertIn("berth.dev/provisioning-request-booking", obj["metadata"]["finalizers"])
+        self.assertEqual(len(self.reservations("berth.dev/provisioning-request-name=provreq-check-capacity")), 1)
+        events = self.sim.get_json(f"/api/v1/namespaces/{NS}/events")["items"]
+        found = [e for e in events if e["involvedObject"].get("name") == "provreq-check-capacity"
+                 and e["reason"] == "CapacityIsFound"]
+        self.assertTrue(found, "the CapacityIsFound Event")
+        self.assertEqual(found[0]["involvedObject"]["apiVersion"], "autoscaling.x-k8s.io/v1beta1")
+
+        # The consumer (the template's pod, annotated) takes the booking; then it is released.
+        self.create({"apiVersion": "v1", "kind": "Pod", "metadata": {
+            "name": "pi", "namespace": NS,
+            "annotations": {"autoscaling.x-k8s.io/consume-provisioning-request": "provreq-check-capacity",
+                            "autoscaling.x-k8s.io/provisioning-class-name": CHECK}},
+            "spec": {"schedulerName": "koord-scheduler", "restartPolicy": "Never",
+                     "containers": [{"name": "pi", "image": "perl", "command": ["/bin/sh"],
+                                     "resources": {"limits": {"cpu": "700m", "memory": "500Mi"},
+                                                   "requests": {"cpu": "700m", "memory": "500Mi"}}}]}})
+        wait_until(lambda: (self.pod("pi") or {}).get("spec", {}).get("nodeName"), timeout=15, message="pi bound")
+        self.wait_condition("provreq-check-capacity", "BookingExpired", "True", "CapacityBookingConsumed")
+        wait_until(lambda: not self.reservations(), message="the consumed booking to be released")
+        # Deleting it goes through the finalizer on v1beta1 too.
+        self.sim.kubectl("delete", "provreq", "provreq-check-capacity", "--wait=false")
+        wait_until(lambda: self.request("provreq-check-capacity") is None, message="the request deleted")
 
 
 if __name__ == "__main__":
