@@ -11,6 +11,8 @@ kubesim with berth-manager and real kubectl.
 - EvictDirectly: the pod is evicted, no Reservation, `Pod "<ns>/<name>" has been evicted`.
 - Evicting Pods Gracefully: `deleteOptions.gracePeriodSeconds: 60` reaches the Eviction (the pod's
   deletionGracePeriodSeconds).
+- Use reserved resources when migrating: a Reservation made beforehand, named in `reservationOptions.reservationRef`,
+  receives the replacement; the job makes none of its own.
 """
 import json
 import unittest
@@ -254,6 +256,51 @@ class PodMigrationJobUserGuideTest(unittest.TestCase):
             return None
         evicted = self.wait(terminating, "the pod terminating after the eviction", 60)
         self.assertEqual(evicted["metadata"]["deletionGracePeriodSeconds"], 60)
+
+    def test_a_reservation_made_beforehand_is_used_through_reservation_ref(self):
+        pod = self.start("prebooked")
+        name, node = pod["metadata"]["name"], pod["spec"]["nodeName"]
+        target = next(n for n in ("node-0", "node-1", "node-2") if n != node)
+        # reservation-0, made before the job (the guide's "Use reserved resources when migrating"): the pod's
+        # shape, for the Deployment's pods, on another node.
+        self.sim.apply_text(yaml.safe_dump({
+            "apiVersion": "scheduling.koordinator.sh/v1alpha1", "kind": "Reservation",
+            "metadata": {"name": "reservation-0"},
+            "spec": {"template": {"metadata": {"namespace": "default"},
+                                  "spec": {"nodeName": target, "schedulerName": "koord-scheduler",
+                                           "containers": [{"name": "stress", "image": "polinux/stress",
+                                                           "resources": {"requests": {"cpu": "200m",
+                                                                                      "memory": "400Mi"}}}]}},
+                     "owners": [{"labelSelector": {"matchLabels": {"app": "prebooked"}}}],
+                     "allocateOnce": True, "ttl": "1h"}}))
+        self.wait(lambda: self.sim.get_json(f"{RES_PATH}/reservation-0").get("status", {}).get("phase") == "Available",
+                  "reservation-0 Available")
+        self.sim.apply_text(f"""apiVersion: scheduling.koordinator.sh/v1alpha1
+kind: PodMigrationJob
+metadata:
+  name: migrationjob-demo
+spec:
+  paused: false
+  ttl: 5m
+  mode: ReservationFirst
+  podRef:
+    namespace: default
+    name: {name}
+  reservationOptions:
+    # the reservation-0 created before creating PodMigrationJob
+    reservationRef:
+      name: reservation-0
+status:
+  phase: Pending
+""")
+        self.wait(lambda: self.status("migrationjob-demo").get("phase") == "Succeeded", "the job Succeeded", 60)
+        status = self.status("migrationjob-demo")
+        self.assertEqual(status["nodeName"], target)
+        self.assertEqual(status["message"], f'Bind Pod "default/{status["podRef"]["name"]}" in Reservation "reservation-0"')
+        self.assertEqual([r["metadata"]["name"] for r in self.sim.get_json(RES_PATH)["items"]], ["reservation-0"],
+                         "no reservation of its own")
+        owners = self.sim.get_json(f"{RES_PATH}/reservation-0")["status"]["currentOwners"]
+        self.assertEqual([o["name"] for o in owners], [status["podRef"]["name"]])
 
 
 if __name__ == "__main__":
