@@ -39,6 +39,11 @@ constexpr char kUsage[] =
     "  --provisioning-classes strings       ProvisioningRequest classes berth handles; others are\n"
     "                                       never touched (default check-capacity.autoscaling.x-k8s.io,\n"
     "                                       best-effort-atomic-scale-up.autoscaling.x-k8s.io)\n"
+    "  --check-capacity-processor-instance string\n"
+    "                                       Cluster Autoscaler's processor instance: handle only\n"
+    "                                       check-capacity requests whose parameters.processorInstance\n"
+    "                                       is this name, and no best-effort-atomic-scale-up (default\n"
+    "                                       \"\": requests naming any processorInstance are not handled)\n"
     "  --provisioning-request-booking-time duration\n"
     "                                       How long a Provisioned request's capacity stays booked\n"
     "                                       before BookingExpired (default 10m)\n"
@@ -124,6 +129,7 @@ struct Flags {
   std::string kubeconfig, context;
   std::string controllers{controllers::kDefaultControllers};
   std::vector<std::string> provisioning_classes = controllers::DefaultProvisioningClasses();
+  std::string processor_instance;
   std::chrono::nanoseconds gc_duration = std::chrono::hours(24);
   std::chrono::nanoseconds owner_sync_interval = std::chrono::seconds(1);
   int reservation_workers = 4;
@@ -273,6 +279,7 @@ int main(int argc, char** argv) {
          options.classes = flags.provisioning_classes;
          options.scheduler_name = flags.scheduler_names.front();
          options.timers = flags.provisioning_timers;
+         options.processor_instance = flags.processor_instance;
          auto c = controllers::ProvisioningRequestController::Setup(*manager, rest_ref, options);
          if (!c) return std::unexpected(c.error());
          provisioning_controller = std::move(*c);
@@ -329,6 +336,14 @@ int main(int argc, char** argv) {
         return 2;
       }
       flags.provisioning_classes = std::move(*classes);
+    } else if (TakeValue(*rest_args, i, "--check-capacity-processor-instance", value)) {
+      // A parameter value, so at most 255 characters (the CRD's limit): a longer name could never match.
+      if (value.size() > 255) {
+        std::cerr << "berth-manager: --check-capacity-processor-instance: \"" << value.substr(0, 40)
+                  << "...\" is longer than 255 characters, the longest parameters.processorInstance\n";
+        return 2;
+      }
+      flags.processor_instance = value;
     } else if (TakeValue(*rest_args, i, "--provisioning-request-booking-time", value)) {
       flags.provisioning_timers.booking_time = ParseDurationFlag("--provisioning-request-booking-time", value, true);
     } else if (TakeValue(*rest_args, i, "--provisioning-request-pending-expiry", value)) {
@@ -609,6 +624,7 @@ int main(int argc, char** argv) {
              {"leader_elect", manager_options.leader_election ? "true" : "false"},
              {"controllers", JoinComma(*enabled_controllers)},
              {"provisioning_classes", JoinComma(flags.provisioning_classes)},
+             {"check_capacity_processor_instance", flags.processor_instance},
              {"identity", manager->identity()}});
   shim::SignalWatcher signals([&] {
     log::Info("setup", "signal received, stopping");

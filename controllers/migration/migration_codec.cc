@@ -58,6 +58,17 @@ mig::JobSnapshot ReadJob(const Value& job) {
   j.pod_name = json::GetString(job, {"spec", "podRef", "name"});
   j.pod_uid = json::GetString(job, {"spec", "podRef", "uid"});
   j.reservation_ref_name = json::GetString(job, {"spec", "reservationOptions", "reservationRef", "name"});
+  j.evict_reason = json::GetString(job, {"metadata", "annotations", "koordinator.sh/evict-reason"});
+  if (const Value* grace = json::Find(job, {"spec", "deleteOptions", "gracePeriodSeconds"});
+      grace != nullptr && !grace->IsNull()) {
+    // metav1.DeleteOptions: an int64 the API server requires to be non-negative.
+    if (grace->IsInt64() && grace->GetInt64() >= 0) {
+      j.grace_period_seconds = grace->GetInt64();
+    } else {
+      j.spec_errors.push_back("spec.deleteOptions.gracePeriodSeconds: " + json::Serialize(*grace) +
+                              " is not a non-negative whole number of seconds");
+    }
+  }
 
   const Value* status = json::Member(job, "status");
   if (status && status->IsObject()) {

@@ -89,9 +89,15 @@ std::string MigrationController::Strategy(const shim::CachedObject& job) const {
 mig::EvictionOutcome MigrationController::Evict(const mig::JobSnapshot& job, mig::EvictionPolicy policy) {
   shim::ResourceRef pod{"", "v1", "pods", job.pod_namespace, job.pod_name};
   if (policy == mig::EvictionPolicy::kDelete) {
-    auto deleted = client_.Delete(pod);
-    if (deleted) return {mig::EvictionResult::kAccepted, 200, ""};
+    shim::RestRequest request;
+    request.method = "DELETE";
+    request.path = shim::ResourcePath(pod);
+    // The job's spec.deleteOptions.gracePeriodSeconds, as koordinator's evictor passes it.
+    if (job.grace_period_seconds) request.query["gracePeriodSeconds"] = std::to_string(*job.grace_period_seconds);
+    auto deleted = client_.rest().Do(request);
+    if (deleted) return {mig::EvictionResult::kAccepted, deleted->status, ""};
     const Error& e = deleted.error();
+    if (e.code == ErrorCode::kFenced) return {mig::EvictionResult::kRetryable, 0, e.message};
     return {mig::ClassifyEviction(e.http_status, e.message), e.http_status, e.message};
   }
   rapidjson::Document body(rapidjson::kObjectType);
@@ -106,6 +112,11 @@ mig::EvictionOutcome MigrationController::Evict(const mig::JobSnapshot& job, mig
     Value& options = json::EnsureObject(body, "deleteOptions", a);
     Value& pre = json::EnsureObject(options, "preconditions", a);
     json::SetString(pre, "uid", job.pod->uid, a);
+  }
+  if (job.grace_period_seconds) {
+    // spec.deleteOptions.gracePeriodSeconds (koordinator's "Evicting Pods Gracefully").
+    Value& options = json::EnsureObject(body, "deleteOptions", a);
+    options.AddMember("gracePeriodSeconds", Value(*job.grace_period_seconds), a);
   }
   shim::RestRequest request;
   request.method = "POST";

@@ -181,10 +181,10 @@ prov::PodTemplateView ReadPodTemplate(const Value& object) {
   return t;
 }
 
-Document StatusBody(const Value& object, const std::vector<prov::Condition>& conditions) {
+Document StatusBody(const Value& object, const std::vector<prov::Condition>& conditions, std::string_view version) {
   Document body(rapidjson::kObjectType);
   auto& a = body.GetAllocator();
-  body.AddMember("apiVersion", Text(std::string(kProvisioningGroup) + "/" + kProvisioningVersion, a), a);
+  body.AddMember("apiVersion", Text(std::string(kProvisioningGroup) + "/" + std::string(version), a), a);
   body.AddMember("kind", "ProvisioningRequest", a);
   Value meta(rapidjson::kObjectType);
   for (const char* key : {"name", "namespace", "uid", "resourceVersion"}) {
@@ -290,6 +290,22 @@ prov::BookedSlice ReadBookedSlice(const Value& reservation) {
     s.resources = reconcile::EffectiveRequests(PodResourcesOf(*spec));
   }
   return s;
+}
+
+Result<bool> ListsProvisioningRequests(std::string_view body) {
+  Document doc;
+  doc.Parse(body.data(), body.size());
+  if (doc.HasParseError() || !doc.IsObject()) {
+    return MakeError(ErrorCode::kInvalidArgument, "discovery answer is not a JSON object");
+  }
+  const Value* resources = json::Member(doc, "resources");
+  if (resources == nullptr || !resources->IsArray()) {
+    return MakeError(ErrorCode::kInvalidArgument, "discovery answer has no resources list (not an APIResourceList)");
+  }
+  for (const auto& r : resources->GetArray()) {
+    if (r.IsObject() && json::GetString(r, {"name"}) == "provisioningrequests") return true;
+  }
+  return false;
 }
 
 }  // namespace berth::controllers

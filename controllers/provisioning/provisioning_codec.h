@@ -11,6 +11,7 @@
 
 #include <rapidjson/document.h>
 
+#include "clientgo-shim/base/result.h"
 #include "clientgo-shim/cache/transform.h"
 #include "reconcile/provisioning/types.h"
 
@@ -19,6 +20,9 @@ namespace berth::controllers {
 inline constexpr char kProvisioningGroup[] = "autoscaling.x-k8s.io";
 inline constexpr char kProvisioningVersion[] = "v1";
 inline constexpr char kProvisioningRequestsPath[] = "/apis/autoscaling.x-k8s.io/v1/provisioningrequests";
+// The deprecated version, the only one served by Cluster Autoscaler's CRD before 1.31 (and by
+// such a cloud provider's): same schema, so berth reads and writes it alike when v1 is not served.
+inline constexpr char kProvisioningVersionV1beta1[] = "v1beta1";
 // The finalizer that keeps a request until its booking Reservations are gone (they are
 // cluster-scoped, so they cannot carry an ownerReference to the namespaced request).
 inline constexpr char kBookingFinalizer[] = "berth.dev/provisioning-request-booking";
@@ -43,7 +47,12 @@ reconcile::provisioning::PodTemplateView ReadPodTemplate(const rapidjson::Value&
 // resourceVersion as the precondition), and `status` = the current status with `conditions`
 // replaced (other status fields, e.g. provisioningClassDetails, are kept).
 rapidjson::Document StatusBody(const rapidjson::Value& object,
-                               const std::vector<reconcile::provisioning::Condition>& conditions);
+                               const std::vector<reconcile::provisioning::Condition>& conditions,
+                               std::string_view version = kProvisioningVersion);
+
+// ListsProvisioningRequests: whether an APIResourceList (GET /apis/autoscaling.x-k8s.io/<version>)
+// names the resource "provisioningrequests". A body that is not such a list is an error saying so.
+Result<bool> ListsProvisioningRequests(std::string_view body);
 
 // BookingReservationName: "provreq-<request uid>-<16 hex digits of FNV-1a of the node>":
 // deterministic, so a pass that repeats after a lost status write finds the same objects.

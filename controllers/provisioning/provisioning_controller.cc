@@ -12,6 +12,7 @@
 #include "controllers/scheduler/scheduler_support.h"
 #include "reconcile/placement/snapshot.h"
 #include "reconcile/provisioning/pod_builder.h"
+#include "reconcile/provisioning/routing.h"
 
 namespace berth::controllers {
 namespace {
@@ -41,11 +42,6 @@ std::optional<std::string> ConsumedRequest(const shim::CachedObject& pod) {
 bool Terminal(const shim::CachedObject& pod) {
   auto phase = pod.FindString({"status", "phase"});
   return phase && (*phase == "Succeeded" || *phase == "Failed");
-}
-
-shim::ResourceRef RequestRef(std::string_view ns, std::string_view name) {
-  return shim::ResourceRef{kProvisioningGroup, kProvisioningVersion, "provisioningrequests", std::string(ns),
-                           std::string(name)};
 }
 
 shim::ResourceRef ReservationRef(std::string_view name) {
@@ -81,7 +77,47 @@ Document FinalizerPatch(const Value& object, std::string_view resource_version, 
   return patch;
 }
 
+// Served: whether GET /apis/autoscaling.x-k8s.io/<version> lists provisioningrequests; nullopt
+// when discovery could not answer (not a 404).
+std::optional<bool> Served(shim::RestClient& rest, std::string_view version) {
+  shim::RestRequest request;
+  request.path = std::string("/apis/") + kProvisioningGroup + "/" + std::string(version);
+  auto response = rest.Do(request);
+  if (!response) {
+    if (response.error().code == ErrorCode::kNotFound) return false;
+    return std::nullopt;
+  }
+  auto lists = ListsProvisioningRequests(response->body);
+  if (!lists) {
+    log::Warn(kLogger, "cannot read the ProvisioningRequest API discovery",
+              {{"path", request.path}, {"error", lists.error().message}});
+    return std::nullopt;
+  }
+  return *lists;
+}
+
+// ServedVersion: v1 unless discovery says only v1beta1 is served (an older CRD left in place,
+// e.g. provisioningRequest.installCRD=false under Cluster Autoscaler < 1.31).
+std::string ServedVersion(shim::RestClient& rest) {
+  if (Served(rest, kProvisioningVersion).value_or(true)) return kProvisioningVersion;
+  if (Served(rest, kProvisioningVersionV1beta1).value_or(false)) {
+    log::Warn(kLogger, "ProvisioningRequest v1 is not served; using the deprecated v1beta1 (same schema). "
+                       "Upgrade the CRD to Cluster Autoscaler's 1.31 or later, which serves v1",
+              {{"group", kProvisioningGroup}});
+    return kProvisioningVersionV1beta1;
+  }
+  log::Error(kLogger, "the ProvisioningRequest CRD is not served (neither v1 nor v1beta1): install it, or run "
+                      "--controllers=*,-provisioningrequest",
+             {{"group", kProvisioningGroup}});
+  return kProvisioningVersion;
+}
+
 }  // namespace
+
+shim::ResourceRef ProvisioningRequestController::RequestRef(std::string_view ns, std::string_view name) const {
+  return shim::ResourceRef{kProvisioningGroup, options_.api_version, "provisioningrequests", std::string(ns),
+                           std::string(name)};
+}
 
 ProvisioningRequestController::ProvisioningRequestController(shim::RestClientPtr rest,
                                                              ProvisioningRequestControllerOptions options)
@@ -95,12 +131,9 @@ void ProvisioningRequestController::SetProvisioner(const std::string& class_name
   provisioners_[class_name] = provisioner;
 }
 
-bool ProvisioningRequestController::Handles(std::string_view class_name) const {
-  return std::find(options_.classes.begin(), options_.classes.end(), class_name) != options_.classes.end();
-}
-
 Result<std::unique_ptr<ProvisioningRequestController>> ProvisioningRequestController::Setup(
     shim::Manager& manager, shim::RestClientPtr rest, ProvisioningRequestControllerOptions options) {
+  if (options.api_version.empty()) options.api_version = ServedVersion(*rest);
   std::unique_ptr<ProvisioningRequestController> c(new ProvisioningRequestController(rest, std::move(options)));
   shim::EventRecorderOptions events;
   events.rest = rest;
@@ -125,7 +158,8 @@ Result<std::unique_ptr<ProvisioningRequestController>> ProvisioningRequestContro
   c->booked_resources_ = *booked;
 
   auto& informers = manager.informers();
-  c->requests_ = informers.InformerFor(shim::InformerKey{kProvisioningRequestsPath, "", ""});
+  c->requests_ = informers.InformerFor(shim::InformerKey{
+      std::string("/apis/") + kProvisioningGroup + "/" + c->options_.api_version + "/provisioningrequests", "", ""});
   c->templates_ = informers.InformerFor(shim::InformerKey{"/api/v1/podtemplates", "", ""}, PodTemplateTransform());
   c->pods_ = informers.InformerFor(shim::InformerKey{"/api/v1/pods", "", ""});
   c->nodes_ = informers.InformerFor(shim::InformerKey{"/api/v1/nodes", "", ""});
@@ -203,10 +237,14 @@ shim::ReconcileResult ProvisioningRequestController::Reconcile(const std::string
   std::vector<prov::ProvisioningRequestView> views;
   for (const shim::ObjectPtr& obj : requests_->store().List()) {
     const std::string class_name = obj->FindString({"spec", "provisioningClassName"}).value_or("");
-    if (!Handles(class_name)) {
+    const std::string instance =
+        obj->FindString({"spec", "parameters", prov::kParamProcessorInstance}).value_or("");
+    const prov::Route route = prov::RouteRequest(class_name, instance, options_.classes, options_.processor_instance);
+    if (route != prov::Route::kHandled) {
       if (ignored_logged_.insert(std::string(obj->Uid())).second) {
-        log::Info(kLogger, "ignoring a ProvisioningRequest of a class berth does not handle",
-                  {{"request", std::string(obj->Key())}, {"class", class_name}});
+        log::Info(kLogger, prov::RouteMessage(route),
+                  {{"request", std::string(obj->Key())}, {"class", class_name}, {"processorInstance", instance},
+                   {"instance", options_.processor_instance}});
       }
       continue;
     }
@@ -456,7 +494,7 @@ ProvisioningRequestController::Written ProvisioningRequestController::Apply(cons
     log::Info(kLogger, "booking released", {{"request", key}, {"reservations", std::to_string(view.booking.size())}});
   }
   if (d.conditions) {
-    Document body = StatusBody(object, *d.conditions);
+    Document body = StatusBody(object, *d.conditions, options_.api_version);
     json::SetString(json::EnsureObject(body, "metadata", body.GetAllocator()), "resourceVersion", resource_version,
                     body.GetAllocator());
     auto written = client_.UpdateStatus(RequestRef(view.namespace_name, view.name), body);
@@ -465,7 +503,7 @@ ProvisioningRequestController::Written ProvisioningRequestController::Apply(cons
       return {false, "status of " + key + ": " + written.error().message};
     }
     resource_version = std::string(json::GetString(*written, {"metadata", "resourceVersion"}));
-    shim::ObjectReference ref{std::string(kProvisioningGroup) + "/" + kProvisioningVersion, "ProvisioningRequest",
+    shim::ObjectReference ref{std::string(kProvisioningGroup) + "/" + options_.api_version, "ProvisioningRequest",
                               view.namespace_name, view.name, view.uid, "", ""};
     for (const auto& e : d.events) {
       recorder_->Event(ref, e.type == "Warning" ? shim::EventType::kWarning : shim::EventType::kNormal, e.reason,

@@ -42,6 +42,13 @@ struct ProvisioningRequestControllerOptions {
   // scheduler places them. Default: koord-scheduler.
   std::string scheduler_name = "koord-scheduler";
   reconcile::provisioning::ProvisioningOptions timers;
+  // --check-capacity-processor-instance (Cluster Autoscaler's flag): "" handles check-capacity
+  // requests without parameters.processorInstance; a name handles only those naming it and turns
+  // best-effort-atomic-scale-up off (reconcile/provisioning/routing.h).
+  std::string processor_instance;
+  // The API version read and written: "" asks discovery at Setup (v1 when served, else the
+  // deprecated v1beta1 of an older Cluster Autoscaler CRD, else v1 with an error logged).
+  std::string api_version;
 };
 
 class ProvisioningRequestController {
@@ -73,12 +80,13 @@ class ProvisioningRequestController {
 
   ProvisioningRequestController(shim::RestClientPtr rest, ProvisioningRequestControllerOptions options);
   void Enqueue(bool capacity_freed);
-  bool Handles(std::string_view class_name) const;
   Written Apply(const reconcile::provisioning::RequestDecision& decision,
                 const reconcile::provisioning::ProvisioningRequestView& view, const rapidjson::Value& object);
   Written EnsureFinalizer(const rapidjson::Value& object, std::string& resource_version, bool present);
   void UpdateMetrics(const std::vector<reconcile::provisioning::RequestDecision>& decisions,
                      const std::vector<reconcile::provisioning::ProvisioningRequestView>& views);
+
+  shim::ResourceRef RequestRef(std::string_view ns, std::string_view name) const;
 
   ProvisioningRequestControllerOptions options_;
   shim::ObjectClient client_;
@@ -96,7 +104,7 @@ class ProvisioningRequestController {
   std::unordered_map<std::string, reconcile::provisioning::BackoffState> backoff_;
   std::unordered_map<std::string, PendingBooking> pending_creates_;  // by Reservation name
   std::unordered_set<std::string> pending_deletes_;                  // Reservation names
-  std::unordered_set<std::string> ignored_logged_;                   // uids of other classes
+  std::unordered_set<std::string> ignored_logged_;                   // uids of requests not ours
   std::set<std::pair<std::string, std::string>> state_labels_;       // {class, state} ever set
   std::set<std::string> booked_resource_labels_;
 

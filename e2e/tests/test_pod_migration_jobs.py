@@ -190,7 +190,7 @@ class PodMigrationJobTest(unittest.TestCase):
         self.wait(lambda: self.job_status("move-big").get("phase") == "Failed", "the job Failed")
         status = self.job_status("move-big")
         self.assertEqual(status["reason"], "MissingPod")
-        self.assertEqual(status["message"], f"Pod default/{name} not found")
+        self.assertEqual(status["message"], f'Abort job caused by missing Pod "default/{name}"')
         self.wait(lambda: self.sim.http("GET", f"{RES_PATH}/{job_uid}").status_code == 404,
                   "the job's reservation deleted")
 

@@ -12,6 +12,12 @@ namespace {
 
 std::string PodKey(const JobSnapshot& job) { return job.pod_namespace + "/" + job.pod_name; }
 
+// Quoted: Go's %q for the names koordinator's messages quote (object names need no escaping).
+std::string Quoted(std::string_view text) { return "\"" + std::string(text) + "\""; }
+
+// EvictedMessage: koordinator's EvictComplete wording.
+std::string EvictedMessage(std::string_view key) { return "Pod " + Quoted(key) + " has been evicted"; }
+
 std::string Seconds(Duration d) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1fs", std::chrono::duration<double>(d).count());
@@ -138,7 +144,7 @@ std::optional<std::string> NextReservationName(const JobSnapshot& job, const std
 bool Start(const JobSnapshot& job, JobMode mode, const MigrationOptions& o, Builder& b) {
   const std::string key = PodKey(job);
   if (!job.pod) {
-    b.Fail(kCondEviction, kReasonMissingPod, "Pod " + key + " not found");
+    b.Fail(kCondEviction, kReasonMissingPod, "Abort job caused by missing Pod " + Quoted(key));
     return false;
   }
   const PodFacts& pod = *job.pod;
@@ -357,17 +363,17 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
   if (pod_present && !evicted && job.pod->deleting && EvictionStarted(b.status(), job.eviction)) {
     // Evicted and terminating: its controller has already made the replacement, which may bind
     // the reservation before the old pod is gone.
-    b.Set(kCondEviction, "True", kReasonEvictComplete, "Pod " + key + " has been evicted",
-          EventNote{"Normal", std::string(kReasonEvictComplete), "Pod " + key + " has been evicted"});
+    b.Set(kCondEviction, "True", kReasonEvictComplete, EvictedMessage(key),
+          EventNote{"Normal", std::string(kReasonEvictComplete), EvictedMessage(key)});
     evicted = true;
   }
   if (!pod_present && !evicted) {
     if (!EvictionStarted(b.status(), job.eviction)) {
-      b.Fail(kCondEviction, kReasonMissingPod, "Pod " + key + " not found");
+      b.Fail(kCondEviction, kReasonMissingPod, "Abort job caused by missing Pod " + Quoted(key));
       return b.Finish(std::nullopt);
     }
-    b.Set(kCondEviction, "True", kReasonEvictComplete, "Pod " + key + " has been evicted",
-          EventNote{"Normal", std::string(kReasonEvictComplete), "Pod " + key + " has been evicted"});
+    b.Set(kCondEviction, "True", kReasonEvictComplete, EvictedMessage(key),
+          EventNote{"Normal", std::string(kReasonEvictComplete), EvictedMessage(key)});
     evicted = true;
   }
 
@@ -375,7 +381,7 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
     if (evicted) {
       b.status().phase = JobPhase::kSucceeded;
       b.status().status = std::string(kStatusComplete);
-      b.events().push_back({"Normal", std::string(kStatusComplete), "Pod " + key + " has been evicted"});
+      b.events().push_back({"Normal", std::string(kStatusComplete), EvictedMessage(key)});
       return b.Finish(std::nullopt);
     }
     return b.Finish(EvictOrWait(job, now, b));
@@ -387,11 +393,12 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
     if (!ConditionIs(b.status(), kCondReservationCreated, "True") && job.reservation_ref_name.empty() && !evicted) {
       b.actions().push_back({ActionKind::kCreateReservation, reservation});
       b.actions().push_back({ActionKind::kRecordReservationRef, reservation});
-      std::string message = "Reservation " + reservation + " created for Pod " + key;
+      std::string message = "Successfully create Reservation " + Quoted(reservation);
       b.Set(kCondReservationCreated, "True", "", message, EventNote{"Normal", std::string(kCondReservationCreated), message});
       return b.Finish(std::nullopt);
     }
-    b.Fail(kCondReservationScheduled, kReasonMissingReservation, "Reservation " + reservation + " not found");
+    b.Fail(kCondReservationScheduled, kReasonMissingReservation,
+           "Abort job caused by missing Reservation " + Quoted(reservation));
     return b.Finish(std::nullopt);
   }
   const ReservationFacts& r = *job.reservation;
@@ -413,12 +420,12 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
   }
   if (!evicted && pod_present && r.node_name == job.pod->node_name) {
     b.Fail(kCondReservationScheduled, kReasonForbiddenMigratePod,
-           "Scheduler assigned the Reservation " + reservation + " on the same node " + r.node_name + " as the Pod " +
-               key);
+           "Scheduler assignes the Reservation " + Quoted(reservation) + " on the same node as the Pod (node " +
+               r.node_name + ", Pod " + key + ")");
     return b.Finish(std::nullopt);
   }
   if (!ConditionIs(b.status(), kCondReservationScheduled, "True")) {
-    std::string message = "Reservation " + reservation + " scheduled on node " + r.node_name;
+    std::string message = "Assigned Reservation " + Quoted(reservation) + " to node " + Quoted(r.node_name);
     b.Set(kCondReservationScheduled, "True", "", message,
           EventNote{"Normal", std::string(kCondReservationScheduled), message});
   }
@@ -434,7 +441,7 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
       if (auto next = NextReservationName(job, reservation)) {
         b.actions().push_back({ActionKind::kCreateReservation, *next});
         b.actions().push_back({ActionKind::kRecordReservationRef, *next});
-        std::string message = "Reservation " + *next + " created for Pod " + key + " (Reservation " + reservation +
+        std::string message = "Successfully create Reservation " + Quoted(*next) + " (Reservation " + reservation +
                               " was bound by another Pod " + o.namespace_name + "/" + o.name + ")";
         b.Set(kCondReservationCreated, "True", "", message,
               EventNote{"Normal", std::string(kCondReservationCreated), message});
@@ -467,12 +474,11 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
     return b.Finish(replacement->via_sibling ? std::optional<Duration>(options.bind_recheck) : std::nullopt);
   }
   b.Set(kCondBoundPodReady, "True", "", "Pod " + owner_key + " is Ready");
-  std::string message = "Bind Pod " + owner_key + " in Reservation " + via;
+  std::string message = "Bind Pod " + Quoted(owner_key) + " in Reservation " + Quoted(via);
   b.Set(kCondPodBoundReservation, "True", "", message);
   b.status().phase = JobPhase::kSucceeded;
   b.status().status = std::string(kStatusComplete);
-  b.events().push_back({"Normal", std::string(kStatusComplete),
-                        "Pod " + key + " migrated to node " + replacement->facts->node_name + ": " + message});
+  b.events().push_back({"Normal", std::string(kStatusComplete), message});
   // Its own reservation, unconsumed, would hold its capacity until its ttl.
   if (replacement->via_sibling && ReservationToFree(job)) {
     b.actions().push_back({ActionKind::kDeleteReservation, job.reservation->name});
@@ -543,13 +549,16 @@ EvictionDecision DecideAfterEviction(const JobSnapshot& job, const JobStatus& st
       // its delete event wakes the job sooner.
       d.tries = {0, now + options.eviction_backoff_initial, true};
       const bool deleted = PolicyFor(job) == EvictionPolicy::kDelete;
-      std::string message = "Pod " + key + (deleted ? " deleted (policy Delete: no PodDisruptionBudget consulted)"
-                                                    : " evicted") + " from node " + node;
+      // koordinator's wording, by the job's koordinator.sh/evict-reason.
+      std::string message = "Pod " + Quoted(key) +
+                            (deleted ? " deleted (policy Delete: no PodDisruptionBudget consulted)" : " evicted") +
+                            " from node " + Quoted(node) + " by the reason " + Quoted(job.evict_reason);
       if (EffectiveMode(job, options) == JobMode::kEvictDirectly) {
         UpsertCondition(d.status, kCondEviction, "True", kReasonEvictComplete, message, now);
         d.status.phase = JobPhase::kSucceeded;
         d.status.status = std::string(kStatusComplete);
-        d.events.push_back({"Normal", std::string(kStatusComplete), message});
+        d.status.message = EvictedMessage(key);  // koordinator's evictPodDirectly
+        d.events.push_back({"Normal", std::string(kStatusComplete), d.status.message});
       } else {
         UpsertCondition(d.status, kCondEviction, "False", kReasonEvicting, message, now);
         d.events.push_back({"Normal", std::string(kReasonEvicting), message});
@@ -558,7 +567,7 @@ EvictionDecision DecideAfterEviction(const JobSnapshot& job, const JobStatus& st
     }
     case EvictionResult::kPodGone: {
       d.tries = {0, std::nullopt, true};
-      std::string message = "Pod " + key + " has been evicted";
+      std::string message = EvictedMessage(key);
       UpsertCondition(d.status, kCondEviction, "True", kReasonEvictComplete, message, now);
       break;
     }

@@ -151,6 +151,10 @@ struct JobSnapshot {
   std::optional<EvictionPolicy> job_evict_policy;
   std::string pod_namespace, pod_name, pod_uid;  // spec.podRef
   std::string reservation_ref_name;              // spec.reservationOptions.reservationRef.name
+  std::string evict_reason;                      // annotation koordinator.sh/evict-reason ("" when absent)
+  // spec.deleteOptions.gracePeriodSeconds, passed on with the eviction (or delete); nullopt: the
+  // pod's own terminationGracePeriodSeconds.
+  std::optional<int64_t> grace_period_seconds;
   std::vector<std::string> spec_errors;          // found while reading the spec
   JobStatus status;
   // world

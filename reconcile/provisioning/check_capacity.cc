@@ -264,6 +264,11 @@ class RequestDecider {
     if (no_retry != r_.parameters.end() && no_retry->second == "true") {
       return Fail(kReasonCapacityIsNotFound, std::string(kMessageCapacityIsNotFoundNoRetry) + ": " + detail);
     }
+    if (no_retry != r_.parameters.end() && no_retry->second != "false") {
+      // Upstream ignores any other value (and logs it); the user sees it here instead.
+      detail += " parameters." + std::string(kParamNoRetry) + " \"" + no_retry->second +
+                "\" is neither \"true\" nor \"false\": ignored, so the check is retried.";
+    }
     Set(kConditionProvisioned, kFalse, kReasonCapacityIsNotFound,
         std::string(kMessageCapacityIsNotFound) + " " + detail, kWarning);
     const Duration wait = d_.backoff.backoff > Duration::zero() ? d_.backoff.backoff : options_.initial_backoff;

@@ -1,8 +1,6 @@
 // reconcile/provisioning/pod_builder.cc
 #include "reconcile/provisioning/pod_builder.h"
 
-#include <algorithm>
-
 namespace berth::reconcile::provisioning {
 
 std::string ConsumerKey(std::string_view namespace_name, std::string_view name) {
@@ -21,11 +19,9 @@ BuiltPods BuildPods(const ProvisioningRequestView& request, const TemplateLookup
   std::vector<const PodTemplateView*> templates;
   for (const PodSetRef& set : request.pod_sets) {
     const PodTemplateView* found = lookup(set.template_name);
-    if (found == nullptr) {
-      if (std::find(out.missing.begin(), out.missing.end(), set.template_name) == out.missing.end()) {
-        out.missing.push_back(set.template_name);
-      }
-    }
+    // One entry per podSet, as upstream's errMissingPodTemplates: two podSets naming the same
+    // missing template count as two.
+    if (found == nullptr) out.missing.push_back(set.template_name);
     templates.push_back(found);
   }
   if (!out.missing.empty()) return out;

@@ -24,7 +24,8 @@ struct PodSetPods {
 
 struct BuiltPods {
   std::vector<PodSetPods> pod_sets;
-  // Referenced templates that do not exist (distinct, in podSet order). When non-empty,
+  // The template of each podSet whose template does not exist, in podSet order (a name twice
+  // when two podSets share it, as upstream counts them). When non-empty,
   // pod_sets is empty.
   std::vector<std::string> missing;
   int referenced = 0;  // len(podSets)

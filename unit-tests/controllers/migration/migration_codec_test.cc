@@ -17,7 +17,7 @@ rapidjson::Document Json(std::string_view text) {
 
 TEST(MigrationCodecTest, ReadsKoordinatorsJob) {
   auto job = ReadJob(Json(R"({"metadata":{"name":"j","uid":"u","creationTimestamp":"2026-01-01T00:00:00Z",
-    "labels":{"koordinator.sh/evict-policy":"Delete"}},
+    "labels":{"koordinator.sh/evict-policy":"Delete"},"annotations":{"koordinator.sh/evict-reason":"hot node"}},
     "spec":{"paused":false,"ttl":"5m","mode":"ReservationFirst","podRef":{"namespace":"default","name":"p","uid":"pu"},
       "reservationOptions":{"reservationRef":{"name":"r"}}},
     "status":{"phase":"Running","status":"Eviction","reason":"Evicting","message":"m","nodeName":"n2",
@@ -30,6 +30,7 @@ TEST(MigrationCodecTest, ReadsKoordinatorsJob) {
   EXPECT_EQ(job.job_evict_policy, mig::EvictionPolicy::kDelete);
   EXPECT_EQ(job.pod_uid, "pu");
   EXPECT_EQ(job.reservation_ref_name, "r");
+  EXPECT_EQ(job.evict_reason, "hot node");
   EXPECT_EQ(job.status.phase, mig::JobPhase::kRunning);
   EXPECT_EQ(job.status.new_pod, (reconcile::OwnerRef{"default", "p2", "u2"}));
   ASSERT_EQ(job.status.conditions.size(), 1u);
@@ -49,6 +50,21 @@ TEST(MigrationCodecTest, ValuesBerthCannotReadAreSpecErrorsNotDefaults) {
             (std::vector<std::string>{"spec.ttl: must be a duration string"}));
   EXPECT_EQ(ReadJob(Json(R"({"spec":{"ttl":"-1s"}})")).spec_errors,
             (std::vector<std::string>{"spec.ttl: must not be negative, got -1s"}));
+}
+
+// koordinator's "Evicting Pods Gracefully": spec.deleteOptions.gracePeriodSeconds goes with the eviction.
+TEST(MigrationCodecTest, ReadsTheDeleteOptionsGracePeriodAndRefusesWhatIsNotOne) {
+  EXPECT_EQ(ReadJob(Json(R"({"spec":{"deleteOptions":{"gracePeriodSeconds":60}}})")).grace_period_seconds, 60);
+  EXPECT_EQ(ReadJob(Json(R"({"spec":{"deleteOptions":{"gracePeriodSeconds":0}}})")).grace_period_seconds, 0);
+  EXPECT_FALSE(ReadJob(Json(R"({"spec":{"deleteOptions":{}}})")).grace_period_seconds.has_value());
+  EXPECT_FALSE(ReadJob(Json(R"({"spec":{"deleteOptions":{"gracePeriodSeconds":null}}})")).grace_period_seconds);
+  for (const char* bad : {R"("60")", "-1", "1.5", "true"}) {
+    auto job = ReadJob(Json(std::string(R"({"spec":{"deleteOptions":{"gracePeriodSeconds":)") + bad + "}}}"));
+    EXPECT_FALSE(job.grace_period_seconds.has_value()) << bad;
+    EXPECT_EQ(job.spec_errors, (std::vector<std::string>{std::string("spec.deleteOptions.gracePeriodSeconds: ") + bad +
+                                                         " is not a non-negative whole number of seconds"}))
+        << bad;
+  }
 }
 
 TEST(MigrationCodecTest, ReadsThePodFactsTheRulesNeed) {

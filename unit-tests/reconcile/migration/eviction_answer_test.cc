@@ -139,7 +139,8 @@ TEST(EvictionAnswerTest, OtherAnswers) {
   j.job_evict_policy = EvictionPolicy::kDelete;
   auto deleted = DecideAfterEviction(j, j.status, {EvictionResult::kAccepted, 200, ""}, kT0, {}, 0.5);
   EXPECT_EQ(FindCondition(deleted.status, kCondEviction)->message,
-            "Pod default/web-1 deleted (policy Delete: no PodDisruptionBudget consulted) from node node-0");
+            "Pod \"default/web-1\" deleted (policy Delete: no PodDisruptionBudget consulted) from node \"node-0\" "
+            "by the reason \"\"");
   EXPECT_EQ(deleted.tries.attempts, 0);
   EXPECT_EQ(deleted.tries.next_attempt, kT0 + seconds(5));  // a stale cache does not evict twice
   EXPECT_TRUE(deleted.tries.accepted);

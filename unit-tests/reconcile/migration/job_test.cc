@@ -81,7 +81,8 @@ TEST(MigrationJobTest, APendingJobStartsRecordsThePodAndCreatesItsReservation) {
   EXPECT_EQ(Cond(*d.status, kCondReservationCreated).status, "True");
   EXPECT_EQ(d.status->status, "ReservationCreated");
   ASSERT_EQ(d.events.size(), 1u);
-  EXPECT_EQ(d.events[0].reason, "ReservationCreated");
+  // koordinator's Event (its PodMigrationJob user guide lists it).
+  EXPECT_EQ(d.events[0], (EventNote{"Normal", "ReservationCreated", "Successfully create Reservation \"job-uid\""}));
   ASSERT_TRUE(d.transition);
   EXPECT_EQ(d.transition->to, JobPhase::kRunning);
   EXPECT_EQ(d.requeue_after, minutes(5) - seconds(1));  // the default ttl's deadline
@@ -94,9 +95,11 @@ TEST(MigrationJobTest, AMissingPodFailsTheJobWithMissingPod) {
   ASSERT_TRUE(d.status);
   EXPECT_EQ(d.status->phase, JobPhase::kFailed);
   EXPECT_EQ(d.status->reason, "MissingPod");
-  EXPECT_EQ(d.status->message, "Pod default/web-1 not found");
+  // koordinator's abortJobByMissingPod wording.
+  EXPECT_EQ(d.status->message, "Abort job caused by missing Pod \"default/web-1\"");
   EXPECT_EQ(Cond(*d.status, kCondEviction).reason, "MissingPod");
-  EXPECT_EQ(d.events, (std::vector<EventNote>{{"Warning", "MissingPod", "Pod default/web-1 not found"}}));
+  EXPECT_EQ(d.events, (std::vector<EventNote>{
+                          {"Warning", "MissingPod", "Abort job caused by missing Pod \"default/web-1\""}}));
   EXPECT_TRUE(d.actions.empty());
   EXPECT_EQ(d.requeue_after, minutes(10));  // GC at creation + ttl + 5m
 }
@@ -185,7 +188,9 @@ TEST(MigrationJobTest, AReservationOnThePodsOwnNodeFailsTheJobAndIsDeleted) {
   EXPECT_EQ(d.status->phase, JobPhase::kFailed);
   EXPECT_EQ(d.status->reason, "ForbiddenMigratePod");
   EXPECT_EQ(d.status->message,
-            "Scheduler assigned the Reservation job-uid on the same node node-0 as the Pod default/web-1");
+            // koordinator's wording (its typo included), then the node and pod.
+            "Scheduler assignes the Reservation \"job-uid\" on the same node as the Pod (node node-0, Pod "
+            "default/web-1)");
   EXPECT_EQ(Cond(*d.status, kCondReservationScheduled).reason, "ForbiddenMigratePod");
   EXPECT_EQ(d.actions, (std::vector<Action>{{ActionKind::kDeleteReservation, "job-uid"}}));
 }
@@ -195,6 +200,8 @@ TEST(MigrationJobTest, AnAvailableReservationElsewhereLeadsToTheEviction) {
   j.reservation = Reservation(Phase::kAvailable, "node-2");
   auto d = DecideMigration(j, kT0, Options());
   EXPECT_EQ(Cond(*d.status, kCondReservationScheduled).status, "True");
+  EXPECT_EQ(d.events, (std::vector<EventNote>{
+                          {"Normal", "ReservationScheduled", "Assigned Reservation \"job-uid\" to node \"node-2\""}}));
   EXPECT_EQ(d.status->node_name, "node-2");
   EXPECT_EQ(d.actions, (std::vector<Action>{{ActionKind::kEvict, "", EvictionPolicy::kEviction}}));
   j.job_evict_policy = EvictionPolicy::kDelete;
@@ -240,8 +247,18 @@ TEST(MigrationJobTest, TheWholeReservationFirstPathEndsSucceeded) {
   auto d = DecideMigration(j, kT0, Options());
   auto after = DecideAfterEviction(j, *d.status, {EvictionResult::kAccepted, 201, ""}, kT0, Options(), 0.5);
   EXPECT_EQ(Cond(after.status, kCondEviction).reason, "Evicting");
-  EXPECT_EQ(Cond(after.status, kCondEviction).message, "Pod default/web-1 evicted from node node-0");
+  // koordinator's wording; the job has no koordinator.sh/evict-reason annotation.
+  EXPECT_EQ(Cond(after.status, kCondEviction).message,
+            "Pod \"default/web-1\" evicted from node \"node-0\" by the reason \"\"");
   EXPECT_EQ(after.status.phase, JobPhase::kRunning);
+  // The reason koord-descheduler (or berth's rescheduler) wrote on the job is named.
+  JobSnapshot with_reason = j;
+  with_reason.evict_reason = "node node-0 is over-utilised";
+  EXPECT_EQ(Cond(DecideAfterEviction(with_reason, *d.status, {EvictionResult::kAccepted, 201, ""}, kT0, Options(), 0.5)
+                     .status,
+                 kCondEviction)
+                .message,
+            "Pod \"default/web-1\" evicted from node \"node-0\" by the reason \"node node-0 is over-utilised\"");
   j.status = after.status;
 
   // Terminating: evicted. The replacement may already have consumed the allocate-once reservation.
@@ -281,10 +298,10 @@ TEST(MigrationJobTest, TheWholeReservationFirstPathEndsSucceeded) {
   ASSERT_TRUE(d.status) << "the phase change is written at once";
   EXPECT_EQ(d.status->phase, JobPhase::kSucceeded);
   EXPECT_EQ(d.status->status, "Complete");
-  EXPECT_EQ(d.status->message, "Bind Pod default/web-2 in Reservation job-uid");
+  EXPECT_EQ(d.status->message, "Bind Pod \"default/web-2\" in Reservation \"job-uid\"");
   EXPECT_EQ(Cond(*d.status, kCondPodBoundReservation).status, "True");
   EXPECT_EQ(Cond(*d.status, kCondBoundPodReady).status, "True");
-  EXPECT_EQ(d.events.back().reason, "Complete");
+  EXPECT_EQ(d.events.back(), (EventNote{"Normal", "Complete", "Bind Pod \"default/web-2\" in Reservation \"job-uid\""}));
   EXPECT_TRUE(d.actions.empty());  // the consumed reservation stays (Succeeded, GC'd by its controller)
   EXPECT_EQ(d.requeue_after, minutes(10) - seconds(3) - std::chrono::milliseconds(100));
 }
@@ -377,7 +394,7 @@ TEST(MigrationJobTest, ReservationProblemsFailTheJob) {
   EXPECT_EQ(t.actions, (std::vector<Action>{{ActionKind::kCreateReservation, "job-uid-1"},
                                             {ActionKind::kRecordReservationRef, "job-uid-1"}}));
   EXPECT_EQ(Cond(*t.status, kCondReservationCreated).message,
-            "Reservation job-uid-1 created for Pod default/web-1 (Reservation job-uid was bound by another Pod "
+            "Successfully create Reservation \"job-uid-1\" (Reservation job-uid was bound by another Pod "
             "default/web-9)");
   EXPECT_EQ(Cond(*t.status, kCondReservationScheduled).status, "False");
   taken.reservation_ref_name = "job-uid-3";

@@ -96,7 +96,7 @@ TEST(MigrationReplacementTest, AJobWhoseReservationNoReplacementTookCreditsTheOn
   d = DecideMigration(a, kT0 + seconds(7), NoCoalescing());
   ASSERT_TRUE(d.status);
   EXPECT_EQ(d.status->phase, JobPhase::kSucceeded);
-  EXPECT_EQ(d.status->message, "Bind Pod default/web-x in Reservation job-c");
+  EXPECT_EQ(d.status->message, "Bind Pod \"default/web-x\" in Reservation \"job-c\"");
   EXPECT_EQ(Cond(*d.status, kCondPodBoundReservation).status, "True");
   // Its own reservation, never consumed, is freed (after the status write, as a failed job's).
   EXPECT_EQ(d.actions, (std::vector<Action>{{ActionKind::kDeleteReservation, "job-a"}}));

@@ -272,6 +272,13 @@ TEST(CheckCapacity, NoRetryOtherThanTrueKeepsRetrying) {
   RequestDecision d = f.One(r, kT0);
   EXPECT_EQ(Cond(d, kConditionProvisioned).reason, "CapacityIsNotFound");
   EXPECT_EQ(FindCondition(*d.conditions, kConditionFailed), nullptr);
+  // Ignored as upstream ignores it (it logs), but not silently: the message says so.
+  EXPECT_NE(Cond(d, kConditionProvisioned).message.find(
+                "parameters.noRetry \"yes\" is neither \"true\" nor \"false\": ignored, so the check is retried"),
+            std::string::npos)
+      << Cond(d, kConditionProvisioned).message;
+  r.parameters["noRetry"] = "false";
+  EXPECT_EQ(Cond(f.One(r, kT0), kConditionProvisioned).message.find("noRetry"), std::string::npos);
 }
 
 TEST(CheckCapacity, MissingTemplateWaitsForTheGraceThenFailsToCreatePods) {

@@ -96,6 +96,16 @@ TEST(PodBuilder, MissingTemplatesGiveUpstreamsMessage) {
             "missing pod templates, 3 pod templates were referenced, 2 templates were missing: a,b");
 }
 
+// Upstream's errMissingPodTemplates lists the missing template of every podSet, so a template two
+// podSets share counts twice (provreqwrapper).
+TEST(PodBuilder, AMissingTemplateSharedByTwoPodSetsCountsTwiceAsUpstream) {
+  std::vector<PodTemplateView> templates;
+  BuiltPods built = BuildPods(Request({{"m", 1}, {"m", 2}}), Lookup(templates));
+  EXPECT_TRUE(built.pod_sets.empty());
+  EXPECT_EQ(MissingTemplatesMessage(built),
+            "missing pod templates, 2 pod templates were referenced, 2 templates were missing: m,m");
+}
+
 TEST(PodBuilder, TemplateWithoutContainersIsAnErrorNamingTheField) {
   PodTemplateView empty = Template("empty", {});
   empty.containers.clear();
