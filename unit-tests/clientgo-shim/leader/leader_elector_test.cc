@@ -154,6 +154,10 @@ TEST(LeaderElectorTest, CreatesAMissingLeaseAndLeads) {
   auto e = *LeaderElector::Create(f.Config("me"));
   e->Start();
   ASSERT_TRUE(WaitFor([&] { return e->IsLeader(); }));
+  // IsLeader turns true just before on_started_leading runs on the elector's thread (client-go
+  // also calls OnStartedLeading after the record is taken): wait for the callback, then check it
+  // ran once.
+  ASSERT_TRUE(WaitFor([&] { return f.started.load() > 0; }));
   EXPECT_EQ(f.started.load(), 1);
   auto rec = f.server.Record();
   EXPECT_EQ(rec.holder_identity, "me");
