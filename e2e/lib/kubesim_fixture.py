@@ -333,10 +333,18 @@ class BerthManager:
             self.start(wait_ready=wait_ready)
 
     def pick_ports(self):
+        """Picks the metrics and probe ports; on a second pick they are replaced in place in self.args, which a test
+        may have edited otherwise."""
+        old = None
+        if hasattr(self, "args"):
+            old = [f"127.0.0.1:{self.metrics_port}", f"127.0.0.1:{self.probe_port}"]
         self.metrics_port, self.probe_port = free_ports(2)
-        self.args = [os.path.join(BIN, "berth-manager"), "--kubeconfig", self.sim.kubeconfig,
-                     "--metrics-bind-address", f"127.0.0.1:{self.metrics_port}",
-                     "--health-probe-bind-address", f"127.0.0.1:{self.probe_port}"] + self.extra_args
+        new = [f"127.0.0.1:{self.metrics_port}", f"127.0.0.1:{self.probe_port}"]
+        if old is None:
+            self.args = [os.path.join(BIN, "berth-manager"), "--kubeconfig", self.sim.kubeconfig,
+                         "--metrics-bind-address", new[0], "--health-probe-bind-address", new[1]] + self.extra_args
+        else:
+            self.args = [new[old.index(a)] if a in old else a for a in self.args]
 
     def start(self, wait_ready=True):
         self.runs += 1  # a run is one start(); its port retries do not count as restarts
