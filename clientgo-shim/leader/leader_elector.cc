@@ -94,8 +94,10 @@ std::string LeaderElector::GetLeader() const {
 }
 
 void LeaderElector::SetLeading(bool leading) {
-  leading_.store(leading);
+  // The gauge first: whoever sees IsLeader() change (a probe, a test) then reads the same state
+  // from leader_election_master_status.
   if (master_status_ != nullptr) master_status_->Set(leading ? 1 : 0);
+  leading_.store(leading);
 }
 
 bool LeaderElector::Sleep(SteadyTime deadline) {

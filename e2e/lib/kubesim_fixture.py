@@ -262,12 +262,25 @@ def start_cluster(nodes=3, sim_flags=None, **manager_kwargs):
         raise
 
 
+def free_ports(count):
+    """Returns `count` distinct TCP ports on 127.0.0.1 that were free a moment ago (the OS picks them). Every socket
+    stays bound until all are picked: picked one after another, the OS may hand out a just-closed port again."""
+    import socket
+    sockets = []
+    try:
+        for _ in range(count):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sockets.append(s)
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
+
+
 def free_port():
     """Returns a TCP port on 127.0.0.1 that was free a moment ago (the OS picks it)."""
-    import socket
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return free_ports(1)[0]
 
 
 def parse_metrics(text):
@@ -299,17 +312,18 @@ class BerthManager:
         m = mgr.metrics()     # {(name, ((label, value), ...)): value}
     """
 
+    # A port picked by free_ports is free, not reserved: another process on the machine (a parallel suite's kubesim
+    # or its own free_ports) may bind it before berth-manager does. Losing that race is no failure of berth: the
+    # first start picks new ports and tries again, at most this many times in all.
+    PORT_ATTEMPTS = 3
+
     def __init__(self, sim, gc_duration=None, extra_args=(), start=True, wait_ready=True):
         self.sim = sim
-        self.metrics_port = free_port()
-        self.probe_port = free_port()
-        self.args = [os.path.join(BIN, "berth-manager"), "--kubeconfig", sim.kubeconfig,
-                     "--metrics-bind-address", f"127.0.0.1:{self.metrics_port}",
-                     "--health-probe-bind-address", f"127.0.0.1:{self.probe_port}"]
-        if gc_duration is not None:
-            self.args += ["--reservation-gc-duration", str(gc_duration)]
-        self.args += list(extra_args)
+        self.extra_args = ["--reservation-gc-duration", str(gc_duration)] if gc_duration is not None else []
+        self.extra_args += list(extra_args)
+        self.pick_ports()
         self.runs = 0
+        self.started = 0
         self.proc = None
         self.log = None
         self.log_path = None
@@ -318,14 +332,45 @@ class BerthManager:
         if start:
             self.start(wait_ready=wait_ready)
 
+    def pick_ports(self):
+        """Picks the metrics and probe ports; on a second pick they are replaced in place in self.args, which a test
+        may have edited otherwise."""
+        old = None
+        if hasattr(self, "args"):
+            old = [f"127.0.0.1:{self.metrics_port}", f"127.0.0.1:{self.probe_port}"]
+        self.metrics_port, self.probe_port = free_ports(2)
+        new = [f"127.0.0.1:{self.metrics_port}", f"127.0.0.1:{self.probe_port}"]
+        if old is None:
+            self.args = [os.path.join(BIN, "berth-manager"), "--kubeconfig", self.sim.kubeconfig,
+                         "--metrics-bind-address", new[0], "--health-probe-bind-address", new[1]] + self.extra_args
+        else:
+            self.args = [new[old.index(a)] if a in old else a for a in self.args]
+
     def start(self, wait_ready=True):
-        self.runs += 1
-        self.log_path = os.path.join(self.sim.dir, f"berth-manager.{self.runs}.log")
-        self.log = open(self.log_path, "w")
-        self.proc = subprocess.Popen(self.args, stdout=self.log, stderr=subprocess.STDOUT)
-        if wait_ready:
-            self.wait_ready()
-        return self
+        self.runs += 1  # a run is one start(); its port retries do not count as restarts
+        self.started += 1
+        for attempt in range(1, self.PORT_ATTEMPTS + 1):
+            retry = "" if attempt == 1 else f".{attempt}"
+            self.log_path = os.path.join(self.sim.dir, f"berth-manager.{self.runs}{retry}.log")
+            self.log = open(self.log_path, "w")
+            self.proc = subprocess.Popen(self.args, stdout=self.log, stderr=subprocess.STDOUT)
+            if not wait_ready:
+                return self
+            try:
+                self.wait_ready()
+                return self
+            except AssertionError:
+                # Only the first start may move: a restart keeps the ports the test already uses.
+                if self.started > 1 or attempt == self.PORT_ATTEMPTS or not self.lost_port_race():
+                    raise
+                self.log.close()
+                self.pick_ports()
+
+    def lost_port_race(self):
+        """berth-manager exited because one of its ports was taken ("listen on 127.0.0.1:P: Address already in
+        use")."""
+        return (self.proc.poll() is not None and
+                re.search(r"listen on 127\.0\.0\.1:\d+: Address already in use", self.log_text()) is not None)
 
     def probe(self, path):
         """GETs a probe path (/healthz, /readyz); returns the status code, or None if nothing answers."""

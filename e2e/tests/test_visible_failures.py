@@ -62,6 +62,9 @@ class VisibleFailuresTest(unittest.TestCase):
         return wait_until(found, timeout=20, message=f"log line {msg!r}")
 
     def readyz_verbose(self, mgr):
+        # The first failing API call (and its log line) comes from berth-manager's setup, before the probe server
+        # listens: wait for the server to answer before asking it anything.
+        wait_until(lambda: mgr.probe("/healthz") is not None, timeout=20, message="the probe server to answer")
         r = mgr.http.get(f"http://127.0.0.1:{mgr.probe_port}/readyz?verbose", timeout=5)
         return r.status_code, r.text
 

@@ -19,6 +19,17 @@ using namespace berth::shim::testing;
 using kubesim::KubesimInstance;
 using kubesim::KubesimOptions;
 
+// EveryPodRunning: the simulated kubelet has written the status of every pod on the server.
+bool EveryPodRunning(KubesimInstance& sim) {
+  auto list = sim.store().List("/pods", "", [](const kubesim::StoredObject&) { return true; }, 0, 0, "");
+  if (!list) return false;
+  for (const auto& o : list->items) {
+    auto doc = json::Parse(o->json);
+    if (!doc || json::GetString(*doc, {"status", "phase"}) != "Running") return false;
+  }
+  return true;
+}
+
 TEST(InformerFaultsTest, TheCacheConvergesToTheServerDespiteFaultsDropsAndExpiredWatches) {
   KubesimOptions o;
   o.nodes = 3;
@@ -64,9 +75,12 @@ TEST(InformerFaultsTest, TheCacheConvergesToTheServerDespiteFaultsDropsAndExpire
         live.erase(live.begin() + static_cast<long>(idx));
       }
     }
-    // Let the simulated kubelet finish its pod status writes, then push the pods' last RV out
-    // of the 20-event history and stay quiet past the next 2 s watch cut.
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    // Wait for the simulated kubelet's last pod status write (a fixed 300 ms was too short for a
+    // loaded or TSan-slowed kubesim: a status write after the noise moves the pods' RV past it and
+    // no 410 comes), then push the pods' last RV out of the 20-event history and stay quiet past
+    // the next 2 s watch cut.
+    ASSERT_TRUE(WaitUntil([&] { return EveryPodRunning(sim); }, std::chrono::seconds(30)))
+        << "the simulated kubelet did not start every pod";
     w.Noise(25);
     std::this_thread::sleep_for(std::chrono::milliseconds(2300));
   }

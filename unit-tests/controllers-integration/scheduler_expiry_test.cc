@@ -52,7 +52,9 @@ TEST(SchedulerExpiryTest, AtTheDeadlineParkedPodsGetTheHeldCapacityAndOwnersNoLo
   Cluster cluster(o);
   cluster.Start();
   cluster.StartManager(/*lifecycle=*/false);
-  auto deadline = std::chrono::system_clock::now() + 6s;
+  // Far enough ahead that placing the reservation and parking other-0 (a few seconds on a loaded
+  // 2-core machine running ctest -j2) ends before it: the assertion below needs that.
+  auto deadline = std::chrono::system_clock::now() + 10s;
   cluster.CreateReservation(ReservationJson("soon", "3", "owner", R"("ttl":"24h","expires":")" + Rfc3339(deadline) + R"(",)"));
   // FormatTimestamp keeps whole seconds: the real deadline is the truncated one.
   deadline = std::chrono::time_point_cast<std::chrono::seconds>(deadline);

@@ -154,6 +154,10 @@ TEST(LeaderElectorTest, CreatesAMissingLeaseAndLeads) {
   auto e = *LeaderElector::Create(f.Config("me"));
   e->Start();
   ASSERT_TRUE(WaitFor([&] { return e->IsLeader(); }));
+  // IsLeader turns true just before on_started_leading runs on the elector's thread (client-go
+  // also calls OnStartedLeading after the record is taken): wait for the callback, then check it
+  // ran once.
+  ASSERT_TRUE(WaitFor([&] { return f.started.load() > 0; }));
   EXPECT_EQ(f.started.load(), 1);
   auto rec = f.server.Record();
   EXPECT_EQ(rec.holder_identity, "me");
@@ -172,19 +176,22 @@ TEST(LeaderElectorTest, RenewsOnTheFastPathAndCountsTheSlowPathAfterAConflict) {
   const std::string slow_zero = "leader_election_slowpath_total{name=\"berth\"} 0\n";
   EXPECT_NE(f.registry.Render().find(slow_zero), std::string::npos);
   // A renewal of a still-valid lease is one PUT from the record last written, no GET.
-  const int gets = f.server.gets.load(), puts = f.server.puts.load();
-  ASSERT_TRUE(WaitFor([&] {
-    f.clock.Advance(1s);
-    return f.server.puts.load() >= puts + 2;
-  }));
+  // One retryPeriod per renewal, each once the elector is parked: advancing the fake clock in a
+  // loop regardless outran a slow elector thread (TSan) past renewDeadline, and it lost the lease.
+  const int gets = f.server.gets.load();
+  for (int i = 0; i < 2; ++i) {
+    const int puts = f.server.puts.load();
+    f.AdvanceParked(2s);
+    ASSERT_TRUE(WaitFor([&] { return f.server.puts.load() > puts; })) << "renewal " << i;
+  }
   EXPECT_EQ(f.server.gets.load(), gets);
   EXPECT_NE(f.registry.Render().find(slow_zero), std::string::npos);
   // Someone else writes the Lease (same holder, new resourceVersion): the fast PUT conflicts, the
   // slow path (GET, PUT) renews, and is counted once.
   f.server.Put(R"({"metadata":{"name":"berth","namespace":"kube-system"},)"
                R"("spec":{"holderIdentity":"me","leaseDurationSeconds":15}})");
+  f.AdvanceParked(2s);
   ASSERT_TRUE(WaitFor([&] {
-    f.clock.Advance(1s);
     return f.registry.Render().find("leader_election_slowpath_total{name=\"berth\"} 1\n") !=
            std::string::npos;
   }));
@@ -210,10 +217,13 @@ TEST(LeaderElectorTest, WaitsForAnotherHoldersLeaseToExpireOnTheLocalClock) {
   ASSERT_TRUE(WaitFor([&] { return f.server.gets.load() > gets; }));
   EXPECT_FALSE(e->IsLeader());
   // Walk the clock in steps no longer than a jittered retry until the standby takes over; it may
-  // only do so once leaseDuration (15 s) has passed since it observed the record.
+  // only do so once leaseDuration (15 s) has passed since it observed the record. Only while it
+  // is parked: a step during its acquiring attempt (slow under TSan) would eat into the fresh
+  // lease's renewDeadline, and walking on regardless could close its fence before IsLeader is
+  // seen.
   ASSERT_TRUE(WaitFor([&] {
     if (e->IsLeader()) return true;
-    f.clock.Advance(250ms);
+    if (f.clock.WaiterCount() > 0) f.clock.Advance(250ms);
     return false;
   }));
   EXPECT_GE(f.clock.Now() - observed_at, 15s);

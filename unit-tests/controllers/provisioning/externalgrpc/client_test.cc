@@ -14,7 +14,9 @@ namespace {
 
 class FakeProvider final : public pb::CloudProvider::Service {
  public:
-  std::atomic<int> increase_delay_ms{0};
+  // hold_increase: NodeGroupIncreaseSize answers only once its caller has given up (its deadline
+  // passed, so gRPC cancelled the call) or the server shuts down.
+  std::atomic<bool> hold_increase{false};
   std::atomic<int> last_delta{0};
   std::string last_id;
 
@@ -32,9 +34,13 @@ class FakeProvider final : public pb::CloudProvider::Service {
     out->set_targetsize(3);
     return grpc::Status::OK;
   }
-  grpc::Status NodeGroupIncreaseSize(grpc::ServerContext*, const pb::NodeGroupIncreaseSizeRequest* req,
+  grpc::Status NodeGroupIncreaseSize(grpc::ServerContext* context, const pb::NodeGroupIncreaseSizeRequest* req,
                                      pb::NodeGroupIncreaseSizeResponse*) override {
-    std::this_thread::sleep_for(std::chrono::milliseconds(increase_delay_ms.load()));
+    if (hold_increase) {
+      // gRPC's sync server offers no wake-up on cancellation: look every few milliseconds.
+      while (!context->IsCancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      return {grpc::StatusCode::CANCELLED, "caller gave up"};
+    }
     last_delta = req->delta();
     last_id = req->id();
     return grpc::Status::OK;
@@ -109,18 +115,22 @@ TEST_F(ClientTest, ErrorsCarryTheRpcAndItsCode) {
 }
 
 TEST_F(ClientTest, EveryCallHasItsOwnDeadline) {
-  auto client = Client(std::chrono::milliseconds(200));
-  service_.increase_delay_ms = 1000;
+  // 2 s, not less: the second call's whole round trip has to fit into it under TSan on a loaded
+  // machine (a 200 ms deadline failed there). The held call costs the test that long.
+  auto client = Client(std::chrono::seconds(2));
+  service_.hold_increase = true;
   auto slow = client->NodeGroupIncreaseSize("pool", 1);
   ASSERT_FALSE(slow);
   EXPECT_EQ(slow.error().code, static_cast<int>(grpc::StatusCode::DEADLINE_EXCEEDED));
   EXPECT_NE(slow.error().message.find("rpc NodeGroupIncreaseSize: DeadlineExceeded"), std::string::npos);
-  service_.increase_delay_ms = 0;
+  service_.hold_increase = false;
   EXPECT_TRUE(client->NodeGroupIncreaseSize("pool", 1));  // the next call has a fresh deadline
 }
 
 TEST(ClientCreateTest, NothingListeningIsAnErrorAtCallTimeNotAtCreate) {
-  auto c = ExternalGrpcClient::Create({.address = "127.0.0.1:1", .grpc_timeout = std::chrono::milliseconds(500)});
+  // A refused connection fails the call at once; the deadline only bounds a machine so slow
+  // (TSan, load) that gRPC has not tried to connect yet, which would read DEADLINE_EXCEEDED.
+  auto c = ExternalGrpcClient::Create({.address = "127.0.0.1:1", .grpc_timeout = std::chrono::seconds(10)});
   ASSERT_TRUE(c);
   auto groups = (*c)->NodeGroups();
   ASSERT_FALSE(groups);
