@@ -435,8 +435,9 @@ class ReservationGarbageCollection(ManagerSuite):
         deleted_at, _, _ = self.watch.wait_deleted("gc-succeeded", timeout=8)
         report(f"gc 3s (Succeeded): deleted {deleted_at - succeeded_at:.3f} s after Succeeded was observed")
         # Exact although lastTransitionTime has 1 s resolution: berth remembers the sub-second time it
-        # wrote (a restarted berth would fall back to the second).
-        self.assertGreater(deleted_at - succeeded_at, 2.95)
+        # wrote (a restarted berth would fall back to the second). The lower bound leaves 150 ms for the
+        # Succeeded event reaching this watch later than the deletion's (measured 3.008 s on a busy machine).
+        self.assertGreater(deleted_at - succeeded_at, 2.85)
         self.assertLess(deleted_at - succeeded_at, 3.5)
 
 
