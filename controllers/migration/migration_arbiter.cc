@@ -155,6 +155,15 @@ std::set<std::string> MigrationArbiter::AdmittedJobs() {
   return out;
 }
 
+std::set<std::string> MigrationArbiter::AdmittedOfWorkload(const std::string& workload_uid) {
+  std::lock_guard lock(mu_);
+  std::set<std::string> out;
+  for (const auto& [uid, admitted] : admitted_) {
+    if (admitted.pod.workload_key == workload_uid) out.insert(uid);
+  }
+  return out;
+}
+
 void MigrationArbiter::Forget(const std::string& job_uid) {
   std::lock_guard lock(mu_);
   admitted_.erase(job_uid);

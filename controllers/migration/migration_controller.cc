@@ -143,11 +143,13 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
       [self](const shim::ObjectPtr& obj, bool) {
         self->CountPhase(nullptr, obj);
         self->TrackPending(obj, true);
+        self->TrackReserveAhead(obj, true);
         self->Enqueue(std::string(obj->Name()));
       },
       [self](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& new_obj) {
         self->CountPhase(old_obj, new_obj);
         self->TrackPending(new_obj, true);
+        self->TrackReserveAhead(new_obj, true);
         self->Enqueue(std::string(new_obj->Name()));
         // A job that ends frees its arbitration slot: the held jobs try again.
         const auto new_phase = mig::ParseJobPhase(PhaseOf(new_obj)).value_or(mig::JobPhase::kPending);
@@ -165,6 +167,7 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
         self->CountPhase(deleted.object, nullptr);
         if (!deleted.object) return;
         self->TrackPending(deleted.object, false);
+        self->TrackReserveAhead(deleted.object, false);
         self->ForgetBindWaiter(std::string(deleted.object->Name()));
         self->arbiter_->Forget(std::string(deleted.object->Uid()));
         {
@@ -230,8 +233,15 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
     if (job.status.phase == mig::JobPhase::kPending && !job.paused && !job.pod->deleting &&
         !job.pod->node_name.empty() && (job.pod_uid.empty() || job.pod_uid == job.pod->uid)) {
       job.held_by_limit = arbiter_->Admit(job.uid, *job.pod);
-      // Admitted: the next held job in line may fit too (a freed slot wakes only the oldest few).
-      if (!job.held_by_limit) EnqueuePending(kWakeOnAdmission);
+      if (!job.held_by_limit) {
+        // Admitted: the next held job in line may fit too (a freed slot wakes only the oldest few),
+        // and the wave grew, so the next of its workload may reserve ahead.
+        EnqueuePending(kWakeOnAdmission);
+        WakeReserveAhead(job.pod->controller_uid);
+      } else if (job.reservation_ref_name.empty()) {
+        const auto candidates = ReserveAheadCandidates(job.pod->controller_uid);
+        job.reserve_ahead = std::find(candidates.begin(), candidates.end(), job.name) != candidates.end();
+      }
     }
   }
   const std::string reservation_name = mig::ReservationName(job);
