@@ -333,7 +333,8 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
         if (!pod_json) return shim::ReconcileResult::Error("job " + name + ": its pod left the cache");
         auto user_template = cached->FindJson({"spec", "reservationOptions", "template"});
         mig::ReservationRequest request{job.name, job.uid, action.reservation_name,
-                                        GoDuration(mig::EffectiveTtl(job, options_.migration)), now};
+                                        GoDuration(mig::EffectiveTtl(job, options_.migration)), now,
+                                        /*ahead=*/job.held_by_limit.has_value()};
         auto reservation = mig::BuildMigrationReservation(request, *pod_json,
                                                           user_template ? &*user_template : nullptr);
         Error failure;

@@ -602,7 +602,8 @@ JobSnapshot HeldAhead() {
 
 TEST(MigrationReserveAheadTest, AHeldJobReservedAheadCreatesItsReservationAndStaysPending) {
   auto d = DecideMigration(HeldAhead(), kT0 + seconds(1), Options());
-  EXPECT_EQ(d.actions, (std::vector<Action>{{ActionKind::kCreateReservation, "job-uid"},
+  EXPECT_EQ(d.actions, (std::vector<Action>{{ActionKind::kRecordPodUid, ""},
+                                            {ActionKind::kCreateReservation, "job-uid"},
                                             {ActionKind::kRecordReservationRef, "job-uid"}}));
   EXPECT_FALSE(d.status) << "no status write: the job still waits for arbitration";
   EXPECT_FALSE(d.transition);
@@ -632,6 +633,12 @@ TEST(MigrationReserveAheadTest, OnlyHeldReservationFirstJobsTheRuleChoseReserveA
   JobSnapshot direct = HeldAhead();
   direct.mode_text = "EvictDirectly";
   EXPECT_TRUE(DecideMigration(direct, kT0 + seconds(1), Options()).actions.empty());
+  JobSnapshot patch_failed = HeldAhead();  // created, then its spec patch failed
+  patch_failed.pod_uid = "pod-uid";
+  patch_failed.reservation = Reservation(Phase::kPending, "");
+  auto redo = DecideMigration(patch_failed, kT0 + seconds(1), Options());
+  EXPECT_EQ(redo.actions, (std::vector<Action>{{ActionKind::kRecordReservationRef, "job-uid"}}));
+  EXPECT_TRUE(redo.events.empty());
   JobSnapshot named = HeldAhead();
   named.reservation_ref_name = "user-reservation";  // the user's, or ours not in the cache yet
   EXPECT_TRUE(DecideMigration(named, kT0 + seconds(1), Options()).actions.empty());
@@ -655,6 +662,10 @@ TEST(MigrationReserveAheadTest, AdmittedWithItsReservationAvailableItEvictsInThe
   EXPECT_EQ(Cond(*d.status, kCondReservationCreated).status, "True");
   EXPECT_EQ(Cond(*d.status, kCondReservationScheduled).status, "True");
   EXPECT_EQ(d.status->node_name, "node-1");
+  j.pod_uid = "pod-uid";  // recorded when it reserved ahead: the eviction is the only action
+  d = DecideMigration(j, kT0 + seconds(2), Options());
+  EXPECT_EQ(d.actions, (std::vector<Action>{{ActionKind::kEvict, ""}}));
+  j.pod_uid.clear();
 
   // Not yet scheduled when admitted: it waits for the reservation, as a job that created it now.
   j.reservation = Reservation(Phase::kPending, "");
