@@ -9,6 +9,7 @@
 #include "controllers/migration/migration_codec.h"
 #include "controllers/migration/prefer_avoid_hook.h"
 #include "reconcile/migration/replacement.h"
+#include "reconcile/migration/reserve_ahead.h"
 #include "reconcile/migration/reservation_template.h"
 
 namespace berth::controllers {
@@ -233,6 +234,18 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
     if (job.status.phase == mig::JobPhase::kPending && !job.paused && !job.pod->deleting &&
         !job.pod->node_name.empty() && (job.pod_uid.empty() || job.pod_uid == job.pod->uid)) {
       job.held_by_limit = arbiter_->Admit(job.uid, *job.pod);
+      if (!job.held_by_limit && job.reservation_ref_name.empty() && !job.pod->evict_annotation) {
+        // Its turn came, but jobs of its workload ahead in line reserved ahead: they take the slot
+        // and evict at once (reconcile/migration/reserve_ahead.h); it goes back in line.
+        if (auto first = ReservedAheadGoingFirst(job.name, job.pod->controller_uid, job.pod->node_name);
+            !first.empty()) {
+          arbiter_->Forget(job.uid);
+          for (const auto& ahead : first) Enqueue(ahead);
+          job.held_by_limit = mig::LimitHit{std::string(mig::kReasonReservedAheadFirst),
+                                            "jobs ahead in line of the same workload and node reserved ahead and "
+                                            "go first"};
+        }
+      }
       if (!job.held_by_limit) {
         // Admitted: the next held job in line may fit too (a freed slot wakes only the oldest few),
         // and the wave grew, so the next of its workload may reserve ahead.

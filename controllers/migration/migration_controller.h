@@ -67,6 +67,10 @@ class MigrationController {
   void TrackReserveAhead(const shim::ObjectPtr& job, bool present);
   std::vector<std::string> ReserveAheadCandidates(const std::string& workload_uid);
   void WakeReserveAhead(const std::string& workload_uid);
+  // ReservedAheadGoingFirst: the held jobs reserved ahead that a job without a reservation, whose
+  // turn came, lets go first (mig::ReservedAheadGoFirst).
+  std::vector<std::string> ReservedAheadGoingFirst(const std::string& job_name, const std::string& workload_uid,
+                                                   const std::string& node_name);
   // Budgets less the evictions the API server accepted since the cached version was written:
   // without it, every job would see the same allowed disruption until the PDB's update arrives.
   void AdjustForAcceptedEvictions(std::vector<reconcile::migration::PdbFacts>& pdbs,
@@ -132,6 +136,8 @@ class MigrationController {
     std::string workload;
     reconcile::migration::HeldJob order;
     bool has_reservation = false;
+    std::string node_name;  // its pod's
+    bool paused = false;
   };
   std::unordered_map<std::string, HeldOfWorkload> held_workload_;  // job name →
   std::unordered_map<std::string, std::set<reconcile::migration::HeldJob>> held_by_workload_;

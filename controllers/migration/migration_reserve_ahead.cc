@@ -52,7 +52,9 @@ void MigrationController::TrackReserveAhead(const shim::ObjectPtr& job, bool pre
   const std::string pod_uid = job->FindString({"spec", "podRef", "uid"}).value_or("");
   if (!pod_uid.empty() && pod_uid != pod->Uid()) return;
   HeldOfWorkload entry{ControllerUid(*pod), pending->second,
-                       !job->FindString({"spec", "reservationOptions", "reservationRef", "name"}).value_or("").empty()};
+                       !job->FindString({"spec", "reservationOptions", "reservationRef", "name"}).value_or("").empty(),
+                       pod->FindString({"spec", "nodeName"}).value_or(""), false};
+  if (auto paused = job->FindJson({"spec", "paused"}); paused && paused->IsBool()) entry.paused = paused->GetBool();
   if (entry.workload.empty()) return;
   held_by_workload_[entry.workload].insert(entry.order);
   if (entry.has_reservation) ++reserved_while_held_[entry.workload];
@@ -88,6 +90,27 @@ std::vector<std::string> MigrationController::ReserveAheadCandidates(const std::
     in.first_in_line.push_back({held.name, e != held_workload_.end() && e->second.has_reservation});
   }
   return mig::JobsToReserveAhead(in);
+}
+
+std::vector<std::string> MigrationController::ReservedAheadGoingFirst(const std::string& job_name,
+                                                                      const std::string& workload_uid,
+                                                                      const std::string& node_name) {
+  if (!options_.arbitration.reserve_ahead || workload_uid.empty()) return {};
+  const std::set<std::string> admitted = arbiter_->AdmittedOfWorkload(workload_uid);
+  std::vector<mig::AheadInLine> ahead;
+  {
+    std::lock_guard lock(pending_mu_);
+    auto self = held_workload_.find(job_name);
+    auto w = held_by_workload_.find(workload_uid);
+    if (self == held_workload_.end() || w == held_by_workload_.end()) return {};
+    for (const auto& held : w->second) {
+      if (!(held < self->second.order)) break;
+      auto e = held_workload_.find(held.name);
+      if (e == held_workload_.end() || !e->second.has_reservation) continue;
+      ahead.push_back({held.name, e->second.node_name, true, admitted.contains(held.uid), e->second.paused});
+    }
+  }
+  return mig::ReservedAheadGoFirst(ahead, node_name, kWakeOnChange);
 }
 
 void MigrationController::WakeReserveAhead(const std::string& workload_uid) {

@@ -20,4 +20,14 @@ std::vector<std::string> JobsToReserveAhead(const ReserveAheadInput& in) {
   return out;
 }
 
+std::vector<std::string> ReservedAheadGoFirst(const std::vector<AheadInLine>& ahead_in_line,
+                                              const std::string& node_name, size_t max) {
+  std::vector<std::string> out;
+  for (const AheadInLine& a : ahead_in_line) {
+    if (out.size() >= max) break;
+    if (a.has_reservation && !a.admitted && !a.paused && a.node_name == node_name) out.push_back(a.name);
+  }
+  return out;
+}
+
 }  // namespace berth::reconcile::migration

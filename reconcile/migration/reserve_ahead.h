@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace berth::reconcile::migration {
@@ -43,5 +44,26 @@ struct ReserveAheadInput {
 // at most `in_flight`. Empty when nothing is under way (a held job then waits for the first
 // admission; nothing is reserved for a workload that is not migrating).
 std::vector<std::string> JobsToReserveAhead(const ReserveAheadInput& input);
+
+// A held job of the same workload ahead of another in line.
+struct AheadInLine {
+  std::string name;
+  std::string node_name;         // its pod's
+  bool has_reservation = false;  // reserved ahead
+  bool admitted = false;         // admitted, its Running status not written yet
+  bool paused = false;
+};
+
+// Arbitration's own reason while a held job yields to those (berth's, on its Arbitration condition).
+inline constexpr std::string_view kReasonReservedAheadFirst = "ReservedAheadFirst";
+
+// ReservedAheadGoFirst: a held job without a reservation, whose turn came (a slot is free, it was
+// woken or rechecked), lets the jobs of its workload ahead of it in line that reserved ahead take the
+// slot instead: they evict at once, it would first create and wait for its reservation. Only jobs
+// on its pod's node count (the same workload, namespace and node: every arbitration limit holds them
+// as it holds it, so yielding never waits for a job a limit holds and it does not); not admitted ones,
+// not paused ones. Returns at most `max` of them, first in line first; empty: it takes its turn.
+std::vector<std::string> ReservedAheadGoFirst(const std::vector<AheadInLine>& ahead_in_line,
+                                              const std::string& node_name, size_t max);
 
 }  // namespace berth::reconcile::migration

@@ -48,5 +48,22 @@ TEST(ReserveAheadTest, NegativeCountsAreTreatedAsNone) {
             (Names{"a", "b", "c"}));
 }
 
+TEST(ReserveAheadTest, AJobWhoseTurnCameLetsTheJobsAheadThatReservedAheadOnItsNodeGoFirst) {
+  std::vector<AheadInLine> ahead = {
+      {"a", "node-0", true, false, false},   // reserved ahead: goes first
+      {"b", "node-0", false, false, false},  // no reservation: no reason to go first
+      {"c", "node-1", true, false, false},   // another node: a per-node limit may hold it and not this one
+      {"d", "node-0", true, true, false},    // admitted already
+      {"e", "node-0", true, false, true},    // paused: it would never take the slot
+      {"f", "node-0", true, false, false},
+      {"g", "node-0", true, false, false},
+  };
+  EXPECT_EQ(ReservedAheadGoFirst(ahead, "node-0", 4), (Names{"a", "f", "g"}));
+  EXPECT_EQ(ReservedAheadGoFirst(ahead, "node-0", 2), (Names{"a", "f"})) << "at most max, first in line first";
+  EXPECT_EQ(ReservedAheadGoFirst(ahead, "node-1", 4), Names{"c"});
+  EXPECT_EQ(ReservedAheadGoFirst(ahead, "node-2", 4), Names{}) << "none on its node: it takes its turn";
+  EXPECT_EQ(ReservedAheadGoFirst({}, "node-0", 4), Names{});
+}
+
 }  // namespace
 }  // namespace berth::reconcile::migration
