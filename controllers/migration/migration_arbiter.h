@@ -43,6 +43,8 @@ class MigrationArbiter {
   // recording it as migrating. Serialised: concurrent admissions see each other.
   std::optional<reconcile::migration::LimitHit> Admit(const std::string& job_uid,
                                                       const reconcile::migration::PodFacts& pod);
+  // IsAdmitted: the job was admitted and not yet forgotten.
+  bool IsAdmitted(const std::string& job_uid);
   // AdmittedJobs: the uids of the jobs admitted and not yet forgotten.
   std::set<std::string> AdmittedJobs();
   // AdmittedOfWorkload: the uids of the admitted jobs (not yet forgotten) whose pod's controller

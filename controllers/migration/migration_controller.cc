@@ -233,10 +233,12 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
     // Arbitration: a Pending job whose pod could start migrating takes a slot or is held back.
     if (job.status.phase == mig::JobPhase::kPending && !job.paused && !job.pod->deleting &&
         !job.pod->node_name.empty() && (job.pod_uid.empty() || job.pod_uid == job.pod->uid)) {
+      const bool admitted_before = arbiter_->IsAdmitted(job.uid);
       job.held_by_limit = arbiter_->Admit(job.uid, *job.pod);
-      if (!job.held_by_limit && job.reservation_ref_name.empty() && !job.pod->evict_annotation) {
+      if (!job.held_by_limit && !admitted_before && job.reservation_ref_name.empty() && !job.pod->evict_annotation) {
         // Its turn came, but jobs of its workload ahead in line reserved ahead: they take the slot
-        // and evict at once (reconcile/migration/reserve_ahead.h); it goes back in line.
+        // and evict at once (reconcile/migration/reserve_ahead.h); it goes back in line. (One
+        // admitted before keeps its slot: it may have acted on it.)
         if (auto first = ReservedAheadGoingFirst(job.name, job.pod->controller_uid, job.pod->node_name);
             !first.empty()) {
           arbiter_->Forget(job.uid);
@@ -249,8 +251,10 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
       if (!job.held_by_limit) {
         // Admitted: the next held job in line may fit too (a freed slot wakes only the oldest few),
         // and the wave grew, so the next of its workload may reserve ahead.
-        EnqueuePending(kWakeOnAdmission);
-        WakeReserveAhead(job.pod->controller_uid);
+        if (!admitted_before) {
+          EnqueuePending(kWakeOnAdmission);
+          WakeReserveAhead(job.pod->controller_uid);
+        }
       } else if (job.reservation_ref_name.empty()) {
         const auto candidates = ReserveAheadCandidates(job.pod->controller_uid);
         job.reserve_ahead = std::find(candidates.begin(), candidates.end(), job.name) != candidates.end();
