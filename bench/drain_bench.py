@@ -7,7 +7,7 @@ Measures: the time from `kubectl label node node-0 berth.dev/drain=true` until t
           Ready before the PDB allows the next); and berth-manager's API requests per migrated pod (kubesim's
           --audit-log, berth's user agent, from the label to the end; watches counted once each), by verb/resource.
 Run:      BERTH_BIN=build/bin PYTHONPATH=e2e/lib python3 bench/drain_bench.py [--pods 1000] [--nodes 11]
-          [--ready-delay 1s] [--max-unavailable 10%] [--evict-qps 0] [--per-node 0]
+          [--ready-delay 1s] [--max-unavailable 10%] [--evict-qps 0] [--per-node 0] [--reserve-ahead true|false]
 Prints:   one JSON line: {"pods":…, "seconds":…, "budget_bound_s":…, "ratio":…, "api_calls_per_pod":…, "calls":{…}}
 Method:   pods start on node-0 (the other nodes are cordoned while they come up). berth-manager runs with the given
           eviction rate and per-node migration limit (defaults 0 = off here, so only the PDB and koordinator's
@@ -42,6 +42,8 @@ def main():
     ap.add_argument("--max-unavailable", default="10%")
     ap.add_argument("--evict-qps", default="0")
     ap.add_argument("--per-node", default="0")
+    ap.add_argument("--reserve-ahead", choices=["true", "false"],
+                    help="berth-manager's --migration-reserve-ahead (default: not passed, berth's default)")
     ap.add_argument("--timeout", type=float, default=600)
     args = ap.parse_args()
     n = args.pods
@@ -52,9 +54,10 @@ def main():
     mgr = None
     try:
         sim.install_crds()
+        extra = ["--migration-reserve-ahead", args.reserve_ahead] if args.reserve_ahead else []
         mgr = BerthManager(sim, extra_args=["--migration-evict-qps", args.evict_qps,
                                             "--migration-max-migrating-per-node", args.per_node,
-                                            "--log-level", "warn"])
+                                            "--log-level", "warn", *extra])
         sim.kubectl("cordon", *[f"node-{i}" for i in range(1, args.nodes)])
         sim.apply_text(yaml.safe_dump_all([
             {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "bench", "namespace": "default"},

@@ -105,6 +105,14 @@ std::optional<mig::WorkloadFacts> MigrationArbiter::Workload(const mig::PodFacts
 }
 
 std::optional<mig::LimitHit> MigrationArbiter::Admit(const std::string& job_uid, const mig::PodFacts& pod) {
+  {
+    // Admitted before (its reconcile then stopped short of writing Running, e.g. waiting for its
+    // reservation in the cache): it keeps its slot. Arbitrated again, it would count itself held
+    // while its admission still counted as migrating, and the wake-ups skip admitted jobs: it
+    // would wait for its own recheck.
+    std::lock_guard lock(mu_);
+    if (admitted_.contains(job_uid)) return std::nullopt;
+  }
   mig::ArbitrationInput in;
   in.pod_key = pod.namespace_name + "/" + pod.name;
   in.node_name = pod.node_name;
@@ -148,10 +156,24 @@ std::optional<mig::LimitHit> MigrationArbiter::Admit(const std::string& job_uid,
   return std::nullopt;
 }
 
+bool MigrationArbiter::IsAdmitted(const std::string& job_uid) {
+  std::lock_guard lock(mu_);
+  return admitted_.contains(job_uid);
+}
+
 std::set<std::string> MigrationArbiter::AdmittedJobs() {
   std::lock_guard lock(mu_);
   std::set<std::string> out;
   for (const auto& [uid, admitted] : admitted_) out.insert(uid);
+  return out;
+}
+
+std::set<std::string> MigrationArbiter::AdmittedOfWorkload(const std::string& workload_uid) {
+  std::lock_guard lock(mu_);
+  std::set<std::string> out;
+  for (const auto& [uid, admitted] : admitted_) {
+    if (admitted.pod.workload_key == workload_uid) out.insert(uid);
+  }
   return out;
 }
 

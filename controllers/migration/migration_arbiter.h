@@ -27,6 +27,8 @@ struct ArbitrationOptions {
   reconcile::migration::ArbitrationLimits limits;
   double evict_qps = 10;  // koordinator's EvictQPS; 0 = unlimited
   int evict_burst = 1;    // koordinator's EvictBurst
+  // Held jobs next in line create their Reservation a wave ahead (reconcile/migration/reserve_ahead.h).
+  bool reserve_ahead = true;
 };
 
 inline constexpr char kPodControllerUidIndex[] = "migration.controller-uid";
@@ -41,8 +43,13 @@ class MigrationArbiter {
   // recording it as migrating. Serialised: concurrent admissions see each other.
   std::optional<reconcile::migration::LimitHit> Admit(const std::string& job_uid,
                                                       const reconcile::migration::PodFacts& pod);
+  // IsAdmitted: the job was admitted and not yet forgotten.
+  bool IsAdmitted(const std::string& job_uid);
   // AdmittedJobs: the uids of the jobs admitted and not yet forgotten.
   std::set<std::string> AdmittedJobs();
+  // AdmittedOfWorkload: the uids of the admitted jobs (not yet forgotten) whose pod's controller
+  // is `workload_uid`.
+  std::set<std::string> AdmittedOfWorkload(const std::string& workload_uid);
   // Forget: the job ended or was deleted; its slot frees.
   void Forget(const std::string& job_uid);
   // TakeEvictionToken: zero when an eviction may go out now, else the wait for the next token.

@@ -9,6 +9,7 @@
 #include "controllers/migration/migration_codec.h"
 #include "controllers/migration/prefer_avoid_hook.h"
 #include "reconcile/migration/replacement.h"
+#include "reconcile/migration/reserve_ahead.h"
 #include "reconcile/migration/reservation_template.h"
 
 namespace berth::controllers {
@@ -143,11 +144,13 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
       [self](const shim::ObjectPtr& obj, bool) {
         self->CountPhase(nullptr, obj);
         self->TrackPending(obj, true);
+        self->TrackReserveAhead(obj, true);
         self->Enqueue(std::string(obj->Name()));
       },
       [self](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& new_obj) {
         self->CountPhase(old_obj, new_obj);
         self->TrackPending(new_obj, true);
+        self->TrackReserveAhead(new_obj, true);
         self->Enqueue(std::string(new_obj->Name()));
         // A job that ends frees its arbitration slot: the held jobs try again.
         const auto new_phase = mig::ParseJobPhase(PhaseOf(new_obj)).value_or(mig::JobPhase::kPending);
@@ -165,6 +168,7 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
         self->CountPhase(deleted.object, nullptr);
         if (!deleted.object) return;
         self->TrackPending(deleted.object, false);
+        self->TrackReserveAhead(deleted.object, false);
         self->ForgetBindWaiter(std::string(deleted.object->Name()));
         self->arbiter_->Forget(std::string(deleted.object->Uid()));
         {
@@ -229,9 +233,32 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
     // Arbitration: a Pending job whose pod could start migrating takes a slot or is held back.
     if (job.status.phase == mig::JobPhase::kPending && !job.paused && !job.pod->deleting &&
         !job.pod->node_name.empty() && (job.pod_uid.empty() || job.pod_uid == job.pod->uid)) {
+      const bool admitted_before = arbiter_->IsAdmitted(job.uid);
       job.held_by_limit = arbiter_->Admit(job.uid, *job.pod);
-      // Admitted: the next held job in line may fit too (a freed slot wakes only the oldest few).
-      if (!job.held_by_limit) EnqueuePending(kWakeOnAdmission);
+      if (!job.held_by_limit && !admitted_before && job.reservation_ref_name.empty() && !job.pod->evict_annotation) {
+        // Its turn came, but jobs of its workload ahead in line reserved ahead: they take the slot
+        // and evict at once (reconcile/migration/reserve_ahead.h); it goes back in line. (One
+        // admitted before keeps its slot: it may have acted on it.)
+        if (auto first = ReservedAheadGoingFirst(job.name, job.pod->controller_uid, job.pod->node_name);
+            !first.empty()) {
+          arbiter_->Forget(job.uid);
+          for (const auto& ahead : first) Enqueue(ahead);
+          job.held_by_limit = mig::LimitHit{std::string(mig::kReasonReservedAheadFirst),
+                                            "jobs ahead in line of the same workload and node reserved ahead and "
+                                            "go first"};
+        }
+      }
+      if (!job.held_by_limit) {
+        // Admitted: the next held job in line may fit too (a freed slot wakes only the oldest few),
+        // and the wave grew, so the next of its workload may reserve ahead.
+        if (!admitted_before) {
+          EnqueuePending(kWakeOnAdmission);
+          WakeReserveAhead(job.pod->controller_uid);
+        }
+      } else if (job.reservation_ref_name.empty()) {
+        const auto candidates = ReserveAheadCandidates(job.pod->controller_uid);
+        job.reserve_ahead = std::find(candidates.begin(), candidates.end(), job.name) != candidates.end();
+      }
     }
   }
   const std::string reservation_name = mig::ReservationName(job);
@@ -323,7 +350,8 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
         if (!pod_json) return shim::ReconcileResult::Error("job " + name + ": its pod left the cache");
         auto user_template = cached->FindJson({"spec", "reservationOptions", "template"});
         mig::ReservationRequest request{job.name, job.uid, action.reservation_name,
-                                        GoDuration(mig::EffectiveTtl(job, options_.migration)), now};
+                                        GoDuration(mig::EffectiveTtl(job, options_.migration)), now,
+                                        /*ahead=*/job.held_by_limit.has_value()};
         auto reservation = mig::BuildMigrationReservation(request, *pod_json,
                                                           user_template ? &*user_template : nullptr);
         Error failure;

@@ -60,6 +60,17 @@ class MigrationController {
   // (mig::HeldJobsToWake).
   void TrackPending(const shim::ObjectPtr& job, bool present);
   void EnqueuePending(size_t n);
+  // Reserving a wave ahead (migration_reserve_ahead.cc, reconcile/migration/reserve_ahead.h):
+  // TrackReserveAhead keeps each workload's held jobs in turn order (after TrackPending, from the
+  // job events); ReserveAheadCandidates are the held jobs of a workload that should create their
+  // reservation now; WakeReserveAhead enqueues them (after an admission grew the wave).
+  void TrackReserveAhead(const shim::ObjectPtr& job, bool present);
+  std::vector<std::string> ReserveAheadCandidates(const std::string& workload_uid);
+  void WakeReserveAhead(const std::string& workload_uid);
+  // ReservedAheadGoingFirst: the held jobs reserved ahead that a job without a reservation, whose
+  // turn came, lets go first (mig::ReservedAheadGoFirst).
+  std::vector<std::string> ReservedAheadGoingFirst(const std::string& job_name, const std::string& workload_uid,
+                                                   const std::string& node_name);
   // Budgets less the evictions the API server accepted since the cached version was written:
   // without it, every job would see the same allowed disruption until the PDB's update arrives.
   void AdjustForAcceptedEvictions(std::vector<reconcile::migration::PdbFacts>& pdbs,
@@ -119,6 +130,19 @@ class MigrationController {
   // arbitrations, not one per held job.
   static constexpr size_t kWakeOnChange = 4;
   std::unordered_map<std::string, reconcile::migration::HeldJob> pending_by_name_;
+  // Reserving ahead, under pending_mu_: each held job's workload (its pod's controller uid), the
+  // workloads' held jobs in turn order, and how many of those hold a reservation already.
+  struct HeldOfWorkload {
+    std::string workload;
+    reconcile::migration::HeldJob order;
+    bool has_reservation = false;
+    std::string node_name;  // its pod's
+    bool paused = false;
+  };
+  std::unordered_map<std::string, HeldOfWorkload> held_workload_;  // job name →
+  std::unordered_map<std::string, std::set<reconcile::migration::HeldJob>> held_by_workload_;
+  std::unordered_map<std::string, int64_t> reserved_while_held_;  // workload uid →
+  std::unordered_map<std::string, std::string> held_uid_to_name_;  // job uid → name
 };
 
 }  // namespace berth::controllers

@@ -79,6 +79,12 @@ FlagMatch TakeMigrationFlag(const std::vector<std::string>& args, size_t& i, Arb
     o.limits.skip_check_expected_replicas = value == "true";
     return FlagMatch::kTaken;
   }
+  if (FlagMatch m = Match(args, i, "--migration-reserve-ahead", value, error); m != FlagMatch::kNotMine) {
+    if (m == FlagMatch::kInvalid) return m;
+    if (value != "true" && value != "false") return invalid("--migration-reserve-ahead", "true or false");
+    o.reserve_ahead = value == "true";
+    return FlagMatch::kTaken;
+  }
   if (FlagMatch m = Match(args, i, "--migration-evict-qps", value, error); m != FlagMatch::kNotMine) {
     if (m == FlagMatch::kInvalid) return m;
     double qps = 0;

@@ -27,7 +27,10 @@ inline constexpr char kMigrationFlagsUsage[] =
     "                                       Migrate workloads of 1 replica, or whose replicas equal a\n"
     "                                       workload limit (default false)\n"
     "  --migration-evict-qps float, --migration-evict-burst int\n"
-    "                                       Global eviction rate (default 10 and 1; qps 0 = no limit)\n";
+    "                                       Global eviction rate (default 10 and 1; qps 0 = no limit)\n"
+    "  --migration-reserve-ahead bool       Held ReservationFirst jobs next in line create their\n"
+    "                                       Reservation while a wave of their workload is under way, at\n"
+    "                                       most as many as that wave (default true)\n";
 
 enum class FlagMatch { kNotMine, kTaken, kInvalid };
 

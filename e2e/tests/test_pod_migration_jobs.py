@@ -8,7 +8,9 @@ kubesim's Deployment and ReplicaSet controllers make the pods and their replacem
   out once the budget's update allows it (the 429 retry path is unit-tested: eviction_answer_test);
 - a pod deleted mid-way (the reservation cannot be placed) fails the job with MissingPod and frees the reservation;
 - a job whose reservation cannot be placed times out (ttl) and its reservation is deleted;
-- koordinator's PodMigrationJob example manifest applies unchanged and shows in `kubectl get pmj`.
+- koordinator's PodMigrationJob example manifest applies unchanged and shows in `kubectl get pmj`;
+- held jobs next in line reserve a wave ahead (as many as the wave under way), stay Pending until admitted, then
+  evict; a held job reserved ahead that times out deletes its reservation and evicts nothing.
 """
 import json
 import unittest
@@ -216,6 +218,111 @@ class PodMigrationJobTest(unittest.TestCase):
         self.wait(lambda: self.job_status("migrationjob-demo").get("phase") == "Succeeded",
                   "koordinator's example job Succeeded", timeout=60)
         self.assertIn("migrationjob-demo", self.sim.kubectl("get", "pmj"))
+
+
+class ReserveAheadTest(unittest.TestCase):
+    """Held jobs next in line reserve a wave ahead (--migration-reserve-ahead, on by default): 6 jobs on a Deployment
+    of 6 replicas, whose workload limits (koordinator's defaults for 4-10 replicas) let 2 migrate at once; a pod
+    turns Ready 6 s after binding, so the first wave runs for 6 s while the other 4 jobs wait."""
+
+    # PodMigrationJobTest's helpers (not its tests).
+    wait, pods, ready_pods = PodMigrationJobTest.wait, PodMigrationJobTest.pods, PodMigrationJobTest.ready_pods
+    job, job_status, create_job = PodMigrationJobTest.job, PodMigrationJobTest.job_status, PodMigrationJobTest.create_job
+    start_app = PodMigrationJobTest.start_app
+
+    def setUp(self):
+        self.sim = Kubesim(nodes=3, pod_ready_delay="6s")
+        self.addCleanup(self.sim.stop)
+        self.sim.install_crds()
+        self.mgr = BerthManager(self.sim, extra_args=["--log-level", "debug"])
+        self.addCleanup(self.mgr.stop)
+
+    def jobs(self):
+        return {j["metadata"]["name"]: j for j in self.sim.get_json(PMJ_PATH)["items"]}
+
+    @staticmethod
+    def phase(job):
+        return job.get("status", {}).get("phase") or "Pending"
+
+    @staticmethod
+    def reservation_ref(job):
+        return job["spec"].get("reservationOptions", {}).get("reservationRef", {}).get("name")
+
+    def start_jobs(self, ttl_after_first_wave=None):
+        pods = sorted(p["metadata"]["name"] for p in self.start_app("wave", 6, cpu="100m"))
+        names = [f"move-{i}" for i in range(6)]
+        for i, (name, pod) in enumerate(zip(names, pods)):
+            extra = {"ttl": ttl_after_first_wave} if ttl_after_first_wave and i >= 2 else {}
+            self.create_job(name, pod, **extra)
+        return names, dict(zip(names, pods))
+
+    def test_the_two_held_jobs_next_in_line_reserve_ahead_stay_pending_and_evict_once_admitted(self):
+        names, pod_of = self.start_jobs()
+        state = {}
+
+        def wave_and_two_ahead():
+            jobs = self.jobs()
+            running = [n for n in names if self.phase(jobs[n]) == "Running"]
+            ahead = [n for n in names if self.phase(jobs[n]) == "Pending" and self.reservation_ref(jobs[n])]
+            waiting = [n for n in names if self.phase(jobs[n]) == "Pending" and not self.reservation_ref(jobs[n])]
+            state.update(jobs=jobs, running=running, ahead=ahead, waiting=waiting)
+            return len(running) == 2 and len(ahead) == 2 and len(waiting) == 2
+        self.wait(wave_and_two_ahead, "2 jobs running, the next 2 held with a reservation, the last 2 without one")
+        self.assertEqual(state["ahead"], names[2:4], "the first in line reserve ahead")
+        for name in state["ahead"]:
+            job = state["jobs"][name]
+            uid = job["metadata"]["uid"]
+            self.assertEqual(self.reservation_ref(job), uid)
+            self.assertEqual([c["type"] for c in job.get("status", {}).get("conditions", [])
+                              if c["type"] != "Arbitration"], [], "nothing but arbitration in its status")
+            # Its reservation is placed off the pod's node, carries no reservation-order (replacements take the
+            # running wave's first), and the pod is untouched.
+            pod = self.sim.get_json(f"/api/v1/namespaces/default/pods/{pod_of[name]}")
+            self.assertFalse(pod["metadata"].get("deletionTimestamp"))
+            self.wait(lambda: (self.sim.get_json(f"{RES_PATH}/{uid}").get("status") or {}).get("phase") == "Available",
+                      f"the reservation of {name} Available")
+            r = self.sim.get_json(f"{RES_PATH}/{uid}")
+            self.assertNotEqual(r["status"]["nodeName"], pod["spec"]["nodeName"])
+            self.assertNotIn("scheduling.koordinator.sh/reservation-order", r["metadata"].get("labels", {}))
+        for name in state["waiting"]:
+            self.assertEqual(self.sim.http("GET", f"{RES_PATH}/{state['jobs'][name]['metadata']['uid']}").status_code,
+                             404)
+        events = json.loads(self.sim.kubectl("get", "events", "--field-selector", "reason=ReservationCreated",
+                                             "-o", "json"))["items"]
+        ahead_messages = [e["message"] for e in events if "created ahead" in e["message"]]
+        self.assertEqual(len(ahead_messages), 2, ahead_messages)
+        self.assertIn(f"created ahead for Pod default/{pod_of[names[2]]}, which waits for arbitration",
+                      " ".join(ahead_messages))
+
+        self.wait(lambda: all(self.phase(j) == "Succeeded" for j in self.jobs().values()), "all 6 jobs Succeeded",
+                  timeout=90)
+        self.assertEqual(len(self.ready_pods("wave")), 6)
+        self.assertFalse(set(pod_of.values()) & {p["metadata"]["name"] for p in self.pods("wave")})
+        for name in state["ahead"]:
+            conds = {c["type"]: c for c in self.job_status(name)["conditions"]}
+            if "Arbitration" in conds:  # written only for a job held 10 s or more
+                self.assertEqual(conds["Arbitration"]["reason"], "PassedArbitration")
+            self.assertEqual(conds["ReservationCreated"]["status"], "True")
+            self.assertEqual(conds["Eviction"]["reason"], "EvictComplete")
+
+    def test_a_held_job_reserved_ahead_that_times_out_frees_its_reservation_and_keeps_its_pod(self):
+        names, pod_of = self.start_jobs(ttl_after_first_wave="3s")
+        uids = {n: self.job(n)["metadata"]["uid"] for n in names}
+        self.wait(lambda: all(self.sim.http("GET", f"{RES_PATH}/{uids[n]}").status_code == 200 for n in names[2:4]),
+                  "the 2 held jobs next in line reserved ahead")
+        self.wait(lambda: all(self.job_status(n).get("phase") == "Failed" for n in names[2:]),
+                  "the 4 held jobs timed out")
+        for name in names[2:]:
+            status = self.job_status(name)
+            self.assertEqual(status["reason"], "Timeout")
+            self.assertTrue(status["message"].startswith("Abort job caused by timeout"), status["message"])
+        self.wait(lambda: all(self.sim.http("GET", f"{RES_PATH}/{uids[n]}").status_code == 404 for n in names[2:4]),
+                  "the reservations held ahead deleted")
+        pods_now = {p["metadata"]["name"] for p in self.pods("wave") if not p["metadata"].get("deletionTimestamp")}
+        for name in names[2:]:
+            self.assertIn(pod_of[name], pods_now, f"{name} evicted nothing")
+        self.wait(lambda: all(self.job_status(n).get("phase") == "Succeeded" for n in names[:2]),
+                  "the first wave Succeeded", timeout=60)
 
 
 if __name__ == "__main__":

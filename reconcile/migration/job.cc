@@ -179,6 +179,21 @@ bool Start(const JobSnapshot& job, JobMode mode, const MigrationOptions& o, Buil
     return false;
   }
   if (job.held_by_limit) {
+    if (job.reserve_ahead && mode == JobMode::kReservationFirst && job.reservation_ref_name.empty()) {
+      // Reserved a wave ahead (reserve_ahead.h): no status change, the job still waits for
+      // arbitration; once admitted it evicts as soon as this reservation is Available. The pod's
+      // uid is recorded now too, one write fewer between admission and eviction. (A reservation
+      // already there is one whose spec patch failed after its create: only the patch is redone.)
+      const std::string reservation = ReservationName(job);
+      if (job.pod_uid.empty()) b.actions().push_back({ActionKind::kRecordPodUid, ""});
+      if (!job.reservation) {
+        b.actions().push_back({ActionKind::kCreateReservation, reservation});
+        b.events().push_back(EventNote{"Normal", std::string(kCondReservationCreated),
+                                       "Reservation " + reservation + " created ahead for Pod " + key +
+                                           ", which waits for arbitration"});
+      }
+      b.actions().push_back({ActionKind::kRecordReservationRef, reservation});
+    }
     // A held job's limit can change with every migration that starts or ends (maxMigrating ↔
     // maxUnavailable): the condition shows the limit that held it last, rewritten at most once per
     // arbitration_recheck so waiting jobs do not each write their status on every change.

@@ -102,7 +102,11 @@ Result<Document> BuildMigrationReservation(const ReservationRequest& request, co
   }
   json::SetString(labels, kCreatedByLabel, kCreatedByValue, a);
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(request.now.time_since_epoch()).count();
-  json::SetString(labels, kReservationOrderLabel, std::to_string(ms), a);
+  if (request.ahead) {
+    labels.RemoveMember(Value(kReservationOrderLabel.data(), static_cast<rapidjson::SizeType>(kReservationOrderLabel.size())));
+  } else {
+    json::SetString(labels, kReservationOrderLabel, std::to_string(ms), a);
+  }
   Value owner_ref(rapidjson::kObjectType);
   json::SetString(owner_ref, "apiVersion", "scheduling.koordinator.sh/v1alpha1", a);
   json::SetString(owner_ref, "kind", "PodMigrationJob", a);

@@ -8,7 +8,8 @@
 // nodeSelector, affinity, tolerations, schedulerName); the pod's current node excluded through a
 // required node-affinity matchFields term metadata.name NotIn [node], appended to every term; the
 // label scheduling.koordinator.sh/reservation-order = creation in unix ms (older migrations first)
-// and app.kubernetes.io/created-by=berth-migration; ttl = the job's ttl.
+// (none when reserved ahead of admission) and app.kubernetes.io/created-by=berth-migration; ttl =
+// the job's ttl.
 // A job's spec.reservationOptions.template, when given, supplies metadata and spec instead
 // (its owners kept when set); allocateOnce and the node exclusion are still forced.
 #pragma once
@@ -32,6 +33,10 @@ struct ReservationRequest {
   std::string reservation_name;
   std::string ttl_text;  // the job's effective ttl, Go duration text ("5m0s")
   Time now;
+  // Created ahead of admission (reserve_ahead.h): without reservation-order, so a replacement
+  // takes the reservation of any migration under way first; the admission labels it before the
+  // eviction, as every job's.
+  bool ahead = false;
 };
 
 // BuildMigrationReservation builds the Reservation for `pod` (the pod object as JSON).

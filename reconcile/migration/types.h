@@ -168,6 +168,9 @@ struct JobSnapshot {
   // The arbitration limit holding a Pending job back (the controller arbitrates against the other
   // jobs; reconcile/migration/arbitration); nullopt when it may start.
   std::optional<LimitHit> held_by_limit;
+  // Held, and among the first in line of its workload while a wave is under way: it may create its
+  // Reservation now, before admission (reserve_ahead.h); it still evicts only once admitted.
+  bool reserve_ahead = false;
 };
 
 // EventNote is reconcile's: {type, reason, message}.

@@ -19,6 +19,7 @@ TEST(MigrationFlagsTest, DefaultsAreKoordinators) {
   EXPECT_FALSE(o.limits.max_unavailable_per_workload);
   EXPECT_EQ(o.evict_qps, 10);
   EXPECT_EQ(o.evict_burst, 1);
+  EXPECT_TRUE(o.reserve_ahead);
 }
 
 TEST(MigrationFlagsTest, ParsesEveryFlagInBothForms) {
@@ -43,6 +44,10 @@ TEST(MigrationFlagsTest, ParsesEveryFlagInBothForms) {
   EXPECT_EQ(o.evict_qps, 2.5);
   EXPECT_EQ(Take({"--migration-evict-burst=5"}, o, error), FlagMatch::kTaken);
   EXPECT_EQ(o.evict_burst, 5);
+  EXPECT_EQ(Take({"--migration-reserve-ahead=false"}, o, error), FlagMatch::kTaken);
+  EXPECT_FALSE(o.reserve_ahead);
+  EXPECT_EQ(Take({"--migration-reserve-ahead", "true"}, o, error), FlagMatch::kTaken);
+  EXPECT_TRUE(o.reserve_ahead);
   EXPECT_EQ(Take({"--migration-default-ttl=5m"}, o, error), FlagMatch::kNotMine);
 }
 
@@ -52,7 +57,8 @@ TEST(MigrationFlagsTest, MalformedValuesAreErrorsNamingTheFlag) {
         "--migration-max-migrating-per-node=", "--migration-max-migrating-globally=1.5",
         "--migration-max-migrating-per-workload=10 %", "--migration-max-unavailable-per-workload=-5%",
         "--migration-skip-check-expected-replicas=yes", "--migration-evict-qps=-1", "--migration-evict-qps=inf",
-        "--migration-evict-qps=nan", "--migration-evict-burst=0", "--migration-evict-burst=x"}) {
+        "--migration-evict-qps=nan", "--migration-evict-burst=0", "--migration-evict-burst=x",
+        "--migration-reserve-ahead=1", "--migration-reserve-ahead="}) {
     ArbitrationOptions o;
     std::string error;
     EXPECT_EQ(Take({bad}, o, error), FlagMatch::kInvalid) << bad;

@@ -606,3 +606,117 @@ TEST(MigrationArbitrationTest, AHeldJobStillTimesOut) {
 
 }  // namespace
 }  // namespace berth::reconcile::migration
+
+namespace berth::reconcile::migration {
+namespace {
+
+JobSnapshot HeldAhead() {
+  JobSnapshot j = Job();
+  j.held_by_limit = LimitHit{std::string(kReasonMaxUnavailablePerWorkload), "maxUnavailablePerWorkload 3 reached"};
+  j.reserve_ahead = true;
+  return j;
+}
+
+TEST(MigrationReserveAheadTest, AHeldJobReservedAheadCreatesItsReservationAndStaysPending) {
+  auto d = DecideMigration(HeldAhead(), kT0 + seconds(1), Options());
+  EXPECT_EQ(d.actions, (std::vector<Action>{{ActionKind::kRecordPodUid, ""},
+                                            {ActionKind::kCreateReservation, "job-uid"},
+                                            {ActionKind::kRecordReservationRef, "job-uid"}}));
+  EXPECT_FALSE(d.status) << "no status write: the job still waits for arbitration";
+  EXPECT_FALSE(d.transition);
+  ASSERT_EQ(d.events.size(), 1u);
+  EXPECT_EQ(d.events[0].reason, "ReservationCreated");
+  EXPECT_EQ(d.events[0].message,
+            "Reservation job-uid created ahead for Pod default/web-1, which waits for arbitration");
+  EXPECT_EQ(d.requeue_after, seconds(5));
+
+  // Held past held_condition_after, the condition still names the limit, not the reservation.
+  JobSnapshot j = HeldAhead();
+  j.reservation_ref_name = "job-uid";
+  j.reservation = Reservation(Phase::kAvailable, "node-1");
+  d = DecideMigration(j, kT0 + seconds(11), Options());
+  EXPECT_TRUE(d.actions.empty()) << "its reservation exists: nothing more, above all no eviction";
+  ASSERT_TRUE(d.status);
+  EXPECT_EQ(d.status->phase, JobPhase::kPending);
+  EXPECT_EQ(Cond(*d.status, kCondArbitration).status, "False");
+  EXPECT_EQ(d.status->reason, "MaxUnavailablePerWorkload");
+  EXPECT_EQ(FindCondition(*d.status, kCondReservationCreated), nullptr);
+}
+
+TEST(MigrationReserveAheadTest, OnlyHeldReservationFirstJobsTheRuleChoseReserveAhead) {
+  JobSnapshot not_chosen = HeldAhead();
+  not_chosen.reserve_ahead = false;
+  EXPECT_TRUE(DecideMigration(not_chosen, kT0 + seconds(1), Options()).actions.empty());
+  JobSnapshot direct = HeldAhead();
+  direct.mode_text = "EvictDirectly";
+  EXPECT_TRUE(DecideMigration(direct, kT0 + seconds(1), Options()).actions.empty());
+  JobSnapshot patch_failed = HeldAhead();  // created, then its spec patch failed
+  patch_failed.pod_uid = "pod-uid";
+  patch_failed.reservation = Reservation(Phase::kPending, "");
+  auto redo = DecideMigration(patch_failed, kT0 + seconds(1), Options());
+  EXPECT_EQ(redo.actions, (std::vector<Action>{{ActionKind::kRecordReservationRef, "job-uid"}}));
+  EXPECT_TRUE(redo.events.empty());
+  JobSnapshot named = HeldAhead();
+  named.reservation_ref_name = "user-reservation";  // the user's, or ours not in the cache yet
+  EXPECT_TRUE(DecideMigration(named, kT0 + seconds(1), Options()).actions.empty());
+  JobSnapshot missing_pod = HeldAhead();
+  missing_pod.pod.reset();
+  auto d = DecideMigration(missing_pod, kT0 + seconds(1), Options());
+  ASSERT_TRUE(d.status);
+  EXPECT_EQ(d.status->reason, "MissingPod");
+  EXPECT_TRUE(d.actions.empty()) << "the checks come first: no reservation for a job that fails";
+}
+
+TEST(MigrationReserveAheadTest, AdmittedWithItsReservationAvailableItEvictsInTheSameDecision) {
+  JobSnapshot j = HeldAhead();
+  j.reservation_ref_name = "job-uid";
+  j.reservation = Reservation(Phase::kAvailable, "node-1");
+  j.held_by_limit.reset();
+  auto d = DecideMigration(j, kT0 + seconds(2), Options());
+  ASSERT_TRUE(d.status);
+  EXPECT_EQ(d.status->phase, JobPhase::kRunning);
+  EXPECT_EQ(d.actions, (std::vector<Action>{{ActionKind::kRecordPodUid, ""}, {ActionKind::kEvict, ""}}));
+  EXPECT_EQ(Cond(*d.status, kCondReservationCreated).status, "True");
+  EXPECT_EQ(Cond(*d.status, kCondReservationScheduled).status, "True");
+  EXPECT_EQ(d.status->node_name, "node-1");
+  j.pod_uid = "pod-uid";  // recorded when it reserved ahead: the eviction is the only action
+  d = DecideMigration(j, kT0 + seconds(2), Options());
+  EXPECT_EQ(d.actions, (std::vector<Action>{{ActionKind::kEvict, ""}}));
+  j.pod_uid.clear();
+
+  // Not yet scheduled when admitted: it waits for the reservation, as a job that created it now.
+  j.reservation = Reservation(Phase::kPending, "");
+  d = DecideMigration(j, kT0 + seconds(2), Options());
+  ASSERT_TRUE(d.status);
+  EXPECT_EQ(d.status->phase, JobPhase::kRunning);
+  EXPECT_EQ(d.actions, (std::vector<Action>{{ActionKind::kRecordPodUid, ""}}));
+}
+
+TEST(MigrationReserveAheadTest, AHeldJobThatFailsOrTimesOutDeletesItsReservationAhead) {
+  JobSnapshot j = HeldAhead();
+  j.reservation_ref_name = "job-uid";
+  j.reservation = Reservation(Phase::kAvailable, "node-1");
+  auto d = DecideMigration(j, kT0 + minutes(5), Options());
+  ASSERT_TRUE(d.status);
+  EXPECT_EQ(d.status->phase, JobPhase::kFailed);
+  EXPECT_EQ(d.status->reason, "Timeout");
+  EXPECT_EQ(d.actions, (std::vector<Action>{{ActionKind::kDeleteReservation, "job-uid"}}));
+
+  j.pod->deleting = true;  // its pod went away while it waited
+  d = DecideMigration(j, kT0 + seconds(30), Options());
+  ASSERT_TRUE(d.status);
+  EXPECT_EQ(d.status->phase, JobPhase::kFailed);
+  EXPECT_EQ(d.status->reason, "ForbiddenMigratePod");
+  EXPECT_EQ(d.actions, (std::vector<Action>{{ActionKind::kDeleteReservation, "job-uid"}}));
+
+  // Aborted by a user (a terminal phase berth does not set): its reservation is freed too.
+  JobSnapshot aborted = HeldAhead();
+  aborted.reservation_ref_name = "job-uid";
+  aborted.reservation = Reservation(Phase::kAvailable, "node-1");
+  aborted.status.phase = JobPhase::kAborted;
+  d = DecideMigration(aborted, kT0 + seconds(30), Options());
+  EXPECT_EQ(d.actions, (std::vector<Action>{{ActionKind::kDeleteReservation, "job-uid"}}));
+}
+
+}  // namespace
+}  // namespace berth::reconcile::migration

@@ -106,3 +106,25 @@ TEST(MigrationReservationTest, MalformedInputIsAnErrorNotAGuess) {
 
 }  // namespace
 }  // namespace berth::reconcile::migration
+
+namespace berth::reconcile::migration {
+namespace {
+
+TEST(MigrationReservationTest, AReservationAheadOfAdmissionHasNoReservationOrder) {
+  auto pod = Json(kPod);
+  ReservationRequest request = Request();
+  request.ahead = true;
+  auto user = Json(R"({"metadata":{"labels":{"scheduling.koordinator.sh/reservation-order":"5","team":"a"}}})");
+  for (const rapidjson::Value* tmpl : {static_cast<const rapidjson::Value*>(nullptr),
+                                       static_cast<const rapidjson::Value*>(&user)}) {
+    auto r = BuildMigrationReservation(request, pod, tmpl);
+    ASSERT_TRUE(r.has_value()) << r.error().message;
+    EXPECT_FALSE(json::Find(*r, {"metadata", "labels", "scheduling.koordinator.sh/reservation-order"}))
+        << "ranked after the reservations of migrations under way until its admission labels it";
+    EXPECT_EQ(json::GetString(*r, {"metadata", "labels", "app.kubernetes.io/created-by"}), "berth-migration");
+    EXPECT_TRUE((*r)["spec"]["allocateOnce"].GetBool());
+  }
+}
+
+}  // namespace
+}  // namespace berth::reconcile::migration
