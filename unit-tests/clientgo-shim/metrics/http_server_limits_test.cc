@@ -197,8 +197,12 @@ TEST(HttpServerLimitsTest, AtTheConnectionLimitTheLongestWaitingConnectionIsClos
     ASSERT_TRUE(c);
     ASSERT_TRUE(c->Send("GET /healthz HTTP/1.1\r\n"));
     slow.push_back(std::move(*c));
-    // Accepted in this order, so slow[0] waits longest.
-    ASSERT_TRUE(WaitFor([&] { return s.server.stats().accepted == static_cast<uint64_t>(i + 1); }, 5s));
+    // Accepted in this order, so slow[0] waits longest. The server counts a connection accepted
+    // just before it lists it as open, so wait for both.
+    ASSERT_TRUE(WaitFor([&] {
+      const HttpServerStats st = s.server.stats();
+      return st.accepted == static_cast<uint64_t>(i + 1) && st.open_connections == static_cast<size_t>(i + 1);
+    }, 5s));
   }
   EXPECT_EQ(s.server.stats().open_connections, 4u);
   // A fifth client: a probe. It is answered; the oldest slow client is closed to make room.
