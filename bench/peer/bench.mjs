@@ -11,7 +11,9 @@
 //        --berth-only (skip client-node) --compare-berth "LABEL=PATH [ARG...]" (repeatable: another
 //        berth-manager binary, with extra flags of its own, measured against the same kubesim in
 //        every run, e.g. a build of the previous commit, so before/after figures share the cluster
-//        and the machine's load).
+//        and the machine's load). --hold: load the cluster, print kubesim's kubeconfig, and keep
+//        kubesim up without measuring anything until SIGINT/SIGTERM (to profile one client against
+//        the same cluster many times without reloading it).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -26,7 +28,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const repo = process.env.BERTH_ROOT ?? join(here, '..', '..');
 
 function parseFlags(argv) {
-  const flags = { pods: 150000, nodes: 5000, runs: 1, bin: join(repo, 'build', 'bin'), json: false, berthArgs: [], skipNode: false, compare: [] };
+  const flags = { pods: 150000, nodes: 5000, runs: 1, bin: join(repo, 'build', 'bin'), json: false, berthArgs: [], skipNode: false, compare: [], hold: false };
   for (let i = 0; i < argv.length; ++i) {
     const a = argv[i];
     const next = () => {
@@ -45,6 +47,7 @@ function parseFlags(argv) {
     else if (a === '--json') flags.json = true;
     else if (a === '--berth-arg') flags.berthArgs.push(next());
     else if (a === '--berth-only') flags.skipNode = true;
+    else if (a === '--hold') flags.hold = true;
     else if (a === '--compare-berth') {
       const v = next();
       const eq = v.indexOf('=');
@@ -52,7 +55,7 @@ function parseFlags(argv) {
       const [path, ...args] = v.slice(eq + 1).trim().split(/\s+/);
       flags.compare.push({ label: v.slice(0, eq), path, args });
     } else throw new Error(`unknown flag ${a} (known: --pods N --nodes N --runs N --bin DIR --json --berth-arg ARG ` +
-      '--berth-only --compare-berth LABEL=PATH)');
+      '--berth-only --compare-berth LABEL=PATH --hold)');
   }
   return flags;
 }
@@ -316,6 +319,12 @@ async function main() {
     if (load.serverPods !== flags.pods) throw new Error(`kubesim holds ${load.serverPods} pods, wanted ${flags.pods}`);
     const simRss = procStatusMb(kube.sim.pid, 'VmRSS');
     console.error(`peer bench: loaded in ${f1(load.loadS)} s (POSTs ${f1(load.createdS)} s), kubesim RSS ${f1(simRss)} MB`);
+    if (flags.hold) {
+      console.log(`peer bench: holding kubesim (pid ${kube.sim.pid}); KUBECONFIG=${kube.kubeconfig}; SIGINT or SIGTERM stops it`);
+      await new Promise((resolve) => { process.once('SIGINT', resolve); process.once('SIGTERM', resolve); });
+      ok = true;
+      return;
+    }
     const runs = [];
     for (let r = 1; r <= flags.runs; ++r) {
       const berthRuns = [];

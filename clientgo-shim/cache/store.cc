@@ -1,6 +1,11 @@
 #include "clientgo-shim/cache/store.h"
 
 #include <algorithm>
+#include <atomic>
+#include <ctime>
+#include <thread>
+
+#include "clientgo-shim/base/run_concurrently.h"
 
 namespace berth::shim {
 
@@ -19,75 +24,166 @@ IndexFunc NodeNameIndexFunc() {
   };
 }
 
-void Store::IndexLocked(const CachedObject& object) {
+namespace {
+
+// ValuesOf: the index values of one object, each once (an IndexFunc may repeat one).
+std::vector<std::string> ValuesOf(const IndexFunc& fn, const CachedObject& object) {
+  std::vector<std::string> values = fn(object);
+  if (values.size() > 1) {
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+  }
+  return values;
+}
+
+void RemoveSlot(std::vector<uint32_t>& slots, uint32_t slot) {
+  auto it = std::find(slots.begin(), slots.end(), slot);
+  if (it == slots.end()) return;
+  *it = slots.back();
+  slots.pop_back();
+  if (slots.capacity() > 64 && slots.size() < slots.capacity() / 4) slots.shrink_to_fit();
+}
+
+std::chrono::nanoseconds ThreadCpuTime() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
+}
+
+}  // namespace
+
+void Store::IndexLocked(Slot slot, const CachedObject& object) {
   for (const auto& [name, fn] : indexers_) {
     Index& index = indices_[name];
-    for (std::string& value : fn(object)) index[std::move(value)].insert(object.Key());
+    for (std::string& value : ValuesOf(fn, object)) index[std::move(value)].push_back(slot);
   }
 }
 
-void Store::UnindexLocked(const CachedObject& object) {
+void Store::UnindexLocked(Slot slot, const CachedObject& object) {
   for (const auto& [name, fn] : indexers_) {
     Index& index = indices_[name];
-    for (const std::string& value : fn(object)) {
+    for (const std::string& value : ValuesOf(fn, object)) {
       auto it = index.find(value);
       if (it == index.end()) continue;
-      it->second.erase(object.Key());
+      RemoveSlot(it->second, slot);
       if (it->second.empty()) index.erase(it);
     }
   }
 }
 
-void Store::Replace(std::vector<ObjectPtr> objects, std::string resource_version) {
+void Store::ReindexLocked(Slot slot, const CachedObject& before, const CachedObject& after) {
+  for (const auto& [name, fn] : indexers_) {
+    const std::vector<std::string> old_values = ValuesOf(fn, before);
+    std::vector<std::string> new_values = ValuesOf(fn, after);
+    if (old_values == new_values) continue;  // most updates (status) move nothing
+    Index& index = indices_[name];
+    for (const std::string& value : old_values) {
+      if (std::find(new_values.begin(), new_values.end(), value) != new_values.end()) continue;
+      auto it = index.find(value);
+      if (it == index.end()) continue;
+      RemoveSlot(it->second, slot);
+      if (it->second.empty()) index.erase(it);
+    }
+    for (std::string& value : new_values) {
+      if (std::find(old_values.begin(), old_values.end(), value) != old_values.end()) continue;
+      index[std::move(value)].push_back(slot);
+    }
+  }
+}
+
+Store::Slot Store::AllocateSlotLocked(ObjectPtr object) {
+  if (!free_slots_.empty()) {
+    Slot slot = free_slots_.back();
+    free_slots_.pop_back();
+    slots_[slot] = std::move(object);
+    return slot;
+  }
+  slots_.push_back(std::move(object));
+  return static_cast<Slot>(slots_.size() - 1);
+}
+
+ReplaceTimings Store::Replace(std::vector<ObjectPtr> objects, std::string resource_version) {
   std::lock_guard dispatch(dispatch_mu_);
+  const auto start = std::chrono::steady_clock::now();
   const bool notify = !handlers_.empty();
   const bool initial = !first_replace_done_;
   first_replace_done_ = true;
+  const bool concurrent = initial && objects.size() >= kConcurrentDispatchMin;
   std::vector<Notification> notes;
-  // Built outside the lock: the new map and indexes; the old map is released after the swap,
-  // outside the lock too (destroying 100k objects is not free).
-  std::unordered_map<std::string_view, ObjectPtr> fresh;
+  // Built outside the lock: the new slots, key map and indexes (indexers_ changes only under
+  // dispatch_mu_, held here); the old ones are released after the swap, outside the lock too
+  // (destroying 100k objects is not free).
+  std::vector<ObjectPtr> fresh_slots;
+  fresh_slots.reserve(objects.size());
+  std::unordered_map<std::string_view, Slot> fresh;
   fresh.reserve(objects.size());
   for (ObjectPtr& o : objects) {
     if (!o) continue;
     std::string_view key = o->Key();
-    auto [it, inserted] = fresh.try_emplace(key, o);
-    if (!inserted) {  // a duplicate in the list: the later one wins, re-keyed to its own view
+    auto [it, inserted] = fresh.try_emplace(key, static_cast<Slot>(fresh_slots.size()));
+    if (inserted) {
+      fresh_slots.push_back(std::move(o));
+    } else {  // a duplicate in the list: the later one wins, re-keyed to its own view
+      const Slot slot = it->second;
       auto node = fresh.extract(it);
       node.key() = key;
-      node.mapped() = std::move(o);
       fresh.insert(std::move(node));
+      fresh_slots[slot] = std::move(o);
     }
   }
-  std::unordered_map<std::string_view, ObjectPtr> old;
+  std::unordered_map<std::string, Index> fresh_indices;
+  std::vector<std::pair<const IndexFunc*, Index*>> to_build;
+  for (const auto& [name, fn] : indexers_) to_build.emplace_back(&fn, &fresh_indices[name]);
+  size_t fresh_bytes = 0;
+  // One task per index, and one for the byte count: each writes only its own result.
+  RunConcurrently(to_build.size() + 1, concurrent ? ConcurrentThreads() : 1, [&](size_t task) {
+    if (task == to_build.size()) {
+      for (const ObjectPtr& o : fresh_slots) fresh_bytes += o->FootprintBytes();
+      return;
+    }
+    const auto [fn, index] = to_build[task];
+    for (Slot slot = 0; slot < fresh_slots.size(); ++slot) {
+      for (std::string& value : ValuesOf(*fn, *fresh_slots[slot])) (*index)[std::move(value)].push_back(slot);
+    }
+  });
+  std::vector<ObjectPtr> old_slots;
+  std::unordered_map<std::string_view, Slot> old_items;
+  std::unordered_map<std::string, Index> old_indices;
   {
     std::unique_lock lock(mu_);
     if (notify) {
-      notes.reserve(fresh.size());
-      for (const auto& [key, obj] : fresh) {
-        auto it = items_.find(key);
+      notes.reserve(fresh_slots.size());
+      for (const ObjectPtr& obj : fresh_slots) {
+        auto it = items_.find(obj->Key());
         if (it == items_.end()) {
           notes.push_back({Notification::kAdd, nullptr, obj, initial});
-        } else if (it->second->ResourceVersion() != obj->ResourceVersion()) {
-          notes.push_back({Notification::kUpdate, it->second, obj, false});
+        } else if (const ObjectPtr& was = slots_[it->second]; was->ResourceVersion() != obj->ResourceVersion()) {
+          notes.push_back({Notification::kUpdate, was, obj, false});
         }
       }
-      for (const auto& [key, obj] : items_) {
-        if (!fresh.contains(key)) notes.push_back({Notification::kDelete, obj, nullptr, true});
+      for (const auto& [key, slot] : items_) {
+        if (!fresh.contains(key)) notes.push_back({Notification::kDelete, slots_[slot], nullptr, true});
       }
     }
-    old.swap(items_);
+    old_items.swap(items_);
     items_.swap(fresh);
-    indices_.clear();
-    object_bytes_ = 0;
-    for (const auto& [key, obj] : items_) {
-      object_bytes_ += obj->FootprintBytes();
-      IndexLocked(*obj);
-    }
+    old_slots.swap(slots_);
+    slots_.swap(fresh_slots);
+    free_slots_.clear();
+    old_indices.swap(indices_);
+    indices_.swap(fresh_indices);
+    object_bytes_ = fresh_bytes;
     resource_version_ = std::move(resource_version);
   }
-  old.clear();
-  Dispatch(notes);
+  old_items.clear();
+  old_indices.clear();
+  old_slots.clear();
+  ReplaceTimings timings;
+  const auto built = std::chrono::steady_clock::now();
+  timings.build = built - start;
+  Dispatch(notes, concurrent, &timings);
+  timings.dispatch = std::chrono::steady_clock::now() - built;
+  return timings;
 }
 
 void Store::ApplyEvent(DeltaType type, ObjectPtr object) {
@@ -100,38 +196,59 @@ void Store::ApplyEvent(DeltaType type, ObjectPtr object) {
     auto it = items_.find(object->Key());
     if (type == DeltaType::kDeleted) {
       if (it == items_.end()) return;
-      ObjectPtr last = it->second;
-      UnindexLocked(*last);
+      const Slot slot = it->second;
+      ObjectPtr last = std::move(slots_[slot]);
+      UnindexLocked(slot, *last);
       object_bytes_ -= last->FootprintBytes();
-      items_.erase(it);
+      items_.erase(it);  // before the object (its key's storage) can go
+      free_slots_.push_back(slot);
       notes.push_back({Notification::kDelete, object, nullptr, false});
     } else if (it == items_.end()) {
       object_bytes_ += object->FootprintBytes();
-      items_.emplace(object->Key(), object);
-      IndexLocked(*object);
+      const Slot slot = AllocateSlotLocked(object);
+      items_.emplace(object->Key(), slot);
+      IndexLocked(slot, *object);
       notes.push_back({Notification::kAdd, nullptr, object, false});
     } else {
-      ObjectPtr old = it->second;
-      UnindexLocked(*old);
+      const Slot slot = it->second;
+      ObjectPtr old = slots_[slot];
+      ReindexLocked(slot, *old, *object);
       object_bytes_ -= old->FootprintBytes();
       // Re-key the node: the map key is a view into the object, which is being replaced.
       auto node = items_.extract(it);
       node.key() = object->Key();
-      node.mapped() = object;
       items_.insert(std::move(node));
+      slots_[slot] = object;
       object_bytes_ += object->FootprintBytes();
-      IndexLocked(*object);
       notes.push_back({Notification::kUpdate, std::move(old), object, false});
     }
   }
-  Dispatch(notes);
+  Dispatch(notes, /*concurrent=*/false);
 }
 
-void Store::Dispatch(const std::vector<Notification>& notes) {
-  for (const auto& [id, h] : handlers_) {
+void Store::Dispatch(const std::vector<Notification>& notes, bool concurrent, ReplaceTimings* timings) {
+  if (notes.empty()) return;
+  if (timings) {
+    timings->per_handler.assign(handlers_.size(), std::chrono::nanoseconds(0));
+    timings->per_handler_cpu.assign(handlers_.size(), std::chrono::nanoseconds(0));
+  }
+  // The first list's adds, for the handlers that take them at once.
+  std::vector<ObjectPtr> initial_adds;
+  if (std::any_of(handlers_.begin(), handlers_.end(), [](const auto& h) { return bool(h.second.on_initial_list); })) {
+    for (const Notification& n : notes) {
+      if (n.kind == Notification::kAdd && n.flag) initial_adds.push_back(n.new_object);
+    }
+  }
+  RunConcurrently(handlers_.size(), concurrent ? ConcurrentThreads() : 1, [&](size_t i) {
+    const EventHandler& h = handlers_[i].second;
+    const auto handler_start = std::chrono::steady_clock::now();
+    const auto cpu_start = ThreadCpuTime();
+    const bool bulk = h.on_initial_list && !initial_adds.empty();
+    if (bulk) h.on_initial_list(initial_adds);
     for (const Notification& n : notes) {
       switch (n.kind) {
         case Notification::kAdd:
+          if (bulk && n.flag) break;
           if (h.on_add) h.on_add(n.new_object, n.flag);
           break;
         case Notification::kUpdate:
@@ -144,7 +261,11 @@ void Store::Dispatch(const std::vector<Notification>& notes) {
           break;
       }
     }
-  }
+    if (timings) {
+      timings->per_handler[i] = std::chrono::steady_clock::now() - handler_start;
+      timings->per_handler_cpu[i] = ThreadCpuTime() - cpu_start;
+    }
+  });
 }
 
 Status Store::AddIndexers(const Indexers& indexers) {
@@ -158,8 +279,8 @@ Status Store::AddIndexers(const Indexers& indexers) {
   for (const auto& [name, fn] : indexers) {
     indexers_.emplace(name, fn);
     Index& index = indices_[name];
-    for (const auto& [key, obj] : items_) {
-      for (std::string& value : fn(*obj)) index[std::move(value)].insert(obj->Key());
+    for (const auto& [key, slot] : items_) {
+      for (std::string& value : ValuesOf(fn, *slots_[slot])) index[std::move(value)].push_back(slot);
     }
   }
   return {};
@@ -167,7 +288,9 @@ Status Store::AddIndexers(const Indexers& indexers) {
 
 HandlerId Store::AddEventHandler(EventHandler handler, bool replay_existing) {
   std::lock_guard dispatch(dispatch_mu_);
-  if (replay_existing && handler.on_add) {
+  if (replay_existing && handler.on_initial_list) {
+    if (std::vector<ObjectPtr> existing = List(); !existing.empty()) handler.on_initial_list(existing);
+  } else if (replay_existing && handler.on_add) {
     for (const ObjectPtr& o : List()) handler.on_add(o, true);
   }
   HandlerId id = next_handler_id_++;
@@ -183,14 +306,14 @@ void Store::RemoveEventHandler(HandlerId id) {
 ObjectPtr Store::Get(std::string_view key) const {
   std::shared_lock lock(mu_);
   auto it = items_.find(key);
-  return it == items_.end() ? nullptr : it->second;
+  return it == items_.end() ? nullptr : slots_[it->second];
 }
 
 std::vector<ObjectPtr> Store::List() const {
   std::shared_lock lock(mu_);
   std::vector<ObjectPtr> out;
   out.reserve(items_.size());
-  for (const auto& [key, obj] : items_) out.push_back(obj);
+  for (const auto& [key, slot] : items_) out.push_back(slots_[slot]);
   return out;
 }
 
@@ -198,7 +321,7 @@ std::vector<std::string> Store::ListKeys() const {
   std::shared_lock lock(mu_);
   std::vector<std::string> out;
   out.reserve(items_.size());
-  for (const auto& [key, obj] : items_) out.emplace_back(key);
+  for (const auto& [key, slot] : items_) out.emplace_back(key);
   return out;
 }
 
@@ -211,12 +334,10 @@ Result<std::vector<ObjectPtr>> Store::ByIndex(std::string_view index_name,
                      "index with name " + std::string(index_name) + " does not exist");
   }
   std::vector<ObjectPtr> out;
-  auto set = idx->second.find(std::string(value));
-  if (set == idx->second.end()) return out;
-  out.reserve(set->second.size());
-  for (std::string_view key : set->second) {
-    if (auto it = items_.find(key); it != items_.end()) out.push_back(it->second);
-  }
+  auto slots = idx->second.find(std::string(value));
+  if (slots == idx->second.end()) return out;
+  out.reserve(slots->second.size());
+  for (Slot slot : slots->second) out.push_back(slots_[slot]);
   return out;
 }
 
@@ -245,14 +366,15 @@ std::string Store::ResourceVersion() const {
 
 size_t Store::FootprintBytes() const {
   std::shared_lock lock(mu_);
-  // Hash node: key view + shared_ptr + next pointer + cached hash, rounded by malloc; + bucket.
-  constexpr size_t kItemNode = 48 + 16;
-  constexpr size_t kSetNode = 32 + 16;  // view + next + hash, rounded
-  size_t bytes = object_bytes_ + items_.size() * kItemNode + items_.bucket_count() * sizeof(void*);
+  // Key map node: key view + slot + next pointer + cached hash, rounded by malloc; + bucket;
+  // + the slot's shared_ptr.
+  constexpr size_t kItemNode = 40 + 8;
+  size_t bytes = object_bytes_ + items_.size() * kItemNode + items_.bucket_count() * sizeof(void*) +
+                 slots_.capacity() * sizeof(ObjectPtr) + free_slots_.capacity() * sizeof(Slot);
   for (const auto& [name, index] : indices_) {
     bytes += index.bucket_count() * sizeof(void*);
-    for (const auto& [value, keys] : index) {
-      bytes += 96 + value.capacity() + keys.size() * kSetNode + keys.bucket_count() * sizeof(void*);
+    for (const auto& [value, slots] : index) {
+      bytes += 96 + value.capacity() + slots.capacity() * sizeof(Slot);
     }
   }
   return bytes;

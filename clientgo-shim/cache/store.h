@@ -12,12 +12,21 @@
 // - Handlers run synchronously on the writer's thread, in event order, after the store has been
 //   updated and without the read lock held (a handler may read the store). Keep them short
 //   (enqueue a key). A handler must not call the writer API or AddEventHandler (deadlock).
+//   The first Replace of a large list (kConcurrentDispatchMin objects or more) hands its adds to
+//   each handler on up to hardware_concurrency threads at once, a handler per thread: every
+//   handler still sees every add, in list order, on one thread; Replace returns after all of
+//   them. Handlers must therefore not share unlocked state with another handler of the same
+//   store (they already run concurrently with other stores' handlers and with reconcilers).
+// - Memory: each stored object has a slot; an index maps a value to a vector of slot numbers
+//   (4 bytes per indexed object, not a hash-set node per object), and an update whose index
+//   values did not change leaves the index alone.
 // Example:
 //   Store store;
 //   store.AddIndexers({{kNodeNameIndex, NodeNameIndexFunc()}});
 //   auto pods_on_n1 = store.ByIndex(kNodeNameIndex, "node-1");
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -49,6 +58,10 @@ IndexFunc NamespaceIndexFunc();
 // NodeNameIndexFunc: spec.nodeName when set.
 IndexFunc NodeNameIndexFunc();
 
+// kConcurrentDispatchMin: the size of a first list from which Replace builds indexes and runs
+// handlers on several threads.
+inline constexpr size_t kConcurrentDispatchMin = 2048;
+
 // DeltaType: the kind of change ApplyEvent applies.
 enum class DeltaType { kAdded, kModified, kDeleted };
 
@@ -59,12 +72,25 @@ struct DeletedObject {
   bool final_state_unknown = false;  // deleted while the watch was down; seen at a relist
 };
 
+// ReplaceTimings: where one Replace spent its time (the reflector logs them for the first list).
+struct ReplaceTimings {
+  std::chrono::nanoseconds build{0};     // the new key map and indexes (and the event diff)
+  std::chrono::nanoseconds dispatch{0};  // the handlers, all of them
+  std::vector<std::chrono::nanoseconds> per_handler;      // each handler's wall time, in registration order
+  std::vector<std::chrono::nanoseconds> per_handler_cpu;  // and its thread's CPU time (load-independent)
+};
+
 // EventHandler: any callback may be empty.
 struct EventHandler {
   // in_initial_list: the object came from the first full list (or a replay for a late handler).
   std::function<void(const ObjectPtr& object, bool in_initial_list)> on_add;
   std::function<void(const ObjectPtr& old_object, const ObjectPtr& new_object)> on_update;
   std::function<void(const DeletedObject& deleted)> on_delete;
+  // on_initial_list, when set, receives the first list's adds (or a late handler's replay) in
+  // one call, in list order, instead of on_add(object, true) for each: a handler can then build
+  // its state in bulk (e.g. convert objects on several threads). Its other events still arrive
+  // one by one.
+  std::function<void(const std::vector<ObjectPtr>& objects)> on_initial_list = nullptr;
 };
 using HandlerId = uint64_t;
 
@@ -79,7 +105,7 @@ class Store {
   // Replace swaps in the result of a full list. Objects new to the store → on_add; objects whose
   // resourceVersion changed → on_update; objects no longer listed → on_delete with
   // final_state_unknown. Unchanged objects produce no event.
-  void Replace(std::vector<ObjectPtr> objects, std::string resource_version);
+  ReplaceTimings Replace(std::vector<ObjectPtr> objects, std::string resource_version);
   // ApplyEvent applies one watch event. kAdded/kModified upsert (an add for an unknown key, an
   // update otherwise); kDeleted removes the key, notifying with `object` (its last state). A
   // delete of an unknown key is ignored. A null object is ignored.
@@ -118,8 +144,10 @@ class Store {
   size_t FootprintBytes() const;
 
  private:
-  using KeySet = std::unordered_set<std::string_view>;  // views into CachedObject keys
-  using Index = std::unordered_map<std::string, KeySet>;
+  using Slot = uint32_t;
+  // Index: value → the slots of the objects with that value, unordered (removal swaps with the
+  // last). Each object appears once per value.
+  using Index = std::unordered_map<std::string, std::vector<Slot>>;
   struct Notification {
     enum Kind { kAdd, kUpdate, kDelete } kind;
     ObjectPtr old_object;  // update: old; delete: last state
@@ -127,9 +155,12 @@ class Store {
     bool flag = false;     // add: in_initial_list; delete: final_state_unknown
   };
 
-  void IndexLocked(const CachedObject& object);
-  void UnindexLocked(const CachedObject& object);
-  void Dispatch(const std::vector<Notification>& notes);
+  void IndexLocked(Slot slot, const CachedObject& object);
+  void UnindexLocked(Slot slot, const CachedObject& object);
+  // ReindexLocked moves `slot` between index values where `before` and `after` differ.
+  void ReindexLocked(Slot slot, const CachedObject& before, const CachedObject& after);
+  Slot AllocateSlotLocked(ObjectPtr object);
+  void Dispatch(const std::vector<Notification>& notes, bool concurrent, ReplaceTimings* timings = nullptr);
 
   // dispatch_mu_ serialises the writer (update + dispatch) and handler registration.
   std::mutex dispatch_mu_;
@@ -138,7 +169,9 @@ class Store {
   bool first_replace_done_ = false;
 
   mutable std::shared_mutex mu_;  // guards everything below
-  std::unordered_map<std::string_view, ObjectPtr> items_;  // key views into the object
+  std::unordered_map<std::string_view, Slot> items_;  // key views into slots_[slot]'s object
+  std::vector<ObjectPtr> slots_;                      // nullptr: free
+  std::vector<Slot> free_slots_;
   Indexers indexers_;
   std::unordered_map<std::string, Index> indices_;
   std::string resource_version_;

@@ -189,6 +189,7 @@ Status Manager::Start() {
                                                options_.http_server_options);
   ServeProbes(*probe_server_, healthz_, readyz_);
   if (auto p = probe_server_->Start(); !p) return std::unexpected(p.error());
+  log::Debug("manager", "starting informers", {{"informers", std::to_string(informers_->Informers().size())}});
   informers_->Start();
   if (elector_) {
     elector_->Start();
@@ -219,10 +220,16 @@ void Manager::StartControllersWhenSynced() {
       const SteadyTime slice = std::min(deadline, std::chrono::steady_clock::now() +
                                                       std::chrono::milliseconds(100));
       if (WaitCachesSynced(slice)) {
+        log::Debug("manager", "caches synced");
 #ifdef __GLIBC__
         // The initial LISTs' page buffers and decode scratch are free now; hand their pages back
         // once instead of keeping the start-up peak as resident memory.
+        const auto trim_start = std::chrono::steady_clock::now();
         malloc_trim(0);
+        log::Debug("manager", "malloc_trim done",
+                   {{"ms", std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                              std::chrono::steady_clock::now() - trim_start)
+                                              .count())}});
 #endif
         break;
       }
@@ -242,6 +249,7 @@ void Manager::StartControllersWhenSynced() {
     // (set after, a fast first reconcile could be observed while it still read false).
     controllers_started_ = true;
     for (auto& c : controllers_) c->Start();
+    log::Debug("manager", "controllers started");
   });
 }
 

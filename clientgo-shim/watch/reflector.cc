@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "clientgo-shim/base/json.h"
+#include "clientgo-shim/base/log.h"
 #include "clientgo-shim/proto/protobuf_codec.h"
 #include "clientgo-shim/transport/line_splitter.h"
 #include "clientgo-shim/watch/watch_event.h"
@@ -175,6 +176,7 @@ void Reflector::DoList(const RestRequest& request) {
     const int workers = std::max(0, options_.list_decode_workers);
     list_ = std::make_unique<ListPipeline>(
         workers, workers + 1, [this](std::string& body) { return DecodePage(body); });
+    list_timings_ = ListTimings{std::chrono::steady_clock::now()};
   } else if (std::optional<Error> failed = list_->FirstError()) {
     FailList(*failed);  // an earlier page did not decode: stop fetching, restart the list
     return;
@@ -183,7 +185,10 @@ void Reflector::DoList(const RestRequest& request) {
     std::lock_guard lock(mu_);
     ++stats_.list_requests;
   }
+  const auto fetch_start = std::chrono::steady_clock::now();
   auto response = client_->Do(request);
+  list_timings_.fetch += std::chrono::steady_clock::now() - fetch_start;
+  ++list_timings_.pages;
   if (!response) return FailList(response.error());
   // Only the metadata is read here; the items are decoded by the pipeline's workers. The answer's
   // Content-Type says the format: a server that ignores the protobuf offer answers JSON.
@@ -192,13 +197,17 @@ void Reflector::DoList(const RestRequest& request) {
       content_type == response->headers.end() ? "" : content_type->second, response->body);
   if (!meta) return FailList(meta.error());
   const bool last = machine_.EndsList(meta->continue_token);
+  const auto submit_start = std::chrono::steady_clock::now();
   list_->Submit(std::move(response->body));
+  list_timings_.submit += std::chrono::steady_clock::now() - submit_start;
   if (!last) {
     machine_.OnListPage(meta->resource_version, meta->continue_token);
     return;
   }
+  const auto finish_start = std::chrono::steady_clock::now();
   Result<DecodedPage> all = list_->Finish();
   list_.reset();
+  list_timings_.finish = std::chrono::steady_clock::now() - finish_start;
   if (!all) return FailList(all.error());
   if (all->dropped) {
     std::lock_guard lock(mu_);
@@ -206,7 +215,24 @@ void Reflector::DoList(const RestRequest& request) {
   }
   machine_.OnListPage(meta->resource_version, meta->continue_token);
   const std::string& rv = meta->resource_version;
-  store_->Replace(std::move(all->objects), rv);
+  const size_t objects = all->objects.size();
+  const ReplaceTimings replaced = store_->Replace(std::move(all->objects), rv);
+  if (!synced_ && log::Enabled(log::Level::kDebug)) {
+    auto ms = [](std::chrono::nanoseconds d) {
+      return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count());
+    };
+    std::string handlers, handlers_cpu;
+    for (auto d : replaced.per_handler) handlers += (handlers.empty() ? "" : ",") + ms(d);
+    for (auto d : replaced.per_handler_cpu) handlers_cpu += (handlers_cpu.empty() ? "" : ",") + ms(d);
+    log::Debug("reflector", "initial list stored",
+               {{"resource", options_.list_watch.path}, {"objects", std::to_string(objects)},
+                {"pages", std::to_string(list_timings_.pages)},
+                {"list_ms", ms(std::chrono::steady_clock::now() - list_timings_.start)},
+                {"fetch_ms", ms(list_timings_.fetch)}, {"submit_wait_ms", ms(list_timings_.submit)},
+                {"finish_wait_ms", ms(list_timings_.finish)}, {"store_build_ms", ms(replaced.build)},
+                {"handlers_ms", ms(replaced.dispatch)}, {"per_handler_ms", handlers},
+                {"per_handler_cpu_ms", handlers_cpu}});
+  }
   {
     std::lock_guard lock(mu_);
     ++stats_.lists_completed;

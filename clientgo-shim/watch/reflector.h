@@ -112,6 +112,12 @@ class Reflector {
   ListWatchMachine machine_;  // touched only by the run thread (and under mu_ for the RV)
 
   std::unique_ptr<ListPipeline> list_;  // the list in progress (run thread only)
+  // Where the list in progress spends its wall time (run thread only), logged once synced.
+  struct ListTimings {
+    SteadyTime start{};
+    std::chrono::nanoseconds fetch{0}, submit{0}, finish{0};
+    size_t pages = 0;
+  } list_timings_;
   std::atomic<bool> stop_{false};
   std::atomic<bool> synced_{false};
   std::thread thread_;

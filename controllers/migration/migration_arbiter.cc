@@ -62,19 +62,19 @@ MigrationArbiter::MigrationArbiter(ArbitrationOptions options, std::shared_ptr<s
 void MigrationArbiter::Retally(const std::string& pod_key, std::optional<PodTally> tally) {
   std::lock_guard lock(workloads_mu_);
   if (auto it = pod_tallies_.find(pod_key); it != pod_tallies_.end()) {
-    auto w = workload_tallies_.find(it->second.workload);
+    auto w = workload_tallies_.find(*it->second.workload);
     if (w != workload_tallies_.end()) {
-      if (it->second.active) --w->second.active;
-      w->second.unavailable.erase(pod_key);
+      --w->second.active;
+      if (it->second.unavailable) w->second.unavailable.erase(pod_key);
       if (w->second.active == 0 && w->second.unavailable.empty()) workload_tallies_.erase(w);
     }
     pod_tallies_.erase(it);
   }
-  if (!tally) return;
-  WorkloadTally& w = workload_tallies_[tally->workload];
-  if (tally->active) ++w.active;
-  if (tally->unavailable) w.unavailable.insert(pod_key);
-  pod_tallies_.emplace(pod_key, std::move(*tally));
+  if (!tally || !tally->active) return;  // a finished pod counts nowhere
+  auto w = workload_tallies_.try_emplace(tally->workload).first;
+  ++w->second.active;
+  if (tally->unavailable) w->second.unavailable.insert(pod_key);
+  pod_tallies_.emplace(pod_key, StoredTally{&w->first, tally->unavailable});
 }
 
 std::optional<mig::WorkloadFacts> MigrationArbiter::Workload(const mig::PodFacts& pod) {

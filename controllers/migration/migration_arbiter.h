@@ -81,7 +81,14 @@ class MigrationArbiter {
     int64_t active = 0;
     std::set<std::string> unavailable;  // pod keys
   };
-  std::unordered_map<std::string, PodTally> pod_tallies_;            // pod key →
+  // A stored tally is an active pod's (a finished pod counts nowhere and is not kept), so its
+  // workload's entry, counting it, outlives it: the tally points at that entry's key instead of
+  // holding a copy of the uid (150k pods: ~64 bytes each less).
+  struct StoredTally {
+    const std::string* workload = nullptr;  // a workload_tallies_ key
+    bool unavailable = false;
+  };
+  std::unordered_map<std::string, StoredTally> pod_tallies_;         // pod key →
   std::unordered_map<std::string, WorkloadTally> workload_tallies_;  // controller uid →
 };
 

@@ -211,7 +211,8 @@ Result<std::unique_ptr<SchedulerController>> SchedulerController::Setup(
   c->pods_->AddEventHandler(shim::EventHandler{
       [self](const shim::ObjectPtr& obj, bool) { self->OnPod(nullptr, obj); },
       [self](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& obj) { self->OnPod(old_obj, obj); },
-      [self](const shim::DeletedObject& deleted) { self->OnPodDeleted(deleted.object); }});
+      [self](const shim::DeletedObject& deleted) { self->OnPodDeleted(deleted.object); },
+      [self](const std::vector<shim::ObjectPtr>& pods) { self->OnInitialPods(pods); }});
   // ResourcePolicies steer placement: any change may free (or close) units, so parked pods retry.
   if (c->resource_policies_) c->resource_policies_->AddEventHandler(shim::EventHandler{
       [self](const shim::ObjectPtr& obj, bool) { self->OnResourcePolicy(obj); },
@@ -340,7 +341,12 @@ void SchedulerController::ParkReservation(const std::string& key, uint64_t seen)
 
 void SchedulerController::OnPod(const shim::ObjectPtr& old_object, const shim::ObjectPtr& object) {
   if (cache_.HasResourcePolicies()) EnqueuePolicyStatus(object->Namespace(), /*batch=*/true);
-  if (old_object) {
+  if (!old_object) {
+    PreparedPod prepared = PrepareAddedPod(*object);
+    ApplyAddedPod(*object, prepared);
+    return;
+  }
+  {
     // A bound pod's spec is immutable: while its node, its reservation annotation and its
     // non-terminal phase stay the same (kubelet status updates), the cache already has it.
     auto node = object->FindString({"spec", "nodeName"});
@@ -380,8 +386,7 @@ void SchedulerController::OnPod(const shim::ObjectPtr& old_object, const shim::O
       return;
     }
   }
-  auto doc = ToJson(object);
-  if (!doc) return;
+  std::optional<Document> doc = scheduler_support::PodViewJson(*object);
   placement::PodSpecView view = ReadPodView(*doc);
   if (PodIsTerminal(*doc)) {
     if (cache_.RemovePod(view.uid)) RetryParked();

@@ -119,6 +119,19 @@ class SchedulerController {
   void ParkReservation(const std::string& key, uint64_t seen);
   // ---- Informer handlers (scheduler_controller.cc) ----
   void OnPod(const shim::ObjectPtr& old_object, const shim::ObjectPtr& object);
+  // ---- Added pods (initial_pods.cc) ----
+  // An added pod's handling in two steps: PrepareAddedPod reads the pod (no controller state, so
+  // the first list's pods are prepared on several threads), ApplyAddedPod updates the cache and
+  // queues in event order. OnPod(nullptr, pod) is the two in a row.
+  struct PreparedPod {
+    enum class Kind { kIgnore, kQueue, kTerminal, kBound } kind = Kind::kIgnore;
+    reconcile::placement::PodSpecView view;  // kTerminal (its uid), kBound
+    bool adopt = false;                      // kBound: bound by another scheduler, to adopt
+  };
+  PreparedPod PrepareAddedPod(const shim::CachedObject& pod) const;
+  void ApplyAddedPod(const shim::CachedObject& pod, PreparedPod& prepared);
+  // OnInitialPods: the pods informer's first list, prepared in chunks on ConcurrentThreads().
+  void OnInitialPods(const std::vector<shim::ObjectPtr>& pods);
   void OnPodDeleted(const shim::ObjectPtr& object);
   void OnResourcePolicy(const shim::ObjectPtr& object);
   void OnNodeChanged();

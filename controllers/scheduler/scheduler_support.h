@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "clientgo-shim/base/json.h"
 #include "clientgo-shim/cache/cached_object.h"
 #include "rapidjson/document.h"
 #include "reconcile/placement/types.h"
@@ -29,6 +30,30 @@ inline std::optional<rapidjson::Document> ToJson(const shim::ObjectPtr& obj) {
   auto doc = obj->ToJson();
   if (!doc) return std::nullopt;
   return std::move(*doc);
+}
+
+// PodViewJson converts what ReadPodView, PodIsTerminal and the pod handler read of a cached pod
+// (metadata, spec, status.phase and status.startTime) and leaves the rest of its status (conditions,
+// container statuses) packed: a Running pod's status is a large part of it.
+inline rapidjson::Document PodViewJson(const shim::CachedObject& pod) {
+  const shim::CachedObject* obj = &pod;
+  rapidjson::Document doc(rapidjson::kObjectType);
+  auto& a = doc.GetAllocator();
+  rapidjson::Value metadata;
+  if (!obj->FindValue({"metadata"}, metadata, a) || !metadata.IsObject()) metadata.SetObject();
+  json::SetString(metadata, "name", obj->Name(), a);
+  if (!obj->Namespace().empty()) json::SetString(metadata, "namespace", obj->Namespace(), a);
+  if (!obj->Uid().empty()) json::SetString(metadata, "uid", obj->Uid(), a);
+  doc.AddMember("metadata", metadata, a);
+  rapidjson::Value spec;
+  if (obj->FindValue({"spec"}, spec, a)) doc.AddMember("spec", spec, a);
+  rapidjson::Value status(rapidjson::kObjectType);
+  for (const char* field : {"phase", "startTime"}) {
+    rapidjson::Value value;
+    if (obj->FindValue({"status", field}, value, a)) status.AddMember(rapidjson::StringRef(field), value, a);
+  }
+  doc.AddMember("status", status, a);
+  return doc;
 }
 
 // ReservationAllocatedValue: the scheduling.koordinator.sh/reservation-allocated annotation's
