@@ -34,8 +34,11 @@ std::string_view WaitingStep(const JobStatus& s, JobMode mode) {
   return kCondBoundPodReady;
 }
 
-bool EvictionStarted(const JobStatus& s, const EvictionTries& tries) {
+bool EvictionStarted(const JobStatus& s, const EvictionTries& tries, const std::optional<ReservationFacts>& r) {
   if (tries.accepted) return true;
+  // This process's memory (tries) is lost on a restart and the status may not have been written
+  // (409/5xx) before it: the label on the job's own reservation is what is left of the eviction.
+  if (r && r->created_by_job && r->marked_for_eviction) return true;
   const Condition* c = FindCondition(s, kCondEviction);
   return c && (c->reason == kReasonEvicting || c->reason == kReasonEvictComplete);
 }
@@ -195,7 +198,7 @@ bool Start(const JobSnapshot& job, JobMode mode, const MigrationOptions& o, Buil
 // EvictOrWait: the eviction step; returns the requeue for a try that must wait for its backoff.
 std::optional<Duration> EvictOrWait(const JobSnapshot& job, Time now, Builder& b) {
   const PodFacts& pod = *job.pod;
-  if (pod.deleting && EvictionStarted(b.status(), job.eviction)) return std::nullopt;  // its delete event follows
+  if (pod.deleting && EvictionStarted(b.status(), job.eviction, job.reservation)) return std::nullopt;  // its delete event follows
   if (job.eviction.next_attempt && *job.eviction.next_attempt > now) {
     // After refused tries, a budget that now allows a disruption (its update woke the job) need
     // not be waited out; right after an accepted eviction there is no such shortcut.
@@ -346,7 +349,15 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
     b.Fail(step, kReasonTimeout, message);
     return b.Finish(std::nullopt);
   }
-  if (job.status.phase == JobPhase::kPending && !Start(job, *mode, options, b)) {
+  // A Pending job whose eviction went out while none of its status writes got through (the API
+  // server refused them, or the process died first): its pod is terminating or gone by now, which
+  // Start would take for a pod that may not be migrated. It resumes where it is.
+  const bool evicted_while_pending =
+      job.status.phase == JobPhase::kPending && EvictionStarted(job.status, job.eviction, job.reservation) &&
+      (!job.pod || job.pod->deleting || (!job.pod_uid.empty() && job.pod->uid != job.pod_uid));
+  if (evicted_while_pending) {
+    b.status().phase = JobPhase::kRunning;
+  } else if (job.status.phase == JobPhase::kPending && !Start(job, *mode, options, b)) {
     const bool held = b.status().phase == JobPhase::kPending;
     return b.Finish(held ? std::optional<Duration>(options.arbitration_recheck) : std::nullopt);
   }
@@ -354,7 +365,7 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
   const std::string pod_uid = job.pod_uid.empty() && job.pod ? job.pod->uid : job.pod_uid;
   const bool pod_present = job.pod && job.pod->uid == pod_uid;
   bool evicted = ConditionIs(b.status(), kCondEviction, "True");
-  if (pod_present && !evicted && job.pod->deleting && EvictionStarted(b.status(), job.eviction)) {
+  if (pod_present && !evicted && job.pod->deleting && EvictionStarted(b.status(), job.eviction, job.reservation)) {
     // Evicted and terminating: its controller has already made the replacement, which may bind
     // the reservation before the old pod is gone.
     b.Set(kCondEviction, "True", kReasonEvictComplete, "Pod " + key + " has been evicted",
@@ -362,7 +373,7 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
     evicted = true;
   }
   if (!pod_present && !evicted) {
-    if (!EvictionStarted(b.status(), job.eviction)) {
+    if (!EvictionStarted(b.status(), job.eviction, job.reservation)) {
       b.Fail(kCondEviction, kReasonMissingPod, "Pod " + key + " not found");
       return b.Finish(std::nullopt);
     }
@@ -498,11 +509,15 @@ std::optional<std::string> PdbPrecheck(const JobSnapshot& job) {
 EvictionResult ClassifyEviction(int http_status, std::string_view message) {
   if (http_status >= 200 && http_status < 300) return EvictionResult::kAccepted;
   if (http_status == 404) return EvictionResult::kPodGone;
-  if (http_status == 429) return EvictionResult::kBlockedByPdb;
+  if (http_status == 429 && message.find(kEvictionBudgetMessage) != std::string_view::npos) {
+    return EvictionResult::kBlockedByPdb;
+  }
   if (http_status == 500 && message.find("more than one PodDisruptionBudget") != std::string_view::npos) {
     return EvictionResult::kMultiplePdbs;
   }
-  if (http_status == 0 || http_status == 409 || http_status >= 500) return EvictionResult::kRetryable;
+  if (http_status == 0 || http_status == 409 || http_status == 429 || http_status >= 500) {
+    return EvictionResult::kRetryable;
+  }
   return EvictionResult::kRejected;
 }
 
@@ -528,6 +543,7 @@ EvictionDecision DecideAfterEviction(const JobSnapshot& job, const JobStatus& st
   auto retry = [&](const std::string& why) {
     d.tries.attempts++;
     Duration delay = EvictionBackoff(d.tries.attempts, options, jitter_unit);
+    if (outcome.retry_after) delay = std::max(delay, *outcome.retry_after);
     if (auto deadline = JobDeadline(job, options)) delay = std::min(delay, std::max<Duration>(*deadline - now, {}));
     d.tries.next_attempt = now + delay;
     d.retry_delay = delay;
