@@ -406,6 +406,11 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
     return b.Finish(std::nullopt);
   }
   const ReservationFacts& r = *job.reservation;
+  if (job.reservation_ref_name.empty() && r.created_by_job) {
+    // The spec patch naming it went out after its create and failed (409/5xx): the create got
+    // through, so the next pass finds it under the default name and would never name it again.
+    b.actions().push_back({ActionKind::kRecordReservationRef, reservation});
+  }
   if (!ConditionIs(b.status(), kCondReservationCreated, "True")) {
     b.Set(kCondReservationCreated, "True", "", "Reservation " + reservation + " is used for Pod " + key);
   }

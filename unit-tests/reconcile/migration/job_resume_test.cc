@@ -117,5 +117,24 @@ TEST(MigrationResumeTest, APendingJobWithAPodStillRunningStartsAsUsual) {
   EXPECT_EQ(o.status->reason, kReasonForbiddenMigratePod);
 }
 
+TEST(MigrationResumeTest, AReservationWhoseNamingSpecPatchFailedIsNamedAgain) {
+  // The create went through, the spec patch with reservationRef did not: the job finds the
+  // reservation under its default name (its uid) and records it, once.
+  JobSnapshot j = Job(JobPhase::kRunning, /*labelled=*/false);
+  j.pod = Pod();
+  j.reservation_ref_name.clear();
+  auto d = DecideMigration(j, kT0 + seconds(10), MigrationOptions{});
+  EXPECT_EQ(d.actions, (std::vector<Action>{{ActionKind::kRecordReservationRef, "job-uid"},
+                                            {ActionKind::kEvict, "", EvictionPolicy::kEviction}}));
+  j.reservation_ref_name = "job-uid";
+  auto named = DecideMigration(j, kT0 + seconds(10), MigrationOptions{});
+  EXPECT_EQ(named.actions, (std::vector<Action>{{ActionKind::kEvict, "", EvictionPolicy::kEviction}}));
+  // A reservation the user named or made (not the job's own) is not the job's to record.
+  j.reservation_ref_name.clear();
+  j.reservation->created_by_job = false;
+  auto foreign = DecideMigration(j, kT0 + seconds(10), MigrationOptions{});
+  EXPECT_EQ(foreign.actions, (std::vector<Action>{{ActionKind::kEvict, "", EvictionPolicy::kEviction}}));
+}
+
 }  // namespace
 }  // namespace berth::reconcile::migration
