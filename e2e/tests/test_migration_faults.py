@@ -7,11 +7,13 @@ Every API write can fail with 409/429/5xx, a watch can drop, a manager can die; 
   gets past the PDB, and the job Succeeds once the faults stop, with exactly one accepted eviction of its pod;
 - reservation creates and job spec/status writes answered 409/500/503: the job converges with one reservation (its
   name is the job's uid, so a repeated create is AlreadyExists) and its phase never goes back;
-- a drain whose evictions and job creates fail while every watch is cut each second: zero budget violations, each pod
-  evicted once, the node Drained;
+- a drain whose evictions, job creates, job status writes and node patches (cordon, drain status) fail while every
+  watch is cut each second: zero budget violations, each pod evicted once, the node Drained;
 - a manager killed after an eviction whose status write failed: the restarted manager finds the eviction on the job's
   reservation (reservation-order "1", set before every eviction) and finishes the job, with no second eviction and no
-  orphan reservation (before: the job failed MissingPod).
+  orphan reservation (before: the job failed MissingPod);
+- the same with a leader paused (SIGSTOP) instead of killed: the standby takes the Lease and finishes the job, the
+  old leader, resumed, writes nothing more and exits.
 Assertions read real state: the objects, and kubesim's audit log (--audit-log: one line per request that reached the
 API, so an injected fault is not in it; evictions are counted per pod from it).
 """
@@ -19,13 +21,16 @@ import json
 import os
 import re
 import shutil
+import signal
 import tempfile
 import time
 import unittest
 
+import requests
 import yaml
 
-from kubesim_fixture import BerthManager, Kubesim, wait_until
+from kubesim_fixture import KUBECTL, BerthManager, Kubesim, wait_until
+from test_leader_fencing import LEASE, LEASE_FLAGS, MUTATING_VERBS, identity_of, leads
 from test_node_drain import BudgetChecker, Watcher, deployment, pdb, ready
 
 RES_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
@@ -38,15 +43,20 @@ PHASE_ORDER = {"Pending": 0, "Running": 1, "Succeeded": 2, "Failed": 2}
 
 
 class MigrationFaultsTest(unittest.TestCase):
-    def start(self, nodes=3, **sim_flags):
+    def start(self, nodes=3, managers=1, manager_args=(), **sim_flags):
         audit_dir = tempfile.mkdtemp(prefix="berth-audit-")
         self.addCleanup(shutil.rmtree, audit_dir, True)
         self.audit_path = os.path.join(audit_dir, "audit.log")
         self.sim = Kubesim(nodes=nodes, audit_log=self.audit_path, **sim_flags)
         self.addCleanup(self.sim.stop)
         self.sim.install_crds()
-        self.mgr = BerthManager(self.sim, extra_args=["--migration-eviction-backoff", "1s"])
-        self.addCleanup(self.mgr.stop)
+        self.managers = []
+        for n in range(managers):
+            m = BerthManager(self.sim, extra_args=["--migration-eviction-backoff", "1s", *manager_args], start=False)
+            m.runs = 100 * n  # its own log files: the fixture names them by run count only
+            self.addCleanup(m.stop)
+            self.managers.append(m.start(wait_ready=managers == 1))
+        self.mgr = self.managers[0]
 
     def wait(self, predicate, message, timeout=30):
         try:
@@ -74,6 +84,12 @@ class MigrationFaultsTest(unittest.TestCase):
         """Eviction requests of `pod` that reached the API (accepted ones: 200/201)."""
         return sum(1 for l in self.audit() if l.get("resource") == "pods" and l.get("subresource") == "eviction"
                    and l.get("name") == pod and (not accepted_only or l["code"] in (200, 201)))
+
+    def eviction_trail(self, pod):
+        """For a failure message: the pod's eviction requests in the audit log and the manager's eviction log lines."""
+        audit = [l for l in self.audit() if l.get("subresource") == "eviction" and l.get("name") == pod]
+        answered = [l for l in self.mgr.log_text().splitlines() if "eviction answered" in l and pod in l]
+        return "audit:\n" + "\n".join(map(json.dumps, audit)) + "\nmanager:\n" + "\n".join(answered)
 
     def written_phases(self, job):
         """The job's status.phase after each status write the API accepted, in order."""
@@ -148,8 +164,10 @@ class MigrationFaultsTest(unittest.TestCase):
         self.create_job("move-web", pod)
 
         # Two refused tries, the second after a longer wait: exponential backoff from 1s (±20%).
-        self.wait(lambda: "Eviction attempt 2 " in self.condition("move-web", "Eviction").get("message", ""),
-                  "a second eviction attempt")
+        def attempts():
+            m = re.search(r"Eviction attempt (\d+) ", self.condition("move-web", "Eviction").get("message", ""))
+            return int(m.group(1)) if m else 0
+        self.wait(lambda: attempts() >= 2, "a second eviction attempt")
         eviction = self.condition("move-web", "Eviction")
         self.assertEqual((eviction["status"], eviction["reason"]), ("False", "Evicting"))
         self.assertRegex(eviction["message"], r"failed \(HTTP 50[03]\)")
@@ -174,6 +192,13 @@ class MigrationFaultsTest(unittest.TestCase):
                                          strategy="PodMigrationJob"), 0.0)
         self.assertGreaterEqual(self.mgr.metric("berth_pods_evicted_total", result="error",
                                                 strategy="PodMigrationJob"), 3.0)
+        # Each try waited its backoff: no wake-up of the job (its own status writes, the budget's updates) was
+        # taken for the end of it (before: a refused try was repeated every ~100 ms while the budget allowed it).
+        tries = [json.loads(l)["ts"] for l in self.mgr.log_text().splitlines()
+                 if '"eviction answered"' in l and '"result":"error"' in l]
+        gaps = [b - a for a, b in zip(tries, tries[1:])]
+        self.assertGreaterEqual(len(tries), 3)
+        self.assertGreaterEqual(min(gaps), 0.75, f"tries {len(tries)}, gaps {gaps}")
         injected = self.injected()
         self.assertGreaterEqual(injected.get(429, 0), 10, injected)
         self.assertGreaterEqual(injected.get(500, 0) + injected.get(503, 0), 2, injected)
@@ -185,8 +210,7 @@ class MigrationFaultsTest(unittest.TestCase):
         pdb_watch.stop()
         self.assertEqual(checker.violations, [])
         self.assertEqual(checker.min_healthy["web"], 2, "the one eviction did happen, within the budget")
-        self.assertEqual(self.evictions(pod), 1)
-        self.assertEqual(self.evictions(pod, accepted_only=False), 1)
+        self.assertEqual(self.evictions(pod, accepted_only=False), 1, self.eviction_trail(pod))
         self.assertEqual(self.condition("move-web", "Eviction")["reason"], "EvictComplete")
         self.assertEqual(self.mgr.metric("berth_pods_evicted_total", result="success", strategy="PodMigrationJob"), 1.0)
         self.assert_phases_never_go_back("move-web")
@@ -238,8 +262,15 @@ class MigrationFaultsTest(unittest.TestCase):
         self.addCleanup(self.faults_off)
         watches_before = self.manager_pod_watches()
         self.faults(faultRate=0.3, faultCodes=[500, 503, 409], watchDropEverySeconds=1, seed=11,
-                    faultTargets=["POST:pods/eviction", "POST:podmigrationjobs", "PATCH:podmigrationjobs/status"])
-        self.sim.kubectl("label", "node", "node-0", "berth.dev/drain=true")
+                    faultTargets=["POST:pods/eviction", "POST:podmigrationjobs", "PATCH:podmigrationjobs/status",
+                                  "PATCH:nodes"])
+        # kubectl's PATCH of the label meets the faults too: tried again here, a bounded number of times.
+        for _ in range(10):
+            if self.sim.run(KUBECTL, "label", "--overwrite", "node", "node-0", "berth.dev/drain=true",
+                            check=False).returncode == 0:
+                break
+        else:
+            self.fail("kubectl label failed 10 times")
         self.wait(lambda: (self.drain_status("node-0") or {}).get("status") == "Drained", "node-0 Drained", 60)
         self.wait(lambda: sum(1 for p in self.pods("alpha") if ready(p)) == 6, "6 Ready pods after the drain")
         dropped_watches = self.manager_pod_watches() - watches_before
@@ -259,9 +290,10 @@ class MigrationFaultsTest(unittest.TestCase):
             self.assertEqual(job["status"]["phase"], "Succeeded", job["status"])
             self.assert_phases_never_go_back(job["metadata"]["name"])
 
-    def test_a_manager_killed_after_an_unrecorded_eviction_resumes_without_a_second_eviction_or_an_orphan(self):
-        self.start(2)
-        # web on node-0; a filler taking node-1 keeps the job's reservation unschedulable until it goes.
+    def evict_without_a_status_write(self):
+        """A job moving a pod of web (node-0) whose eviction is accepted while every status write of the job fails:
+        a filler taking node-1 keeps the reservation unschedulable (written in the job's status) until it is scaled
+        away with the faults on. Returns (pod name, job uid) once the audit log shows the accepted eviction."""
         self.sim.kubectl("cordon", "node-1")
         pod = self.start_app("web", 2, "500m", maxUnavailable=1)[0]["metadata"]["name"]
         self.sim.kubectl("uncordon", "node-1")
@@ -272,20 +304,13 @@ class MigrationFaultsTest(unittest.TestCase):
         job_uid = self.create_job("move-web", pod)
         self.wait(lambda: self.condition("move-web", "ReservationScheduled").get("reason") == "Unschedulable",
                   "the reservation unschedulable, in the job's status")
-
-        # From here no status write of the job gets through: the eviction is not recorded in the job.
         self.addCleanup(self.faults_off)
         self.faults(faultRate=1, faultCodes=[500, 409], faultTargets=["PATCH:podmigrationjobs/status"], seed=5)
         self.sim.kubectl("scale", "deployment", "filler", "--replicas=0")
         self.wait(lambda: self.evictions(pod) == 1, "the eviction accepted")
-        self.mgr.kill()
-        self.assertEqual(self.job_status("move-web")["phase"], "Running")
-        self.assertNotIn("Eviction", {c["type"] for c in self.job_status("move-web")["conditions"]})
-        self.faults_off()
-        self.mgr.start()
+        return pod, job_uid
 
-        self.wait(lambda: self.job_status("move-web").get("phase") in ("Succeeded", "Failed"), "the job ended",
-                  timeout=40)
+    def assert_moved_once_through_its_reservation(self, pod, job_uid):
         status = self.job_status("move-web")
         self.assertEqual(status["phase"], "Succeeded", status)
         self.assertEqual(self.condition("move-web", "Eviction")["reason"], "EvictComplete")
@@ -296,6 +321,53 @@ class MigrationFaultsTest(unittest.TestCase):
         self.assertEqual([o["name"] for o in owned[0]["status"]["currentOwners"]], [status["podRef"]["name"]])
         self.assertEqual(len(self.sim.get_json(RES_PATH)["items"]), 1, "no orphan reservation")
         self.assert_phases_never_go_back("move-web")
+
+    def test_a_manager_killed_after_an_unrecorded_eviction_resumes_without_a_second_eviction_or_an_orphan(self):
+        self.start(2)
+        pod, job_uid = self.evict_without_a_status_write()
+        self.mgr.kill()
+        self.assertEqual(self.job_status("move-web")["phase"], "Running")
+        self.assertNotIn("Eviction", {c["type"] for c in self.job_status("move-web")["conditions"]})
+        self.faults_off()
+        self.mgr.start()
+
+        self.wait(lambda: self.job_status("move-web").get("phase") in ("Succeeded", "Failed"), "the job ended",
+                  timeout=40)
+        self.assert_moved_once_through_its_reservation(pod, job_uid)
+
+    def test_a_leader_paused_after_an_unrecorded_eviction_is_fenced_and_the_standby_finishes_the_job(self):
+        self.start(2, managers=2, manager_args=["--leader-elect", "--leader-election-namespace", "default",
+                                                "--leader-election-id", LEASE] + LEASE_FLAGS)
+        agents = {f"berth/0.1 ({wait_until(lambda m=m: identity_of(m), timeout=10, message='identity')})": n
+                  for n, m in enumerate(self.managers)}
+        def leaders():
+            try:
+                leading = [n for n, m in enumerate(self.managers) if leads(m)]
+            except requests.RequestException:  # a manager not serving /metrics yet
+                return None
+            return leading if len(leading) == 1 else None
+        leader = self.wait(leaders, "one leader")[0]
+        standby = 1 - leader
+        self.mgr = self.managers[leader]  # whose log a timeout shows
+        pod, job_uid = self.evict_without_a_status_write()
+        old = self.managers[leader]
+        old.proc.send_signal(signal.SIGSTOP)
+        self.addCleanup(lambda: old.proc.poll() is None and old.proc.send_signal(signal.SIGCONT))
+        self.faults_off()
+        self.mgr = self.managers[standby]
+        self.wait(lambda: leads(self.mgr), "the standby to take the Lease")
+        self.wait(lambda: self.job_status("move-web").get("phase") in ("Succeeded", "Failed"), "the job ended",
+                  timeout=40)
+        old.proc.send_signal(signal.SIGCONT)
+        # The old leader finds its fence closed and exits, its remembered eviction never acted on again.
+        self.assertEqual(old.proc.wait(timeout=30), 1, old.log_text()[-3000:])
+        self.assert_moved_once_through_its_reservation(pod, job_uid)
+        lines = self.audit()
+        takeover = next(n for n, l in enumerate(lines) if agents.get(l["userAgent"]) == standby
+                        and l.get("resource") == "leases" and l["verb"] in ("create", "update") and l["code"] < 300)
+        late = [f"{l['verb']} {l.get('resource')}/{l.get('subresource')} {l.get('name')}" for l in lines[takeover + 1:]
+                if agents.get(l["userAgent"]) == leader and l["verb"] in MUTATING_VERBS]
+        self.assertEqual(late, [], "writes of the paused leader after the standby took over")
 
     # --- drain helpers
 

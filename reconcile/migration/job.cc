@@ -199,11 +199,18 @@ bool Start(const JobSnapshot& job, JobMode mode, const MigrationOptions& o, Buil
 std::optional<Duration> EvictOrWait(const JobSnapshot& job, Time now, Builder& b) {
   const PodFacts& pod = *job.pod;
   if (pod.deleting && EvictionStarted(b.status(), job.eviction, job.reservation)) return std::nullopt;  // its delete event follows
+  if (job.eviction.accepted) {
+    // Accepted: the pod is being deleted, whatever a cache behind that says. Its delete event
+    // wakes the job; the recheck covers an event the cache missed. A second eviction would
+    // only be a second, unbudgeted delete of the same pod.
+    return b.options().eviction_backoff_initial;
+  }
   if (job.eviction.next_attempt && *job.eviction.next_attempt > now) {
-    // After refused tries, a budget that now allows a disruption (its update woke the job) need
-    // not be waited out; right after an accepted eviction there is no such shortcut.
+    // After tries a budget refused, a budget that now allows a disruption (its update woke the
+    // job) need not be waited out. After a 5xx or a throttling 429 the budget allowed it all
+    // along: the backoff holds, or every wake-up of the job would be another try.
     const bool budget_allows =
-        job.eviction.attempts > 0 && !job.pdbs.empty() &&
+        job.eviction.refused_by_budget && !job.pdbs.empty() &&
         std::all_of(job.pdbs.begin(), job.pdbs.end(), [](const PdbFacts& p) { return p.disruptions_allowed > 0; });
     if (!budget_allows) return *job.eviction.next_attempt - now;
   }
@@ -547,6 +554,7 @@ EvictionDecision DecideAfterEviction(const JobSnapshot& job, const JobStatus& st
   };
   auto retry = [&](const std::string& why) {
     d.tries.attempts++;
+    d.tries.refused_by_budget = outcome.result == EvictionResult::kBlockedByPdb;
     Duration delay = EvictionBackoff(d.tries.attempts, options, jitter_unit);
     if (outcome.retry_after) delay = std::max(delay, *outcome.retry_after);
     if (auto deadline = JobDeadline(job, options)) delay = std::min(delay, std::max<Duration>(*deadline - now, {}));

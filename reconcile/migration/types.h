@@ -144,8 +144,11 @@ struct EvictionTries {
   int attempts = 0;
   std::optional<Time> next_attempt;
   // The API server accepted an eviction of the pod: it counts as started even when the status
-  // that says so has not been written (or read back) yet.
+  // that says so has not been written (or read back) yet, and the pod is never evicted again.
   bool accepted = false;
+  // The last refusal was a budget's (429 DisruptionBudget): the budget's update may end the
+  // backoff early. A 5xx or throttling refusal had the budget's leave, so its backoff holds.
+  bool refused_by_budget = false;
 };
 
 struct JobSnapshot {

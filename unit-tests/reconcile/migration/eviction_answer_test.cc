@@ -76,6 +76,7 @@ TEST(EvictionAnswerTest, ABlockedEvictionIsRetriedWithBackoffAndNamesTheBudget) 
   EXPECT_EQ(d.events[0].type, "Warning");
   EXPECT_EQ(d.events[0].reason, "FailedEvict");
   EXPECT_EQ(d.tries.attempts, 1);
+  EXPECT_TRUE(d.tries.refused_by_budget);
   EXPECT_EQ(d.tries.next_attempt, kT0 + seconds(5));
   EXPECT_EQ(d.requeue_after, seconds(5));
   EXPECT_EQ(d.retry_delay, seconds(5));
@@ -120,6 +121,8 @@ TEST(EvictionAnswerTest, AThrottled429NamesNoBudgetAndWaitsAtLeastItsRetryAfter)
   EXPECT_EQ(d.tries.next_attempt, kT0 + seconds(12));
 
   // A Retry-After shorter than the backoff changes nothing; none passes the job's deadline.
+  EXPECT_FALSE(d.tries.refused_by_budget);  // the budget's update does not end this backoff early
+
   auto shorter = DecideAfterEviction(j, j.status, {EvictionResult::kRetryable, 503, "unavailable", seconds(1)}, kT0,
                                      {}, 0.5);
   EXPECT_EQ(shorter.retry_delay, seconds(5));
