@@ -30,7 +30,7 @@ import requests
 import yaml
 
 from kubesim_fixture import KUBECTL, BerthManager, Kubesim, wait_until
-from test_leader_fencing import LEASE, LEASE_FLAGS, MUTATING_VERBS, identity_of, leads
+from test_leader_fencing import LEASE, MUTATING_VERBS, identity_of, leads
 from test_node_drain import BudgetChecker, Watcher, deployment, pdb, ready
 
 RES_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
@@ -163,24 +163,14 @@ class MigrationFaultsTest(unittest.TestCase):
         self.faults(faultRate=1, faultCodes=[500, 503], faultTargets=["POST:pods/eviction"], seed=7)
         self.create_job("move-web", pod)
 
-        # Two refused tries, the second after a longer wait: exponential backoff from 1s (±20%).
         def attempts():
             m = re.search(r"Eviction attempt (\d+) ", self.condition("move-web", "Eviction").get("message", ""))
             return int(m.group(1)) if m else 0
-        self.wait(lambda: attempts() >= 2, "a second eviction attempt")
+        self.wait(lambda: attempts() >= 1, "a refused eviction attempt")
         eviction = self.condition("move-web", "Eviction")
         self.assertEqual((eviction["status"], eviction["reason"]), ("False", "Evicting"))
         self.assertRegex(eviction["message"], r"failed \(HTTP 50[03]\)")
         self.assertEqual(self.job_status("move-web")["phase"], "Running")
-        refused = self.events("move-web", "FailedEvict")
-        self.assertTrue(refused, "a FailedEvict Event per refused try")
-        delays = sorted(float(m.group(1)) for e in refused for m in [re.search(r"retrying in ([0-9.]+)s", e["message"])]
-                        if m)
-        self.assertGreaterEqual(len(delays), 2, [e["message"] for e in refused])
-        self.assertLessEqual(delays[0], 1.2)
-        self.assertGreaterEqual(delays[-1], 1.6)
-        self.assertEqual(self.evictions(pod, accepted_only=False), 0, "no refused eviction reached the API")
-        self.assertNotIn("deletionTimestamp", self.sim.get_json(f"{PODS_PATH}/{pod}")["metadata"])
 
         # A 429 that names no budget (the emulator's API Priority and Fairness answer, Retry-After: 1): the
         # client retries it 10 times, then the job waits its backoff; it does not say a budget refused it.
@@ -188,20 +178,31 @@ class MigrationFaultsTest(unittest.TestCase):
         self.wait(lambda: "failed (HTTP 429)" in self.condition("move-web", "Eviction").get("message", ""),
                   "a throttled eviction attempt", timeout=40)
         self.assertNotIn("PodDisruptionBudget", self.condition("move-web", "Eviction")["message"])
+        self.assertGreaterEqual(attempts(), 2)
+        # A FailedEvict Event per refused try, each wait longer: exponential backoff from 1s (±20%).
+        refused = self.events("move-web", "FailedEvict")
+        delays = sorted(float(m.group(1)) for e in refused for m in [re.search(r"retrying in ([0-9.]+)s", e["message"])]
+                        if m)
+        self.assertGreaterEqual(len(delays), 2, [e["message"] for e in refused])
+        self.assertLessEqual(delays[0], 1.2)
+        self.assertGreaterEqual(delays[-1], 1.6)
+        self.assertEqual(self.evictions(pod, accepted_only=False), 0, "no refused eviction reached the API")
+        self.assertNotIn("deletionTimestamp", self.sim.get_json(f"{PODS_PATH}/{pod}")["metadata"])
         self.assertEqual(self.mgr.metric("berth_pods_evicted_total", result="blocked_by_pdb",
                                          strategy="PodMigrationJob"), 0.0)
-        self.assertGreaterEqual(self.mgr.metric("berth_pods_evicted_total", result="error",
-                                                strategy="PodMigrationJob"), 3.0)
         # Each try waited its backoff: no wake-up of the job (its own status writes, the budget's updates) was
         # taken for the end of it (before: a refused try was repeated every ~100 ms while the budget allowed it).
         tries = [json.loads(l)["ts"] for l in self.mgr.log_text().splitlines()
                  if '"eviction answered"' in l and '"result":"error"' in l]
         gaps = [b - a for a, b in zip(tries, tries[1:])]
-        self.assertGreaterEqual(len(tries), 3)
+        self.assertGreaterEqual(len(tries), 2)
         self.assertGreaterEqual(min(gaps), 0.75, f"tries {len(tries)}, gaps {gaps}")
+        # Counted as errors (a try may end between the two reads, hence at least).
+        self.assertGreaterEqual(self.mgr.metric("berth_pods_evicted_total", result="error",
+                                                strategy="PodMigrationJob"), float(len(tries)))
         injected = self.injected()
         self.assertGreaterEqual(injected.get(429, 0), 10, injected)
-        self.assertGreaterEqual(injected.get(500, 0) + injected.get(503, 0), 2, injected)
+        self.assertGreaterEqual(injected.get(500, 0) + injected.get(503, 0), 1, injected)
 
         self.faults_off()
         self.wait(lambda: self.job_status("move-web").get("phase") == "Succeeded", "the job Succeeded", timeout=40)
@@ -336,8 +337,11 @@ class MigrationFaultsTest(unittest.TestCase):
         self.assert_moved_once_through_its_reservation(pod, job_uid)
 
     def test_a_leader_paused_after_an_unrecorded_eviction_is_fenced_and_the_standby_finishes_the_job(self):
+        # Shorter than test_leader_fencing's: the standby leads 3 s after the leader's last renewal.
         self.start(2, managers=2, manager_args=["--leader-elect", "--leader-election-namespace", "default",
-                                                "--leader-election-id", LEASE] + LEASE_FLAGS)
+                                                "--leader-election-id", LEASE, "--leader-elect-lease-duration", "3s",
+                                                "--leader-elect-renew-deadline", "2s",
+                                                "--leader-elect-retry-period", "500ms"])
         agents = {f"berth/0.1 ({wait_until(lambda m=m: identity_of(m), timeout=10, message='identity')})": n
                   for n, m in enumerate(self.managers)}
         def leaders():
