@@ -25,8 +25,9 @@ reconcile::migration::JobSnapshot ReadJob(const rapidjson::Value& job);
 
 reconcile::migration::PodFacts ReadPodFacts(const rapidjson::Value& pod);
 
-// PodPriorityValue: a pod's spec.priority (`priority` is that value, null when absent); nullopt when
-// absent or not an integer. The one reading of it for the job's facts and the held-job order.
+// PodPriorityValue: a pod's spec.priority from that value (`priority`, nullptr when absent);
+// nullopt when absent or not an integer. The one reading of it for the job's facts and the
+// held-job order.
 std::optional<int64_t> PodPriorityValue(const rapidjson::Value* priority);
 
 // ReadReservationFacts: `job_uid` decides created_by_job (its controller ownerReference).

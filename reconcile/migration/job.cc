@@ -198,7 +198,8 @@ bool Start(const JobSnapshot& job, JobMode mode, const MigrationOptions& o, Buil
 // EvictOrWait: the eviction step; returns the requeue for a try that must wait for its backoff.
 std::optional<Duration> EvictOrWait(const JobSnapshot& job, Time now, Builder& b) {
   const PodFacts& pod = *job.pod;
-  if (pod.deleting && EvictionStarted(b.status(), job.eviction, job.reservation)) return std::nullopt;  // its delete event follows
+  // Evicted and terminating: its delete event follows.
+  if (pod.deleting && EvictionStarted(b.status(), job.eviction, job.reservation)) return std::nullopt;
   if (job.eviction.accepted) {
     // Accepted: the pod is being deleted, whatever a cache behind that says. Its delete event
     // wakes the job; the recheck covers an event the cache missed. A second eviction would

@@ -53,7 +53,9 @@ JobSnapshot Job(JobPhase written_phase, bool labelled) {
   return j;
 }
 
-const Condition* Eviction(const MigrationDecision& d) { return d.status ? FindCondition(*d.status, kCondEviction) : nullptr; }
+const Condition* Eviction(const MigrationDecision& d) {
+  return d.status ? FindCondition(*d.status, kCondEviction) : nullptr;
+}
 
 TEST(MigrationResumeTest, APodGoneAfterAnUnrecordedEvictionIsEvictedNotMissing) {
   JobSnapshot j = Job(JobPhase::kRunning, /*labelled=*/true);
