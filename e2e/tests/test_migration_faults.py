@@ -23,7 +23,6 @@ import re
 import shutil
 import signal
 import tempfile
-import time
 import unittest
 
 import requests
