@@ -101,6 +101,9 @@ constexpr char kUsage[] =
     "                                       Place without pre-allocating pods when a node has room\n"
     "                                       (preferNoPreAllocatedPods; default false)\n"
     "  --migration-default-ttl duration     Timeout of a PodMigrationJob without spec.ttl (default 5m)\n"
+    "  --migration-eviction-backoff duration\n"
+    "                                       First wait before retrying a refused eviction; doubles per\n"
+    "                                       try up to 60s, ±20% jitter (default 5s, as kubectl drain)\n"
     "  --migration-evict-daemonset-pods bool, --migration-evict-system-critical-pods bool,\n"
     "  --migration-evict-bare-pods bool, --migration-evict-local-storage-pods bool\n"
     "                                       Let PodMigrationJobs evict DaemonSet pods, pods with priority\n"
@@ -444,6 +447,14 @@ int main(int argc, char** argv) {
         return 2;
       }
       flags.migration.default_ttl = *d;
+    } else if (TakeValue(*rest_args, i, "--migration-eviction-backoff", value)) {
+      auto d = shim::ParseDuration(value);
+      if (!d || d->count() <= 0 || *d > flags.migration.eviction_backoff_max) {
+        std::cerr << "berth-manager: invalid --migration-eviction-backoff \"" << value << "\": "
+                  << (d ? "must be more than 0 and at most 60s" : d.error().message) << "\n";
+        return 2;
+      }
+      flags.migration.eviction_backoff_initial = *d;
     } else if (TakeValue(*rest_args, i, "--migration-evict-daemonset-pods", value)) {
       flags.migration.evictability.evict_daemonset_pods = ParseBoolFlag("--migration-evict-daemonset-pods", value);
     } else if (TakeValue(*rest_args, i, "--migration-evict-system-critical-pods", value)) {

@@ -34,6 +34,8 @@ void SharedInformer::Start() {
 
 void SharedInformer::Stop() { reflector_->Stop(); }
 
+void SharedInformer::RequestStop() { reflector_->RequestStop(); }
+
 bool SharedInformer::HasSynced() const { return reflector_->HasSynced(); }
 
 bool SharedInformer::WaitForCacheSync(SteadyTime deadline) const {

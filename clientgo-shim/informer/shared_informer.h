@@ -62,6 +62,8 @@ class SharedInformer {
   // Start begins listing and watching. Stop ends it (the cache keeps its last contents).
   void Start();
   void Stop();
+  // RequestStop: Stop without waiting for the watch to end (SharedInformerFactory::Stop).
+  void RequestStop();
   bool HasSynced() const;
   // WaitForCacheSync blocks until the first list is cached or `deadline`. Returns HasSynced().
   bool WaitForCacheSync(SteadyTime deadline) const;

@@ -39,12 +39,16 @@ void Reflector::Start() {
   thread_ = std::thread([this] { Run(); });
 }
 
-void Reflector::Stop() {
+void Reflector::RequestStop() {
   {
     std::lock_guard lock(mu_);
     stop_ = true;
   }
   cv_.notify_all();
+}
+
+void Reflector::Stop() {
+  RequestStop();
   if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
 }
 

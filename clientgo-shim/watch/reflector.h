@@ -85,6 +85,9 @@ class Reflector {
   // Stop cancels the watch, wakes any backoff wait and joins the thread (within about the
   // RestClient's cancel latency). Idempotent.
   void Stop();
+  // RequestStop is Stop without the join: stopping many reflectors, ask them all first so their
+  // cancel latencies overlap instead of adding up. Stop joins later.
+  void RequestStop();
 
   // HasSynced: the first full list has been applied to the store.
   bool HasSynced() const { return synced_.load(); }

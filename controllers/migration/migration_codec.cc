@@ -114,7 +114,7 @@ mig::PodFacts ReadPodFacts(const Value& pod) {
       if (json::GetString(c, {"type"}) == "Ready") p.ready = json::GetString(c, {"status"}) == "True";
     }
   }
-  if (const Value* prio = json::Find(pod, {"spec", "priority"}); prio && prio->IsInt64()) p.priority = prio->GetInt64();
+  p.priority = PodPriorityValue(json::Find(pod, {"spec", "priority"}));
   p.mirror = json::Find(pod, {"metadata", "annotations", "kubernetes.io/config.mirror"}) != nullptr;
   std::string_view source = json::GetString(pod, {"metadata", "annotations", "kubernetes.io/config.source"});
   p.static_pod = !source.empty() && source != "api";
@@ -137,6 +137,11 @@ mig::PodFacts ReadPodFacts(const Value& pod) {
   p.evict_annotation = json::Find(pod, {"metadata", "annotations", "descheduler.alpha.kubernetes.io/evict"}) != nullptr;
   p.evict_policy = ReadPolicy(pod, p.evict_policy_error);
   return p;
+}
+
+std::optional<int64_t> PodPriorityValue(const Value* priority) {
+  if (priority == nullptr || !priority->IsInt64()) return std::nullopt;
+  return priority->GetInt64();
 }
 
 mig::ReservationFacts ReadReservationFacts(const Value& r, const std::string& job_uid) {
@@ -162,6 +167,8 @@ mig::ReservationFacts ReadReservationFacts(const Value& r, const std::string& jo
     }
   }
   f.expired = f.phase == reconcile::Phase::kFailed;
+  f.marked_for_eviction =
+      json::GetString(r, {"metadata", "labels", kReservationOrderLabel}) == mig::kEvictingReservationOrder;
   if (const Value* owners = json::Find(r, {"spec", "owners"}); owners && owners->IsArray()) {
     for (const auto& o : owners->GetArray()) {
       std::string_view uid = json::GetString(o, {"controller", "uid"});

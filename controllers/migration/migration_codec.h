@@ -5,6 +5,8 @@
 // a spec error (the job fails InvalidSpec with the field named), never a default.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include <rapidjson/document.h>
@@ -14,6 +16,7 @@
 
 namespace berth::controllers {
 
+inline constexpr char kReservationOrderLabel[] = "scheduling.koordinator.sh/reservation-order";
 inline constexpr char kPodMigrationJobsPath[] = "/apis/scheduling.koordinator.sh/v1alpha1/podmigrationjobs";
 
 // ReadJob fills the job's own fields (spec, status); the world (pod, reservation, PDBs) is the
@@ -21,6 +24,11 @@ inline constexpr char kPodMigrationJobsPath[] = "/apis/scheduling.koordinator.sh
 reconcile::migration::JobSnapshot ReadJob(const rapidjson::Value& job);
 
 reconcile::migration::PodFacts ReadPodFacts(const rapidjson::Value& pod);
+
+// PodPriorityValue: a pod's spec.priority from that value (`priority`, nullptr when absent);
+// nullopt when absent or not an integer. The one reading of it for the job's facts and the
+// held-job order.
+std::optional<int64_t> PodPriorityValue(const rapidjson::Value* priority);
 
 // ReadReservationFacts: `job_uid` decides created_by_job (its controller ownerReference).
 reconcile::migration::ReservationFacts ReadReservationFacts(const rapidjson::Value& reservation,

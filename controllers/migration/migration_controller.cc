@@ -27,8 +27,6 @@ constexpr char kReplicaSetsPath[] = "/apis/apps/v1/replicasets";
 constexpr const char* kPodIndex = kMigrationPodIndex;
 constexpr const char* kReservationIndex = kMigrationReservationIndex;
 constexpr char kNamespaceIndex[] = "metadata.namespace";   // PDBs
-constexpr char kReservationOrderLabel[] = "scheduling.koordinator.sh/reservation-order";
-constexpr char kEvictedOrder[] = "1";  // see the kEvict action
 
 shim::ResourceRef JobRef(const std::string& name) { return {kGroup, kVersion, "podmigrationjobs", "", name}; }
 shim::ResourceRef ReservationRef(const std::string& name) { return {kGroup, kVersion, "reservations", "", name}; }
@@ -415,13 +413,17 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
         // The reservation carries its creation time as reservation-order (koordinator's); "1" marks it
         // as the one for a pod being evicted.
         const bool labelled =
-            r_obj && r_obj->FindString({"metadata", "labels", kReservationOrderLabel}).value_or("") == kEvictedOrder;
+            r_obj && r_obj->FindString({"metadata", "labels", kReservationOrderLabel}).value_or("") ==
+                               mig::kEvictingReservationOrder;
         auto set_order_label = [&](bool on) -> Status {
           rapidjson::Document patch(rapidjson::kObjectType);
           auto& pa2 = patch.GetAllocator();
           Value& labels = json::EnsureObject(json::EnsureObject(patch, "metadata", pa2), "labels", pa2);
           Value value;
-          if (on) value.SetString(kEvictedOrder, pa2);
+          if (on) {
+            value.SetString(mig::kEvictingReservationOrder.data(),
+                            static_cast<rapidjson::SizeType>(mig::kEvictingReservationOrder.size()), pa2);
+          }
           labels.AddMember(Value(kReservationOrderLabel, pa2), value, pa2);
           auto patched = client_.MergePatch(ReservationRef(job.reservation->name), patch);
           if (!patched) return std::unexpected(patched.error());

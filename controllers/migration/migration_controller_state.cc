@@ -27,7 +27,8 @@ void MigrationController::TrackPending(const shim::ObjectPtr& job, bool present)
   auto pod_name = job->FindString({"spec", "podRef", "name"});
   if (ns && pod_name) {
     if (auto pod = pods_->store().Get(*ns + "/" + *pod_name)) {
-      if (auto p = pod->FindJson({"spec", "priority"}); p && p->IsInt64()) priority = p->GetInt64();
+      auto value = pod->FindJson({"spec", "priority"});
+      priority = PodPriorityValue(value ? &*value : nullptr).value_or(0);
     }
   }
   mig::HeldJob held{priority, job->FindString({"metadata", "creationTimestamp"}).value_or(""), name,
@@ -98,7 +99,7 @@ mig::EvictionOutcome MigrationController::Evict(const mig::JobSnapshot& job, mig
     if (deleted) return {mig::EvictionResult::kAccepted, deleted->status, ""};
     const Error& e = deleted.error();
     if (e.code == ErrorCode::kFenced) return {mig::EvictionResult::kRetryable, 0, e.message};
-    return {mig::ClassifyEviction(e.http_status, e.message), e.http_status, e.message};
+    return {mig::ClassifyEviction(e.http_status, e.message), e.http_status, e.message, e.retry_after};
   }
   rapidjson::Document body(rapidjson::kObjectType);
   auto& a = body.GetAllocator();
@@ -126,7 +127,7 @@ mig::EvictionOutcome MigrationController::Evict(const mig::JobSnapshot& job, mig
   if (answer) return {mig::EvictionResult::kAccepted, answer->status, ""};
   const Error& e = answer.error();
   if (e.code == ErrorCode::kFenced) return {mig::EvictionResult::kRetryable, 0, e.message};
-  return {mig::ClassifyEviction(e.http_status, e.message), e.http_status, e.message};
+  return {mig::ClassifyEviction(e.http_status, e.message), e.http_status, e.message, e.retry_after};
 }
 
 }  // namespace berth::controllers

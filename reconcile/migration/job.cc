@@ -40,8 +40,11 @@ std::string_view WaitingStep(const JobStatus& s, JobMode mode) {
   return kCondBoundPodReady;
 }
 
-bool EvictionStarted(const JobStatus& s, const EvictionTries& tries) {
+bool EvictionStarted(const JobStatus& s, const EvictionTries& tries, const std::optional<ReservationFacts>& r) {
   if (tries.accepted) return true;
+  // This process's memory (tries) is lost on a restart and the status may not have been written
+  // (409/5xx) before it: the label on the job's own reservation is what is left of the eviction.
+  if (r && r->created_by_job && r->marked_for_eviction) return true;
   const Condition* c = FindCondition(s, kCondEviction);
   return c && (c->reason == kReasonEvicting || c->reason == kReasonEvictComplete);
 }
@@ -216,12 +219,20 @@ bool Start(const JobSnapshot& job, JobMode mode, const MigrationOptions& o, Buil
 // EvictOrWait: the eviction step; returns the requeue for a try that must wait for its backoff.
 std::optional<Duration> EvictOrWait(const JobSnapshot& job, Time now, Builder& b) {
   const PodFacts& pod = *job.pod;
-  if (pod.deleting && EvictionStarted(b.status(), job.eviction)) return std::nullopt;  // its delete event follows
+  // Evicted and terminating: its delete event follows.
+  if (pod.deleting && EvictionStarted(b.status(), job.eviction, job.reservation)) return std::nullopt;
+  if (job.eviction.accepted) {
+    // Accepted: the pod is being deleted, whatever a cache behind that says. Its delete event
+    // wakes the job; the recheck covers an event the cache missed. A second eviction would
+    // only be a second, unbudgeted delete of the same pod.
+    return b.options().eviction_backoff_initial;
+  }
   if (job.eviction.next_attempt && *job.eviction.next_attempt > now) {
-    // After refused tries, a budget that now allows a disruption (its update woke the job) need
-    // not be waited out; right after an accepted eviction there is no such shortcut.
+    // After tries a budget refused, a budget that now allows a disruption (its update woke the
+    // job) need not be waited out. After a 5xx or a throttling 429 the budget allowed it all
+    // along: the backoff holds, or every wake-up of the job would be another try.
     const bool budget_allows =
-        job.eviction.attempts > 0 && !job.pdbs.empty() &&
+        job.eviction.refused_by_budget && !job.pdbs.empty() &&
         std::all_of(job.pdbs.begin(), job.pdbs.end(), [](const PdbFacts& p) { return p.disruptions_allowed > 0; });
     if (!budget_allows) return *job.eviction.next_attempt - now;
   }
@@ -367,7 +378,15 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
     b.Fail(step, kReasonTimeout, message);
     return b.Finish(std::nullopt);
   }
-  if (job.status.phase == JobPhase::kPending && !Start(job, *mode, options, b)) {
+  // A Pending job whose eviction went out while none of its status writes got through (the API
+  // server refused them, or the process died first): its pod is terminating or gone by now, which
+  // Start would take for a pod that may not be migrated. It resumes where it is.
+  const bool evicted_while_pending =
+      job.status.phase == JobPhase::kPending && EvictionStarted(job.status, job.eviction, job.reservation) &&
+      (!job.pod || job.pod->deleting || (!job.pod_uid.empty() && job.pod->uid != job.pod_uid));
+  if (evicted_while_pending) {
+    b.status().phase = JobPhase::kRunning;
+  } else if (job.status.phase == JobPhase::kPending && !Start(job, *mode, options, b)) {
     const bool held = b.status().phase == JobPhase::kPending;
     return b.Finish(held ? std::optional<Duration>(options.arbitration_recheck) : std::nullopt);
   }
@@ -375,7 +394,7 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
   const std::string pod_uid = job.pod_uid.empty() && job.pod ? job.pod->uid : job.pod_uid;
   const bool pod_present = job.pod && job.pod->uid == pod_uid;
   bool evicted = ConditionIs(b.status(), kCondEviction, "True");
-  if (pod_present && !evicted && job.pod->deleting && EvictionStarted(b.status(), job.eviction)) {
+  if (pod_present && !evicted && job.pod->deleting && EvictionStarted(b.status(), job.eviction, job.reservation)) {
     // Evicted and terminating: its controller has already made the replacement, which may bind
     // the reservation before the old pod is gone.
     b.Set(kCondEviction, "True", kReasonEvictComplete, EvictedMessage(key),
@@ -383,7 +402,7 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
     evicted = true;
   }
   if (!pod_present && !evicted) {
-    if (!EvictionStarted(b.status(), job.eviction)) {
+    if (!EvictionStarted(b.status(), job.eviction, job.reservation)) {
       b.Fail(kCondEviction, kReasonMissingPod, "Abort job caused by missing Pod " + Quoted(key));
       return b.Finish(std::nullopt);
     }
@@ -417,6 +436,11 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
     return b.Finish(std::nullopt);
   }
   const ReservationFacts& r = *job.reservation;
+  if (job.reservation_ref_name.empty() && r.created_by_job) {
+    // The spec patch naming it went out after its create and failed (409/5xx): the create got
+    // through, so the next pass finds it under the default name and would never name it again.
+    b.actions().push_back({ActionKind::kRecordReservationRef, reservation});
+  }
   if (!ConditionIs(b.status(), kCondReservationCreated, "True")) {
     b.Set(kCondReservationCreated, "True", "", "Reservation " + reservation + " is used for Pod " + key);
   }
@@ -519,11 +543,15 @@ std::optional<std::string> PdbPrecheck(const JobSnapshot& job) {
 EvictionResult ClassifyEviction(int http_status, std::string_view message) {
   if (http_status >= 200 && http_status < 300) return EvictionResult::kAccepted;
   if (http_status == 404) return EvictionResult::kPodGone;
-  if (http_status == 429) return EvictionResult::kBlockedByPdb;
+  if (http_status == 429 && message.find(kEvictionBudgetMessage) != std::string_view::npos) {
+    return EvictionResult::kBlockedByPdb;
+  }
   if (http_status == 500 && message.find("more than one PodDisruptionBudget") != std::string_view::npos) {
     return EvictionResult::kMultiplePdbs;
   }
-  if (http_status == 0 || http_status == 409 || http_status >= 500) return EvictionResult::kRetryable;
+  if (http_status == 0 || http_status == 409 || http_status == 429 || http_status >= 500) {
+    return EvictionResult::kRetryable;
+  }
   return EvictionResult::kRejected;
 }
 
@@ -548,7 +576,9 @@ EvictionDecision DecideAfterEviction(const JobSnapshot& job, const JobStatus& st
   };
   auto retry = [&](const std::string& why) {
     d.tries.attempts++;
+    d.tries.refused_by_budget = outcome.result == EvictionResult::kBlockedByPdb;
     Duration delay = EvictionBackoff(d.tries.attempts, options, jitter_unit);
+    if (outcome.retry_after) delay = std::max(delay, *outcome.retry_after);
     if (auto deadline = JobDeadline(job, options)) delay = std::min(delay, std::max<Duration>(*deadline - now, {}));
     d.tries.next_attempt = now + delay;
     d.retry_delay = delay;

@@ -119,20 +119,27 @@ std::optional<std::string> PdbPrecheck(const JobSnapshot& job);
 enum class EvictionResult {
   kAccepted,      // 200/201: the pod is being deleted
   kPodGone,       // 404
-  kBlockedByPdb,  // 429: a PodDisruptionBudget allows no disruption now
+  kBlockedByPdb,  // 429 "Cannot evict pod as it would violate the pod's disruption budget."
   kMultiplePdbs,  // 500: several PDBs select the pod, which the Eviction API refuses
-  kRetryable,     // 409, other 429, 5xx, timeouts, no answer
+  kRetryable,     // 409, a throttling 429 (API Priority and Fairness, max-in-flight), 5xx, timeouts, no answer
   kRejected,      // any other 4xx
 };
 struct EvictionOutcome {
   EvictionResult result;
   int http_status = 0;
   std::string message;  // the API server's
+  // Retry-After (or Status details.retryAfterSeconds): the next try waits at least this long.
+  std::optional<Duration> retry_after = std::nullopt;
 };
 
-// ClassifyEviction maps an answer to a result: 2xx accepted, 404 gone, 429 blocked (the
-// Eviction API's budget answer), 500 naming "more than one PodDisruptionBudget" terminal,
-// other 5xx/409/0 retryable, other 4xx rejected.
+// ClassifyEviction maps an answer to a result: 2xx accepted, 404 gone, 429 whose message is the
+// Eviction API's budget refusal blocked, 500 naming "more than one PodDisruptionBudget" terminal,
+// other 429 (throttling: no budget said no), other 5xx, 409 and 0 retryable, other 4xx rejected.
+// The budget's 429 and a throttling 429 share code and reason (TooManyRequests); only the
+// budget's carries kEvictionBudgetMessage (and the DisruptionBudget cause, which the client's
+// error does not keep).
+inline constexpr std::string_view kEvictionBudgetMessage =
+    "Cannot evict pod as it would violate the pod's disruption budget.";
 EvictionResult ClassifyEviction(int http_status, std::string_view message);
 
 struct EvictionDecision {

@@ -96,7 +96,15 @@ struct ReservationFacts {
   std::string failed_reason;
   std::vector<OwnerRef> current_owners;
   std::vector<std::string> owner_controller_uids;  // spec.owners[].controller.uid: the workload
+  // Label reservation-order "1": the controller set it right before sending the pod's eviction
+  // (and removes it after a refusal), so it records an eviction whose "Evicting" status write
+  // failed or was lost with the process.
+  bool marked_for_eviction = false;
 };
+
+// The reservation-order value of a reservation whose pod is being evicted (its replacement
+// prefers it: the scheduler takes the lowest non-zero order first).
+inline constexpr std::string_view kEvictingReservationOrder = "1";
 
 // WorkloadReplacement: a pod of the job's workload (the controller its reservation is owned by)
 // that a reservation other than the job's placed (annotation reservation-allocated), as the
@@ -136,8 +144,11 @@ struct EvictionTries {
   int attempts = 0;
   std::optional<Time> next_attempt;
   // The API server accepted an eviction of the pod: it counts as started even when the status
-  // that says so has not been written (or read back) yet.
+  // that says so has not been written (or read back) yet, and the pod is never evicted again.
   bool accepted = false;
+  // The last refusal was a budget's (429 DisruptionBudget): the budget's update may end the
+  // backoff early. A 5xx or throttling refusal had the budget's leave, so its backoff holds.
+  bool refused_by_budget = false;
 };
 
 struct JobSnapshot {

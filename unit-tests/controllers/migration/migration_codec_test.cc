@@ -106,6 +106,33 @@ TEST(MigrationCodecTest, ReadsTheReservationAndWhoOwnsIt) {
   EXPECT_EQ(other.failed_reason, "NodeDeleted");
   EXPECT_EQ(other.current_owners, (std::vector<reconcile::OwnerRef>{{"a", "b", "c"}}));
   EXPECT_TRUE(other.owner_controller_uids.empty());
+  EXPECT_FALSE(r.marked_for_eviction);
+}
+
+TEST(MigrationCodecTest, TheEvictingReservationOrderMarksAnEvictionSent) {
+  auto marked = ReadReservationFacts(
+      Json(R"({"metadata":{"name":"r","labels":{"scheduling.koordinator.sh/reservation-order":"1"}}})"), "job");
+  EXPECT_TRUE(marked.marked_for_eviction);
+  // Its creation time as the order (koordinator's), or an empty value: waiting, not evicting.
+  auto waiting = ReadReservationFacts(
+      Json(R"({"metadata":{"name":"r","labels":{"scheduling.koordinator.sh/reservation-order":"1767225600"}}})"),
+      "job");
+  EXPECT_FALSE(waiting.marked_for_eviction);
+  auto malformed = ReadReservationFacts(
+      Json(R"({"metadata":{"name":"r","labels":{"scheduling.koordinator.sh/reservation-order":1}}})"), "job");
+  EXPECT_FALSE(malformed.marked_for_eviction);
+}
+
+TEST(MigrationCodecTest, PodPriorityIsReadOnceForFactsAndHeldJobOrder) {
+  EXPECT_EQ(PodPriorityValue(nullptr), std::nullopt);
+  for (const char* text : {"null", "\"100\"", "1.5", "{}"}) {
+    auto value = Json(text);
+    EXPECT_EQ(PodPriorityValue(&value), std::nullopt) << text;
+  }
+  auto value = Json("-5");
+  EXPECT_EQ(PodPriorityValue(&value), -5);
+  EXPECT_EQ(ReadPodFacts(Json(R"({"spec":{"priority":"high"}})")).priority, std::nullopt);
+  EXPECT_EQ(ReadPodFacts(Json(R"({"spec":{"priority":7}})")).priority, 7);
 }
 
 TEST(MigrationCodecTest, PdbSelectionFollowsTheApiServer) {

@@ -43,6 +43,12 @@ TEST(EvictionAnswerTest, ClassifiesTheApiServersAnswers) {
   EXPECT_EQ(ClassifyEviction(200, ""), EvictionResult::kAccepted);
   EXPECT_EQ(ClassifyEviction(404, "not found"), EvictionResult::kPodGone);
   EXPECT_EQ(ClassifyEviction(429, kBudget), EvictionResult::kBlockedByPdb);
+  // A 429 without the budget's message is throttling (API Priority and Fairness, max-in-flight): no
+  // budget refused the eviction, so neither the condition nor berth_pods_evicted_total may say one did.
+  EXPECT_EQ(ClassifyEviction(429, "Too many requests, please try again later."), EvictionResult::kRetryable);
+  EXPECT_EQ(ClassifyEviction(429, "the server has received too many requests and has asked us to try again later"),
+            EvictionResult::kRetryable);
+  EXPECT_EQ(ClassifyEviction(429, ""), EvictionResult::kRetryable);
   EXPECT_EQ(ClassifyEviction(500, "This pod has more than one PodDisruptionBudget, which the eviction subresource "
                                   "does not support."),
             EvictionResult::kMultiplePdbs);
@@ -70,6 +76,7 @@ TEST(EvictionAnswerTest, ABlockedEvictionIsRetriedWithBackoffAndNamesTheBudget) 
   EXPECT_EQ(d.events[0].type, "Warning");
   EXPECT_EQ(d.events[0].reason, "FailedEvict");
   EXPECT_EQ(d.tries.attempts, 1);
+  EXPECT_TRUE(d.tries.refused_by_budget);
   EXPECT_EQ(d.tries.next_attempt, kT0 + seconds(5));
   EXPECT_EQ(d.requeue_after, seconds(5));
   EXPECT_EQ(d.retry_delay, seconds(5));
@@ -100,6 +107,28 @@ TEST(EvictionAnswerTest, BackoffDoublesIsCappedJitteredAndNeverPassesTheDeadline
   auto d = DecideAfterEviction(j, j.status, {EvictionResult::kBlockedByPdb, 429, kBudget}, kT0 + minutes(4) +
                                seconds(50), {}, 0.5);
   EXPECT_EQ(d.retry_delay, seconds(10));  // 60 s would pass the 5 m deadline: wake at it instead
+}
+
+TEST(EvictionAnswerTest, AThrottled429NamesNoBudgetAndWaitsAtLeastItsRetryAfter) {
+  JobSnapshot j = Evicting();
+  const std::string throttled = "the server has received too many requests and has asked us to try again later";
+  auto d = DecideAfterEviction(j, j.status, {ClassifyEviction(429, throttled), 429, throttled, seconds(12)}, kT0, {},
+                               0.5);
+  EXPECT_EQ(d.status.phase, JobPhase::kRunning);
+  EXPECT_EQ(FindCondition(d.status, kCondEviction)->message,
+            "Eviction attempt 1 of Pod default/web-1 failed (HTTP 429): " + throttled + "; retrying in 12.0s");
+  EXPECT_EQ(d.retry_delay, seconds(12));  // the server's Retry-After, not the 5 s backoff
+  EXPECT_EQ(d.tries.next_attempt, kT0 + seconds(12));
+
+  // A Retry-After shorter than the backoff changes nothing; none passes the job's deadline.
+  EXPECT_FALSE(d.tries.refused_by_budget);  // the budget's update does not end this backoff early
+
+  auto shorter = DecideAfterEviction(j, j.status, {EvictionResult::kRetryable, 503, "unavailable", seconds(1)}, kT0,
+                                     {}, 0.5);
+  EXPECT_EQ(shorter.retry_delay, seconds(5));
+  auto late = DecideAfterEviction(j, j.status, {EvictionResult::kRetryable, 503, "unavailable", seconds(60)},
+                                  kT0 + minutes(4) + seconds(55), {}, 0.5);
+  EXPECT_EQ(late.retry_delay, seconds(5));
 }
 
 TEST(EvictionAnswerTest, SeveralPdbsAreATerminalExplainedFailure) {

@@ -231,14 +231,21 @@ TEST(MigrationJobTest, AnEvictionInBackoffWaitsForItsTime) {
 TEST(MigrationJobTest, ABudgetThatAllowsADisruptionEndsTheBackoffEarly) {
   JobSnapshot j = Running();
   j.reservation = Reservation(Phase::kAvailable, "node-2");
-  j.eviction = {3, kT0 + seconds(20)};
+  j.eviction = {3, kT0 + seconds(20), false, /*refused_by_budget=*/true};
   j.pdbs = {{"web", 0, 3, 3}};
   EXPECT_TRUE(DecideMigration(j, kT0, Options()).actions.empty());
   j.pdbs = {{"web", 1, 4, 3}};
   EXPECT_EQ(DecideMigration(j, kT0, Options()).actions,
             (std::vector<Action>{{ActionKind::kEvict, "", EvictionPolicy::kEviction}}));
+  // Refused by a 5xx or a throttling 429: the budget allowed it then too, so its update ends nothing.
+  j.eviction.refused_by_budget = false;
+  EXPECT_TRUE(DecideMigration(j, kT0, Options()).actions.empty());
   j.eviction = {0, kT0 + seconds(5), true};  // just accepted: never a second eviction from a stale cache
   EXPECT_TRUE(DecideMigration(j, kT0, Options()).actions.empty());
+  // Nor once the backoff has passed: the cache may still show the pod without its deletionTimestamp.
+  auto later = DecideMigration(j, kT0 + seconds(30), Options());
+  EXPECT_TRUE(later.actions.empty());
+  EXPECT_EQ(later.requeue_after, seconds(5));
 }
 
 TEST(MigrationJobTest, TheWholeReservationFirstPathEndsSucceeded) {
