@@ -318,6 +318,107 @@ class KoordinatorReservationE2E(unittest.TestCase):
                                   "one currentOwner")
         self.assertTrue(r["status"]["allocatable"])
 
+    # ---- reservation.go (newer revision): allocate policies, anti-affinity in the pods' namespace ----
+    def policy_scenario(self, policy):
+        res = simple_reservation("e2e-policy", allocateOnce=False, allocatePolicy=policy,
+                                 owners=[{"labelSelector": {"matchLabels": {"test-reserve-policy": "true"}}}])
+        res["spec"]["template"]["spec"]["containers"] = [
+            {"name": "main", "resources": {"requests": {"cpu": "4", "memory": "8Gi"}}}]
+        self.create(res)
+        r = self.wait_available("e2e-policy")
+        node = r["status"]["nodeName"]
+        two = {"limits": {"cpu": "2", "memory": "2Gi"}, "requests": {"cpu": "2", "memory": "2Gi"}}
+        pod = pause_pod("test-reserve-policy", labels={"success": "true", "test-reserve-policy": "true"},
+                        resources=two)
+        rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet",
+              "metadata": {"name": "rs-test-reserve-policy", "namespace": NS},
+              "spec": {"replicas": 2, "selector": {"matchLabels": pod["metadata"]["labels"]},
+                       "template": {"metadata": {"labels": pod["metadata"]["labels"]}, "spec": pod["spec"]}}}
+        self.create(rs)
+        wait_until(lambda: len([p for p in self.sim.get_json(f"/api/v1/namespaces/{NS}/pods")["items"]
+                                if p.get("status", {}).get("phase") == "Running"]) == 2,
+                   timeout=60, interval=0.2, message="the ReplicaSet's two pods to be Running")
+        third = str(uuid.uuid4())
+        self.create(pause_pod(third, labels={"test-reserve-policy": "true"},
+                              resources={"limits": {"memory": "3Gi"}, "requests": {"memory": "3Gi"}}, node=node))
+        self.wait_running(third)
+        fourth = str(uuid.uuid4())
+        self.create(pause_pod(fourth, labels={"test-reserve-policy": "true"},
+                              resources={"limits": {"memory": "2Gi"}, "requests": {"memory": "2Gi"}}, node=node))
+        return r, fourth
+
+    def check_pods_using(self, r, count):
+        using = []
+        for p in self.sim.get_json(f"/api/v1/namespaces/{NS}/pods")["items"]:
+            allocated = p["metadata"].get("annotations", {}).get(ANNOTATION)
+            if allocated:
+                self.assertEqual(json.loads(allocated), {"name": r["metadata"]["name"], "uid": r["metadata"]["uid"]})
+                using.append(p)
+        self.assertEqual(len(using), count)
+        total = {}
+        for p in using:
+            for k, v in p["spec"]["containers"][0]["resources"]["requests"].items():
+                if k in ("cpu", "memory"):
+                    total[k] = total.get(k, 0) + quantity(v)
+        owners = sorted(({"namespace": NS, "name": p["metadata"]["name"], "uid": p["metadata"]["uid"]} for p in using),
+                        key=lambda o: o["uid"])
+        r = self.wait_reservation(r["metadata"]["name"], lambda x: x["status"].get("currentOwners") == owners,
+                                  f"currentOwners to be the {count} pods")
+        self.assertEqual(quantities(r["status"]["allocatable"]), quantities({"cpu": "4", "memory": "8Gi"}))
+        self.assertEqual(quantities(r["status"]["allocated"]), total)
+
+    def test_restricted_4_core_8gi_takes_two_2_core_2gi_pods_and_a_3gi_pod_and_refuses_a_2gi_one(self):
+        r, fourth = self.policy_scenario("Restricted")
+        self.wait_schedule_failed(fourth)
+        self.check_pods_using(r, 3)
+
+    def test_aligned_4_core_8gi_takes_the_2gi_pod_partly_from_the_node(self):
+        r, fourth = self.policy_scenario("Aligned")
+        self.wait_running(fourth)
+        self.check_pods_using(r, 4)
+
+    def test_small_aligned_reservations_filling_the_machine_refuse_a_larger_matching_pod(self):
+        node = "node-2"
+        self.set_fake_resource(node, "1000")
+        for i in range(5):
+            res = simple_reservation(f"reservation-{i}", allocateOnce=False, allocatePolicy="Aligned",
+                                     owners=[{"labelSelector": {"matchLabels": {"test-reserve-policy": "true"}}}])
+            res["spec"]["template"]["spec"]["containers"] = [{"name": "main", "resources": {"requests": {FAKE: "200"}}}]
+            self.create(res)
+            self.assertEqual(self.wait_available(f"reservation-{i}")["status"]["nodeName"], node)
+        name = str(uuid.uuid4())
+        self.create(pause_pod(name, labels={"test-reserve-policy": "true"},
+                              resources={"limits": {FAKE: "300"}, "requests": {FAKE: "300"}}))
+        self.wait_schedule_failed(name)
+
+    def anti_affinity_reservation(self):
+        anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"e2e-reservation-interpodaffinity": "true"}},
+             "topologyKey": "kubernetes.io/hostname"}]}}
+        res = simple_reservation("e2e-anti-affinity-ns")
+        res["spec"]["template"]["metadata"] = {"namespace": NS, "labels": {"e2e-reservation-interpodaffinity": "true"}}
+        res["spec"]["template"]["spec"]["affinity"] = anti
+        self.create(res)
+        return self.wait_available("e2e-anti-affinity-ns"), anti
+
+    def test_pod_anti_affinity_with_a_reservation_in_the_pods_namespace_lets_its_owner_in(self):
+        r, anti = self.anti_affinity_reservation()
+        name = str(uuid.uuid4())
+        pod = pause_pod(name, labels={"e2e-reservation-interpodaffinity": "true", "app": "e2e-test-reservation"},
+                        node=r["status"]["nodeName"])
+        pod["spec"]["affinity"].update(anti)
+        self.create(pod)
+        p = self.wait_running(name)
+        self.assertEqual(p["spec"]["nodeName"], r["status"]["nodeName"])
+
+    def test_pod_anti_affinity_with_a_reservation_in_the_pods_namespace_keeps_a_non_owner_out(self):
+        r, anti = self.anti_affinity_reservation()
+        name = str(uuid.uuid4())
+        pod = pause_pod(name, labels={"e2e-reservation-interpodaffinity": "true"}, node=r["status"]["nodeName"])
+        pod["spec"]["affinity"].update(anti)
+        self.create(pod)
+        self.wait_schedule_failed(name)
+
     # ---- reservation_scheduling.go ----
     def test_reservation_with_short_ttl_expires_to_failed(self):
         res = simple_reservation("e2e-short-ttl", ttl="10s",
