@@ -602,5 +602,36 @@ class KoordinatorReservationE2E(unittest.TestCase):
     def test_highest_priority_pods_in_a_restricted_reservation_preempt_lowest_priority_pods_in_it(self):
         self.check_owner_preempts_owner("Restricted")
 
+    # ---- koord-scheduler's per-reservation metrics (pkg/scheduler/metrics) ----
+    def test_koordinator_reservation_metrics_follow_the_phase_and_go_with_the_reservation(self):
+        def series(name):
+            return {k: v for k, v in self.mgr.metrics().items()
+                    if k[0] in ("scheduler_reservation_status_phase", "scheduler_reservation_resource")
+                    and ("name", name) in k[1]}
+
+        def resource(**labels):
+            # The series' own `name` label clashes with metric()'s first parameter: look it up directly.
+            key = ("scheduler_reservation_resource", tuple(sorted(dict(labels, name="e2e-metrics").items())))
+            return self.mgr.metrics().get(key)
+
+        def phase_is(name, phase):
+            got = {dict(k[1])["phase"]: v for k, v in series(name).items()
+                   if k[0] == "scheduler_reservation_status_phase"}
+            return got == {p: (1.0 if p == phase else 0.0) for p in ("Pending", "Available", "Succeeded", "Failed")}
+
+        self.create(simple_reservation("e2e-metrics"))
+        self.wait_available("e2e-metrics")
+        wait_until(lambda: phase_is("e2e-metrics", "Available"), timeout=10, message="phase gauge Available")
+        self.assertEqual(resource(type="allocatable", resource="memory", unit="Gi"), 1.0)
+        self.create(pause_pod("metrics-owner", labels={"app": "e2e-test-reservation"},
+                              resources={"limits": {"cpu": "500m", "memory": "1Gi"},
+                                         "requests": {"cpu": "500m", "memory": "1Gi"}}))
+        self.wait_running("metrics-owner")
+        wait_until(lambda: phase_is("e2e-metrics", "Succeeded"), timeout=10, message="phase gauge Succeeded")
+        wait_until(lambda: resource(type="utilization", resource="cpu", unit="ratio") == 0.5, timeout=10,
+                   message="cpu utilization 0.5")
+        self.sim.kubectl("delete", "reservation", "e2e-metrics")
+        wait_until(lambda: not series("e2e-metrics"), timeout=10, message="the reservation's series to be removed")
+
 if __name__ == "__main__":
     unittest.main()
