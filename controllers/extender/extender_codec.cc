@@ -192,4 +192,89 @@ std::string EncodeBindingResult(std::string_view error) {
 
 std::string EncodeError(std::string_view message) { return EncodeBindingResult(message); }
 
+namespace {
+
+// ReadVictimsMap reads one of the two victims maps: `meta` ones name victims by UID, the others
+// carry whole pods (metadata.uid).
+Status ReadVictimsMap(const Value& map, std::string_view key, bool meta, std::map<std::string, MetaVictims>& out) {
+  const std::string what = "ExtenderPreemptionArgs: " + std::string(key);
+  if (!map.IsObject()) return Invalid(what + " must be an object");
+  for (const auto& entry : map.GetObject()) {
+    const std::string node(entry.name.GetString(), entry.name.GetStringLength());
+    const std::string at = what + "[" + node + "]";
+    if (entry.value.IsNull()) continue;  // a nil *Victims: no candidate
+    if (!entry.value.IsObject()) return Invalid(at + " must be an object");
+    MetaVictims victims;
+    if (const Value* pods = FindKey(entry.value, "Pods"); pods && !pods->IsNull()) {
+      if (!pods->IsArray()) return Invalid(at + ".Pods must be an array");
+      for (const auto& pod : pods->GetArray()) {
+        const Value* uid = !pod.IsObject() ? nullptr
+                           : meta          ? FindKey(pod, "UID")
+                                           : json::Find(pod, {"metadata", "uid"});
+        if (!uid || !uid->IsString() || uid->GetStringLength() == 0) {
+          return Invalid(at + ".Pods has a victim without " + (meta ? "a UID" : "metadata.uid"));
+        }
+        victims.pod_uids.emplace_back(uid->GetString(), uid->GetStringLength());
+      }
+    }
+    if (const Value* n = FindKey(entry.value, "NumPDBViolations"); n && !n->IsNull()) {
+      if (!n->IsInt64()) return Invalid(at + ".NumPDBViolations must be an integer");
+      victims.num_pdb_violations = n->GetInt64();
+    }
+    out.insert_or_assign(node, std::move(victims));
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<ExtenderPreemptionArgs> DecodePreemptionArgs(std::string_view body) {
+  auto doc = ParseObject(body, "ExtenderPreemptionArgs");
+  if (!doc) return std::unexpected(doc.error());
+  ExtenderPreemptionArgs args;
+  args.document = std::move(*doc);
+  const Value* pod = FindKey(args.document, "Pod");
+  if (!pod || pod->IsNull()) return Invalid("ExtenderPreemptionArgs: Pod is missing");
+  if (!pod->IsObject()) return Invalid("ExtenderPreemptionArgs: Pod must be an object");
+  args.pod = pod;
+  // kube-scheduler fills exactly one of the two, by nodeCacheCapable.
+  if (const Value* meta = FindKey(args.document, "NodeNameToMetaVictims"); meta && !meta->IsNull()) {
+    if (auto s = ReadVictimsMap(*meta, "NodeNameToMetaVictims", true, args.candidates); !s) {
+      return std::unexpected(s.error());
+    }
+  } else if (const Value* full = FindKey(args.document, "NodeNameToVictims"); full && !full->IsNull()) {
+    if (auto s = ReadVictimsMap(*full, "NodeNameToVictims", false, args.candidates); !s) {
+      return std::unexpected(s.error());
+    }
+  }
+  return args;
+}
+
+std::string EncodePreemptionResult(const std::map<std::string, MetaVictims>& candidates) {
+  rapidjson::StringBuffer buffer;
+  Writer w(buffer);
+  w.StartObject();
+  w.Key("NodeNameToMetaVictims");
+  w.StartObject();
+  for (const auto& [node, victims] : candidates) {
+    WriteString(w, node);
+    w.StartObject();
+    w.Key("Pods");
+    w.StartArray();
+    for (const auto& uid : victims.pod_uids) {
+      w.StartObject();
+      w.Key("UID");
+      WriteString(w, uid);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.Key("NumPDBViolations");
+    w.Int64(victims.num_pdb_violations);
+    w.EndObject();
+  }
+  w.EndObject();
+  w.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
 }  // namespace berth::controllers::extender

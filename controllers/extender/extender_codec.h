@@ -9,6 +9,9 @@
 //   HostPriorityList     [{"Host": string, "Score": int64 0..10}]
 //   ExtenderBindingArgs  {"PodName", "PodNamespace", "PodUID", "Node"}
 //   ExtenderBindingResult{"Error"}
+//   ExtenderPreemptionArgs   {"Pod", "NodeNameToVictims": {node: {"Pods": [v1.Pod], "NumPDBViolations"}}|null,
+//                             "NodeNameToMetaVictims": {node: {"Pods": [{"UID"}], "NumPDBViolations"}}|null}
+//   ExtenderPreemptionResult {"NodeNameToMetaVictims": {...}} (always the UID form)
 #pragma once
 
 #include <cstdint>
@@ -77,6 +80,27 @@ struct ExtenderBindingArgs {
 Result<ExtenderBindingArgs> DecodeBindingArgs(std::string_view body);
 // EncodeBindingResult writes {"Error": error}.
 std::string EncodeBindingResult(std::string_view error);
+
+// MetaVictims: one candidate node of a preempt request: the victims' UIDs in the request's order.
+struct MetaVictims {
+  std::vector<std::string> pod_uids;
+  int64_t num_pdb_violations = 0;
+};
+
+// ExtenderPreemptionArgs: a preempt request. Candidates come from NodeNameToMetaVictims
+// (nodeCacheCapable) or, failing that, from NodeNameToVictims (full pods: metadata.uid is read).
+struct ExtenderPreemptionArgs {
+  rapidjson::Document document;  // owns the parsed body
+  const rapidjson::Value* pod = nullptr;
+  std::map<std::string, MetaVictims> candidates;
+};
+
+// DecodePreemptionArgs parses a preempt request. Errors: kInvalidArgument (not a JSON object, Pod
+// missing, a victims map or entry of the wrong type, a victim without a UID, NumPDBViolations not
+// an integer).
+Result<ExtenderPreemptionArgs> DecodePreemptionArgs(std::string_view body);
+// EncodePreemptionResult writes {"NodeNameToMetaVictims": {node: {"Pods": [{"UID"}], "NumPDBViolations"}}}.
+std::string EncodePreemptionResult(const std::map<std::string, MetaVictims>& candidates);
 
 // EncodeError: the body of a 400 answer, {"Error": message}; it decodes as an
 // ExtenderFilterResult or ExtenderBindingResult with Error set.

@@ -102,10 +102,17 @@ ExtenderService::ExtenderService(SchedulerCache& cache, Binder binder, shim::Reg
 }
 
 void ExtenderService::Register(shim::HttpServer& server) {
-  server.Handle("/filter", [this](const shim::HttpServerRequest& r) { return Handle("filter", r, &ExtenderService::Filter); });
-  server.Handle("/prioritize",
-                [this](const shim::HttpServerRequest& r) { return Handle("prioritize", r, &ExtenderService::Prioritize); });
-  server.Handle("/bind", [this](const shim::HttpServerRequest& r) { return Handle("bind", r, &ExtenderService::Bind); });
+  // "/" is the server's catch-all prefix: every path lands here and its last segment picks the verb.
+  server.Handle("/", [this](const shim::HttpServerRequest& r) {
+    const std::string_view path = r.path;
+    const std::string_view verb = path.substr(path.rfind('/') + 1);
+    if (verb == "filter") return Handle("filter", r, &ExtenderService::Filter);
+    if (verb == "prioritize") return Handle("prioritize", r, &ExtenderService::Prioritize);
+    if (verb == "bind") return Handle("bind", r, &ExtenderService::Bind);
+    if (verb == "preempt") return Handle("preempt", r, &ExtenderService::Preempt);
+    return JsonReply(404, EncodeError("no extender verb at " + std::string(path) +
+                                      ": berth serves filter, prioritize, bind and preempt"));
+  });
 }
 
 shim::HttpServerReply ExtenderService::Handle(const std::string& verb, const shim::HttpServerRequest& request,
@@ -189,6 +196,23 @@ shim::HttpServerReply ExtenderService::Bind(const std::string& body) {
               {{"pod", args->pod_namespace + "/" + args->pod_name}, {"node", args->node}, {"error", error}});
   }
   return JsonReply(200, EncodeBindingResult(error));
+}
+
+shim::HttpServerReply ExtenderService::Preempt(const std::string& body) {
+  auto args = DecodePreemptionArgs(body);
+  if (!args) return BadRequest("preempt", args.error());
+  placement::PodSpecView pod = ReadPodView(*args->pod);
+  if (pod_view_hook_) pod_view_hook_(pod);
+  std::map<std::string, MetaVictims> kept;
+  for (auto& [node, victims] : args->candidates) {
+    if (cache_.FitsWithoutPods(pod, node, victims.pod_uids)) {
+      kept.emplace(node, std::move(victims));
+    } else {
+      log::Debug(kLogger, "preemption candidate dropped: the pod does not fit there without these victims",
+                 {{"pod", pod.namespace_name + "/" + pod.name}, {"node", node}});
+    }
+  }
+  return JsonReply(200, EncodePreemptionResult(kept));
 }
 
 }  // namespace berth::controllers::extender

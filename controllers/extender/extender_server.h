@@ -14,6 +14,9 @@
 //     FailedAndUnresolvableNodes.
 //   - prioritize: 10 on a node where the pod would use a reservation; otherwise
 //     --scoring-strategy's node score scaled to 0..9, so reservation nodes always rank first.
+//   - preempt: of kube-scheduler's candidate nodes and victims, keeps the nodes where the pod
+//     fits by berth's rules once those victims are gone (evicting pods does not free capacity a
+//     reservation holds for others), victims and NumPDBViolations unchanged; drops the rest.
 //   - bind: the Binder (SchedulerController::BindPodToNode): decided and assumed under the cache
 //     lock, the reservation-allocated annotation on the Binding for an owner pod.
 // A malformed body is a 400 with {"Error": ...}; decisions never give a 500. Handlers run on the
@@ -39,12 +42,15 @@ class ExtenderService {
   // `registry` may be null (no metrics). `cache` and `registry` must outlive the service.
   ExtenderService(SchedulerCache& cache, Binder binder, shim::Registry* registry);
 
-  // Register adds /filter, /prioritize and /bind to `server`.
+  // Register serves the verbs filter, prioritize, bind and preempt at any urlPrefix: kube-scheduler
+  // posts to TrimRight(urlPrefix, "/") + "/" + verb, so the path's last segment names the verb
+  // (/filter, /scheduler/filter, ...).
   void Register(shim::HttpServer& server);
 
   shim::HttpServerReply Filter(const std::string& body);
   shim::HttpServerReply Prioritize(const std::string& body);
   shim::HttpServerReply Bind(const std::string& body);
+  shim::HttpServerReply Preempt(const std::string& body);
 
   // SetPodViewHook: called on each request's pod view before it is evaluated (berth-manager sets
   // SchedulerController::ApplyDefaultSpread, so prioritize scores as the scheduler does).

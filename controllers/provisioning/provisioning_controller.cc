@@ -304,7 +304,7 @@ shim::ReconcileResult ProvisioningRequestController::Reconcile(const std::string
         view.allocatable = slice.resources;
         view.allocatable.erase("pods");
       }
-      // A terminal slice (e.g. Failed/NodeDeleted by the reservation controller) stays part of the
+      // A terminal slice (e.g. Failed/Expired when its node was deleted) stays part of the
       // booking, so the request still sees the node it lost (CapacityRevoked) and deletes it.
       if (!uid.empty()) bookings[uid].push_back(std::move(slice));
     }

@@ -104,6 +104,7 @@ Result<std::unique_ptr<ReservationController>> ReservationController::Setup(
   auto gc = reg.AddCounter("berth_reservation_gc_total", "Terminal reservations deleted by garbage collection.");
   auto transitions = RegisterReservationTransitions(reg);
   if (!phase || !lag || !gc || !transitions) return MakeError(ErrorCode::kInternal, "registering reservation metrics failed");
+  if (auto s = c->koordinator_metrics_.Register(reg); !s) return std::unexpected(s.error());
   c->phases_.Bind(*phase, {"Pending", "Available", "Waiting", "Succeeded", "Failed"});
   c->expiry_lag_ = *lag;
   c->gc_total_ = *gc;
@@ -136,16 +137,19 @@ Result<std::unique_ptr<ReservationController>> ReservationController::Setup(
   c->reservations_->AddEventHandler(shim::EventHandler{
       [self](const shim::ObjectPtr& obj, bool) {
         self->CountPhase(nullptr, obj);
+        self->ObserveForKoordinatorMetrics(obj);
         self->Enqueue(std::string(obj->Name()));
       },
       [self](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& new_obj) {
         self->CountPhase(old_obj, new_obj);
+        self->ObserveForKoordinatorMetrics(new_obj);
         if (self->own_writes_.IsEcho(std::string(new_obj->Name()), new_obj->ResourceVersion())) return;
         self->Enqueue(std::string(new_obj->Name()));
       },
       [self](const shim::DeletedObject& deleted) {
         self->CountPhase(deleted.object, nullptr);
         if (!deleted.object) return;
+        self->koordinator_metrics_.Forget(std::string(deleted.object->Name()));
         {
           std::lock_guard lock(self->terminal_mu_);
           self->terminal_since_.erase(std::string(deleted.object->Uid()));
@@ -195,6 +199,18 @@ void ReservationController::Enqueue(const std::string& key) {
 void ReservationController::CountPhase(const shim::ObjectPtr& old_object, const shim::ObjectPtr& new_object) {
   phases_.Move(old_object ? std::optional(PhaseOf(old_object)) : std::nullopt,
                new_object ? std::optional(PhaseOf(new_object)) : std::nullopt);
+}
+
+void ReservationController::ObserveForKoordinatorMetrics(const shim::ObjectPtr& reservation) {
+  if (!reservation) return;
+  rapidjson::Document scratch(rapidjson::kObjectType);
+  auto amounts = [&](const char* field) {
+    rapidjson::Value v;
+    return reservation->FindValue({"status", field}, v, scratch.GetAllocator()) ? ReadAmounts(&v)
+                                                                                : reconcile::ResourceAmounts{};
+  };
+  koordinator_metrics_.Observe(std::string(reservation->Name()), reservation->FindString({"status", "phase"}).value_or(""),
+                               amounts("allocatable"), amounts("allocated"));
 }
 
 shim::ReconcileResult ReservationController::Reconcile(const std::string& key) {

@@ -19,6 +19,7 @@
 #include "clientgo-shim/events/event_recorder.h"
 #include "clientgo-shim/manager/manager.h"
 #include "controllers/common/phase_gauge.h"
+#include "controllers/reservation/koordinator_metrics.h"
 #include "controllers/reservation/own_writes.h"
 #include "controllers/reservation/owner_sync.h"
 #include "reconcile/reservation/lifecycle.h"
@@ -65,6 +66,7 @@ class ReservationController {
   shim::ReconcileResult CleanupOwners(const std::string& reservation_uid);
   void Enqueue(const std::string& key);
   void CountPhase(const shim::ObjectPtr& old_object, const shim::ObjectPtr& new_object);
+  void ObserveForKoordinatorMetrics(const shim::ObjectPtr& reservation);
 
   ReservationControllerOptions options_;
   shim::ObjectClient client_;
@@ -76,6 +78,7 @@ class ReservationController {
 
   // Metrics.
   PhaseGauge phases_;
+  KoordinatorReservationMetrics koordinator_metrics_;
   shim::HistogramFamily* expiry_lag_ = nullptr;
   shim::CounterFamily* gc_total_ = nullptr;
   shim::CounterFamily* transitions_ = nullptr;

@@ -68,6 +68,11 @@ class SchedulerCache {
   // per-node filters and score), under one lock and clock, assuming nothing.
   std::vector<reconcile::placement::ClusterSnapshot::NodeEvaluation> EvaluateOnNodes(
       const reconcile::placement::PodSpecView& pod, const std::vector<std::string_view>& nodes);
+  // FitsWithoutPods: the kube-scheduler extender's preempt verb: whether `pod`, pinned to `node`,
+  // fits once `victim_uids` (those counted as bound on that node; others change nothing) are gone,
+  // with berth's rules (capacity reservations hold for others stays held). Nothing changes.
+  bool FitsWithoutPods(const reconcile::placement::PodSpecView& pod, const std::string& node,
+                       const std::vector<std::string>& victim_uids);
   // AdoptBoundPod: for a pod another scheduler bound without a reservation (kube-scheduler using
   // the extender without bindVerb), the reservation on its node it would allocate, decided as if
   // berth had bound it there; the cache then counts the pod in that reservation (the caller writes

@@ -140,4 +140,26 @@ placement::PreemptionOutcome SchedulerCache::Preempt(const placement::PodSpecVie
   return out;
 }
 
+bool SchedulerCache::FitsWithoutPods(const placement::PodSpecView& pod, const std::string& node,
+                                     const std::vector<std::string>& victim_uids) {
+  std::lock_guard lock(mu_);
+  AdvanceLocked();
+  if (!nodes_.contains(node)) return false;
+  std::vector<std::string> on_node;
+  for (const placement::VictimPod& v : snapshot_.VictimsOn(node)) on_node.push_back(v.uid);
+  std::vector<std::string> detached;
+  for (const std::string& uid : victim_uids) {
+    if (std::find(on_node.begin(), on_node.end(), uid) != on_node.end() && snapshot_.DetachPod(uid)) {
+      detached.push_back(uid);
+    }
+  }
+  placement::PodSpecView pinned = pod;
+  pinned.node_name = node;
+  std::vector<std::string> added = AddNominatedLocked(pod);
+  const bool fits = static_cast<bool>(snapshot_.SchedulePod(pinned));
+  RemoveNominatedLocked(added);
+  for (auto it = detached.rbegin(); it != detached.rend(); ++it) snapshot_.ReattachPod(*it);
+  return fits;
+}
+
 }  // namespace berth::controllers

@@ -583,3 +583,60 @@ class NoBindVerbFaultTest(NoBindVerbTest):
                       if k[0] == "rest_client_requests_total" and dict(k[1]).get("method") == "PATCH"
                       and dict(k[1]).get("code") in ("500", "429", "409"))
         self.assertGreater(refused, 0, "no PATCH was refused: the faults did not reach the annotation writes")
+
+
+class PreemptVerbTest(ExtenderSuite):
+    """kube-scheduler configured as the extender design doc shows it (urlPrefix with a path,
+    `http://host:port/scheduler`) and with `preemptVerb: preempt`. Its preemption dry run is blind to
+    reservations: on node-0, where a Reservation holds 6 of 8 cpu, evicting a 2-cpu pod looks enough for a 4-cpu
+    pod. berth's preempt answer keeps only the candidate where the victims really make room (node-1)."""
+    nodes = 2
+    sim_flags = {"node_cpu": "8", "node_memory": "32Gi"}
+
+    def bind_directly(self, name, node):
+        body = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "namespace": "default"},
+                "target": {"apiVersion": "v1", "kind": "Node", "name": node}}
+        r = self.sim.http("POST", f"/api/v1/namespaces/default/pods/{name}/binding", json=body)
+        self.assertEqual(r.status_code, 201, r.text)
+        return wait_until(lambda: (lambda p: p if p["spec"].get("nodeName") else None)(
+            self.get(f"/api/v1/namespaces/default/pods/{name}")), message=f"{name} bound")
+
+    def test_preempt_keeps_only_candidates_where_evicting_frees_capacity_the_pod_may_use(self):
+        res = {"apiVersion": "scheduling.koordinator.sh/v1alpha1", "kind": "Reservation", "metadata": {"name": "held"},
+               "spec": {"ttl": "1h", "owners": [{"labelSelector": {"matchLabels": {"app": "owner"}}}],
+                        "template": {"metadata": {"namespace": "default"},
+                                     "spec": {"nodeName": "node-0", "schedulerName": "koord-scheduler",
+                                              "containers": [{"name": "main", "resources": {
+                                                  "requests": {"cpu": "6", "memory": "1Gi"}}}]}}}}
+        self.assertEqual(self.sim.http("POST", RES_PATH, json=res).status_code, 201)
+        self.wait_available("held")
+        self.create_pod("low-0", "2", "1Gi")
+        self.create_pod("low-1", "8", "1Gi")
+        victims = {"node-0": self.bind_directly("low-0", "node-0"), "node-1": self.bind_directly("low-1", "node-1")}
+        urgent = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "urgent", "namespace": "default"},
+                  "spec": {"schedulerName": "default-scheduler", "priorityClassName": "system-cluster-critical",
+                           "containers": [{"name": "main", "image": "busybox",
+                                           "resources": {"requests": {"cpu": "4", "memory": "1Gi"}}}]}}
+        self.assertEqual(self.sim.http("POST", "/api/v1/namespaces/default/pods", json=urgent).status_code, 201)
+        pod = self.get("/api/v1/namespaces/default/pods/urgent")
+        player = KubeSchedulerPlayer(self.sim, self.url + "/scheduler/")
+        _, filter_result = player.filter(pod, player.nodes())
+        self.assertEqual(filter_result["FailedNodes"], {"node-0": "Insufficient cpu", "node-1": "Insufficient cpu"})
+
+        meta = {n: {"Pods": [{"UID": p["metadata"]["uid"]}], "NumPDBViolations": 0} for n, p in victims.items()}
+        answer = player.send("preempt", {"Pod": pod, "NodeNameToVictims": None, "NodeNameToMetaVictims": meta})
+        self.assertEqual(answer, {"NodeNameToMetaVictims": {"node-1": meta["node-1"]}})
+        full = {n: {"Pods": [p], "NumPDBViolations": 0} for n, p in victims.items()}
+        answer = player.send("preempt", {"Pod": pod, "NodeNameToVictims": full, "NodeNameToMetaVictims": None})
+        self.assertEqual(answer, {"NodeNameToMetaVictims": {"node-1": meta["node-1"]}})
+        self.assertEqual(self.mgr.metric("berth_extender_requests_total", verb="preempt", code="200"), 2)
+
+        # kube-scheduler evicts the victim it kept and schedules the pod there, through the same urlPrefix.
+        self.sim.kubectl("delete", "pod", "low-1", "--grace-period=0", "--force")
+        wait_until(lambda: self.get("/api/v1/namespaces/default/pods/low-1") is None, message="low-1 gone")
+        node, _ = player.schedule("urgent")
+        self.assertEqual(node, "node-1")
+        self.assertIsNotNone(self.get("/api/v1/namespaces/default/pods/low-0"), "the useless victim was kept")
+        r = requests.post(f"{self.url}/scheduler/predicates", data="{}", timeout=5)
+        self.assertEqual(r.status_code, 404)
+        self.assertIn("berth serves filter, prioritize, bind and preempt", r.json()["Error"])

@@ -486,7 +486,8 @@ class ExtenderValuesTest(unittest.TestCase):
         self.assertEqual(config["kind"], "KubeSchedulerConfiguration")
         self.assertEqual(config["extenders"], [{
             "urlPrefix": f"http://{service['metadata']['name']}.berth-system.svc:8888",
-            "filterVerb": "filter", "prioritizeVerb": "prioritize", "weight": 10, "bindVerb": "bind",
+            "filterVerb": "filter", "prioritizeVerb": "prioritize", "preemptVerb": "preempt", "weight": 10,
+            "bindVerb": "bind",
             "nodeCacheCapable": True, "httpTimeout": "5s", "ignorable": True}])
         result = subprocess.run([os.path.join(BIN, "berth-manager"), *container["args"], "--help"],
                                 capture_output=True, text=True, timeout=30)

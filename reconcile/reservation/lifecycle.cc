@@ -71,6 +71,10 @@ std::optional<Time> TerminalSince(const ReservationSnapshot& r) {
 
 std::optional<Time> GcDeadline(const ReservationSnapshot& r, Duration retention) {
   if (retention.count() <= 0) return std::nullopt;
+  // koordinator's GC deletes a terminal reservation whose node is gone on its next tick (every
+  // 60s) without waiting for the retention; berth does so half a tick after it ended, so the
+  // Failed status stays readable for a while.
+  if (!r.status.node_name.empty() && !r.node_exists) retention = std::min(retention, kNodeGoneGcDelay);
   auto since = TerminalSince(r);
   if (!since) return std::nullopt;
   return *since + std::chrono::duration_cast<Time::duration>(retention);
@@ -168,7 +172,9 @@ ReservationDecision DecideReservation(const ReservationSnapshot& r, Time now,
   auto deadline = ExpiryDeadline(r);
   bool placed = !observed.node_name.empty();
   if (placed && !r.node_exists) {
-    fail(kReasonNodeDeleted, "node " + observed.node_name + " was deleted");
+    // koordinator's reason (its IsReservationExpired, and so a PodMigrationJob's ReservationExpired,
+    // must see it); the message says why.
+    fail(kReasonExpired, "node " + observed.node_name + " was deleted");
   } else if (deadline && now >= *deadline) {
     d.deadline = deadline;
     fail(kReasonExpired, ExpiryMessage(r, *deadline));

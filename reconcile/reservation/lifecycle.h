@@ -4,8 +4,8 @@
 // garbage-collected, who its owners are, and the one decision that combines them. Deadlines are
 // exact (the controller requeues for them with AddAfter) instead of koordinator's 3–15 s poll.
 // Deliberate differences from koordinator (see upstream-facts/koordinator-reservation.md §2.10):
-// `expires` wins over the defaulted ttl; Pending reservations expire too; a deleted node fails
-// with its own reason; terminal pods stop counting as owners.
+// `expires` wins over the defaulted ttl; Pending reservations expire too; a deleted node's
+// Failed/Expired names the node in its message; terminal pods stop counting as owners.
 #pragma once
 
 #include <optional>
@@ -33,6 +33,10 @@ std::optional<Time> GcDeadline(const ReservationSnapshot& r, Duration retention)
 // to the resource names in allocatable.
 std::vector<OwnerRef> OwnersOf(const ReservationSnapshot& r);
 ResourceAmounts AllocatedOf(const ReservationSnapshot& r);
+
+// kNodeGoneGcDelay: how long after it ended a terminal reservation whose node is gone is kept
+// (the retention when that is shorter).
+inline constexpr Duration kNodeGoneGcDelay = std::chrono::seconds(30);
 
 struct LifecycleOptions {
   Duration gc_retention = std::chrono::hours(24);  // --reservation-gc-duration; 0 disables GC

@@ -25,11 +25,10 @@ std::string_view PhaseName(Phase phase);
 std::optional<Phase> ParsePhase(std::string_view text);
 inline bool IsTerminal(Phase p) { return p == Phase::kSucceeded || p == Phase::kFailed; }
 
-// Condition types and reasons (koordinator's constants, plus berth's NodeDeleted/InvalidSpec).
+// Condition types and reasons (koordinator's constants, plus berth's InvalidSpec).
 inline constexpr std::string_view kConditionScheduled = "Scheduled";
 inline constexpr std::string_view kConditionReady = "Ready";
 inline constexpr std::string_view kReasonExpired = "Expired";
-inline constexpr std::string_view kReasonNodeDeleted = "NodeDeleted";
 inline constexpr std::string_view kReasonSucceeded = "Succeeded";
 inline constexpr std::string_view kReasonInvalidSpec = "InvalidSpec";
 

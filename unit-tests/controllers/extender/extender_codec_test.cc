@@ -175,5 +175,40 @@ TEST(ExtenderCodecTest, EncodesHostPriorityListAndBindingResult) {
   EXPECT_EQ(EncodeError("bad \"x\""), R"({"Error":"bad \"x\""})");
 }
 
+TEST(ExtenderCodecTest, PreemptionArgsReadEitherVictimsFormCaseInsensitively) {
+  auto meta = DecodePreemptionArgs(
+      R"({"pod":{"metadata":{"name":"p"}},"nodenametometavictims":{"n1":{"pods":[{"uid":"a"},{"UID":"b"}],"numpdbviolations":2},"n2":null}})");
+  ASSERT_TRUE(meta.has_value()) << meta.error().message;
+  ASSERT_EQ(meta->candidates.size(), 1u);
+  EXPECT_EQ(meta->candidates["n1"].pod_uids, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(meta->candidates["n1"].num_pdb_violations, 2);
+  auto full = DecodePreemptionArgs(
+      R"({"Pod":{},"NodeNameToVictims":{"n1":{"Pods":[{"metadata":{"uid":"a"}}],"NumPDBViolations":0}},"NodeNameToMetaVictims":null})");
+  ASSERT_TRUE(full.has_value()) << full.error().message;
+  EXPECT_EQ(full->candidates["n1"].pod_uids, std::vector<std::string>{"a"});
+  EXPECT_EQ(EncodePreemptionResult(full->candidates),
+            R"({"NodeNameToMetaVictims":{"n1":{"Pods":[{"UID":"a"}],"NumPDBViolations":0}}})");
+  EXPECT_EQ(EncodePreemptionResult({}), R"({"NodeNameToMetaVictims":{}})");
+}
+
+TEST(ExtenderCodecTest, MalformedPreemptionArgsAreRefusedNamingTheField) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"", "empty body"},
+      {"[1]", "not a JSON object"},
+      {R"({"NodeNameToMetaVictims":{}})", "Pod is missing"},
+      {R"({"Pod":{},"NodeNameToMetaVictims":[]})", "NodeNameToMetaVictims must be an object"},
+      {R"({"Pod":{},"NodeNameToMetaVictims":{"n":7}})", "NodeNameToMetaVictims[n] must be an object"},
+      {R"({"Pod":{},"NodeNameToMetaVictims":{"n":{"Pods":{}}}})", "NodeNameToMetaVictims[n].Pods must be an array"},
+      {R"({"Pod":{},"NodeNameToMetaVictims":{"n":{"Pods":[{"UID":""}]}}})", "a victim without a UID"},
+      {R"({"Pod":{},"NodeNameToVictims":{"n":{"Pods":[{"metadata":{}}]}}})", "a victim without metadata.uid"},
+      {R"({"Pod":{},"NodeNameToMetaVictims":{"n":{"NumPDBViolations":1.5}}})", "NumPDBViolations must be an integer"},
+  };
+  for (const auto& [body, want] : cases) {
+    auto r = DecodePreemptionArgs(body);
+    ASSERT_FALSE(r.has_value()) << body;
+    EXPECT_NE(r.error().message.find(want), std::string::npos) << body << " -> " << r.error().message;
+  }
+}
+
 }  // namespace
 }  // namespace berth::controllers::extender

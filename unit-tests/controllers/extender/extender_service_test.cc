@@ -350,6 +350,66 @@ TEST_F(ExtenderServiceTest, ServesTheVerbsOverHttpAndCountsThem) {
       << text;
 }
 
+TEST_F(ExtenderServiceTest, VerbsAreServedUnderAnyUrlPrefixPath) {
+  shim::HttpServer server("127.0.0.1:0", ExtenderServerOptions());
+  service_.Register(server);
+  auto port = server.Start();
+  ASSERT_TRUE(port.has_value()) << port.error().message;
+  auto post = [&](std::string_view path, const std::string& body) {
+    std::string request = "POST " + std::string(path) + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                          "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+    return shim::testing::Exchange(*port, request, std::chrono::seconds(5));
+  };
+  // urlPrefix "http://host:port/scheduler" (the extender design doc's example) puts the verb after a path.
+  auto filter = post("/scheduler/filter", Args(PodJson("plain", "2"), {"node-0", "node-1"}));
+  EXPECT_EQ(filter.status, 200);
+  EXPECT_NE(filter.body.find(R"("NodeNames":["node-1"])"), std::string::npos) << filter.body;
+  auto preempt = post("/a/b/preempt", R"({"Pod":)" + PodJson("plain", "1") + R"(,"NodeNameToMetaVictims":{}})");
+  EXPECT_EQ(preempt.status, 200);
+  EXPECT_EQ(preempt.body, R"({"NodeNameToMetaVictims":{}})");
+  auto unknown = post("/scheduler/predicates", "{}");
+  EXPECT_EQ(unknown.status, 404);
+  EXPECT_NE(unknown.body.find("no extender verb at /scheduler/predicates"), std::string::npos) << unknown.body;
+  server.Stop();
+}
+
+TEST_F(ExtenderServiceTest, PreemptKeepsOnlyNodesWhereTheVictimsFreeCapacityThePodMayUse) {
+  // node-0: r0 holds 3 of 4 cpu for owners, a 1-cpu pod uses the rest. node-1: a 4-cpu pod.
+  for (const auto& [name, node, cpu] : {std::tuple{"victim-0", "node-0", 1000}, {"victim-1", "node-1", 4000}}) {
+    placement::PodSpecView v;
+    v.namespace_name = "default";
+    v.name = name;
+    v.uid = std::string("uid-") + name;
+    v.node_name = node;
+    v.requests = {{"cpu", cpu}};
+    cache_.UpsertPod(v);
+  }
+  // kube-scheduler's dry run (blind to reservations) proposes both nodes for a 2-cpu pod.
+  const std::string meta =
+      R"({"Pod":)" + PodJson("plain", "2") +
+      R"(,"NodeNameToVictims":null,"NodeNameToMetaVictims":{"node-0":{"Pods":[{"UID":"uid-victim-0"}],"NumPDBViolations":0},)"
+      R"("node-1":{"Pods":[{"UID":"uid-victim-1"}],"NumPDBViolations":1},"ghost":{"Pods":[{"UID":"x"}],"NumPDBViolations":0}}})";
+  auto reply = service_.Preempt(meta);
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  // Evicting victim-0 frees 1 cpu: r0's 3 stay held, so node-0 cannot help; node-1 can, as proposed.
+  EXPECT_EQ(reply.body,
+            R"({"NodeNameToMetaVictims":{"node-1":{"Pods":[{"UID":"uid-victim-1"}],"NumPDBViolations":1}}})");
+  // The full-pod form (nodeCacheCapable false) gets the same answer, in the UID form.
+  const std::string full =
+      R"({"Pod":)" + PodJson("plain", "2") +
+      R"(,"NodeNameToVictims":{"node-0":{"Pods":[{"metadata":{"name":"victim-0","uid":"uid-victim-0"}}],"NumPDBViolations":0},)"
+      R"("node-1":{"Pods":[{"metadata":{"name":"victim-1","uid":"uid-victim-1"}}],"NumPDBViolations":1}},"NodeNameToMetaVictims":null})";
+  EXPECT_EQ(service_.Preempt(full).body, reply.body);
+  // An owner pod may use r0: evicting victim-0 is not even needed there, and the node is kept.
+  const std::string owner = R"({"Pod":)" + PodJson("owner", "3", R"({"app":"owner"})") +
+                            R"(,"NodeNameToMetaVictims":{"node-0":{"Pods":[{"UID":"uid-victim-0"}],"NumPDBViolations":0}}})";
+  EXPECT_EQ(service_.Preempt(owner).body,
+            R"({"NodeNameToMetaVictims":{"node-0":{"Pods":[{"UID":"uid-victim-0"}],"NumPDBViolations":0}}})");
+  // The dry runs left the cache as it was: node-1 is still full for a 1-cpu pod.
+  EXPECT_EQ(Passed(Filter(Args(PodJson("small", "1"), {"node-1"}))), std::vector<std::string>{});
+  EXPECT_EQ(service_.Preempt("[]").status, 400);
+}
+
 TEST_F(ExtenderServiceTest, ABodyOverTheLimitIs413AndTheServerStaysUp) {
   shim::HttpServerOptions options = ExtenderServerOptions();
   options.body_limit = 1024;  // the real limit is 32 MiB; the same code path

@@ -109,7 +109,7 @@ TEST(DecideReservationTest, PendingReservationsExpireToo) {
   EXPECT_NE(Ready(*d.status)->message.find("expires 2025-12-31T23:59:59Z"), std::string::npos);
 }
 
-TEST(DecideReservationTest, DeletedNodeFailsWithItsOwnReasonNamingTheNode) {
+TEST(DecideReservationTest, DeletedNodeFailsExpiredAsKoordinatorDoesWithAMessageNamingTheNode) {
   for (Phase phase : {Phase::kAvailable, Phase::kWaiting, Phase::kPending}) {
     auto r = Reservation(phase);
     r.status.node_name = "node-7";
@@ -117,8 +117,27 @@ TEST(DecideReservationTest, DeletedNodeFailsWithItsOwnReasonNamingTheNode) {
     auto d = DecideReservation(r, kT0 + seconds(1), Options());
     ASSERT_TRUE(d.status.has_value()) << PhaseName(phase);
     EXPECT_EQ(d.status->phase, Phase::kFailed);
-    EXPECT_EQ(Ready(*d.status)->reason, "NodeDeleted");
-    EXPECT_NE(Ready(*d.status)->message.find("node-7"), std::string::npos);
+    EXPECT_EQ(Ready(*d.status)->status, "False");
+    EXPECT_EQ(Ready(*d.status)->reason, "Expired");
+    EXPECT_EQ(Ready(*d.status)->message, "node node-7 was deleted");
+    ASSERT_EQ(d.events.size(), 1u);
+    EXPECT_EQ(d.events[0].reason, "Expired");
+    // Collected kNodeGoneGcDelay after it ended, not after the day-long retention.
+    EXPECT_EQ(d.requeue_after, kNodeGoneGcDelay);
+  }
+}
+
+TEST(DecideReservationTest, TerminalReservationsOnAGoneNodeAreCollectedWithoutWaitingForTheRetention) {
+  for (const char* reason : {"Expired", "Succeeded"}) {
+    auto r = Reservation(std::string_view(reason) == "Expired" ? Phase::kFailed : Phase::kSucceeded);
+    r.status.conditions = {{"Ready", "False", reason, "", kT0, kT0}};
+    r.node_exists = false;
+    EXPECT_FALSE(DecideReservation(r, kT0 + seconds(29), Options()).delete_reservation) << reason;
+    EXPECT_EQ(DecideReservation(r, kT0 + seconds(29), Options()).requeue_after, seconds(1)) << reason;
+    EXPECT_TRUE(DecideReservation(r, kT0 + seconds(30), Options()).delete_reservation) << reason;
+    // A shorter retention still wins; GC switched off still collects nothing.
+    EXPECT_TRUE(DecideReservation(r, kT0 + seconds(5), Options(seconds(5))).delete_reservation) << reason;
+    EXPECT_FALSE(DecideReservation(r, kT0 + hours(100), Options(Duration(0))).delete_reservation) << reason;
   }
 }
 
