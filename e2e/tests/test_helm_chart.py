@@ -240,16 +240,20 @@ class HelmChartTest(unittest.TestCase):
         for flag in ("--migration-default-ttl=5m", "--migration-max-migrating-per-node=2",
                      "--migration-max-migrating-per-namespace=0", "--migration-max-migrating-globally=0",
                      "--migration-skip-check-expected-replicas=false", "--migration-evict-qps=10",
-                     "--migration-evict-burst=1"):
+                     "--migration-evict-burst=1", "--migration-reserve-ahead=true",
+                     "--migration-eviction-backoff=5s"):
             self.assertIn(flag, defaults)
         # Empty per-workload limits leave berth's default (by expected replicas): no flag at all.
         self.assertFalse([a for a in defaults if a.startswith("--migration-max-migrating-per-workload")])
         args = manager_container(render("podMigrationJob.arbitration.maxMigratingPerWorkload=10%",
                                         "podMigrationJob.arbitration.maxUnavailablePerWorkload=3",
                                         "podMigrationJob.arbitration.skipCheckExpectedReplicas=true",
-                                        "podMigrationJob.eviction.burst=5"))["args"]
+                                        "podMigrationJob.arbitration.reserveAhead=false",
+                                        "podMigrationJob.eviction.burst=5",
+                                        "podMigrationJob.eviction.backoff=2s"))["args"]
         for flag in ("--migration-max-migrating-per-workload=10%", "--migration-max-unavailable-per-workload=3",
-                     "--migration-skip-check-expected-replicas=true", "--migration-evict-burst=5"):
+                     "--migration-skip-check-expected-replicas=true", "--migration-evict-burst=5",
+                     "--migration-reserve-ahead=false", "--migration-eviction-backoff=2s"):
             self.assertIn(flag, args)
         result = subprocess.run([os.path.join(BIN, "berth-manager"), *args, "--help"],
                                 capture_output=True, text=True, timeout=30)
