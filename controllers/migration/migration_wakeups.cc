@@ -67,7 +67,6 @@ void MigrationController::AddWakeUpHandlers() {
         std::string name(json::GetString(*doc, {"name"}));
         if (!name.empty()) self->EnqueueByIndex(kReservationIndex, name);
         self->WakeBindWaitersForPod(*pod);
-        self->WakeBindWaitersForPod(*pod);
       }
     }
   };
