@@ -13,20 +13,12 @@ import unittest
 import uuid
 
 from kubesim_fixture import start_cluster, wait_until
+from quantities import quantity
 
 RES_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
 ANNOTATION = "scheduling.koordinator.sh/reservation-allocated"
 FAKE = "koordinator.sh/fake-resource"
 NS = "reservation-e2e"
-UNITS = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "k": 10**3, "M": 10**6, "G": 10**9, "m": 0.001}
-
-
-def quantity(text):
-    text = str(text)
-    for suffix in sorted(UNITS, key=len, reverse=True):
-        if text.endswith(suffix):
-            return float(text[: -len(suffix)]) * UNITS[suffix]
-    return float(text)
 
 
 def quantities(resources):

@@ -20,6 +20,8 @@ import unittest
 import yaml
 
 from kubesim_fixture import BerthManager, Kubesim, wait_until
+# The guide's Quick Start job, the same document test_pod_migration_jobs applies.
+from test_pod_migration_jobs import KOORDINATOR_EXAMPLE as QUICK_START
 
 RES_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
 PMJ_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/podmigrationjobs"
@@ -70,21 +72,7 @@ spec:
       schedulerName: koord-scheduler
 """
 
-# The guide's jobs: Quick Start, manual confirmation, EvictDirectly, graceful eviction.
-QUICK_START = """apiVersion: scheduling.koordinator.sh/v1alpha1
-kind: PodMigrationJob
-metadata:
-  name: migrationjob-demo
-spec:
-  paused: false
-  ttl: 5m
-  mode: ReservationFirst
-  podRef:
-    namespace: default
-    name: {pod}
-status:
-  phase: Pending
-"""
+# The guide's other jobs: manual confirmation, EvictDirectly, graceful eviction.
 PAUSED = """apiVersion: scheduling.koordinator.sh/v1alpha1
 kind: PodMigrationJob
 metadata:

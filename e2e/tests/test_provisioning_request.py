@@ -43,36 +43,15 @@ def prov_req(name, template, count, parameters=None, version="v1"):
             "metadata": {"name": name, "namespace": NS}, "spec": spec}
 
 
-class ProvisioningRequestTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.sim, cls.mgr = start_cluster(nodes=2, sim_flags={"node-cpu": "4"},
-                                         extra_args=["--provisioning-request-template-grace", "2s"])
+class ProvisioningHelpers:
+    """Reading and waiting on ProvisioningRequests, their bookings and pods in NS (other suites mix it in too)."""
 
-    @classmethod
-    def tearDownClass(cls):
-        cls.mgr.stop()
-        cls.sim.stop()
-
-    def tearDown(self):
-        # Every case leaves the cluster empty: requests (their finalizer goes once their
-        # Reservations are gone), pods and templates.
-        self.sim.kubectl("delete", "provisioningrequests", "--all", "--wait=false")
-        self.sim.kubectl("delete", "pods", "--all", "--wait=false")
-        self.sim.kubectl("delete", "podtemplates", "--all")
-        wait_until(lambda: not self.requests() and not self.reservations() and not self.sim.get_json(
-            f"/api/v1/namespaces/{NS}/pods")["items"], timeout=20, message="the cluster to be empty")
-
-    # ---- helpers ----
     def create(self, *objects):
         self.sim.apply_text(yaml.safe_dump_all(objects))
 
     def request(self, name):
         r = self.sim.http("GET", f"{PR_PATH}/{name}")
         return r.json() if r.status_code == 200 else None
-
-    def requests(self):
-        return self.sim.get_json(PR_PATH)["items"]
 
     def reservations(self, selector=None):
         params = {"labelSelector": selector} if selector else {}
@@ -97,6 +76,31 @@ class ProvisioningRequestTest(unittest.TestCase):
     def pod(self, name):
         r = self.sim.http("GET", f"/api/v1/namespaces/{NS}/pods/{name}")
         return r.json() if r.status_code == 200 else None
+
+
+class ProvisioningRequestTest(ProvisioningHelpers, unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.sim, cls.mgr = start_cluster(nodes=2, sim_flags={"node-cpu": "4"},
+                                         extra_args=["--provisioning-request-template-grace", "2s"])
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.mgr.stop()
+        cls.sim.stop()
+
+    def tearDown(self):
+        # Every case leaves the cluster empty: requests (their finalizer goes once their
+        # Reservations are gone), pods and templates.
+        self.sim.kubectl("delete", "provisioningrequests", "--all", "--wait=false")
+        self.sim.kubectl("delete", "pods", "--all", "--wait=false")
+        self.sim.kubectl("delete", "podtemplates", "--all")
+        wait_until(lambda: not self.requests() and not self.reservations() and not self.sim.get_json(
+            f"/api/v1/namespaces/{NS}/pods")["items"], timeout=20, message="the cluster to be empty")
+
+    # ---- helpers (the shared ones are ProvisioningHelpers') ----
+    def requests(self):
+        return self.sim.get_json(PR_PATH)["items"]
 
     def create_pod(self, name, cpu, consume=None):
         meta = {"name": name, "namespace": NS}

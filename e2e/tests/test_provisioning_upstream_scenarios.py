@@ -23,6 +23,7 @@ import unittest
 import yaml
 
 from kubesim_fixture import ROOT, start_cluster, wait_until
+from test_provisioning_request import ProvisioningHelpers
 
 NS = "default"
 TESTDATA = os.path.join(ROOT, "e2e", "testdata", "provisioningrequest")
@@ -48,39 +49,7 @@ def prov_req(name, pod_sets, parameters=None, cls=CHECK):
             "metadata": {"name": name, "namespace": NS}, "spec": spec}
 
 
-class Helpers:
-    def create(self, *objects):
-        self.sim.apply_text(yaml.safe_dump_all(objects))
-
-    def request(self, name):
-        r = self.sim.http("GET", f"{PR_PATH}/{name}")
-        return r.json() if r.status_code == 200 else None
-
-    def reservations(self, selector=None):
-        params = {"labelSelector": selector} if selector else {}
-        return self.sim.http("GET", RES_PATH, params=params).json()["items"]
-
-    def pod(self, name):
-        r = self.sim.http("GET", f"/api/v1/namespaces/{NS}/pods/{name}")
-        return r.json() if r.status_code == 200 else None
-
-    @staticmethod
-    def condition(obj, ctype):
-        for c in (obj or {}).get("status", {}).get("conditions", []):
-            if c["type"] == ctype:
-                return c
-        return None
-
-    def wait_condition(self, name, ctype, status, reason=None, timeout=20):
-        def check():
-            c = self.condition(self.request(name), ctype)
-            return c if c and c["status"] == status and (reason is None or c["reason"] == reason) else None
-        try:
-            return wait_until(check, timeout=timeout, message=f"{name} {ctype}={status}/{reason}")
-        except AssertionError as e:
-            raise AssertionError(f"{e}\nrequest: {json.dumps(self.request(name), indent=1)}\n"
-                                 f"berth-manager log (tail):\n{self.mgr.log_text()[-3000:]}") from None
-
+class Helpers(ProvisioningHelpers):
     def assert_untouched(self, name):
         obj = self.request(name)
         self.assertIsNotNone(obj, name)
@@ -229,9 +198,13 @@ class ProcessorInstanceTest(Helpers, unittest.TestCase):
         for name in ("team-b-job", "no-instance", "atomic"):
             with self.subTest(request=name):
                 self.assert_untouched(name)
-        log = self.mgr.log_text()
-        self.assertIn("ignoring a best-effort-atomic-scale-up ProvisioningRequest: a processor instance is set", log)
-        self.assertIn('"check_capacity_processor_instance":"team-a"', log)
+        # The requests are decided one after another: wait for the atomic one's, then check nothing was written.
+        wait_until(lambda: "ignoring a best-effort-atomic-scale-up ProvisioningRequest: a processor instance is set"
+                   in self.mgr.log_text(), timeout=10, message="the atomic request's log line")
+        for name in ("team-b-job", "no-instance", "atomic"):
+            with self.subTest(request=name, after="all decided"):
+                self.assert_untouched(name)
+        self.assertIn('"check_capacity_processor_instance":"team-a"', self.mgr.log_text())
 
     def test_an_instance_name_longer_than_a_parameter_can_hold_exits_2(self):
         from kubesim_fixture import BIN
@@ -299,10 +272,11 @@ class V1beta1OnlyCrdTest(Helpers, unittest.TestCase):
         self.assertEqual(obj["apiVersion"], "autoscaling.x-k8s.io/v1beta1")
         self.assertIn("berth.dev/provisioning-request-booking", obj["metadata"]["finalizers"])
         self.assertEqual(len(self.reservations("berth.dev/provisioning-request-name=provreq-check-capacity")), 1)
-        events = self.sim.get_json(f"/api/v1/namespaces/{NS}/events")["items"]
-        found = [e for e in events if e["involvedObject"].get("name") == "provreq-check-capacity"
-                 and e["reason"] == "CapacityIsFound"]
-        self.assertTrue(found, "the CapacityIsFound Event")
+        # Events go out after the status write, from the recorder's own queue: poll for it.
+        found = wait_until(lambda: [e for e in self.sim.get_json(f"/api/v1/namespaces/{NS}/events")["items"]
+                                    if e["involvedObject"].get("name") == "provreq-check-capacity"
+                                    and e["reason"] == "CapacityIsFound"],
+                           timeout=10, message="the CapacityIsFound Event")
         self.assertEqual(found[0]["involvedObject"]["apiVersion"], "autoscaling.x-k8s.io/v1beta1")
 
         # The consumer (the template's pod, annotated) takes the booking; then it is released.
