@@ -315,6 +315,9 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
   std::optional<mig::PhaseChange> transition = decision.transition;
   std::optional<reconcile::Duration> requeue = decision.requeue_after;
   std::vector<reconcile::EventNote> events = decision.events;
+  // Events of an eviction that went out: sent even when the status write after it fails, since the
+  // eviction happened (tries_ keeps the retry from repeating it, so its Event is not repeated either).
+  std::vector<reconcile::EventNote> eviction_events;
   if (decision.eviction_held_by_pdb) evicted_total_->WithLabelValues({"blocked_by_pdb", Strategy(*cached)}).Inc();
 
   // The spec patch (podRef.uid, reservationRef) is collected and sent once.
@@ -500,7 +503,7 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
           tries_[job.uid] = after.tries;
         }
         status = after.status;
-        for (auto& e : after.events) events.push_back(std::move(e));
+        eviction_events = std::move(after.events);
         if (after.transition) transition = mig::PhaseChange{job.status.phase, after.status.phase, after.status.reason};
         requeue = after.requeue_after;
         for (const auto& extra : after.actions) deferred_deletes.push_back(extra.reservation_name);
@@ -520,6 +523,7 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
   if (patch_spec) {
     auto patched = client_.MergePatch(JobRef(name), spec_patch);
     if (!patched) {
+      RecordEvents(job.uid, name, eviction_events);
       if (IsGone(patched.error())) return shim::ReconcileResult::Done();
       LogWriteRetry(kLogger, "spec patch of job", name, patched.error());
       return shim::ReconcileResult::Error("spec patch of job " + name + ": " + patched.error().message);
@@ -543,6 +547,7 @@ write_status:
     if (status.reason.empty()) patch["status"].AddMember("reason", Value(), sa);
     auto written = client_.MergePatch(JobRef(name), patch, "status");
     if (!written) {
+      RecordEvents(job.uid, name, eviction_events);
       if (IsGone(written.error())) return shim::ReconcileResult::Done();
       LogWriteRetry(kLogger, "status update of job", name, written.error());
       return shim::ReconcileResult::Error("status update of job " + name + ": " + written.error().message);
@@ -569,17 +574,22 @@ write_status:
       requeue = std::chrono::seconds(1);
     }
   }
-  if (!events.empty()) {
-    shim::ObjectReference ref{std::string(kGroup) + "/" + kVersion, "PodMigrationJob", "", name, job.uid, "", ""};
-    for (const auto& e : events) {
-      recorder_->Event(ref, e.type == "Warning" ? shim::EventType::kWarning : shim::EventType::kNormal, e.reason,
-                       e.message);
-    }
-  }
+  RecordEvents(job.uid, name, events);
+  RecordEvents(job.uid, name, eviction_events);
   if (requeue) {
     return shim::ReconcileResult::RequeueAfter(std::max<reconcile::Duration>(*requeue, std::chrono::milliseconds(1)));
   }
   return shim::ReconcileResult::Done();
+}
+
+void MigrationController::RecordEvents(const std::string& job_uid, const std::string& job_name,
+                                       const std::vector<reconcile::EventNote>& events) {
+  if (events.empty()) return;
+  shim::ObjectReference ref{std::string(kGroup) + "/" + kVersion, "PodMigrationJob", "", job_name, job_uid, "", ""};
+  for (const auto& e : events) {
+    recorder_->Event(ref, e.type == "Warning" ? shim::EventType::kWarning : shim::EventType::kNormal, e.reason,
+                     e.message);
+  }
 }
 
 }  // namespace berth::controllers

@@ -17,6 +17,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "clientgo-shim/client/object_client.h"
 #include "clientgo-shim/events/event_recorder.h"
@@ -93,6 +94,9 @@ class MigrationController {
   // A pod placed through a reservation no unfinished job has as its own: a bind waiter may credit it.
   void WakeBindWaitersForPod(const shim::CachedObject& pod);
   void CountPhase(const shim::ObjectPtr& old_object, const shim::ObjectPtr& new_object);
+  // RecordEvents sends the job's Events (on its recorder's own queue).
+  void RecordEvents(const std::string& job_uid, const std::string& job_name,
+                    const std::vector<reconcile::EventNote>& events);
   reconcile::migration::EvictionOutcome Evict(const reconcile::migration::JobSnapshot& job,
                                               reconcile::migration::EvictionPolicy policy);
   std::string Strategy(const shim::CachedObject& job) const;
