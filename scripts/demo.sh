@@ -275,6 +275,8 @@ token=$(kubectl create token prometheus)
 step curl -sk -o "$work/metrics.txt" -w 'with the token: HTTP %{http_code}\n' -H "Authorization: Bearer $token" \
   "https://127.0.0.1:$metrics_port/metrics"
 grep -m 12 -E '^berth_(reservations|migrations)' "$work/metrics.txt"
+# koordinator's per-reservation series (its dashboards read these names).
+grep -m 4 -E '^scheduler_reservation_(status_phase|resource)' "$work/metrics.txt" || true
 
 echo
 echo "demo: done"
