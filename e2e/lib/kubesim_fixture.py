@@ -389,6 +389,14 @@ class BerthManager:
         except AssertionError as e:
             raise AssertionError(f"{e}\nberth-manager log:\n{self.log_text()}") from None
 
+    def wait(self, predicate, message, timeout=30, interval=0.05, log_tail=4000, context=None):
+        """wait_until whose failure also shows context() (when given) and the tail of this berth-manager's log."""
+        try:
+            return wait_until(predicate, timeout=timeout, interval=interval, message=message)
+        except AssertionError as e:
+            extra = f"\n{context()}" if context else ""
+            raise AssertionError(f"{e}{extra}\nberth-manager log (tail):\n{self.log_text()[-log_tail:]}") from None
+
     def metrics_text(self):
         r = self.http.get(f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=5)
         r.raise_for_status()

@@ -58,10 +58,7 @@ class MigrationFaultsTest(unittest.TestCase):
         self.mgr = self.managers[0]
 
     def wait(self, predicate, message, timeout=30):
-        try:
-            return wait_until(predicate, timeout=timeout, interval=0.1, message=message)
-        except AssertionError as e:
-            raise AssertionError(f"{e}\nberth-manager log (tail):\n{self.mgr.log_text()[-6000:]}") from None
+        return self.mgr.wait(predicate, message, timeout, interval=0.1, log_tail=6000)
 
     # --- faults and the audit log
 

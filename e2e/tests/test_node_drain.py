@@ -21,7 +21,7 @@ import unittest
 
 import yaml
 
-from kubesim_fixture import BerthManager, Kubesim, wait_until
+from kubesim_fixture import BerthManager, Kubesim
 
 RES_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
 PMJ_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/podmigrationjobs"
@@ -137,10 +137,7 @@ class NodeDrainTest(unittest.TestCase):
         self.addCleanup(self.mgr.stop)
 
     def wait(self, predicate, message, timeout=60):
-        try:
-            return wait_until(predicate, timeout=timeout, interval=0.2, message=message)
-        except AssertionError as e:
-            raise AssertionError(f"{e}\nberth-manager log (tail):\n{self.mgr.log_text()[-4000:]}") from None
+        return self.mgr.wait(predicate, message, timeout, interval=0.2)
 
     def pods(self):
         return self.sim.get_json(PODS_PATH)["items"]

@@ -21,7 +21,7 @@ import unittest
 
 import yaml
 
-from kubesim_fixture import BerthManager, Kubesim, wait_until
+from kubesim_fixture import BerthManager, Kubesim
 
 PMJ_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/podmigrationjobs"
 CONFIG_NAMESPACE = "berth-system"
@@ -53,10 +53,7 @@ class ReschedulerTest(unittest.TestCase):
         self.start_hot_node()
 
     def wait(self, predicate, message, timeout=30):
-        try:
-            return wait_until(predicate, timeout=timeout, message=message)
-        except AssertionError as e:
-            raise AssertionError(f"{e}\nberth-manager log (tail):\n{self.mgr.log_text()[-6000:]}") from None
+        return self.mgr.wait(predicate, message, timeout, log_tail=6000)
 
     def ready_pods(self):
         pods = self.sim.get_json("/api/v1/namespaces/default/pods?labelSelector=app%3Dweb")["items"]
@@ -195,10 +192,7 @@ class PreferredNodeAffinityTest(unittest.TestCase):
             c["type"] == "Ready" and c["status"] == "True" for c in p.get("status", {}).get("conditions", []))]
 
     def wait(self, predicate, message, timeout=30):
-        try:
-            return wait_until(predicate, timeout=timeout, message=message)
-        except AssertionError as e:
-            raise AssertionError(f"{e}\nberth-manager log (tail):\n{self.mgr.log_text()[-6000:]}") from None
+        return self.mgr.wait(predicate, message, timeout, log_tail=6000)
 
     def test_a_pod_moves_to_the_node_that_satisfies_its_preferred_affinity(self):
         self.sim.kubectl("label", "node", "node-1", "zone=west")
