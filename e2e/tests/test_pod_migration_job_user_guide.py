@@ -183,7 +183,7 @@ class PodMigrationJobUserGuideTest(unittest.TestCase):
                 ("Normal", "EvictComplete", f'Pod "default/{name}" has been evicted'),
                 ("Normal", "Complete", f'Bind Pod "default/{new_pod}" in Reservation "{reservation}"')]
         got = self.mgr.wait(lambda: (e := self.events("migrationjob-demo")) and len(e) >= len(want) and e,
-                        "the job's five Events")
+                            "the job's five Events")
         self.assertEqual(got, want)
         described = self.sim.kubectl("describe", "podmigrationjob", "migrationjob-demo")
         self.assertIn(f'Successfully create Reservation "{reservation}"', described)
@@ -204,8 +204,8 @@ class PodMigrationJobUserGuideTest(unittest.TestCase):
         self.sim.kubectl("patch", "podmigrationjob", "refused", "--type=merge", "-p", '{"spec":{"paused":false}}')
         # The refused job stays Failed and its pod in place, while berth handles its unpause.
         self.mgr.wait(lambda: any(r["metadata"]["name"] == self.job("confirmed")["spec"]["reservationOptions"]
-                              ["reservationRef"]["name"] for r in self.sim.get_json(RES_PATH)["items"]),
-                  "the confirmed job's reservation listed")
+                                  ["reservationRef"]["name"] for r in self.sim.get_json(RES_PATH)["items"]),
+                      "the confirmed job's reservation listed")
         self.assertEqual(self.status("refused")["phase"], "Failed")
         self.assertEqual(self.running_pod("refuse")["metadata"]["uid"], refused["metadata"]["uid"])
         self.assertEqual(len(self.sim.get_json(RES_PATH)["items"]), 1, "no reservation for the refused job")
@@ -219,7 +219,7 @@ class PodMigrationJobUserGuideTest(unittest.TestCase):
         self.assertEqual(status["message"], f'Pod "default/{pod["metadata"]["name"]}" has been evicted')
         self.assertEqual(self.sim.get_json(RES_PATH)["items"], [])
         self.mgr.wait(lambda: (p := self.running_pod("direct")) and p["metadata"]["uid"] != pod["metadata"]["uid"],
-                  "the Deployment's replacement Running")
+                      "the Deployment's replacement Running")
 
     def test_evicting_gracefully_passes_the_grace_period_to_the_eviction(self):
         pod = self.start("graceful")
@@ -255,8 +255,9 @@ class PodMigrationJobUserGuideTest(unittest.TestCase):
                                                                                       "memory": "400Mi"}}}]}},
                      "owners": [{"labelSelector": {"matchLabels": {"app": "prebooked"}}}],
                      "allocateOnce": True, "ttl": "1h"}}))
-        self.mgr.wait(lambda: self.sim.get_json(f"{RES_PATH}/reservation-0").get("status", {}).get("phase") == "Available",
-                  "reservation-0 Available")
+        self.mgr.wait(lambda: self.sim.get_json(f"{RES_PATH}/reservation-0").get("status", {}).get("phase")
+                      == "Available",
+                      "reservation-0 Available")
         self.sim.apply_text(f"""apiVersion: scheduling.koordinator.sh/v1alpha1
 kind: PodMigrationJob
 metadata:

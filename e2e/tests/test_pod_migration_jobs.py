@@ -181,27 +181,29 @@ class PodMigrationJobTest(unittest.TestCase):
         name = pods[0]["metadata"]["name"]
         job_uid = self.create_job("move-big", name)
         self.mgr.wait(lambda: {c["type"]: c for c in self.job_status("move-big").get("conditions", [])}
-                  .get("ReservationScheduled", {}).get("reason") == "Unschedulable", "the reservation Unschedulable")
+                      .get("ReservationScheduled", {}).get("reason") == "Unschedulable",
+                      "the reservation Unschedulable")
         self.sim.kubectl("delete", "pod", name, "--wait=false")
         self.mgr.wait(lambda: self.job_status("move-big").get("phase") == "Failed", "the job Failed")
         status = self.job_status("move-big")
         self.assertEqual(status["reason"], "MissingPod")
         self.assertEqual(status["message"], f'Abort job caused by missing Pod "default/{name}"')
         self.mgr.wait(lambda: self.sim.http("GET", f"{RES_PATH}/{job_uid}").status_code == 404,
-                  "the job's reservation deleted")
+                      "the job's reservation deleted")
 
     def test_the_ttl_aborts_the_job_and_frees_its_reservation(self):
         pods = self.start_app("huge", 3, cpu="5")
         name = pods[0]["metadata"]["name"]
         job_uid = self.create_job("slow", name, ttl="4s")
-        self.mgr.wait(lambda: self.sim.http("GET", f"{RES_PATH}/{job_uid}").status_code == 200, "the reservation created")
+        self.mgr.wait(lambda: self.sim.http("GET", f"{RES_PATH}/{job_uid}").status_code == 200,
+                      "the reservation created")
         self.mgr.wait(lambda: self.job_status("slow").get("phase") == "Failed", "the job timed out")
         status = self.job_status("slow")
         self.assertEqual(status["reason"], "Timeout")
         self.assertTrue(status["message"].startswith("Abort job caused by timeout (ReservationScheduled: "),
                         status["message"])
         self.mgr.wait(lambda: self.sim.http("GET", f"{RES_PATH}/{job_uid}").status_code == 404,
-                  "the job's reservation deleted")
+                      "the job's reservation deleted")
         self.assertEqual(len(self.ready_pods("huge")), 3)  # nothing was evicted
 
     def test_koordinators_example_manifest_applies_unchanged(self):
@@ -210,7 +212,7 @@ class PodMigrationJobTest(unittest.TestCase):
         out = self.sim.apply_text(KOORDINATOR_EXAMPLE.format(pod=name), verb="apply")
         self.assertIn("podmigrationjob.scheduling.koordinator.sh/migrationjob-demo created", out)
         self.mgr.wait(lambda: self.job_status("migrationjob-demo").get("phase") == "Succeeded",
-                  "koordinator's example job Succeeded", timeout=60)
+                      "koordinator's example job Succeeded", timeout=60)
         self.assertIn("migrationjob-demo", self.sim.kubectl("get", "pmj"))
 
 
@@ -273,8 +275,9 @@ class ReserveAheadTest(unittest.TestCase):
             # running wave's first), and the pod is untouched.
             pod = self.sim.get_json(f"/api/v1/namespaces/default/pods/{pod_of[name]}")
             self.assertFalse(pod["metadata"].get("deletionTimestamp"))
-            self.mgr.wait(lambda: (self.sim.get_json(f"{RES_PATH}/{uid}").get("status") or {}).get("phase") == "Available",
-                      f"the reservation of {name} Available")
+            self.mgr.wait(lambda: (self.sim.get_json(f"{RES_PATH}/{uid}").get("status") or {}).get("phase")
+                          == "Available",
+                          f"the reservation of {name} Available")
             r = self.sim.get_json(f"{RES_PATH}/{uid}")
             self.assertNotEqual(r["status"]["nodeName"], pod["spec"]["nodeName"])
             self.assertNotIn("scheduling.koordinator.sh/reservation-order", r["metadata"].get("labels", {}))
@@ -289,7 +292,7 @@ class ReserveAheadTest(unittest.TestCase):
                       " ".join(ahead_messages))
 
         self.mgr.wait(lambda: all(self.phase(j) == "Succeeded" for j in self.jobs().values()), "all 6 jobs Succeeded",
-                  timeout=90)
+                      timeout=90)
         self.assertEqual(len(self.ready_pods("wave")), 6)
         self.assertFalse(set(pod_of.values()) & {p["metadata"]["name"] for p in self.pods("wave")})
         for name in state["ahead"]:
@@ -303,20 +306,20 @@ class ReserveAheadTest(unittest.TestCase):
         names, pod_of = self.start_jobs(ttl_after_first_wave="3s")
         uids = {n: self.job(n)["metadata"]["uid"] for n in names}
         self.mgr.wait(lambda: all(self.sim.http("GET", f"{RES_PATH}/{uids[n]}").status_code == 200 for n in names[2:4]),
-                  "the 2 held jobs next in line reserved ahead")
+                      "the 2 held jobs next in line reserved ahead")
         self.mgr.wait(lambda: all(self.job_status(n).get("phase") == "Failed" for n in names[2:]),
-                  "the 4 held jobs timed out")
+                      "the 4 held jobs timed out")
         for name in names[2:]:
             status = self.job_status(name)
             self.assertEqual(status["reason"], "Timeout")
             self.assertTrue(status["message"].startswith("Abort job caused by timeout"), status["message"])
         self.mgr.wait(lambda: all(self.sim.http("GET", f"{RES_PATH}/{uids[n]}").status_code == 404 for n in names[2:4]),
-                  "the reservations held ahead deleted")
+                      "the reservations held ahead deleted")
         pods_now = {p["metadata"]["name"] for p in self.pods("wave") if not p["metadata"].get("deletionTimestamp")}
         for name in names[2:]:
             self.assertIn(pod_of[name], pods_now, f"{name} evicted nothing")
         self.mgr.wait(lambda: all(self.job_status(n).get("phase") == "Succeeded" for n in names[:2]),
-                  "the first wave Succeeded", timeout=60)
+                      "the first wave Succeeded", timeout=60)
 
 
 if __name__ == "__main__":
