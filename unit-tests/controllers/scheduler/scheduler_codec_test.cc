@@ -6,6 +6,7 @@
 
 #include "clientgo-shim/api/timestamp.h"
 #include "clientgo-shim/base/json.h"
+#include "clientgo-shim/base/json_test_parse.h"
 #include "controllers/reservation/reservation_codec.h"
 #include "reconcile/placement/reservation_affinity.h"
 
@@ -15,11 +16,7 @@ namespace {
 namespace placement = reconcile::placement;
 constexpr int64_t kMi = int64_t{1024} * 1024 * 1000;
 
-rapidjson::Document Parse(std::string_view text) {
-  auto doc = json::Parse(text);
-  EXPECT_TRUE(doc.has_value()) << text;
-  return doc ? std::move(*doc) : rapidjson::Document();
-}
+using json::testing::Parse;
 
 TEST(SchedulerCodecTest, ANodeViewHasLabelsTaintsCordonAndAllocatableInMilliUnits) {
   auto doc = Parse(R"({"metadata":{"name":"node-1","labels":{"zone":"a"}},
