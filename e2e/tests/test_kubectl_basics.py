@@ -7,7 +7,7 @@ import unittest
 
 import yaml
 
-from kubesim_fixture import KUBECTL, KUBECTL134, ROOT, CommandError, Kubesim, wait_until
+from kubesim_fixture import KUBECTL, KUBECTL134, ROOT, start_sim, wait_until
 
 KUBECTLS = (("v1.32", KUBECTL), ("v1.34", KUBECTL134))
 CRD_NAME = "reservations.scheduling.koordinator.sh"
@@ -34,12 +34,7 @@ def now_rfc3339():
 class KubectlBasics(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.sim = Kubesim(nodes=3)
-        try:
-            cls.sim.kubectl("apply", "-f", os.path.join(ROOT, "crds"))
-        except Exception:
-            cls.sim.stop()
-            raise
+        cls.sim = start_sim(nodes=3)
 
     @classmethod
     def tearDownClass(cls):

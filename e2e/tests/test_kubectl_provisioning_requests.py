@@ -6,28 +6,14 @@ import json
 import os
 import unittest
 
-import yaml
 
-from kubesim_fixture import KUBECTL, KUBECTL134, ROOT, Kubesim
+from kubesim_fixture import KUBECTL, KUBECTL134, ROOT, kubectl_table, start_sim
 
 KUBECTLS = (("v1.32", KUBECTL), ("v1.34", KUBECTL134))
 TESTDATA = os.path.join(ROOT, "e2e", "testdata", "provisioningrequest")
 DEPRECATION = "Warning: autoscaling.k8s.io/v1beta1 API is deprecated"
 IMMUTABLE = 'is invalid: spec: Invalid value: "object": Value is immutable'
 CHECK_CAPACITY = "check-capacity.autoscaling.x-k8s.io"
-
-
-def table(text):
-    """Splits `kubectl get` output into (header names, rows as dicts), by the header's column offsets."""
-    lines = text.rstrip("\n").splitlines()
-    header = lines[0]
-    starts = [i for i, c in enumerate(header) if c != " " and (i == 0 or header[i - 1] == " ")]
-    names = header.split()
-    rows = []
-    for line in lines[1:]:
-        rows.append({names[n]: line[start:(starts[n + 1] if n + 1 < len(starts) else len(line))].strip()
-                     for n, start in enumerate(starts)})
-    return names, rows
 
 
 def request(name, pod_sets=None, **spec):
@@ -46,13 +32,8 @@ def condition(type_, status, reason="Testing"):
 class ProvisioningRequestCrd(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.sim = Kubesim(nodes=1)
-        try:
-            cls.sim.install_crds()
-            cls.sim.run(KUBECTL, "apply", "-f", os.path.join(TESTDATA, "check-capacity.yaml"))
-        except Exception:
-            cls.sim.stop()
-            raise
+        cls.sim = start_sim(nodes=1, setup=lambda sim: sim.run(
+            KUBECTL, "apply", "-f", os.path.join(TESTDATA, "check-capacity.yaml")))
 
     @classmethod
     def tearDownClass(cls):
@@ -85,7 +66,7 @@ class ProvisioningRequestCrd(unittest.TestCase):
         self.sim.apply_text(json.dumps(request("columns")))
         for version, kubectl in KUBECTLS:
             with self.subTest(kubectl=version, conditions="none"):
-                names, rows = table(self.sim.run(kubectl, "get", "provreq", "columns").stdout)
+                names, rows = kubectl_table(self.sim.run(kubectl, "get", "provreq", "columns").stdout)
                 self.assertEqual(names, ["NAME", "CLASS", "ACCEPTED", "PROVISIONED", "FAILED", "BOOKING-EXPIRED", "AGE"])
                 self.assertEqual(rows[0]["CLASS"], CHECK_CAPACITY)
                 self.assertEqual([rows[0][c] for c in ("ACCEPTED", "PROVISIONED", "FAILED", "BOOKING-EXPIRED")],
@@ -97,7 +78,7 @@ class ProvisioningRequestCrd(unittest.TestCase):
         self.sim.kubectl("patch", "provreqs", "columns", "--subresource=status", "--type=merge", "-p", json.dumps(status))
         for version, kubectl in KUBECTLS:
             with self.subTest(kubectl=version, conditions="set"):
-                _, rows = table(self.sim.run(kubectl, "get", "provisioningrequest", "columns").stdout)
+                _, rows = kubectl_table(self.sim.run(kubectl, "get", "provisioningrequest", "columns").stdout)
                 self.assertEqual([rows[0][c] for c in ("ACCEPTED", "PROVISIONED", "FAILED", "BOOKING-EXPIRED")],
                                  ["True", "True", "", "False"])
 

@@ -6,7 +6,7 @@ import json
 import os
 import unittest
 
-from kubesim_fixture import KUBECTL, ROOT, Kubesim
+from kubesim_fixture import KUBECTL, ROOT, start_sim
 
 EXAMPLE = os.path.join(ROOT, "e2e", "testdata", "resourcepolicy-kep-example.yaml")
 
@@ -21,12 +21,7 @@ def policy(name, units, **spec):
 class ResourcePolicyCrd(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.sim = Kubesim(nodes=1)
-        try:
-            cls.sim.install_crds()
-        except Exception:
-            cls.sim.stop()
-            raise
+        cls.sim = start_sim(nodes=1)
 
     @classmethod
     def tearDownClass(cls):

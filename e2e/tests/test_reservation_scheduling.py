@@ -15,7 +15,7 @@ import unittest
 
 import yaml
 
-from kubesim_fixture import ROOT, start_cluster, wait_until
+from kubesim_fixture import ROOT, ClusterPerClass, wait_until
 from quantities import pod_requests, quantity
 
 RES_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
@@ -38,21 +38,8 @@ def testdata(name):
     return os.path.join(TESTDATA, name)
 
 
-class SchedulingSuite(unittest.TestCase):
+class SchedulingSuite(ClusterPerClass, unittest.TestCase):
     """One kubesim (nodes/flags per subclass) with the CRDs and one berth-manager."""
-    nodes = 3
-    sim_flags = {}
-
-    manager_args = ()
-
-    @classmethod
-    def setUpClass(cls):
-        cls.sim, cls.mgr = start_cluster(nodes=cls.nodes, sim_flags=cls.sim_flags, extra_args=cls.manager_args)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.mgr.stop()
-        cls.sim.stop()
 
     # ---- helpers ----
     def reservation(self, name):
