@@ -114,6 +114,18 @@ TEST(ManagerFlagsTest, ParsesTheLeaseDurationsAndRejectsBadOnes) {
   EXPECT_NE(ManagerFlagsUsage().find("--leader-elect-renew-deadline"), std::string::npos);
 }
 
+// A manager on `rest` with leader election (Lease sys/berth) and its servers on ephemeral ports.
+ManagerOptions LeaderElectingOptions(RestClientPtr rest) {
+  ManagerOptions o;
+  o.rest = std::move(rest);
+  o.metrics_bind_address = "0";
+  o.health_probe_bind_address = "0";
+  o.leader_election = true;
+  o.leader_election_id = "berth";
+  o.leader_election_namespace = "sys";
+  return o;
+}
+
 TEST(ManagerTest, WithLeaderElectionControllersWriteThroughTheLeaderFence) {
   // A Lease that does not exist yet; every other request succeeds.
   auto fake = std::make_shared<testing::FakeRestClient>([](const RestRequest& r) -> Result<RestResponse> {
@@ -121,13 +133,7 @@ TEST(ManagerTest, WithLeaderElectionControllersWriteThroughTheLeaderFence) {
     if (lease && r.method == "GET") return testing::Fail(ErrorCode::kNotFound, 404, "not found");
     return testing::Ok(r.body.empty() ? "{}" : r.body);
   });
-  ManagerOptions o;
-  o.rest = fake;
-  o.metrics_bind_address = "0";
-  o.health_probe_bind_address = "0";
-  o.leader_election = true;
-  o.leader_election_id = "berth";
-  o.leader_election_namespace = "sys";
+  ManagerOptions o = LeaderElectingOptions(fake);
   auto m = Manager::Create(o);
   ASSERT_TRUE(m);
   ASSERT_NE((*m)->rest(), o.rest) << "controllers get the fenced client";
@@ -163,14 +169,8 @@ TEST(ManagerTest, TheElectorUsesItsOwnClientSoBlockedControllerTrafficCannotHold
     if (r.method == "GET") return testing::Fail(ErrorCode::kNotFound, 404, "not found");
     return testing::Ok(r.body.empty() ? "{}" : r.body);
   });
-  ManagerOptions o;
-  o.rest = busy;
+  ManagerOptions o = LeaderElectingOptions(busy);
   o.leader_election_rest = lease;
-  o.metrics_bind_address = "0";
-  o.health_probe_bind_address = "0";
-  o.leader_election = true;
-  o.leader_election_id = "berth";
-  o.leader_election_namespace = "sys";
   auto m = Manager::Create(o);
   ASSERT_TRUE(m);
   std::thread controller_traffic([&] { (void)(*m)->rest()->Do({.method = "GET", .path = "/api/v1/pods"}); });
@@ -206,13 +206,7 @@ TEST(ManagerTest, LosingTheLeaseFailsWaitAndFencesTheInFlightReconcilesWrite) {
     }
     return testing::Ok(r.body.empty() ? "{}" : r.body);
   });
-  ManagerOptions o;
-  o.rest = fake;
-  o.metrics_bind_address = "0";
-  o.health_probe_bind_address = "0";
-  o.leader_election = true;
-  o.leader_election_id = "berth";
-  o.leader_election_namespace = "sys";
+  ManagerOptions o = LeaderElectingOptions(fake);
   o.lease_duration = 1500ms;
   o.renew_deadline = 1000ms;
   o.retry_period = 100ms;
