@@ -312,6 +312,15 @@ class ManagerLogOnFailure:
         super().tearDown()
 
 
+def start_cluster_for(test, nodes=3, sim_flags=None, setup=None, **manager_kwargs):
+    """start_cluster for one test: sets test.sim (berth's CRDs installed, then setup(sim) if given) and test.mgr
+    (BerthManager(sim, **manager_kwargs)), each stopped by the test's cleanups (the manager first)."""
+    test.sim = start_sim(nodes, setup=setup, **(sim_flags or {}))
+    test.addCleanup(test.sim.stop)
+    test.mgr = BerthManager(test.sim, **manager_kwargs)
+    test.addCleanup(test.mgr.stop)
+
+
 def kubectl_table(text):
     """Splits `kubectl get` output into (header names, rows as dicts keyed by header), by the header's column
     offsets (a cell may be empty)."""

@@ -30,7 +30,8 @@ import yaml
 
 from kubesim_fixture import KUBECTL, BerthManager, Kubesim, wait_until
 from test_leader_fencing import LEASE, MUTATING_VERBS, identity_of, leads
-from test_node_drain import BudgetChecker, Watcher, deployment, pdb, ready
+from test_node_drain import BudgetChecker, Watcher, pdb
+from workloads import deployment, ready
 
 RES_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
 PMJ_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/podmigrationjobs"

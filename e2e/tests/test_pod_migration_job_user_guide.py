@@ -19,7 +19,8 @@ import unittest
 
 import yaml
 
-from kubesim_fixture import BerthManager, Kubesim
+from kubesim_fixture import start_cluster_for
+from workloads import ready
 # The guide's Quick Start job, the same document test_pod_migration_jobs applies.
 from test_pod_migration_jobs import KOORDINATOR_EXAMPLE as QUICK_START
 
@@ -127,11 +128,7 @@ status:
 
 class PodMigrationJobUserGuideTest(unittest.TestCase):
     def setUp(self):
-        self.sim = Kubesim(nodes=3)
-        self.addCleanup(self.sim.stop)
-        self.sim.install_crds()
-        self.mgr = BerthManager(self.sim, extra_args=["--migration-skip-check-expected-replicas=true"])
-        self.addCleanup(self.mgr.stop)
+        start_cluster_for(self, extra_args=["--migration-skip-check-expected-replicas=true"])
 
     def job(self, name):
         r = self.sim.http("GET", f"{PMJ_PATH}/{name}")
@@ -142,9 +139,8 @@ class PodMigrationJobUserGuideTest(unittest.TestCase):
 
     def running_pod(self, app):
         pods = self.sim.get_json(f"{PODS_PATH}?labelSelector=app%3D{app}")["items"]
-        ready = [p for p in pods if not p["metadata"].get("deletionTimestamp") and any(
-            c["type"] == "Ready" and c["status"] == "True" for c in p.get("status", {}).get("conditions", []))]
-        return ready[0] if len(ready) == 1 else None
+        running = [p for p in pods if ready(p)]
+        return running[0] if len(running) == 1 else None
 
     def start(self, app):
         self.sim.apply_text(POD_DEMO.format(name=app))

@@ -17,7 +17,8 @@ import unittest
 
 import yaml
 
-from kubesim_fixture import BerthManager, Kubesim
+from kubesim_fixture import start_cluster_for
+from workloads import deployment, ready
 
 RES_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
 PMJ_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/podmigrationjobs"
@@ -40,29 +41,15 @@ status:
 """
 
 
-def deployment(name, replicas, cpu="500m"):
-    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": "default"},
-            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
-                     "template": {"metadata": {"labels": {"app": name}},
-                                  "spec": {"schedulerName": "koord-scheduler",
-                                           "containers": [{"name": "c", "image": "nginx",
-                                                           "resources": {"requests": {"cpu": cpu}}}]}}}}
-
-
 class PodMigrationJobTest(unittest.TestCase):
     def setUp(self):
-        self.sim = Kubesim(nodes=3)
-        self.addCleanup(self.sim.stop)
-        self.sim.install_crds()
-        self.mgr = BerthManager(self.sim, extra_args=["--log-level", "debug"])
-        self.addCleanup(self.mgr.stop)
+        start_cluster_for(self, extra_args=["--log-level", "debug"])
 
     def pods(self, app):
         return self.sim.get_json(f"/api/v1/namespaces/default/pods?labelSelector=app%3D{app}")["items"]
 
     def ready_pods(self, app):
-        return [p for p in self.pods(app) if not p["metadata"].get("deletionTimestamp") and any(
-            c["type"] == "Ready" and c["status"] == "True" for c in p.get("status", {}).get("conditions", []))]
+        return [p for p in self.pods(app) if ready(p)]
 
     def job(self, name):
         r = self.sim.http("GET", f"{PMJ_PATH}/{name}")
@@ -227,11 +214,7 @@ class ReserveAheadTest(unittest.TestCase):
     start_app = PodMigrationJobTest.start_app
 
     def setUp(self):
-        self.sim = Kubesim(nodes=3, pod_ready_delay="6s")
-        self.addCleanup(self.sim.stop)
-        self.sim.install_crds()
-        self.mgr = BerthManager(self.sim, extra_args=["--log-level", "debug"])
-        self.addCleanup(self.mgr.stop)
+        start_cluster_for(self, sim_flags={"pod_ready_delay": "6s"}, extra_args=["--log-level", "debug"])
 
     def jobs(self):
         return {j["metadata"]["name"]: j for j in self.sim.get_json(PMJ_PATH)["items"]}
