@@ -18,6 +18,16 @@ constexpr int64_t kMi = int64_t{1024} * 1024 * 1000;
 
 using json::testing::Parse;
 
+TEST(SchedulerCodecTest, ObjectLabelsAreTheStringLabelsOfACachedObject) {
+  auto doc = Parse(R"({"metadata":{"name":"n","resourceVersion":"1","labels":{"zone":"a","odd":7,"tier":""}}})");
+  auto obj = shim::CachedObject::FromJson(doc);
+  ASSERT_TRUE(obj.has_value());
+  EXPECT_EQ(ReadObjectLabels(**obj), (placement::LabelMap{{"tier", ""}, {"zone", "a"}}));
+  auto bare = shim::CachedObject::FromJson(Parse(R"({"metadata":{"name":"m","resourceVersion":"1"}})"));
+  ASSERT_TRUE(bare.has_value());
+  EXPECT_TRUE(ReadObjectLabels(**bare).empty());
+}
+
 TEST(SchedulerCodecTest, ANodeViewHasLabelsTaintsCordonAndAllocatableInMilliUnits) {
   auto doc = Parse(R"({"metadata":{"name":"node-1","labels":{"zone":"a"}},
     "spec":{"unschedulable":true,"taints":[{"key":"k","value":"v","effect":"NoSchedule"}]},
