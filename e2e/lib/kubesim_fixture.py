@@ -272,6 +272,26 @@ def start_cluster(nodes=3, sim_flags=None, **manager_kwargs):
         raise
 
 
+class SimPerClass:
+    """A unittest.TestCase mixin: one kubesim (`nodes`, `sim_flags`, berth's CRDs, then set_up_sim(sim)) for all of
+    a class's tests, without berth-manager."""
+
+    nodes = 3
+    sim_flags = {}
+
+    @classmethod
+    def setUpClass(cls):
+        cls.sim = start_sim(cls.nodes, setup=cls.set_up_sim, **cls.sim_flags)
+
+    @classmethod
+    def set_up_sim(cls, sim):
+        pass
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.sim.stop()
+
+
 class ClusterPerClass:
     """A unittest.TestCase mixin: one kubesim (`nodes`, `sim_flags`, berth's CRDs) and one berth-manager
     (`manager_args`) for all of a class's tests. set_up_cluster() adds to them; when it fails, both are stopped."""

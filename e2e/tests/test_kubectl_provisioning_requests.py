@@ -7,7 +7,7 @@ import os
 import unittest
 
 
-from kubesim_fixture import KUBECTL, KUBECTL134, ROOT, kubectl_table, start_sim
+from kubesim_fixture import KUBECTL, KUBECTL134, ROOT, SimPerClass, kubectl_table
 
 KUBECTLS = (("v1.32", KUBECTL), ("v1.34", KUBECTL134))
 TESTDATA = os.path.join(ROOT, "e2e", "testdata", "provisioningrequest")
@@ -29,15 +29,12 @@ def condition(type_, status, reason="Testing"):
             "lastTransitionTime": "2026-01-01T00:00:00Z"}
 
 
-class ProvisioningRequestCrd(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.sim = start_sim(nodes=1, setup=lambda sim: sim.run(
-            KUBECTL, "apply", "-f", os.path.join(TESTDATA, "check-capacity.yaml")))
+class ProvisioningRequestCrd(SimPerClass, unittest.TestCase):
+    nodes = 1
 
     @classmethod
-    def tearDownClass(cls):
-        cls.sim.stop()
+    def set_up_sim(cls, sim):
+        sim.run(KUBECTL, "apply", "-f", os.path.join(TESTDATA, "check-capacity.yaml"))
 
     def create_fails(self, obj, kubectl=KUBECTL):
         result = self.sim.run(kubectl, "create", "-f", "-", input=json.dumps(obj), check=False)

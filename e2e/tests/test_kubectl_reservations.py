@@ -8,7 +8,7 @@ import unittest
 
 import yaml
 
-from kubesim_fixture import KUBECTL, KUBECTL134, ROOT, kubectl_table, start_sim
+from kubesim_fixture import KUBECTL, KUBECTL134, ROOT, SimPerClass, kubectl_table
 
 KUBECTLS = (("v1.32", KUBECTL), ("v1.34", KUBECTL134))
 TESTDATA = os.path.join(ROOT, "e2e", "testdata")
@@ -19,15 +19,7 @@ def testdata(name):
         return f.read()
 
 
-class ReservationUserGuide(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.sim = start_sim(nodes=3)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.sim.stop()
-
+class ReservationUserGuide(SimPerClass, unittest.TestCase):
     def get_wide(self, kubectl, name):
         out = self.sim.run(kubectl, "get", "reservation", name, "-o", "wide").stdout
         names, rows = kubectl_table(out)
