@@ -12,15 +12,6 @@ namespace {
 
 using berth::GoQuote;  // Go's %q (strconv.Quote), shared in clientgo-shim/base/go_format.h
 
-std::string Join(const std::vector<std::string>& parts, std::string_view sep) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i > 0) out += sep;
-    out += parts[i];
-  }
-  return out;
-}
-
 
 // GoSliceLiteral is Go's %#v of a []string (nil when `is_nil`).
 std::string GoSliceLiteral(const std::vector<std::string>& values, bool is_nil) {
@@ -42,7 +33,7 @@ std::string InvalidField(std::string_view path, std::string_view value_literal,
 // Aggregate renders a field.ErrorList like utilerrors.NewAggregate: one message, or "[a, b]".
 std::string Aggregate(const std::vector<std::string>& errs) {
   if (errs.size() == 1) return errs[0];
-  return "[" + Join(errs, ", ") + "]";
+  return "[" + GoJoin(errs, ", ") + "]";
 }
 
 bool ParseGoInt64(std::string_view s, int64_t& out) {
@@ -475,7 +466,7 @@ std::string LabelRequirement::String() const {
   if (set) out += '(';
   std::vector<std::string> sorted = values;
   std::sort(sorted.begin(), sorted.end());
-  out += Join(sorted, ",");
+  out += GoJoin(sorted, ",");
   if (set) out += ')';
   return out;
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "clientgo-shim/base/go_format.h"
+
 namespace berth::shim {
 namespace {
 
@@ -68,15 +70,6 @@ bool MatchesDns1123Subdomain(std::string_view s) {
   }
 }
 
-std::string Join(const std::vector<std::string>& parts, std::string_view sep) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i > 0) out += sep;
-    out += parts[i];
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string ValidateLabelKey(std::string_view key) {
@@ -110,7 +103,7 @@ std::string ValidateLabelKey(std::string_view key) {
     errs.push_back("name part " + RegexError(kQualifiedNameErrMsg, kQualifiedNameFmt,
                                              {"MyName", "my.name", "123-abc"}));
   }
-  return Join(errs, "; ");
+  return GoJoin(errs, "; ");
 }
 
 std::string ValidateLabelValue(std::string_view value) {
@@ -120,7 +113,7 @@ std::string ValidateLabelValue(std::string_view value) {
     errs.push_back(RegexError(kLabelValueErrMsg, "(" + std::string(kQualifiedNameFmt) + ")?",
                               {"MyValue", "my_value", "12345"}));
   }
-  return Join(errs, "; ");
+  return GoJoin(errs, "; ");
 }
 
 }  // namespace berth::shim

@@ -76,6 +76,15 @@ std::string NonFinite(double v) {
 
 }  // namespace
 
+std::string GoJoin(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) out += sep;
+    out += parts[i];
+  }
+  return out;
+}
+
 std::string GoQuote(std::string_view s) {
   std::string out = "\"";
   char buf[16];

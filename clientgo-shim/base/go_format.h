@@ -1,15 +1,19 @@
 // clientgo-shim/base/go_format.h
 //
 // Go's text renderings that berth must reproduce byte for byte (error messages, kubectl columns,
-// metrics, YAML): strconv.Quote (%q) and strconv.FormatFloat with the shortest precision ('g',
+// metrics, YAML): strings.Join, strconv.Quote (%q) and strconv.FormatFloat with the shortest precision ('g',
 // which is also fmt's %v of a float), plus the shortest-digits pieces other float layouts
 // (encoding/json's) are built from.
 #pragma once
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace berth {
+
+// GoJoin is Go's strings.Join: the parts with `sep` between them ("" for none).
+std::string GoJoin(const std::vector<std::string>& parts, std::string_view sep);
 
 // GoQuote returns s as Go's strconv.Quote would ("a\"b" → "\"a\\\"b\""): \a \b \f \n \r \t \v
 // named, other non-printable runes as \xNN / \uNNNN / \UNNNNNNNN, invalid UTF-8 bytes as \xNN.

@@ -1,8 +1,8 @@
 #include "controllers/migration/migration_codec.h"
 
 #include "clientgo-shim/api/label_selector.h"
-#include "clientgo-shim/api/timestamp.h"
 #include "clientgo-shim/base/json.h"
+#include "controllers/common/api_time.h"
 #include "controllers/common/spec_fields.h"
 
 namespace berth::controllers {
@@ -11,18 +11,6 @@ namespace {
 using rapidjson::Value;
 using reconcile::Time;
 namespace mig = reconcile::migration;
-
-std::optional<Time> ReadTime(const Value& root, std::initializer_list<std::string_view> path) {
-  std::string_view text = json::GetString(root, path);
-  if (text.empty()) return std::nullopt;
-  auto t = shim::ParseTimestamp(text);
-  if (!t) return std::nullopt;
-  return std::chrono::time_point_cast<Time::duration>(*t);
-}
-
-std::string FormatTime(Time t) {
-  return shim::FormatTimestamp(std::chrono::time_point_cast<std::chrono::nanoseconds>(t));
-}
 
 int64_t IntOr0(const Value& root, std::initializer_list<std::string_view> path) {
   const Value* v = json::Find(root, path);

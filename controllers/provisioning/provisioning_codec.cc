@@ -4,9 +4,9 @@
 #include <cstdio>
 
 #include "clientgo-shim/api/quantity.h"
-#include "clientgo-shim/api/timestamp.h"
 #include "clientgo-shim/base/json.h"
 #include "clientgo-shim/cache/transform.h"
+#include "controllers/common/api_time.h"
 #include "controllers/reservation/reservation_codec.h"
 #include "controllers/scheduler/scheduler_codec.h"
 #include "reconcile/provisioning/pod_builder.h"
@@ -20,18 +20,6 @@ namespace prov = reconcile::provisioning;
 
 std::string Str(const Value& root, std::initializer_list<std::string_view> path) {
   return std::string(json::GetString(root, path));
-}
-
-std::optional<prov::Time> ReadTime(const Value& root, std::initializer_list<std::string_view> path) {
-  std::string_view text = json::GetString(root, path);
-  if (text.empty()) return std::nullopt;
-  auto t = shim::ParseTimestamp(text);
-  if (!t) return std::nullopt;
-  return std::chrono::time_point_cast<prov::Time::duration>(*t);
-}
-
-std::string FormatTime(prov::Time t) {
-  return shim::FormatTimestamp(std::chrono::time_point_cast<std::chrono::nanoseconds>(t));
 }
 
 Value Text(std::string_view s, Document::AllocatorType& a) {

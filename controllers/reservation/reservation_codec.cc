@@ -5,6 +5,7 @@
 #include "clientgo-shim/api/quantity.h"
 #include "clientgo-shim/api/timestamp.h"
 #include "clientgo-shim/base/json.h"
+#include "controllers/common/api_time.h"
 #include "controllers/common/spec_fields.h"
 #include "reconcile/common/annotation_json.h"
 #include "reconcile/reservation/lifecycle.h"
@@ -14,18 +15,6 @@ namespace {
 
 using rapidjson::Value;
 using reconcile::Time;
-
-std::optional<Time> ReadTime(const Value& root, std::initializer_list<std::string_view> path) {
-  std::string_view text = json::GetString(root, path);
-  if (text.empty()) return std::nullopt;
-  auto t = shim::ParseTimestamp(text);
-  if (!t) return std::nullopt;
-  return std::chrono::time_point_cast<Time::duration>(*t);
-}
-
-std::string FormatTime(Time t) {
-  return shim::FormatTimestamp(std::chrono::time_point_cast<std::chrono::nanoseconds>(t));
-}
 
 // Memory-like resources print in binary SI ("400Mi"), others in decimal ("500m", "6").
 shim::Quantity::Format FormatFor(std::string_view name) {

@@ -24,16 +24,6 @@ constexpr char kNamespaceIndex[] = "resourcepolicy.namespace";
 // A write whose echo never arrives (the watch relisted past it) stops shadowing the cache after this.
 constexpr auto kWrittenTtl = std::chrono::seconds(60);
 
-placement::LabelMap LabelsOf(const shim::CachedObject& o) {
-  placement::LabelMap out;
-  auto labels = o.FindJson({"metadata", "labels"});
-  if (!labels || !labels->IsObject()) return out;
-  for (const auto& m : labels->GetObject()) {
-    if (m.value.IsString()) out.emplace(m.name.GetString(), m.value.GetString());
-  }
-  return out;
-}
-
 bool Finished(const shim::CachedObject& pod) {
   auto phase = pod.FindString({"status", "phase"});
   return (phase && (*phase == "Succeeded" || *phase == "Failed")) ||
@@ -247,7 +237,7 @@ shim::ReconcileResult ResourcePolicyController::Reconcile(const std::string& key
     if (Finished(*p)) continue;  // terminating or done: nothing to write on it
     rp::CostPodFacts f;
     f.name = std::string(p->Name());
-    f.labels = LabelsOf(*p);
+    f.labels = ReadObjectLabels(*p);
     f.node_name = p->FindString({"spec", "nodeName"}).value_or("");
     // The apiserver always sets it; a pod without one ranks as the oldest.
     if (auto created = p->FindString({"metadata", "creationTimestamp"})) {
@@ -258,7 +248,9 @@ shim::ReconcileResult ResourcePolicyController::Reconcile(const std::string& key
   }
   std::map<std::string, placement::LabelMap, std::less<>> node_labels;
   if (view) {
-    for (const shim::ObjectPtr& n : nodes_->store().List()) node_labels.emplace(std::string(n->Name()), LabelsOf(*n));
+    for (const shim::ObjectPtr& n : nodes_->store().List()) {
+      node_labels.emplace(std::string(n->Name()), ReadObjectLabels(*n));
+    }
   }
   rp::PolicyCostPlan plan;
   if (view) {

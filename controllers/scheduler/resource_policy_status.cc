@@ -27,16 +27,6 @@ namespace placement = reconcile::placement;
 constexpr auto kPodBatchDelay = std::chrono::milliseconds(500);
 constexpr size_t kMaxNamedPods = 10;
 
-placement::LabelMap LabelsOf(const shim::CachedObject& o) {
-  placement::LabelMap out;
-  auto labels = o.FindJson({"metadata", "labels"});
-  if (!labels || !labels->IsObject()) return out;
-  for (const auto& m : labels->GetObject()) {
-    if (m.value.IsString()) out.emplace(m.name.GetString(), m.value.GetString());
-  }
-  return out;
-}
-
 std::string JoinNames(const std::vector<std::string>& names) {
   std::string out;
   for (size_t i = 0; i < names.size() && i < kMaxNamedPods; ++i) {
@@ -130,11 +120,14 @@ shim::ReconcileResult SchedulerController::ReconcilePolicyStatus(const std::stri
       if (p->Namespace() != ns) continue;
       auto phase = p->FindString({"status", "phase"});
       if (phase == "Succeeded" || phase == "Failed") continue;
-      pods.push_back({ns, std::string(p->Name()), LabelsOf(*p), p->FindString({"spec", "nodeName"}).value_or(""),
+      pods.push_back({ns, std::string(p->Name()), ReadObjectLabels(*p),
+                      p->FindString({"spec", "nodeName"}).value_or(""),
                       p->FindString({"metadata", "deletionTimestamp"}).has_value()});
     }
     std::vector<placement::PolicyNodeFacts> nodes;
-    for (const shim::ObjectPtr& n : nodes_->store().List()) nodes.push_back({std::string(n->Name()), LabelsOf(*n)});
+    for (const shim::ObjectPtr& n : nodes_->store().List()) {
+      nodes.push_back({std::string(n->Name()), ReadObjectLabels(*n)});
+    }
     placement::ResourcePolicyStatus st = placement::ComputeResourcePolicyStatus(*view, others, pods, nodes);
 
     Value& root = *doc;

@@ -233,6 +233,11 @@ placement::PodSpecView ReadPodView(const Value& pod) {
   return view;
 }
 
+placement::LabelMap ReadObjectLabels(const shim::CachedObject& object) {
+  auto labels = object.FindJson({"metadata", "labels"});
+  return ReadStringMap(labels ? &*labels : nullptr);
+}
+
 placement::PodSpecView ReadTemplateView(const Value& reservation) {
   placement::PodSpecView view;
   view.name = Str(reservation, {"metadata", "name"});

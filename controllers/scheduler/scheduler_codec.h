@@ -14,6 +14,7 @@
 #include <rapidjson/document.h>
 
 #include "clientgo-shim/base/result.h"
+#include "clientgo-shim/cache/cached_object.h"
 #include "reconcile/placement/resource_policy.h"
 #include "reconcile/placement/types.h"
 
@@ -35,6 +36,10 @@ inline constexpr char kBookingForAnnotation[] = "berth.dev/provisioning-request"
 // logged and ignored).
 reconcile::placement::NodeView ReadNodeView(const rapidjson::Value& node,
                                             reconcile::Duration prefer_avoid_ttl = std::chrono::hours(1));
+
+// ReadObjectLabels: metadata.labels of a cached object (a value that is not a string, which the
+// API server never stores, is skipped).
+reconcile::placement::LabelMap ReadObjectLabels(const shim::CachedObject& object);
 
 // ReadPodView: the scheduling-relevant part of a pod (metadata, spec, effective requests, the
 // reservation-allocated uid, the ProvisioningRequest it consumes, the reservation-ignored label and the reservation-affinity

@@ -25,6 +25,7 @@ import threading
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -246,20 +247,112 @@ class Kubesim:
                      "crd/podmigrationjobs.scheduling.koordinator.sh", "--timeout=10s")
 
 
+def start_sim(nodes=3, setup=None, **flags):
+    """Starts a Kubesim(nodes, **flags) with berth's CRDs, then calls setup(sim) if given; returns the sim, which is
+    stopped again if a step fails."""
+    sim = Kubesim(nodes=nodes, **flags)
+    try:
+        sim.install_crds()
+        if setup:
+            setup(sim)
+        return sim
+    except BaseException:
+        sim.stop()
+        raise
+
+
 def start_cluster(nodes=3, sim_flags=None, **manager_kwargs):
     """Starts a Kubesim with berth's CRDs and a BerthManager(sim, **manager_kwargs) on it; returns (sim, mgr).
     Whatever started is stopped again if a step fails."""
-    sim = Kubesim(nodes=nodes, **(sim_flags or {}))
-    mgr = None
+    sim = start_sim(nodes, **(sim_flags or {}))
     try:
-        sim.install_crds()
-        mgr = BerthManager(sim, **manager_kwargs)
-        return sim, mgr
+        return sim, BerthManager(sim, **manager_kwargs)
     except BaseException:
-        if mgr:
-            mgr.kill()
         sim.stop()
         raise
+
+
+class SimPerClass:
+    """A unittest.TestCase mixin: one kubesim (`nodes`, `sim_flags`, berth's CRDs, then set_up_sim(sim)) for all of
+    a class's tests, without berth-manager."""
+
+    nodes = 3
+    sim_flags = {}
+
+    @classmethod
+    def setUpClass(cls):
+        cls.sim = start_sim(cls.nodes, setup=cls.set_up_sim, **cls.sim_flags)
+
+    @classmethod
+    def set_up_sim(cls, sim):
+        pass
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.sim.stop()
+
+
+class ClusterPerClass:
+    """A unittest.TestCase mixin: one kubesim (`nodes`, `sim_flags`, berth's CRDs) and one berth-manager
+    (`manager_args`) for all of a class's tests. set_up_cluster() adds to them; when it fails, both are stopped."""
+
+    nodes = 3
+    sim_flags = {}
+    manager_args = ()
+
+    @classmethod
+    def setUpClass(cls):
+        cls.sim, cls.mgr = start_cluster(nodes=cls.nodes, sim_flags=cls.sim_flags, extra_args=list(cls.manager_args))
+        try:
+            cls.set_up_cluster()
+        except BaseException:
+            cls.tearDownClass()
+            raise
+
+    @classmethod
+    def set_up_cluster(cls):
+        pass
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.mgr.stop()
+        cls.sim.stop()
+
+
+class ManagerLogOnFailure:
+    """A unittest.TestCase mixin: when a test fails or errors, the tail of self.mgr's log goes to stderr (the first
+    thing to read)."""
+
+    def tearDown(self):
+        result = getattr(getattr(self, "_outcome", None), "result", None)
+        failed = getattr(result, "errors", []) + getattr(result, "failures", [])
+        if any(test is self for test, _ in failed):
+            print("---- berth-manager log (tail) ----\n" + "\n".join(self.mgr.log_text().splitlines()[-60:]),
+                  file=sys.stderr)
+        super().tearDown()
+
+
+def start_cluster_for(test, nodes=3, sim_flags=None, setup=None, **manager_kwargs):
+    """start_cluster for one test: sets test.sim (berth's CRDs installed, then setup(sim) if given) and test.mgr
+    (BerthManager(sim, **manager_kwargs)), each stopped by the test's cleanups (the manager first)."""
+    test.sim = start_sim(nodes, setup=setup, **(sim_flags or {}))
+    test.addCleanup(test.sim.stop)
+    test.mgr = BerthManager(test.sim, **manager_kwargs)
+    test.addCleanup(test.mgr.stop)
+
+
+def kubectl_table(text):
+    """Splits `kubectl get` output into (header names, rows as dicts keyed by header), by the header's column
+    offsets (a cell may be empty)."""
+    lines = text.rstrip("\n").splitlines()
+    header = lines[0]
+    starts = [i for i, c in enumerate(header) if c != " " and (i == 0 or header[i - 1] == " ")]
+    names = header.split()
+    rows = []
+    for line in lines[1:]:
+        rows.append({names[n]: line[start:(starts[n + 1] if n + 1 < len(starts) else len(line))].strip()
+                     for n, start in enumerate(starts)})
+    return names, rows
 
 
 def free_ports(count):
@@ -388,6 +481,14 @@ class BerthManager:
             wait_until(ready, timeout=timeout, message="berth-manager /readyz to answer 200")
         except AssertionError as e:
             raise AssertionError(f"{e}\nberth-manager log:\n{self.log_text()}") from None
+
+    def wait(self, predicate, message, timeout=30, interval=0.05, log_tail=4000, context=None):
+        """wait_until whose failure also shows context() (when given) and the tail of this berth-manager's log."""
+        try:
+            return wait_until(predicate, timeout=timeout, interval=interval, message=message)
+        except AssertionError as e:
+            extra = f"\n{context()}" if context else ""
+            raise AssertionError(f"{e}{extra}\nberth-manager log (tail):\n{self.log_text()[-log_tail:]}") from None
 
     def metrics_text(self):
         r = self.http.get(f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=5)

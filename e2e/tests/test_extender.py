@@ -21,7 +21,7 @@ import unittest
 import requests
 
 from kubesim_fixture import BIN, free_port, start_cluster, wait_until
-from test_reservation_scheduling import ANNOTATION, RES_PATH, pod_requests, quantity, testdata
+from test_reservation_scheduling import ANNOTATION, RES_PATH, burst_reservation, pod_requests, quantity, testdata
 
 EXTENDER_WEIGHT = 5
 
@@ -439,15 +439,7 @@ class BurstTest(ExtenderSuite):
 
     def test_200_owner_pods_against_50_reusable_reservations_never_over_allocate(self):
         for i in range(50):
-            item = {"apiVersion": "scheduling.koordinator.sh/v1alpha1", "kind": "Reservation",
-                    "metadata": {"name": f"burst-{i}"},
-                    "spec": {"allocateOnce": False, "ttl": "1h",
-                             "template": {"metadata": {"namespace": "default"},
-                                          "spec": {"schedulerName": "koord-scheduler",
-                                                   "containers": [{"name": "main", "resources": {
-                                                       "requests": {"cpu": "1", "memory": "2Gi"}}}]}},
-                             "owners": [{"labelSelector": {"matchLabels": {"app": "burst"}}}]}}
-            self.assertEqual(self.sim.http("POST", RES_PATH, json=item).status_code, 201)
+            self.assertEqual(self.sim.http("POST", RES_PATH, json=burst_reservation(i)).status_code, 201)
         wait_until(lambda: len([r for r in self.sim.get_json(RES_PATH)["items"]
                                 if r.get("status", {}).get("phase") == "Available"]) == 50,
                    timeout=30, message="50 Available reservations")

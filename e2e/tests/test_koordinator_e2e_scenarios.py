@@ -12,7 +12,7 @@ import time
 import unittest
 import uuid
 
-from kubesim_fixture import start_cluster, wait_until
+from kubesim_fixture import ClusterPerClass, wait_until
 from quantities import quantity
 
 RES_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
@@ -70,19 +70,12 @@ def pause_pod(name, labels=None, annotations=None, resources=None, node=None, af
 ONE_CPU_1GI = {"limits": {"cpu": "1", "memory": "1Gi"}, "requests": {"cpu": "1", "memory": "1Gi"}}
 
 
-class KoordinatorE2EBase(unittest.TestCase):
+class KoordinatorE2EBase(ClusterPerClass, unittest.TestCase):
     """One kubesim with berth-manager and the test namespace; upstream's helpers. No tests of its own."""
-    nodes = 3
 
     @classmethod
-    def setUpClass(cls):
-        cls.sim, cls.mgr = start_cluster(nodes=cls.nodes)
+    def set_up_cluster(cls):
         cls.sim.kubectl("create", "namespace", NS)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.mgr.stop()
-        cls.sim.stop()
 
     def tearDown(self):
         # upstream's AfterEach: delete the labelled reservations; the namespace's pods go too.

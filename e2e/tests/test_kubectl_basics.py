@@ -7,7 +7,7 @@ import unittest
 
 import yaml
 
-from kubesim_fixture import KUBECTL, KUBECTL134, ROOT, CommandError, Kubesim, wait_until
+from kubesim_fixture import KUBECTL, KUBECTL134, ROOT, SimPerClass, wait_until
 
 KUBECTLS = (("v1.32", KUBECTL), ("v1.34", KUBECTL134))
 CRD_NAME = "reservations.scheduling.koordinator.sh"
@@ -31,20 +31,7 @@ def now_rfc3339():
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-class KubectlBasics(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.sim = Kubesim(nodes=3)
-        try:
-            cls.sim.kubectl("apply", "-f", os.path.join(ROOT, "crds"))
-        except Exception:
-            cls.sim.stop()
-            raise
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.sim.stop()
-
+class KubectlBasics(SimPerClass, unittest.TestCase):
     def k(self, binary, *args, **kw):
         return self.sim.run(binary, *args, **kw)
 

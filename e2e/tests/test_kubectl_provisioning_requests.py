@@ -6,28 +6,14 @@ import json
 import os
 import unittest
 
-import yaml
 
-from kubesim_fixture import KUBECTL, KUBECTL134, ROOT, Kubesim
+from kubesim_fixture import KUBECTL, KUBECTL134, ROOT, SimPerClass, kubectl_table
 
 KUBECTLS = (("v1.32", KUBECTL), ("v1.34", KUBECTL134))
 TESTDATA = os.path.join(ROOT, "e2e", "testdata", "provisioningrequest")
 DEPRECATION = "Warning: autoscaling.k8s.io/v1beta1 API is deprecated"
 IMMUTABLE = 'is invalid: spec: Invalid value: "object": Value is immutable'
 CHECK_CAPACITY = "check-capacity.autoscaling.x-k8s.io"
-
-
-def table(text):
-    """Splits `kubectl get` output into (header names, rows as dicts), by the header's column offsets."""
-    lines = text.rstrip("\n").splitlines()
-    header = lines[0]
-    starts = [i for i, c in enumerate(header) if c != " " and (i == 0 or header[i - 1] == " ")]
-    names = header.split()
-    rows = []
-    for line in lines[1:]:
-        rows.append({names[n]: line[start:(starts[n + 1] if n + 1 < len(starts) else len(line))].strip()
-                     for n, start in enumerate(starts)})
-    return names, rows
 
 
 def request(name, pod_sets=None, **spec):
@@ -43,20 +29,12 @@ def condition(type_, status, reason="Testing"):
             "lastTransitionTime": "2026-01-01T00:00:00Z"}
 
 
-class ProvisioningRequestCrd(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.sim = Kubesim(nodes=1)
-        try:
-            cls.sim.install_crds()
-            cls.sim.run(KUBECTL, "apply", "-f", os.path.join(TESTDATA, "check-capacity.yaml"))
-        except Exception:
-            cls.sim.stop()
-            raise
+class ProvisioningRequestCrd(SimPerClass, unittest.TestCase):
+    nodes = 1
 
     @classmethod
-    def tearDownClass(cls):
-        cls.sim.stop()
+    def set_up_sim(cls, sim):
+        sim.run(KUBECTL, "apply", "-f", os.path.join(TESTDATA, "check-capacity.yaml"))
 
     def create_fails(self, obj, kubectl=KUBECTL):
         result = self.sim.run(kubectl, "create", "-f", "-", input=json.dumps(obj), check=False)
@@ -85,7 +63,7 @@ class ProvisioningRequestCrd(unittest.TestCase):
         self.sim.apply_text(json.dumps(request("columns")))
         for version, kubectl in KUBECTLS:
             with self.subTest(kubectl=version, conditions="none"):
-                names, rows = table(self.sim.run(kubectl, "get", "provreq", "columns").stdout)
+                names, rows = kubectl_table(self.sim.run(kubectl, "get", "provreq", "columns").stdout)
                 self.assertEqual(names, ["NAME", "CLASS", "ACCEPTED", "PROVISIONED", "FAILED", "BOOKING-EXPIRED", "AGE"])
                 self.assertEqual(rows[0]["CLASS"], CHECK_CAPACITY)
                 self.assertEqual([rows[0][c] for c in ("ACCEPTED", "PROVISIONED", "FAILED", "BOOKING-EXPIRED")],
@@ -97,7 +75,7 @@ class ProvisioningRequestCrd(unittest.TestCase):
         self.sim.kubectl("patch", "provreqs", "columns", "--subresource=status", "--type=merge", "-p", json.dumps(status))
         for version, kubectl in KUBECTLS:
             with self.subTest(kubectl=version, conditions="set"):
-                _, rows = table(self.sim.run(kubectl, "get", "provisioningrequest", "columns").stdout)
+                _, rows = kubectl_table(self.sim.run(kubectl, "get", "provisioningrequest", "columns").stdout)
                 self.assertEqual([rows[0][c] for c in ("ACCEPTED", "PROVISIONED", "FAILED", "BOOKING-EXPIRED")],
                                  ["True", "True", "", "False"])
 

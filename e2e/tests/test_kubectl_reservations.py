@@ -8,7 +8,7 @@ import unittest
 
 import yaml
 
-from kubesim_fixture import KUBECTL, KUBECTL134, ROOT, Kubesim
+from kubesim_fixture import KUBECTL, KUBECTL134, ROOT, SimPerClass, kubectl_table
 
 KUBECTLS = (("v1.32", KUBECTL), ("v1.34", KUBECTL134))
 TESTDATA = os.path.join(ROOT, "e2e", "testdata")
@@ -19,39 +19,10 @@ def testdata(name):
         return f.read()
 
 
-def table_columns(text):
-    """Splits `kubectl get` output into dicts keyed by header, using the header's column offsets (cells may be empty)."""
-    lines = text.rstrip("\n").splitlines()
-    header = lines[0]
-    starts = [i for i, c in enumerate(header) if c != " " and (i == 0 or header[i - 1] == " ")]
-    names = header.split()
-    rows = []
-    for line in lines[1:]:
-        cells = {}
-        for n, start in enumerate(starts):
-            end = starts[n + 1] if n + 1 < len(starts) else len(line)
-            cells[names[n]] = line[start:end].strip()
-        rows.append(cells)
-    return names, rows
-
-
-class ReservationUserGuide(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.sim = Kubesim(nodes=3)
-        try:
-            cls.sim.install_crds()
-        except Exception:
-            cls.sim.stop()
-            raise
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.sim.stop()
-
+class ReservationUserGuide(SimPerClass, unittest.TestCase):
     def get_wide(self, kubectl, name):
         out = self.sim.run(kubectl, "get", "reservation", name, "-o", "wide").stdout
-        names, rows = table_columns(out)
+        names, rows = kubectl_table(out)
         self.assertEqual(names, ["NAME", "PHASE", "AGE", "NODE", "TTL", "EXPIRES"])
         self.assertEqual(len(rows), 1)
         self.assertEqual(rows[0]["NAME"], name)
@@ -184,7 +155,7 @@ class ReservationUserGuide(unittest.TestCase):
         for n in ("list-a", "list-b"):
             doc["metadata"]["name"] = n
             self.sim.apply_text(yaml.safe_dump(doc))
-        names, rows = table_columns(self.sim.kubectl134("get", "rsv"))
+        names, rows = kubectl_table(self.sim.kubectl134("get", "rsv"))
         self.assertEqual(names, ["NAME", "PHASE", "AGE", "NODE", "TTL", "EXPIRES"])
         byname = {r["NAME"]: r for r in rows}
         self.assertEqual(byname["list-a"]["TTL"], "1h")

@@ -6,7 +6,7 @@ import json
 import os
 import unittest
 
-from kubesim_fixture import KUBECTL, ROOT, Kubesim
+from kubesim_fixture import KUBECTL, ROOT, SimPerClass
 
 EXAMPLE = os.path.join(ROOT, "e2e", "testdata", "resourcepolicy-kep-example.yaml")
 
@@ -18,19 +18,9 @@ def policy(name, units, **spec):
             "metadata": {"name": name, "namespace": "default"}, "spec": body}
 
 
-class ResourcePolicyCrd(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.sim = Kubesim(nodes=1)
-        try:
-            cls.sim.install_crds()
-        except Exception:
-            cls.sim.stop()
-            raise
+class ResourcePolicyCrd(SimPerClass, unittest.TestCase):
+    nodes = 1
 
-    @classmethod
-    def tearDownClass(cls):
-        cls.sim.stop()
 
     def create_fails(self, obj):
         result = self.sim.run(KUBECTL, "create", "-f", "-", input=json.dumps(obj), check=False)

@@ -30,7 +30,8 @@ import yaml
 
 from kubesim_fixture import KUBECTL, BerthManager, Kubesim, wait_until
 from test_leader_fencing import LEASE, MUTATING_VERBS, identity_of, leads
-from test_node_drain import BudgetChecker, Watcher, deployment, pdb, ready
+from test_node_drain import BudgetChecker, Watcher, pdb
+from workloads import deployment, ready
 
 RES_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
 PMJ_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/podmigrationjobs"
@@ -58,10 +59,7 @@ class MigrationFaultsTest(unittest.TestCase):
         self.mgr = self.managers[0]
 
     def wait(self, predicate, message, timeout=30):
-        try:
-            return wait_until(predicate, timeout=timeout, interval=0.1, message=message)
-        except AssertionError as e:
-            raise AssertionError(f"{e}\nberth-manager log (tail):\n{self.mgr.log_text()[-6000:]}") from None
+        return self.mgr.wait(predicate, message, timeout, interval=0.1, log_tail=6000)
 
     # --- faults and the audit log
 

@@ -21,7 +21,8 @@ import unittest
 
 import yaml
 
-from kubesim_fixture import BerthManager, Kubesim, wait_until
+from kubesim_fixture import start_cluster_for
+from workloads import deployment, ready
 
 RES_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
 PMJ_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/podmigrationjobs"
@@ -29,24 +30,10 @@ PODS_PATH = "/api/v1/namespaces/default/pods"
 PDBS_PATH = "/apis/policy/v1/namespaces/default/poddisruptionbudgets"
 
 
-def deployment(name, replicas, cpu):
-    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": "default"},
-            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
-                     "template": {"metadata": {"labels": {"app": name}},
-                                  "spec": {"schedulerName": "koord-scheduler",
-                                           "containers": [{"name": "c", "image": "nginx",
-                                                           "resources": {"requests": {"cpu": cpu}}}]}}}}
-
-
 def pdb(name, **spec):
     return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
             "metadata": {"name": name, "namespace": "default"},
             "spec": {**spec, "selector": {"matchLabels": {"app": name}}}}
-
-
-def ready(pod):
-    return not pod["metadata"].get("deletionTimestamp") and any(
-        c["type"] == "Ready" and c["status"] == "True" for c in pod.get("status", {}).get("conditions", []))
 
 
 class Watcher:
@@ -130,17 +117,10 @@ class BudgetChecker:
 
 class NodeDrainTest(unittest.TestCase):
     def start(self, nodes, manager_args=(), **sim_flags):
-        self.sim = Kubesim(nodes=nodes, **sim_flags)
-        self.addCleanup(self.sim.stop)
-        self.sim.install_crds()
-        self.mgr = BerthManager(self.sim, extra_args=list(manager_args))
-        self.addCleanup(self.mgr.stop)
+        start_cluster_for(self, nodes, sim_flags, extra_args=list(manager_args))
 
     def wait(self, predicate, message, timeout=60):
-        try:
-            return wait_until(predicate, timeout=timeout, interval=0.2, message=message)
-        except AssertionError as e:
-            raise AssertionError(f"{e}\nberth-manager log (tail):\n{self.mgr.log_text()[-4000:]}") from None
+        return self.mgr.wait(predicate, message, timeout, interval=0.2)
 
     def pods(self):
         return self.sim.get_json(PODS_PATH)["items"]

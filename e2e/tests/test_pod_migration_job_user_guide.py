@@ -19,7 +19,8 @@ import unittest
 
 import yaml
 
-from kubesim_fixture import BerthManager, Kubesim, wait_until
+from kubesim_fixture import start_cluster_for
+from workloads import ready
 # The guide's Quick Start job, the same document test_pod_migration_jobs applies.
 from test_pod_migration_jobs import KOORDINATOR_EXAMPLE as QUICK_START
 
@@ -127,17 +128,7 @@ status:
 
 class PodMigrationJobUserGuideTest(unittest.TestCase):
     def setUp(self):
-        self.sim = Kubesim(nodes=3)
-        self.addCleanup(self.sim.stop)
-        self.sim.install_crds()
-        self.mgr = BerthManager(self.sim, extra_args=["--migration-skip-check-expected-replicas=true"])
-        self.addCleanup(self.mgr.stop)
-
-    def wait(self, predicate, message, timeout=30):
-        try:
-            return wait_until(predicate, timeout=timeout, message=message)
-        except AssertionError as e:
-            raise AssertionError(f"{e}\nberth-manager log (tail):\n{self.mgr.log_text()[-4000:]}") from None
+        start_cluster_for(self, extra_args=["--migration-skip-check-expected-replicas=true"])
 
     def job(self, name):
         r = self.sim.http("GET", f"{PMJ_PATH}/{name}")
@@ -148,13 +139,12 @@ class PodMigrationJobUserGuideTest(unittest.TestCase):
 
     def running_pod(self, app):
         pods = self.sim.get_json(f"{PODS_PATH}?labelSelector=app%3D{app}")["items"]
-        ready = [p for p in pods if not p["metadata"].get("deletionTimestamp") and any(
-            c["type"] == "Ready" and c["status"] == "True" for c in p.get("status", {}).get("conditions", []))]
-        return ready[0] if len(ready) == 1 else None
+        running = [p for p in pods if ready(p)]
+        return running[0] if len(running) == 1 else None
 
     def start(self, app):
         self.sim.apply_text(POD_DEMO.format(name=app))
-        return self.wait(lambda: self.running_pod(app), f"{app}'s pod Running and Ready")
+        return self.mgr.wait(lambda: self.running_pod(app), f"{app}'s pod Running and Ready")
 
     def events(self, job):
         items = self.sim.get_json("/api/v1/namespaces/default/events")["items"]
@@ -167,7 +157,7 @@ class PodMigrationJobUserGuideTest(unittest.TestCase):
         name, node = pod["metadata"]["name"], pod["spec"]["nodeName"]
         out = self.sim.kubectl("create", "-f", "-", input=QUICK_START.format(pod=name))
         self.assertEqual(out.strip(), "podmigrationjob.scheduling.koordinator.sh/migrationjob-demo created")
-        self.wait(lambda: self.status("migrationjob-demo").get("phase") == "Succeeded", "the job Succeeded", 60)
+        self.mgr.wait(lambda: self.status("migrationjob-demo").get("phase") == "Succeeded", "the job Succeeded", 60)
         status = self.status("migrationjob-demo")
         reservation = self.job("migrationjob-demo")["spec"]["reservationOptions"]["reservationRef"]["name"]
         new_pod, target = status["podRef"]["name"], status["nodeName"]
@@ -188,8 +178,8 @@ class PodMigrationJobUserGuideTest(unittest.TestCase):
                 ("Normal", "Evicting", f'Pod "default/{name}" evicted from node "{node}" by the reason ""'),
                 ("Normal", "EvictComplete", f'Pod "default/{name}" has been evicted'),
                 ("Normal", "Complete", f'Bind Pod "default/{new_pod}" in Reservation "{reservation}"')]
-        got = self.wait(lambda: (e := self.events("migrationjob-demo")) and len(e) >= len(want) and e,
-                        "the job's five Events")
+        got = self.mgr.wait(lambda: (e := self.events("migrationjob-demo")) and len(e) >= len(want) and e,
+                            "the job's five Events")
         self.assertEqual(got, want)
         described = self.sim.kubectl("describe", "podmigrationjob", "migrationjob-demo")
         self.assertIn(f'Successfully create Reservation "{reservation}"', described)
@@ -206,12 +196,12 @@ class PodMigrationJobUserGuideTest(unittest.TestCase):
         self.assertEqual(self.sim.get_json(RES_PATH)["items"], [])
         self.assertNotIn("phase", self.status("confirmed"))
         self.sim.kubectl("patch", "podmigrationjob", "confirmed", "--type=merge", "-p", '{"spec":{"paused":false}}')
-        self.wait(lambda: self.status("confirmed").get("phase") == "Succeeded", "the confirmed job Succeeded", 60)
+        self.mgr.wait(lambda: self.status("confirmed").get("phase") == "Succeeded", "the confirmed job Succeeded", 60)
         self.sim.kubectl("patch", "podmigrationjob", "refused", "--type=merge", "-p", '{"spec":{"paused":false}}')
         # The refused job stays Failed and its pod in place, while berth handles its unpause.
-        self.wait(lambda: any(r["metadata"]["name"] == self.job("confirmed")["spec"]["reservationOptions"]
-                              ["reservationRef"]["name"] for r in self.sim.get_json(RES_PATH)["items"]),
-                  "the confirmed job's reservation listed")
+        self.mgr.wait(lambda: any(r["metadata"]["name"] == self.job("confirmed")["spec"]["reservationOptions"]
+                                  ["reservationRef"]["name"] for r in self.sim.get_json(RES_PATH)["items"]),
+                      "the confirmed job's reservation listed")
         self.assertEqual(self.status("refused")["phase"], "Failed")
         self.assertEqual(self.running_pod("refuse")["metadata"]["uid"], refused["metadata"]["uid"])
         self.assertEqual(len(self.sim.get_json(RES_PATH)["items"]), 1, "no reservation for the refused job")
@@ -219,13 +209,13 @@ class PodMigrationJobUserGuideTest(unittest.TestCase):
     def test_evict_directly_evicts_without_a_reservation(self):
         pod = self.start("direct")
         self.sim.apply_text(EVICT_DIRECTLY.format(pod=pod["metadata"]["name"]))
-        self.wait(lambda: self.status("migrationjob-direct").get("phase") == "Succeeded", "the job Succeeded")
+        self.mgr.wait(lambda: self.status("migrationjob-direct").get("phase") == "Succeeded", "the job Succeeded")
         status = self.status("migrationjob-direct")
         self.assertEqual(status["status"], "Complete")
         self.assertEqual(status["message"], f'Pod "default/{pod["metadata"]["name"]}" has been evicted')
         self.assertEqual(self.sim.get_json(RES_PATH)["items"], [])
-        self.wait(lambda: (p := self.running_pod("direct")) and p["metadata"]["uid"] != pod["metadata"]["uid"],
-                  "the Deployment's replacement Running")
+        self.mgr.wait(lambda: (p := self.running_pod("direct")) and p["metadata"]["uid"] != pod["metadata"]["uid"],
+                      "the Deployment's replacement Running")
 
     def test_evicting_gracefully_passes_the_grace_period_to_the_eviction(self):
         pod = self.start("graceful")
@@ -242,7 +232,7 @@ class PodMigrationJobUserGuideTest(unittest.TestCase):
                         "deletionTimestamp"):
                     return obj
             return None
-        evicted = self.wait(terminating, "the pod terminating after the eviction", 60)
+        evicted = self.mgr.wait(terminating, "the pod terminating after the eviction", 60)
         self.assertEqual(evicted["metadata"]["deletionGracePeriodSeconds"], 60)
 
     def test_a_reservation_made_beforehand_is_used_through_reservation_ref(self):
@@ -261,8 +251,9 @@ class PodMigrationJobUserGuideTest(unittest.TestCase):
                                                                                       "memory": "400Mi"}}}]}},
                      "owners": [{"labelSelector": {"matchLabels": {"app": "prebooked"}}}],
                      "allocateOnce": True, "ttl": "1h"}}))
-        self.wait(lambda: self.sim.get_json(f"{RES_PATH}/reservation-0").get("status", {}).get("phase") == "Available",
-                  "reservation-0 Available")
+        self.mgr.wait(lambda: self.sim.get_json(f"{RES_PATH}/reservation-0").get("status", {}).get("phase")
+                      == "Available",
+                      "reservation-0 Available")
         self.sim.apply_text(f"""apiVersion: scheduling.koordinator.sh/v1alpha1
 kind: PodMigrationJob
 metadata:
@@ -281,7 +272,7 @@ spec:
 status:
   phase: Pending
 """)
-        self.wait(lambda: self.status("migrationjob-demo").get("phase") == "Succeeded", "the job Succeeded", 60)
+        self.mgr.wait(lambda: self.status("migrationjob-demo").get("phase") == "Succeeded", "the job Succeeded", 60)
         status = self.status("migrationjob-demo")
         self.assertEqual(status["nodeName"], target)
         self.assertEqual(status["message"], f'Bind Pod "default/{status["podRef"]["name"]}" in Reservation "reservation-0"')

@@ -17,7 +17,8 @@ import unittest
 
 import yaml
 
-from kubesim_fixture import BerthManager, Kubesim, wait_until
+from kubesim_fixture import start_cluster_for
+from workloads import deployment, ready
 
 RES_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
 PMJ_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/podmigrationjobs"
@@ -40,35 +41,15 @@ status:
 """
 
 
-def deployment(name, replicas, cpu="500m"):
-    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": "default"},
-            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
-                     "template": {"metadata": {"labels": {"app": name}},
-                                  "spec": {"schedulerName": "koord-scheduler",
-                                           "containers": [{"name": "c", "image": "nginx",
-                                                           "resources": {"requests": {"cpu": cpu}}}]}}}}
-
-
 class PodMigrationJobTest(unittest.TestCase):
     def setUp(self):
-        self.sim = Kubesim(nodes=3)
-        self.addCleanup(self.sim.stop)
-        self.sim.install_crds()
-        self.mgr = BerthManager(self.sim, extra_args=["--log-level", "debug"])
-        self.addCleanup(self.mgr.stop)
-
-    def wait(self, predicate, message, timeout=30):
-        try:
-            return wait_until(predicate, timeout=timeout, message=message)
-        except AssertionError as e:
-            raise AssertionError(f"{e}\nberth-manager log (tail):\n{self.mgr.log_text()[-4000:]}") from None
+        start_cluster_for(self, extra_args=["--log-level", "debug"])
 
     def pods(self, app):
         return self.sim.get_json(f"/api/v1/namespaces/default/pods?labelSelector=app%3D{app}")["items"]
 
     def ready_pods(self, app):
-        return [p for p in self.pods(app) if not p["metadata"].get("deletionTimestamp") and any(
-            c["type"] == "Ready" and c["status"] == "True" for c in p.get("status", {}).get("conditions", []))]
+        return [p for p in self.pods(app) if ready(p)]
 
     def job(self, name):
         r = self.sim.http("GET", f"{PMJ_PATH}/{name}")
@@ -90,7 +71,7 @@ class PodMigrationJobTest(unittest.TestCase):
                          "metadata": {"name": name, "namespace": "default"},
                          "spec": {**pdb, "selector": {"matchLabels": {"app": name}}}})
         self.sim.apply_text(yaml.safe_dump_all(docs))
-        self.wait(lambda: len(self.ready_pods(name)) == replicas, f"{replicas} Ready pods of {name}")
+        self.mgr.wait(lambda: len(self.ready_pods(name)) == replicas, f"{replicas} Ready pods of {name}")
         return self.ready_pods(name)
 
     def events_since(self, path, rv):
@@ -110,7 +91,7 @@ class PodMigrationJobTest(unittest.TestCase):
         start_rv = self.sim.get_json("/api/v1/namespaces/default/pods")["metadata"]["resourceVersion"]
         job_uid = self.create_job("move-web", name)
 
-        self.wait(lambda: self.job_status("move-web").get("phase") == "Succeeded", "the job Succeeded", timeout=60)
+        self.mgr.wait(lambda: self.job_status("move-web").get("phase") == "Succeeded", "the job Succeeded", timeout=60)
         status = self.job_status("move-web")
         self.assertEqual(status["status"], "Complete")
         conditions = {c["type"]: c for c in status["conditions"]}
@@ -165,7 +146,7 @@ class PodMigrationJobTest(unittest.TestCase):
 
         def eviction():
             return {c["type"]: c for c in self.job_status("move-db").get("conditions", [])}.get("Eviction", {})
-        self.wait(lambda: eviction().get("message") == waiting, "the budget named in the job's conditions")
+        self.mgr.wait(lambda: eviction().get("message") == waiting, "the budget named in the job's conditions")
         self.assertEqual(eviction()["status"], "False")
         self.assertEqual(self.job_status("move-db")["phase"], "Running")
         # berth's own PDB cache kept the request from the API server (the pod below is untouched); the budget
@@ -177,7 +158,7 @@ class PodMigrationJobTest(unittest.TestCase):
         self.assertNotIn("deletionTimestamp", pod["metadata"])
         # The budget's update wakes the job, which evicts at once.
         self.sim.kubectl("patch", "pdb", "db", "--type=merge", "-p", '{"spec":{"minAvailable":1}}')
-        self.wait(lambda: self.job_status("move-db").get("phase") == "Succeeded", "the job Succeeded", timeout=60)
+        self.mgr.wait(lambda: self.job_status("move-db").get("phase") == "Succeeded", "the job Succeeded", timeout=60)
         self.assertEqual(self.mgr.metric("berth_pods_evicted_total", result="success", strategy="PodMigrationJob"), 1.0)
 
     def test_a_pod_deleted_mid_way_fails_the_job_with_missing_pod(self):
@@ -186,28 +167,30 @@ class PodMigrationJobTest(unittest.TestCase):
         pods = self.start_app("big", 3, cpu="5")  # kubesim nodes have 8 cpus: one such pod per node
         name = pods[0]["metadata"]["name"]
         job_uid = self.create_job("move-big", name)
-        self.wait(lambda: {c["type"]: c for c in self.job_status("move-big").get("conditions", [])}
-                  .get("ReservationScheduled", {}).get("reason") == "Unschedulable", "the reservation Unschedulable")
+        self.mgr.wait(lambda: {c["type"]: c for c in self.job_status("move-big").get("conditions", [])}
+                      .get("ReservationScheduled", {}).get("reason") == "Unschedulable",
+                      "the reservation Unschedulable")
         self.sim.kubectl("delete", "pod", name, "--wait=false")
-        self.wait(lambda: self.job_status("move-big").get("phase") == "Failed", "the job Failed")
+        self.mgr.wait(lambda: self.job_status("move-big").get("phase") == "Failed", "the job Failed")
         status = self.job_status("move-big")
         self.assertEqual(status["reason"], "MissingPod")
         self.assertEqual(status["message"], f'Abort job caused by missing Pod "default/{name}"')
-        self.wait(lambda: self.sim.http("GET", f"{RES_PATH}/{job_uid}").status_code == 404,
-                  "the job's reservation deleted")
+        self.mgr.wait(lambda: self.sim.http("GET", f"{RES_PATH}/{job_uid}").status_code == 404,
+                      "the job's reservation deleted")
 
     def test_the_ttl_aborts_the_job_and_frees_its_reservation(self):
         pods = self.start_app("huge", 3, cpu="5")
         name = pods[0]["metadata"]["name"]
         job_uid = self.create_job("slow", name, ttl="4s")
-        self.wait(lambda: self.sim.http("GET", f"{RES_PATH}/{job_uid}").status_code == 200, "the reservation created")
-        self.wait(lambda: self.job_status("slow").get("phase") == "Failed", "the job timed out")
+        self.mgr.wait(lambda: self.sim.http("GET", f"{RES_PATH}/{job_uid}").status_code == 200,
+                      "the reservation created")
+        self.mgr.wait(lambda: self.job_status("slow").get("phase") == "Failed", "the job timed out")
         status = self.job_status("slow")
         self.assertEqual(status["reason"], "Timeout")
         self.assertTrue(status["message"].startswith("Abort job caused by timeout (ReservationScheduled: "),
                         status["message"])
-        self.wait(lambda: self.sim.http("GET", f"{RES_PATH}/{job_uid}").status_code == 404,
-                  "the job's reservation deleted")
+        self.mgr.wait(lambda: self.sim.http("GET", f"{RES_PATH}/{job_uid}").status_code == 404,
+                      "the job's reservation deleted")
         self.assertEqual(len(self.ready_pods("huge")), 3)  # nothing was evicted
 
     def test_koordinators_example_manifest_applies_unchanged(self):
@@ -215,8 +198,8 @@ class PodMigrationJobTest(unittest.TestCase):
         name = pods[0]["metadata"]["name"]
         out = self.sim.apply_text(KOORDINATOR_EXAMPLE.format(pod=name), verb="apply")
         self.assertIn("podmigrationjob.scheduling.koordinator.sh/migrationjob-demo created", out)
-        self.wait(lambda: self.job_status("migrationjob-demo").get("phase") == "Succeeded",
-                  "koordinator's example job Succeeded", timeout=60)
+        self.mgr.wait(lambda: self.job_status("migrationjob-demo").get("phase") == "Succeeded",
+                      "koordinator's example job Succeeded", timeout=60)
         self.assertIn("migrationjob-demo", self.sim.kubectl("get", "pmj"))
 
 
@@ -226,16 +209,12 @@ class ReserveAheadTest(unittest.TestCase):
     turns Ready 6 s after binding, so the first wave runs for 6 s while the other 4 jobs wait."""
 
     # PodMigrationJobTest's helpers (not its tests).
-    wait, pods, ready_pods = PodMigrationJobTest.wait, PodMigrationJobTest.pods, PodMigrationJobTest.ready_pods
+    pods, ready_pods = PodMigrationJobTest.pods, PodMigrationJobTest.ready_pods
     job, job_status, create_job = PodMigrationJobTest.job, PodMigrationJobTest.job_status, PodMigrationJobTest.create_job
     start_app = PodMigrationJobTest.start_app
 
     def setUp(self):
-        self.sim = Kubesim(nodes=3, pod_ready_delay="6s")
-        self.addCleanup(self.sim.stop)
-        self.sim.install_crds()
-        self.mgr = BerthManager(self.sim, extra_args=["--log-level", "debug"])
-        self.addCleanup(self.mgr.stop)
+        start_cluster_for(self, sim_flags={"pod_ready_delay": "6s"}, extra_args=["--log-level", "debug"])
 
     def jobs(self):
         return {j["metadata"]["name"]: j for j in self.sim.get_json(PMJ_PATH)["items"]}
@@ -267,7 +246,7 @@ class ReserveAheadTest(unittest.TestCase):
             waiting = [n for n in names if self.phase(jobs[n]) == "Pending" and not self.reservation_ref(jobs[n])]
             state.update(jobs=jobs, running=running, ahead=ahead, waiting=waiting)
             return len(running) == 2 and len(ahead) == 2 and len(waiting) == 2
-        self.wait(wave_and_two_ahead, "2 jobs running, the next 2 held with a reservation, the last 2 without one")
+        self.mgr.wait(wave_and_two_ahead, "2 jobs running, the next 2 held with a reservation, the last 2 without one")
         self.assertEqual(state["ahead"], names[2:4], "the first in line reserve ahead")
         for name in state["ahead"]:
             job = state["jobs"][name]
@@ -279,8 +258,9 @@ class ReserveAheadTest(unittest.TestCase):
             # running wave's first), and the pod is untouched.
             pod = self.sim.get_json(f"/api/v1/namespaces/default/pods/{pod_of[name]}")
             self.assertFalse(pod["metadata"].get("deletionTimestamp"))
-            self.wait(lambda: (self.sim.get_json(f"{RES_PATH}/{uid}").get("status") or {}).get("phase") == "Available",
-                      f"the reservation of {name} Available")
+            self.mgr.wait(lambda: (self.sim.get_json(f"{RES_PATH}/{uid}").get("status") or {}).get("phase")
+                          == "Available",
+                          f"the reservation of {name} Available")
             r = self.sim.get_json(f"{RES_PATH}/{uid}")
             self.assertNotEqual(r["status"]["nodeName"], pod["spec"]["nodeName"])
             self.assertNotIn("scheduling.koordinator.sh/reservation-order", r["metadata"].get("labels", {}))
@@ -294,8 +274,8 @@ class ReserveAheadTest(unittest.TestCase):
         self.assertIn(f"created ahead for Pod default/{pod_of[names[2]]}, which waits for arbitration",
                       " ".join(ahead_messages))
 
-        self.wait(lambda: all(self.phase(j) == "Succeeded" for j in self.jobs().values()), "all 6 jobs Succeeded",
-                  timeout=90)
+        self.mgr.wait(lambda: all(self.phase(j) == "Succeeded" for j in self.jobs().values()), "all 6 jobs Succeeded",
+                      timeout=90)
         self.assertEqual(len(self.ready_pods("wave")), 6)
         self.assertFalse(set(pod_of.values()) & {p["metadata"]["name"] for p in self.pods("wave")})
         for name in state["ahead"]:
@@ -308,21 +288,21 @@ class ReserveAheadTest(unittest.TestCase):
     def test_a_held_job_reserved_ahead_that_times_out_frees_its_reservation_and_keeps_its_pod(self):
         names, pod_of = self.start_jobs(ttl_after_first_wave="3s")
         uids = {n: self.job(n)["metadata"]["uid"] for n in names}
-        self.wait(lambda: all(self.sim.http("GET", f"{RES_PATH}/{uids[n]}").status_code == 200 for n in names[2:4]),
-                  "the 2 held jobs next in line reserved ahead")
-        self.wait(lambda: all(self.job_status(n).get("phase") == "Failed" for n in names[2:]),
-                  "the 4 held jobs timed out")
+        self.mgr.wait(lambda: all(self.sim.http("GET", f"{RES_PATH}/{uids[n]}").status_code == 200 for n in names[2:4]),
+                      "the 2 held jobs next in line reserved ahead")
+        self.mgr.wait(lambda: all(self.job_status(n).get("phase") == "Failed" for n in names[2:]),
+                      "the 4 held jobs timed out")
         for name in names[2:]:
             status = self.job_status(name)
             self.assertEqual(status["reason"], "Timeout")
             self.assertTrue(status["message"].startswith("Abort job caused by timeout"), status["message"])
-        self.wait(lambda: all(self.sim.http("GET", f"{RES_PATH}/{uids[n]}").status_code == 404 for n in names[2:4]),
-                  "the reservations held ahead deleted")
+        self.mgr.wait(lambda: all(self.sim.http("GET", f"{RES_PATH}/{uids[n]}").status_code == 404 for n in names[2:4]),
+                      "the reservations held ahead deleted")
         pods_now = {p["metadata"]["name"] for p in self.pods("wave") if not p["metadata"].get("deletionTimestamp")}
         for name in names[2:]:
             self.assertIn(pod_of[name], pods_now, f"{name} evicted nothing")
-        self.wait(lambda: all(self.job_status(n).get("phase") == "Succeeded" for n in names[:2]),
-                  "the first wave Succeeded", timeout=60)
+        self.mgr.wait(lambda: all(self.job_status(n).get("phase") == "Succeeded" for n in names[:2]),
+                      "the first wave Succeeded", timeout=60)
 
 
 if __name__ == "__main__":

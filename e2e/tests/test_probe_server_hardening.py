@@ -14,7 +14,7 @@ import unittest
 
 import requests
 
-from kubesim_fixture import start_cluster
+from kubesim_fixture import ManagerLogOnFailure, start_cluster
 
 SLOW_CONNECTIONS = 2000
 SWARM_SECONDS = 8
@@ -100,7 +100,7 @@ class SlowSwarm:
                 s.close()
 
 
-class ProbeServerHardeningTest(unittest.TestCase):
+class ProbeServerHardeningTest(ManagerLogOnFailure, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -114,15 +114,6 @@ class ProbeServerHardeningTest(unittest.TestCase):
     def tearDownClass(cls):
         cls.mgr.stop()
         cls.sim.stop()
-
-    def tearDown(self):
-        # On failure, the manager's log is the first thing to read.
-        outcome = getattr(self, "_outcome", None)
-        errors = getattr(getattr(outcome, "result", None), "errors", []) + \
-            getattr(getattr(outcome, "result", None), "failures", [])
-        if any(test is self for test, _ in errors):
-            print("---- berth-manager log (tail) ----\n" + "\n".join(self.mgr.log_text().splitlines()[-60:]),
-                  file=sys.stderr)
 
     def test_only_get_and_head_are_served(self):
         for method in ("DELETE", "TRACE", "POST", "PUT", "OPTIONS"):

@@ -17,14 +17,11 @@ import unittest
 
 import yaml
 
-from kubesim_fixture import ROOT, start_cluster, wait_until
+from kubesim_fixture import ROOT, wait_until
+from provisioning_fixture import CHECK, NS, ProvisioningCluster, ProvisioningHelpers
 
-NS = "default"
 TESTDATA = os.path.join(ROOT, "e2e", "testdata", "provisioningrequest")
-PR_PATH = f"/apis/autoscaling.x-k8s.io/v1/namespaces/{NS}/provisioningrequests"
-RES_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
 WL_PATH = f"/apis/kueue.x-k8s.io/v1beta2/namespaces/{NS}/workloads"
-CHECK = "check-capacity.autoscaling.x-k8s.io"
 REQUEST = "job-sample-prov-check-1"
 TEMPLATE = "ppt-job-sample-prov-check-1-main"
 
@@ -34,30 +31,17 @@ def owner(kind, api_version, obj):
             "controller": True, "blockOwnerDeletion": True}
 
 
-class KueueShapedRequestTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.sim, cls.mgr = start_cluster(nodes=2, sim_flags={"node-cpu": "4"},
-                                         extra_args=["--provisioning-request-template-grace", "5s"])
-        try:
-            cls.sim.kubectl("apply", "-f", os.path.join(TESTDATA, "kueue-workload-crd.yaml"))
-            cls.sim.kubectl("wait", "--for=condition=established", "crd/workloads.kueue.x-k8s.io")
-        except BaseException:
-            cls.tearDownClass()
-            raise
+class KueueShapedRequestTest(ProvisioningCluster, ProvisioningHelpers, unittest.TestCase):
+    manager_args = ["--provisioning-request-template-grace", "5s"]
 
     @classmethod
-    def tearDownClass(cls):
-        cls.mgr.stop()
-        cls.sim.stop()
+    def set_up_cluster(cls):
+        cls.sim.kubectl("apply", "-f", os.path.join(TESTDATA, "kueue-workload-crd.yaml"))
+        cls.sim.kubectl("wait", "--for=condition=established", "crd/workloads.kueue.x-k8s.io")
 
     def tearDown(self):
         self.sim.kubectl("delete", "workloads", "--all", "--wait=false")
-        self.sim.kubectl("delete", "provisioningrequests", "--all", "--wait=false")
-        self.sim.kubectl("delete", "pods", "--all", "--wait=false")
-        self.sim.kubectl("delete", "podtemplates", "--all")
-        wait_until(lambda: not self.sim.get_json(PR_PATH)["items"] and not self.reservations(), timeout=20,
-                   message="the requests and their bookings to be gone")
+        self.clean()
 
     # ---- helpers ----
     def kueue_objects(self):
@@ -75,32 +59,8 @@ class KueueShapedRequestTest(unittest.TestCase):
         obj["metadata"]["ownerReferences"] = [owner("Workload", "kueue.x-k8s.io/v1beta2", workload)]
         return self.sim.apply_text(yaml.safe_dump(obj))
 
-    def request(self, name=REQUEST):
-        r = self.sim.http("GET", f"{PR_PATH}/{name}")
-        return r.json() if r.status_code == 200 else None
-
-    def reservations(self):
-        return self.sim.http("GET", RES_PATH).json()["items"]
-
-    def condition(self, ctype, name=REQUEST):
-        for c in (self.request(name) or {}).get("status", {}).get("conditions", []):
-            if c["type"] == ctype:
-                return c
-        return None
-
-    def wait_condition(self, ctype, status, reason, name=REQUEST, timeout=20):
-        def check():
-            c = self.condition(ctype, name)
-            return c if c and (c["status"], c["reason"]) == (status, reason) else None
-        try:
-            return wait_until(check, timeout=timeout, message=f"{name} {ctype}={status}/{reason}")
-        except AssertionError as e:
-            raise AssertionError(f"{e}\nrequest: {json.dumps(self.request(name), indent=1)}\n"
-                                 f"berth-manager log (tail):\n{self.mgr.log_text()[-3000:]}") from None
-
-    def pod(self, name):
-        r = self.sim.http("GET", f"/api/v1/namespaces/{NS}/pods/{name}")
-        return r.json() if r.status_code == 200 else None
+    def kueue_condition(self, ctype):
+        return self.condition(self.request(REQUEST), ctype)
 
     # ---- cases ----
     def test_a_kueue_shaped_request_is_provisioned_consumed_and_collected_with_its_workload(self):
@@ -112,22 +72,22 @@ class KueueShapedRequestTest(unittest.TestCase):
         out = self.create_owned(template, workload) + self.create_owned(request, workload)
         self.assertEqual(out.split("\n")[:2], [f"podtemplate/{TEMPLATE} created",
                                                f"provisioningrequest.autoscaling.x-k8s.io/{REQUEST} created"])
-        obj = self.request()
+        obj = self.request(REQUEST)
         self.assertEqual(obj["spec"]["parameters"], {"noRetry": "true"})
         # Kueue then moves the template's controller to the request (GC cascades from it).
         self.sim.kubectl("patch", "podtemplate", TEMPLATE, "--type=merge", "-p", json.dumps(
             {"metadata": {"ownerReferences": [owner("ProvisioningRequest", "autoscaling.x-k8s.io/v1", obj)]}}))
 
-        accepted = self.wait_condition("Accepted", "True", "Accepted")
+        accepted = self.wait_condition(REQUEST, "Accepted", "True", "Accepted")
         self.assertEqual(accepted["message"], "ProvisioningRequest is accepted by ClusterAutoscaler")
-        provisioned = self.wait_condition("Provisioned", "True", "CapacityIsFound")
+        provisioned = self.wait_condition(REQUEST, "Provisioned", "True", "CapacityIsFound")
         self.assertEqual(provisioned["message"], "Capacity is found in the cluster")
-        self.assertEqual(provisioned["observedGeneration"], self.request()["metadata"]["generation"])
-        self.assertIsNone(self.condition("Failed"))
+        self.assertEqual(provisioned["observedGeneration"], self.request(REQUEST)["metadata"]["generation"])
+        self.assertIsNone(self.kueue_condition("Failed"))
         booked = self.sim.kubectl("get", "reservations", "-l", f"berth.dev/provisioning-request-name={REQUEST}",
                                   "-o", "jsonpath={range .items[*]}{.spec.template.spec.nodeName} {end}").split()
         self.assertTrue(booked, "the booking is held by Reservations")
-        labels = self.request()["metadata"]["labels"]
+        labels = self.request(REQUEST)["metadata"]["labels"]
         self.assertEqual(labels, {"kueue.x-k8s.io/managed": "true"}, "berth leaves Kueue's labels alone")
 
         # The job's pods, with the annotations Kueue's podSetUpdates add, land in the booking.
@@ -144,13 +104,13 @@ class KueueShapedRequestTest(unittest.TestCase):
             pod = wait_until(lambda: (p := self.pod(f"job-sample-{i}")) and p["spec"].get("nodeName") and p,
                              message=f"job-sample-{i} bound")
             self.assertIn(pod["spec"]["nodeName"], booked)
-        expired = self.wait_condition("BookingExpired", "True", "CapacityBookingConsumed")
+        expired = self.wait_condition(REQUEST, "BookingExpired", "True", "CapacityBookingConsumed")
         self.assertEqual(expired["message"], "Capacity booking consumed: all pods scheduled")
         wait_until(lambda: not self.reservations(), message="the booking Reservations to be deleted")
 
         # The Workload finishes and is deleted: the request (after berth's finalizer) and its template follow.
         self.sim.kubectl("delete", "workload", "job-sample", "--wait=false")
-        wait_until(lambda: self.request() is None, timeout=20, message="the request collected with its Workload")
+        wait_until(lambda: self.request(REQUEST) is None, timeout=20, message="the request collected with its Workload")
         wait_until(lambda: self.sim.http("GET", f"/api/v1/namespaces/{NS}/podtemplates/{TEMPLATE}").status_code == 404,
                    timeout=20, message="the PodTemplate collected with its request")
 
@@ -160,22 +120,23 @@ class KueueShapedRequestTest(unittest.TestCase):
         template["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "3"
         self.create_owned(template, workload)
         self.create_owned(request, workload)  # 3 pods of 3 cpu on two 4-cpu nodes; noRetry "true"
-        failed = self.wait_condition("Failed", "True", "CapacityIsNotFound")
+        failed = self.wait_condition(REQUEST, "Failed", "True", "CapacityIsNotFound")
         self.assertTrue(failed["message"].startswith(
             f'CA could not find requested capacity: podSet 0 (podTemplate "{TEMPLATE}"): 1 of 3 pods did not fit'),
             failed["message"])
-        self.assertIsNone(self.condition("Provisioned"), "noRetry: no Provisioned=False backoff for Kueue to wait on")
+        self.assertIsNone(self.kueue_condition("Provisioned"),
+                          "noRetry: no Provisioned=False backoff for Kueue to wait on")
         self.assertEqual(self.reservations(), [])
 
     def test_c_a_request_created_before_its_template_waits_for_it(self):
         template, request = self.kueue_objects()
         workload = self.create_workload("job-racy")
         self.create_owned(request, workload)  # kueue #3957's order
-        self.wait_condition("Accepted", "True", "Accepted")
-        self.assertIsNone(self.condition("Failed"), "a missing template is waited for during the grace")
+        self.wait_condition(REQUEST, "Accepted", "True", "Accepted")
+        self.assertIsNone(self.kueue_condition("Failed"), "a missing template is waited for during the grace")
         self.create_owned(template, workload)
-        self.wait_condition("Provisioned", "True", "CapacityIsFound")
-        self.assertIsNone(self.condition("Failed"))
+        self.wait_condition(REQUEST, "Provisioned", "True", "CapacityIsFound")
+        self.assertIsNone(self.kueue_condition("Failed"))
 
 
 if __name__ == "__main__":

@@ -12,15 +12,10 @@ import json
 import time
 import unittest
 
-import yaml
-
-from kubesim_fixture import start_cluster, wait_until
-
-NS = "default"
-PR_PATH = f"/apis/autoscaling.x-k8s.io/v1/namespaces/{NS}/provisioningrequests"
-RES_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
-CHECK = "check-capacity.autoscaling.x-k8s.io"
-CONSUME = "autoscaling.x-k8s.io/consume-provisioning-request"
+import provisioning_fixture
+from kubesim_fixture import wait_until
+from provisioning_fixture import (CHECK, CONSUME, NS, PR_PATH, ProvisioningCluster, ProvisioningHelpers,
+                                  pod_template)
 
 
 def seconds_between(earlier, later):
@@ -29,79 +24,17 @@ def seconds_between(earlier, later):
     return (parse(later) - parse(earlier)).total_seconds()
 
 
-def pod_template(name, cpu):
-    return {"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": name, "namespace": NS},
-            "template": {"spec": {"containers": [{"name": "main", "image": "busybox",
-                                                  "resources": {"requests": {"cpu": cpu, "memory": "100Mi"}}}]}}}
-
-
 def prov_req(name, template, count, parameters=None, version="v1"):
-    spec = {"provisioningClassName": CHECK, "podSets": [{"podTemplateRef": {"name": template}, "count": count}]}
-    if parameters:
-        spec["parameters"] = parameters
-    return {"apiVersion": f"autoscaling.x-k8s.io/{version}", "kind": "ProvisioningRequest",
-            "metadata": {"name": name, "namespace": NS}, "spec": spec}
+    return provisioning_fixture.prov_req(name, [(template, count)], parameters, version=version)
 
 
-class ProvisioningHelpers:
-    """Reading and waiting on ProvisioningRequests, their bookings and pods in NS (other suites mix it in too)."""
-
-    def create(self, *objects):
-        self.sim.apply_text(yaml.safe_dump_all(objects))
-
-    def request(self, name):
-        r = self.sim.http("GET", f"{PR_PATH}/{name}")
-        return r.json() if r.status_code == 200 else None
-
-    def reservations(self, selector=None):
-        params = {"labelSelector": selector} if selector else {}
-        return self.sim.http("GET", RES_PATH, params=params).json()["items"]
-
-    def condition(self, obj, ctype):
-        for c in (obj or {}).get("status", {}).get("conditions", []):
-            if c["type"] == ctype:
-                return c
-        return None
-
-    def wait_condition(self, name, ctype, status, reason=None, timeout=20):
-        def check():
-            c = self.condition(self.request(name), ctype)
-            return c if c and c["status"] == status and (reason is None or c["reason"] == reason) else None
-        try:
-            return wait_until(check, timeout=timeout, message=f"{name} {ctype}={status}/{reason}")
-        except AssertionError as e:
-            raise AssertionError(f"{e}\nrequest: {json.dumps(self.request(name), indent=1)}\n"
-                                 f"berth-manager log (tail):\n{self.mgr.log_text()[-3000:]}") from None
-
-    def pod(self, name):
-        r = self.sim.http("GET", f"/api/v1/namespaces/{NS}/pods/{name}")
-        return r.json() if r.status_code == 200 else None
-
-
-class ProvisioningRequestTest(ProvisioningHelpers, unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.sim, cls.mgr = start_cluster(nodes=2, sim_flags={"node-cpu": "4"},
-                                         extra_args=["--provisioning-request-template-grace", "2s"])
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.mgr.stop()
-        cls.sim.stop()
+class ProvisioningRequestTest(ProvisioningCluster, ProvisioningHelpers, unittest.TestCase):
+    manager_args = ["--provisioning-request-template-grace", "2s"]
 
     def tearDown(self):
-        # Every case leaves the cluster empty: requests (their finalizer goes once their
-        # Reservations are gone), pods and templates.
-        self.sim.kubectl("delete", "provisioningrequests", "--all", "--wait=false")
-        self.sim.kubectl("delete", "pods", "--all", "--wait=false")
-        self.sim.kubectl("delete", "podtemplates", "--all")
-        wait_until(lambda: not self.requests() and not self.reservations() and not self.sim.get_json(
-            f"/api/v1/namespaces/{NS}/pods")["items"], timeout=20, message="the cluster to be empty")
+        self.clean()  # every case leaves the cluster empty
 
     # ---- helpers (the shared ones are ProvisioningHelpers') ----
-    def requests(self):
-        return self.sim.get_json(PR_PATH)["items"]
-
     def create_pod(self, name, cpu, consume=None):
         meta = {"name": name, "namespace": NS}
         if consume:
@@ -290,11 +223,8 @@ class ProvisioningRequestTest(ProvisioningHelpers, unittest.TestCase):
                     return None
                 c = self.condition(r.json(), "Provisioned")
                 return c if c and c["status"] == "True" else None
-            try:
-                wait_until(provisioned, timeout=60, message="faulty to be Provisioned despite faults")
-            except AssertionError as e:
-                raise AssertionError(f"{e}\nrequest: {self.sim.http('GET', f'{PR_PATH}/faulty').text}\n"
-                                     f"berth-manager log (tail):\n{self.mgr.log_text()[-4000:]}") from None
+            self.mgr.wait(provisioned, "faulty to be Provisioned despite faults", 60,
+                          context=lambda: f"request: {self.sim.http('GET', f'{PR_PATH}/faulty').text}")
         finally:
             self.sim.http("PUT", "/kubesim/admin/faults", json={"faultRate": 0})
         booked = self.reservations("berth.dev/provisioning-request-name=faulty")
@@ -304,18 +234,11 @@ class ProvisioningRequestTest(ProvisioningHelpers, unittest.TestCase):
         self.assertLessEqual(len(self.events_for("faulty", "CapacityIsFound")), 1)
 
 
-class BookingTimerTest(unittest.TestCase):
+class BookingTimerTest(ProvisioningCluster, unittest.TestCase):
     """--provisioning-request-booking-time shortened to 3s: the booking ends on its exact deadline."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.sim, cls.mgr = start_cluster(nodes=1, sim_flags={"node-cpu": "4"},
-                                         extra_args=["--provisioning-request-booking-time", "3s"])
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.mgr.stop()
-        cls.sim.stop()
+    nodes = 1
+    manager_args = ["--provisioning-request-booking-time", "3s"]
 
     def test_the_booking_expires_after_the_booking_time_and_frees_the_capacity(self):
         case = ProvisioningRequestTest("test_a_fitting_request_is_provisioned_and_its_capacity_held_until_its_consumers_take_it")
@@ -334,17 +257,8 @@ class BookingTimerTest(unittest.TestCase):
         self.assertEqual(case.mgr.metric("berth_provisioningrequests", **{"class": CHECK, "state": "BookingExpired"}), 1)
 
 
-class NodeDeletionTest(unittest.TestCase):
+class NodeDeletionTest(ProvisioningCluster, unittest.TestCase):
     """A booked node deleted: CapacityRevoked/NodeDeleted, whoever notices the node is gone first."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.sim, cls.mgr = start_cluster(nodes=2, sim_flags={"node-cpu": "4"})
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.mgr.stop()
-        cls.sim.stop()
 
     def test_a_deleted_booked_node_revokes_the_capacity_and_the_booking_is_released(self):
         case = ProvisioningRequestTest("test_a_fitting_request_is_provisioned_and_its_capacity_held_until_its_consumers_take_it")

@@ -22,30 +22,18 @@ import os
 import tempfile
 import unittest
 
-import yaml
-
+import provisioning_fixture
 from kubesim_fixture import BIN, Background, BerthManager, Kubesim, wait_until
-
-NS = "default"
-PR_PATH = f"/apis/autoscaling.x-k8s.io/v1/namespaces/{NS}/provisioningrequests"
-RES_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
-ATOMIC = "best-effort-atomic-scale-up.autoscaling.x-k8s.io"
-
-
-def pod_template(name, cpu):
-    return {"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": name, "namespace": NS},
-            "template": {"spec": {"containers": [{"name": "main", "image": "busybox",
-                                                  "resources": {"requests": {"cpu": cpu, "memory": "100Mi"}}}]}}}
+from provisioning_fixture import ATOMIC, NS, PR_PATH, ProvisioningHelpers, pod_template
 
 
 def prov_req(name, template, count):
-    return {"apiVersion": "autoscaling.x-k8s.io/v1", "kind": "ProvisioningRequest",
-            "metadata": {"name": name, "namespace": NS},
-            "spec": {"provisioningClassName": ATOMIC, "podSets": [{"podTemplateRef": {"name": template},
-                                                                     "count": count}]}}
+    return provisioning_fixture.prov_req(name, [(template, count)], cls=ATOMIC)
 
 
-class ProvisioningScaleUpTest(unittest.TestCase):
+class ProvisioningScaleUpTest(ProvisioningHelpers, unittest.TestCase):
+    CONDITION_TIMEOUT = 30  # a scale-up waits for nodes to register
+
     @classmethod
     def setUpClass(cls):
         cls.sim = Kubesim(nodes=1, node_cpu="4")
@@ -79,10 +67,7 @@ class ProvisioningScaleUpTest(unittest.TestCase):
 
     def tearDown(self):
         self.control("")
-        self.sim.kubectl("delete", "provisioningrequests", "--all", "--wait=false")
-        self.sim.kubectl("delete", "podtemplates", "--all")
-        wait_until(lambda: not self.sim.get_json(PR_PATH)["items"] and not self.reservations(), timeout=20,
-                   message="the requests and their bookings to be gone")
+        self.clean()
 
     # ---- helpers ----
     def control(self, text):
@@ -96,30 +81,11 @@ class ProvisioningScaleUpTest(unittest.TestCase):
     def pool(self):
         return self.state()["groups"]["pool"]
 
-    def create(self, *objects):
-        self.sim.apply_text(yaml.safe_dump_all(objects))
-
-    def request(self, name):
-        r = self.sim.http("GET", f"{PR_PATH}/{name}")
-        return r.json() if r.status_code == 200 else None
-
-    def reservations(self):
-        return self.sim.http("GET", RES_PATH).json()["items"]
-
     def node_names(self):
         return sorted(n["metadata"]["name"] for n in self.sim.get_json("/api/v1/nodes")["items"])
 
-    def wait_condition(self, name, ctype, status, reason, timeout=30):
-        def check():
-            for c in (self.request(name) or {}).get("status", {}).get("conditions", []):
-                if c["type"] == ctype and c["status"] == status and c["reason"] == reason:
-                    return c
-            return None
-        try:
-            return wait_until(check, timeout=timeout, message=f"{name} {ctype}={status}/{reason}")
-        except AssertionError as e:
-            raise AssertionError(f"{e}\nrequest: {json.dumps(self.request(name), indent=1)}\nprovider: {self.state()}\n"
-                                 f"berth-manager log (tail):\n{self.mgr.log_text()[-3000:]}") from None
+    def describe(self, name):
+        return f"{super().describe(name)}\nprovider: {self.state()}"
 
     def checks(self):
         """Passes that ran a capacity check (each observes the check-duration histogram once)."""
@@ -237,7 +203,7 @@ class ProvisioningScaleUpTest(unittest.TestCase):
         increases = [c for c in self.state()["calls"] if c.startswith("IncreaseSize")][len(before):]
         self.assertEqual(increases, ["IncreaseSize pool 2"], "asked once, for both nodes, despite retried passes")
         self.assertEqual(self.pool()["target"], 4)
-        booked = self.sim.http("GET", RES_PATH, params={"labelSelector": "berth.dev/provisioning-request-name=faulty"}).json()["items"]
+        booked = self.reservations("berth.dev/provisioning-request-name=faulty")
         cpu = sum(float(r["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"]) for r in booked)
         self.assertEqual(cpu, 27.0, "exactly the request's 9 x 3 cpu are booked, once")
         wait_until(lambda: self.scaleups("success") == 2, message="scaleup_total{result=success} 2")

@@ -22,31 +22,12 @@ import unittest
 
 import yaml
 
-from kubesim_fixture import ROOT, start_cluster, wait_until
-from test_provisioning_request import ProvisioningHelpers
+from kubesim_fixture import ROOT, wait_until
+from provisioning_fixture import (ATOMIC, CHECK, NS, ProvisioningCluster, ProvisioningHelpers, pod_template,
+                                  prov_req)
 
-NS = "default"
 TESTDATA = os.path.join(ROOT, "e2e", "testdata", "provisioningrequest")
-PR_PATH = f"/apis/autoscaling.x-k8s.io/v1/namespaces/{NS}/provisioningrequests"
-RES_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
-CHECK = "check-capacity.autoscaling.x-k8s.io"
-ATOMIC = "best-effort-atomic-scale-up.autoscaling.x-k8s.io"
 GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
-
-
-def pod_template(name, cpu):
-    return {"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": name, "namespace": NS},
-            "template": {"spec": {"containers": [{"name": "main", "image": "busybox",
-                                                  "resources": {"requests": {"cpu": cpu, "memory": "100Mi"}}}]}}}
-
-
-def prov_req(name, pod_sets, parameters=None, cls=CHECK):
-    spec = {"provisioningClassName": cls,
-            "podSets": [{"podTemplateRef": {"name": t}, "count": n} for t, n in pod_sets]}
-    if parameters:
-        spec["parameters"] = parameters
-    return {"apiVersion": "autoscaling.x-k8s.io/v1", "kind": "ProvisioningRequest",
-            "metadata": {"name": name, "namespace": NS}, "spec": spec}
 
 
 class Helpers(ProvisioningHelpers):
@@ -57,36 +38,19 @@ class Helpers(ProvisioningHelpers):
         self.assertNotIn("finalizers", obj["metadata"], f"{name} got a finalizer")
         self.assertFalse(self.reservations(f"berth.dev/provisioning-request-name={name}"), f"{name} got a booking")
 
-    def clean(self):
-        self.sim.kubectl("delete", "provisioningrequests", "--all", "--wait=false")
-        self.sim.kubectl("delete", "pods", "--all", "--wait=false")
-        self.sim.kubectl("delete", "podtemplates", "--all")
-        wait_until(lambda: not self.sim.get_json(PR_PATH)["items"] and not self.reservations()
-                   and not self.sim.get_json(f"/api/v1/namespaces/{NS}/pods")["items"],
-                   timeout=20, message="the cluster to be empty")
 
-
-class UpstreamScenariosTest(Helpers, unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.sim, cls.mgr = start_cluster(nodes=2, sim_flags={"node-cpu": "4"},
-                                         extra_args=["--provisioning-request-template-grace", "1s"])
-        try:
-            # The one GPU node, tainted as GPU node pools are (the docs' Job tolerates it).
-            cls.sim.kubectl("create", "-f", "-", input=json.dumps({
-                "apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-0"},
-                "spec": {"taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]},
-                "status": {"capacity": {"cpu": "8", "memory": "32Gi", "pods": "110", "nvidia.com/gpu": "4"},
-                           "allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110", "nvidia.com/gpu": "4"},
-                           "conditions": [{"type": "Ready", "status": "True"}]}}))
-        except BaseException:
-            cls.tearDownClass()
-            raise
+class UpstreamScenariosTest(ProvisioningCluster, Helpers, unittest.TestCase):
+    manager_args = ["--provisioning-request-template-grace", "1s"]
 
     @classmethod
-    def tearDownClass(cls):
-        cls.mgr.stop()
-        cls.sim.stop()
+    def set_up_cluster(cls):
+        # The one GPU node, tainted as GPU node pools are (the docs' Job tolerates it).
+        cls.sim.kubectl("create", "-f", "-", input=json.dumps({
+            "apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-0"},
+            "spec": {"taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]},
+            "status": {"capacity": {"cpu": "8", "memory": "32Gi", "pods": "110", "nvidia.com/gpu": "4"},
+                       "allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110", "nvidia.com/gpu": "4"},
+                       "conditions": [{"type": "Ready", "status": "True"}]}}))
 
     def tearDown(self):
         self.clean()
@@ -171,18 +135,11 @@ class UpstreamScenariosTest(Helpers, unittest.TestCase):
         self.assertEqual(self.request("for-team-a")["metadata"]["resourceVersion"], before)
 
 
-class ProcessorInstanceTest(Helpers, unittest.TestCase):
+class ProcessorInstanceTest(ProvisioningCluster, Helpers, unittest.TestCase):
     """berth-manager --check-capacity-processor-instance team-a: upstream's instance routing."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.sim, cls.mgr = start_cluster(nodes=1, sim_flags={"node-cpu": "4"},
-                                         extra_args=["--check-capacity-processor-instance", "team-a"])
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.mgr.stop()
-        cls.sim.stop()
+    nodes = 1
+    manager_args = ["--check-capacity-processor-instance", "team-a"]
 
     def tearDown(self):
         self.clean()

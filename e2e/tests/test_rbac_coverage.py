@@ -21,7 +21,7 @@ import unittest
 
 import yaml
 
-from kubesim_fixture import HELM, ROOT, BerthManager, Kubesim, wait_until
+from kubesim_fixture import HELM, ROOT, BerthManager, Kubesim
 
 CHART = os.path.join(ROOT, "charts", "berth")
 TESTDATA = os.path.join(ROOT, "e2e", "testdata")
@@ -242,10 +242,7 @@ class RbacCoverageTest(unittest.TestCase):
             return r.json() if r.status_code == 200 else None
 
         def wait(predicate, message, timeout=20):
-            try:
-                return wait_until(predicate, timeout=timeout, message=message)
-            except AssertionError as e:
-                raise AssertionError(f"{e}\nberth-manager log (tail):\n{mgr.log_text()[-3000:]}") from None
+            return mgr.wait(predicate, message, timeout, log_tail=3000)
 
         def phase(name):
             r = get(f"{RES_PATH}/{name}")

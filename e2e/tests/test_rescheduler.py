@@ -21,7 +21,8 @@ import unittest
 
 import yaml
 
-from kubesim_fixture import BerthManager, Kubesim, wait_until
+from kubesim_fixture import start_cluster_for
+from workloads import ready
 
 PMJ_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/podmigrationjobs"
 CONFIG_NAMESPACE = "berth-system"
@@ -41,27 +42,22 @@ def lnu_config(dry_run):
         "lowNodeUtilization": {"enabled": True, "thresholds": {"cpu": 20}, "targetThresholds": {"cpu": 50}}})
 
 
+def create_config_namespace(sim):
+    sim.kubectl("create", "namespace", CONFIG_NAMESPACE)
+
+
 class ReschedulerTest(unittest.TestCase):
     def setUp(self):
-        self.sim = Kubesim(nodes=2, node_cpu="4")
-        self.addCleanup(self.sim.stop)
-        self.sim.install_crds()
-        self.sim.kubectl("create", "namespace", CONFIG_NAMESPACE)
-        self.mgr = BerthManager(self.sim, extra_args=["--log-level", "debug",
-                                                      "--rescheduler-config-namespace", CONFIG_NAMESPACE])
-        self.addCleanup(self.mgr.stop)
+        start_cluster_for(self, 2, {"node_cpu": "4"}, setup=create_config_namespace,
+                          extra_args=["--log-level", "debug", "--rescheduler-config-namespace", CONFIG_NAMESPACE])
         self.start_hot_node()
 
     def wait(self, predicate, message, timeout=30):
-        try:
-            return wait_until(predicate, timeout=timeout, message=message)
-        except AssertionError as e:
-            raise AssertionError(f"{e}\nberth-manager log (tail):\n{self.mgr.log_text()[-6000:]}") from None
+        return self.mgr.wait(predicate, message, timeout, log_tail=6000)
 
     def ready_pods(self):
         pods = self.sim.get_json("/api/v1/namespaces/default/pods?labelSelector=app%3Dweb")["items"]
-        return [p for p in pods if not p["metadata"].get("deletionTimestamp") and any(
-            c["type"] == "Ready" and c["status"] == "True" for c in p.get("status", {}).get("conditions", []))]
+        return [p for p in pods if ready(p)]
 
     def per_node(self):
         out = {}
@@ -178,27 +174,18 @@ class ReschedulerTest(unittest.TestCase):
 
 class PreferredNodeAffinityTest(unittest.TestCase):
     def setUp(self):
-        self.sim = Kubesim(nodes=2, node_cpu="4")
-        self.addCleanup(self.sim.stop)
-        self.sim.install_crds()
-        self.sim.kubectl("create", "namespace", CONFIG_NAMESPACE)
         # The Deployment has one replica: koordinator's arbitration holds a single-replica workload's
         # job (ExpectedReplicas) unless this flag lets it through.
-        self.mgr = BerthManager(self.sim, extra_args=["--log-level", "debug",
-                                                      "--rescheduler-config-namespace", CONFIG_NAMESPACE,
-                                                      "--migration-skip-check-expected-replicas=true"])
-        self.addCleanup(self.mgr.stop)
+        start_cluster_for(self, 2, {"node_cpu": "4"}, setup=create_config_namespace,
+                          extra_args=["--log-level", "debug", "--rescheduler-config-namespace", CONFIG_NAMESPACE,
+                                      "--migration-skip-check-expected-replicas=true"])
 
     def pods(self):
         pods = self.sim.get_json("/api/v1/namespaces/default/pods?labelSelector=app%3Dpref")["items"]
-        return [p for p in pods if not p["metadata"].get("deletionTimestamp") and any(
-            c["type"] == "Ready" and c["status"] == "True" for c in p.get("status", {}).get("conditions", []))]
+        return [p for p in pods if ready(p)]
 
     def wait(self, predicate, message, timeout=30):
-        try:
-            return wait_until(predicate, timeout=timeout, message=message)
-        except AssertionError as e:
-            raise AssertionError(f"{e}\nberth-manager log (tail):\n{self.mgr.log_text()[-6000:]}") from None
+        return self.mgr.wait(predicate, message, timeout, log_tail=6000)
 
     def test_a_pod_moves_to_the_node_that_satisfies_its_preferred_affinity(self):
         self.sim.kubectl("label", "node", "node-1", "zone=west")

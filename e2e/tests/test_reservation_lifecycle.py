@@ -18,7 +18,7 @@ import unittest
 
 import requests
 
-from kubesim_fixture import start_cluster, wait_until
+from kubesim_fixture import ManagerLogOnFailure, start_cluster, wait_until
 
 GROUP_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
 ANNOTATION = "scheduling.koordinator.sh/reservation-allocated"
@@ -137,7 +137,7 @@ def ready_condition(obj):
     return None
 
 
-class ManagerSuite(unittest.TestCase):
+class ManagerSuite(ManagerLogOnFailure, unittest.TestCase):
     """Base: one kubesim with the CRD and one berth-manager per class."""
     gc_duration = None
     # These reservations name a scheduler berth does not serve (placement stays out of the way):
@@ -159,15 +159,6 @@ class ManagerSuite(unittest.TestCase):
         cls.mgr.stop()
         cls.sim.stop()  # ends the watch stream, so the reader thread finishes before close()
         cls.watch.close()
-
-    def tearDown(self):
-        # On failure, the manager's log is the first thing to read.
-        outcome = getattr(self, "_outcome", None)
-        errors = getattr(getattr(outcome, "result", None), "errors", []) + \
-            getattr(getattr(outcome, "result", None), "failures", [])
-        if any(test is self for test, _ in errors):
-            print("---- berth-manager log (tail) ----\n" + "\n".join(self.mgr.log_text().splitlines()[-60:]),
-                  file=sys.stderr)
 
     # helpers
     def create(self, text):

@@ -10,12 +10,11 @@ reusable reservations never over-allocates a reservation or a node.
 import copy
 import json
 import os
-import re
 import unittest
 
 import yaml
 
-from kubesim_fixture import ROOT, start_cluster, wait_until
+from kubesim_fixture import ROOT, ClusterPerClass, wait_until
 from quantities import pod_requests, quantity
 
 RES_PATH = "/apis/scheduling.koordinator.sh/v1alpha1/reservations"
@@ -34,25 +33,24 @@ def wait_transitions(test, frm, to, reason, count):
     test.assertEqual(transitions(test.mgr, frm, to, reason), count)
 
 
+def burst_reservation(i):
+    """Reservation burst-<i>: 1 cpu / 2Gi for the pods labelled app=burst, reusable (allocateOnce false)."""
+    return {"apiVersion": "scheduling.koordinator.sh/v1alpha1", "kind": "Reservation",
+            "metadata": {"name": f"burst-{i}"},
+            "spec": {"allocateOnce": False, "ttl": "1h",
+                     "template": {"metadata": {"namespace": "default"},
+                                  "spec": {"schedulerName": "koord-scheduler",
+                                           "containers": [{"name": "main", "resources": {
+                                               "requests": {"cpu": "1", "memory": "2Gi"}}}]}},
+                     "owners": [{"labelSelector": {"matchLabels": {"app": "burst"}}}]}}
+
+
 def testdata(name):
     return os.path.join(TESTDATA, name)
 
 
-class SchedulingSuite(unittest.TestCase):
+class SchedulingSuite(ClusterPerClass, unittest.TestCase):
     """One kubesim (nodes/flags per subclass) with the CRDs and one berth-manager."""
-    nodes = 3
-    sim_flags = {}
-
-    manager_args = ()
-
-    @classmethod
-    def setUpClass(cls):
-        cls.sim, cls.mgr = start_cluster(nodes=cls.nodes, sim_flags=cls.sim_flags, extra_args=cls.manager_args)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.mgr.stop()
-        cls.sim.stop()
 
     # ---- helpers ----
     def reservation(self, name):
@@ -514,19 +512,9 @@ class BurstTest(SchedulingSuite):
     sim_flags = {"node_cpu": "8", "node_memory": "32Gi"}
 
     def test_a_burst_of_200_owner_pods_never_over_allocates_a_reservation_or_a_node(self):
-        items = []
-        for i in range(50):
-            items.append({"apiVersion": "scheduling.koordinator.sh/v1alpha1", "kind": "Reservation",
-                          "metadata": {"name": f"burst-{i}"},
-                          "spec": {"allocateOnce": False, "ttl": "1h",
-                                   "template": {"metadata": {"namespace": "default"},
-                                                "spec": {"schedulerName": "koord-scheduler",
-                                                         "containers": [{"name": "main", "resources": {
-                                                             "requests": {"cpu": "1", "memory": "2Gi"}}}]}},
-                                   "owners": [{"labelSelector": {"matchLabels": {"app": "burst"}}}]}})
         # One POST per object (kubectl create of a List hits kubesim bug B10).
-        for item in items:
-            self.assertEqual(self.sim.http("POST", RES_PATH, json=item).status_code, 201)
+        for i in range(50):
+            self.assertEqual(self.sim.http("POST", RES_PATH, json=burst_reservation(i)).status_code, 201)
         wait_until(lambda: all(r.get("status", {}).get("phase") == "Available"
                                for r in self.sim.get_json(RES_PATH)["items"]) and
                    len(self.sim.get_json(RES_PATH)["items"]) == 50, timeout=30, message="50 Available reservations")

@@ -9,21 +9,12 @@ costs still converge."""
 import json
 import unittest
 
-from kubesim_fixture import start_cluster, wait_until
+from kubesim_fixture import wait_until
+from test_resource_policy_placement import ON_DEMAND, SPOT, OnDemandAndSpotPools, deployment, unit
+from test_resource_policy_placement import policy as placement_policy
 
-ON_DEMAND = [f"node-{i}" for i in range(0, 4)]
-SPOT = [f"node-{i}" for i in range(4, 8)]
 COST = "controller.kubernetes.io/pod-deletion-cost"
 MARKER = "berth.dev/deletion-cost-policy"
-
-
-def deployment(name, namespace, replicas, labels):
-    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": namespace},
-            "spec": {"replicas": replicas, "selector": {"matchLabels": labels},
-                     "template": {"metadata": {"labels": labels},
-                                  "spec": {"schedulerName": "koord-scheduler",
-                                           "containers": [{"name": "c", "image": "nginx",
-                                                           "resources": {"requests": {"cpu": "100m"}}}]}}}}
 
 
 def bare_pod(name, namespace, labels, annotations):
@@ -33,36 +24,13 @@ def bare_pod(name, namespace, labels, annotations):
 
 
 def policy(name, namespace, units, selector):
-    return {"apiVersion": "scheduling.sigs.x-k8s.io/v1alpha1", "kind": "ResourcePolicy",
-            "metadata": {"name": name, "namespace": namespace},
-            "spec": {"strategy": "prefer", "matchLabelKeys": ["pod-template-hash"],
-                     "matchPolicy": {"ignoreTerminatingPod": True},
-                     "podSelector": {"matchLabels": selector}, "units": units}}
-
-
-def unit(name, pool, priority, max_count=None):
-    u = {"name": name, "priority": priority, "nodeSelector": {"matchLabels": {"pool": pool}}}
-    if max_count is not None:
-        u["maxCount"] = max_count
-    return u
+    return placement_policy(name, namespace, "prefer", units, selector)
 
 
 STORY_UNITS = [unit("on-demand", "on-demand", 10, 4), unit("spot", "spot", 1)]
 
 
-class ResourcePolicyDeletionCostTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        # kubesim --nodes 8 creates node-0..node-7.
-        cls.sim, cls.mgr = start_cluster(nodes=8)
-        cls.sim.kubectl("label", "node", *ON_DEMAND, "pool=on-demand")
-        cls.sim.kubectl("label", "node", *SPOT, "pool=spot")
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.mgr.stop()
-        cls.sim.stop()
-
+class ResourcePolicyDeletionCostTest(OnDemandAndSpotPools, unittest.TestCase):
     def create(self, obj):
         self.sim.apply_text(json.dumps(obj))
 

@@ -6,7 +6,7 @@ scheduled once the policy is edited to make room. A pod two policies select stay
 import json
 import unittest
 
-from kubesim_fixture import start_cluster, wait_until
+from kubesim_fixture import ClusterPerClass, wait_until
 
 ON_DEMAND = [f"node-{i}" for i in range(0, 4)]
 SPOT = [f"node-{i}" for i in range(4, 8)]
@@ -36,18 +36,20 @@ def unit(name, pool, priority, max_count=None):
     return u
 
 
-class ResourcePolicyPlacementTest(unittest.TestCase):
+class OnDemandAndSpotPools(ClusterPerClass):
+    """kubesim --nodes 8 (node-0..node-7) labelled pool=on-demand (ON_DEMAND) and pool=spot (SPOT), and berth-manager;
+    the resource policy suites share it."""
+
+    nodes = 8
+
     @classmethod
-    def setUpClass(cls):
-        cls.sim, cls.mgr = start_cluster(nodes=8)
+    def set_up_cluster(cls):
         assert sorted(cls.sim.kubectl("get", "nodes", "-o", "name").split()) == [f"node/{n}" for n in ON_DEMAND + SPOT]
         cls.sim.kubectl("label", "node", *ON_DEMAND, "pool=on-demand")
         cls.sim.kubectl("label", "node", *SPOT, "pool=spot")
 
-    @classmethod
-    def tearDownClass(cls):
-        cls.mgr.stop()
-        cls.sim.stop()
+
+class ResourcePolicyPlacementTest(OnDemandAndSpotPools, unittest.TestCase):
 
     def create(self, obj):
         self.sim.apply_text(json.dumps(obj))
@@ -149,22 +151,11 @@ class ResourcePolicyPlacementTest(unittest.TestCase):
         self.assertIn(f"twice/{pod_name}", conflict["message"])
 
 
-class ResourcePolicyUnderFaultsTest(unittest.TestCase):
+class ResourcePolicyUnderFaultsTest(OnDemandAndSpotPools, unittest.TestCase):
     """With 30% of API requests failing (500/429) and watches cut every 2s, the limits still hold: binds and
     status writes are retried, counts come back from the relisted caches, nothing is over-placed. (409 is left
     out: the scheduler reads a 409 on pods/binding as "bound by someone else" and waits for the informer, which
     an injected conflict never satisfies; status writes meet real 409s whenever the cache is behind.)"""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.sim, cls.mgr = start_cluster(nodes=8)
-        cls.sim.kubectl("label", "node", *ON_DEMAND, "pool=on-demand")
-        cls.sim.kubectl("label", "node", *SPOT, "pool=spot")
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.mgr.stop()
-        cls.sim.stop()
 
     def get(self, path):
         r = self.sim.http("GET", path)

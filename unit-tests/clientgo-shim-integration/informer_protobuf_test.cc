@@ -15,8 +15,6 @@ namespace berth::shim {
 namespace {
 
 using namespace berth::shim::testing;
-using kubesim::KubesimInstance;
-using kubesim::KubesimOptions;
 
 SteadyTime In(std::chrono::seconds s) { return std::chrono::steady_clock::now() + s; }
 
@@ -41,21 +39,9 @@ rapidjson::Document WithoutNulls(rapidjson::Document doc) {
   return doc;
 }
 
-class InformerProtobufTest : public ::testing::TestWithParam<bool> {
+class InformerProtobufTest : public CountedClusterTest<::testing::TestWithParam<bool>> {
  protected:
-  void SetUp() override {
-    KubesimOptions o;
-    o.nodes = 3;
-    o.bookmark_interval = std::chrono::milliseconds(500);
-    o.serve_protobuf = GetParam();
-    sim_ = std::make_unique<KubesimInstance>(o);
-    auto port = sim_->Start();
-    ASSERT_TRUE(port) << port.error().message;
-    client_ = std::make_shared<CountingClient>(ClientFor(*sim_));
-  }
-  void TearDown() override { sim_->Stop(); }
-  std::unique_ptr<KubesimInstance> sim_;
-  std::shared_ptr<CountingClient> client_;
+  void SetUp() override { StartCluster(GetParam()); }
 };
 
 TEST_P(InformerProtobufTest, PodsAndNodesSyncFollowAndCacheWhatJsonCaches) {

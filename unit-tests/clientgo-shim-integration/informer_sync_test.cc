@@ -11,25 +11,12 @@ namespace berth::shim {
 namespace {
 
 using namespace berth::shim::testing;
-using kubesim::KubesimInstance;
-using kubesim::KubesimOptions;
 
 SteadyTime In(std::chrono::seconds s) { return std::chrono::steady_clock::now() + s; }
 
-class InformerSyncTest : public ::testing::Test {
+class InformerSyncTest : public CountedClusterTest<> {
  protected:
-  void SetUp() override {
-    KubesimOptions o;
-    o.nodes = 3;
-    o.bookmark_interval = std::chrono::milliseconds(500);
-    sim_ = std::make_unique<KubesimInstance>(o);
-    auto port = sim_->Start();
-    ASSERT_TRUE(port) << port.error().message;
-    client_ = std::make_shared<CountingClient>(ClientFor(*sim_));
-  }
-  void TearDown() override { sim_->Stop(); }
-  std::unique_ptr<KubesimInstance> sim_;
-  std::shared_ptr<CountingClient> client_;
+  void SetUp() override { StartCluster(); }
 };
 
 TEST_F(InformerSyncTest, TheCacheEqualsTheServerAfterCreatesUpdatesAndDeletes) {

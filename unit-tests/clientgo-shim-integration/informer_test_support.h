@@ -230,4 +230,27 @@ inline ::testing::AssertionResult EventuallyEqual(kubesim::KubesimInstance& sim,
   return r;
 }
 
+// CountedClusterTest: each test gets a started kubesim of three nodes (bookmarks every 500 ms) and
+// a CountingClient to it (protobuf served, as kubesim does by default, unless serve_protobuf is
+// false); Base is ::testing::Test or a TestWithParam.
+template <class Base = ::testing::Test>
+class CountedClusterTest : public Base {
+ protected:
+  void StartCluster(bool serve_protobuf = true) {
+    kubesim::KubesimOptions o;
+    o.nodes = 3;
+    o.bookmark_interval = std::chrono::milliseconds(500);
+    o.serve_protobuf = serve_protobuf;
+    sim_ = std::make_unique<kubesim::KubesimInstance>(o);
+    auto port = sim_->Start();
+    ASSERT_TRUE(port) << port.error().message;
+    client_ = std::make_shared<CountingClient>(ClientFor(*sim_));
+  }
+  void TearDown() override {
+    if (sim_) sim_->Stop();
+  }
+  std::unique_ptr<kubesim::KubesimInstance> sim_;
+  std::shared_ptr<CountingClient> client_;
+};
+
 }  // namespace berth::shim::testing

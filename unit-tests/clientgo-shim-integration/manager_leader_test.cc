@@ -3,53 +3,27 @@
 // and each manager's /metrics shows leader_election_master_status.
 #include <thread>
 
-#include <boost/asio.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 #include <gtest/gtest.h>
 
+#include "clientgo-shim/base/wait_for.h"
 #include "clientgo-shim/manager/manager.h"
+#include "clientgo-shim/metrics/http_fetch.h"
 #include "informer_test_support.h"
 
 namespace berth::shim {
 namespace {
 
 using namespace std::chrono_literals;
-namespace http = boost::beast::http;
-
-std::pair<int, std::string> HttpGet(uint16_t port, const std::string& target) {
-  boost::asio::io_context io;
-  boost::asio::ip::tcp::socket s(io);
-  boost::system::error_code ec;
-  s.connect({boost::asio::ip::make_address("127.0.0.1"), port}, ec);
-  if (ec) return {0, ""};
-  http::request<http::string_body> req{http::verb::get, target, 11};
-  req.set(http::field::host, "localhost");
-  http::write(s, req, ec);
-  boost::beast::flat_buffer buf;
-  http::response<http::string_body> res;
-  http::read(s, buf, res, ec);
-  if (ec) return {0, ""};
-  return {static_cast<int>(res.result_int()), res.body()};
-}
-
-template <class Pred>
-bool WaitFor(Pred pred, std::chrono::milliseconds limit) {
-  const auto end = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < end) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(5ms);
-  }
-  return pred();
-}
+using testing::Fetch;
+using ::berth::testing::WaitFor;
 
 struct Replica {
   std::unique_ptr<Manager> manager;
   std::atomic<int> reconciles{0};
 
   bool MetricsShow(const std::string& value) {
-    auto page = HttpGet(manager->metrics_port(), "/metrics");
-    return page.second.find("leader_election_master_status{name=\"berth-mgr\"} " + value + "\n") !=
+    auto page = Fetch(manager->metrics_port(), "/metrics");
+    return page.body.find("leader_election_master_status{name=\"berth-mgr\"} " + value + "\n") !=
            std::string::npos;
   }
 };
@@ -98,12 +72,12 @@ TEST(ManagerLeaderIntegrationTest, OnlyTheLeaderReconcilesAndStoppingItHandsOver
   auto a = MakeReplica(sim, "replica-a");
   auto b = MakeReplica(sim, "replica-b");
   ASSERT_TRUE(a->manager->Start());
-  ASSERT_TRUE(WaitFor([&] { return a->reconciles.load() >= 1; }, 10000ms));
+  ASSERT_TRUE(WaitFor([&] { return a->reconciles.load() >= 1; }, 10000ms, 5ms));
   EXPECT_TRUE(a->manager->IsLeader());
   ASSERT_TRUE(b->manager->Start());
   // The standby syncs its caches (ready) but runs no controller.
-  ASSERT_TRUE(WaitFor([&] { return HttpGet(b->manager->probe_port(), "/readyz").first == 200; },
-                      10000ms));
+  ASSERT_TRUE(WaitFor([&] { return Fetch(b->manager->probe_port(), "/readyz").status == 200; },
+                      10000ms, 5ms));
   const auto window_end = std::chrono::steady_clock::now() + 1000ms;
   while (std::chrono::steady_clock::now() < window_end) {
     ASSERT_FALSE(a->manager->IsLeader() && b->manager->IsLeader()) << "split brain";
@@ -113,11 +87,11 @@ TEST(ManagerLeaderIntegrationTest, OnlyTheLeaderReconcilesAndStoppingItHandsOver
   EXPECT_FALSE(b->manager->ControllersStarted());
   EXPECT_TRUE(a->MetricsShow("1"));
   EXPECT_TRUE(b->MetricsShow("0"));
-  EXPECT_EQ(HttpGet(a->manager->probe_port(), "/healthz").second, "ok");
+  EXPECT_EQ(Fetch(a->manager->probe_port(), "/healthz").body, "ok");
 
   const auto stop_at = std::chrono::steady_clock::now();
   a->manager->Stop();  // drains the controller, then releases the Lease
-  ASSERT_TRUE(WaitFor([&] { return b->reconciles.load() >= 1; }, 5000ms));
+  ASSERT_TRUE(WaitFor([&] { return b->reconciles.load() >= 1; }, 5000ms, 5ms));
   const auto took = std::chrono::steady_clock::now() - stop_at;
   std::printf("standby manager reconciled %lld ms after the leader stopped\n",
               static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()));

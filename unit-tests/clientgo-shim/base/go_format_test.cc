@@ -9,6 +9,13 @@
 namespace berth {
 namespace {
 
+TEST(GoFormatTest, JoinIsStringsJoin) {
+  EXPECT_EQ(GoJoin({}, ", "), "");
+  EXPECT_EQ(GoJoin({"a"}, ", "), "a");
+  EXPECT_EQ(GoJoin({"a", "", "c"}, "; "), "a; ; c");
+  EXPECT_EQ(GoJoin({"x", "y"}, ""), "xy");
+}
+
 // Moved from unit-tests/e2e/kubesim/schema/go_format_test.cc.
 TEST(GoFormatTest, FloatsPrintLikeGoPercentV) {
   EXPECT_EQ(FormatFloatG(1.5), "1.5");

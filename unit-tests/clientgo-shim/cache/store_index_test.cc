@@ -7,30 +7,14 @@
 
 #include <gtest/gtest.h>
 
-#include "clientgo-shim/base/json.h"
 #include "clientgo-shim/cache/store.h"
+#include "clientgo-shim/cache/store_test_objects.h"
 
 namespace berth::shim {
 namespace {
 
-ObjectPtr Pod(const std::string& ns, const std::string& name, const std::string& rv,
-              const std::string& node = "") {
-  std::string text = R"({"metadata":{"name":")" + name + R"(","namespace":")" + ns +
-                     R"(","resourceVersion":")" + rv + R"("},"spec":{)" +
-                     (node.empty() ? "" : R"("nodeName":")" + node + "\"") + "}}";
-  auto doc = json::Parse(text);
-  EXPECT_TRUE(doc);
-  auto obj = CachedObject::FromJson(*doc);
-  EXPECT_TRUE(obj);
-  return *obj;
-}
-
-std::vector<std::string> Keys(const std::vector<ObjectPtr>& objs) {
-  std::vector<std::string> out;
-  for (const auto& o : objs) out.emplace_back(o->Key());
-  std::sort(out.begin(), out.end());
-  return out;
-}
+using testing::Keys;
+using testing::Pod;
 
 TEST(StoreIndexTest, AFreedSlotIsReusedWithoutLeavingTheOldObjectInAnyIndex) {
   Store store;

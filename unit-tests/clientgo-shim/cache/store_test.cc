@@ -4,29 +4,13 @@
 
 #include <gtest/gtest.h>
 
-#include "clientgo-shim/base/json.h"
+#include "clientgo-shim/cache/store_test_objects.h"
 
 namespace berth::shim {
 namespace {
 
-ObjectPtr Pod(const std::string& ns, const std::string& name, const std::string& rv,
-              const std::string& node = "") {
-  std::string text = R"({"metadata":{"name":")" + name + R"(","namespace":")" + ns +
-                     R"(","resourceVersion":")" + rv + R"("},"spec":{)" +
-                     (node.empty() ? "" : R"("nodeName":")" + node + "\"") + "}}";
-  auto doc = json::Parse(text);
-  EXPECT_TRUE(doc);
-  auto obj = CachedObject::FromJson(*doc);
-  EXPECT_TRUE(obj);
-  return *obj;
-}
-
-std::vector<std::string> Names(std::vector<ObjectPtr> objs) {
-  std::vector<std::string> out;
-  for (auto& o : objs) out.emplace_back(o->Key());
-  std::sort(out.begin(), out.end());
-  return out;
-}
+using testing::Keys;
+using testing::Pod;
 
 // Records handler calls as lines: "add a/b 1 initial", "update a/b 1->2", "delete a/b unknown".
 struct Recorder {
@@ -92,7 +76,7 @@ TEST(StoreTest, ReplaceEmitsAddsUpdatesAndTombstonesForVanishedObjects) {
   store.Replace({Pod("a", "keep", "1"), Pod("a", "change", "7"), Pod("a", "new", "8")}, "20");
   EXPECT_EQ(rec.Sorted(), (std::vector<std::string>{"add a/new 8", "delete a/gone 1 unknown",
                                                     "update a/change 1->7"}));
-  EXPECT_EQ(Names(store.List()), (std::vector<std::string>{"a/change", "a/keep", "a/new"}));
+  EXPECT_EQ(Keys(store.List()), (std::vector<std::string>{"a/change", "a/keep", "a/new"}));
   EXPECT_EQ(store.ResourceVersion(), "20");
 }
 
@@ -110,9 +94,9 @@ TEST(StoreTest, NamespaceAndNodeIndexesFollowUpdatesAndDeletes) {
   store.Replace({Pod("a", "p1", "1", "n1"), Pod("a", "p2", "1", "n2"), Pod("b", "p3", "1", "n1"),
                  Pod("b", "pending", "1")},
                 "1");
-  EXPECT_EQ(Names(*store.ByIndex(kNodeNameIndex, "n1")),
+  EXPECT_EQ(Keys(*store.ByIndex(kNodeNameIndex, "n1")),
             (std::vector<std::string>{"a/p1", "b/p3"}));
-  EXPECT_EQ(Names(*store.ByIndex(kNamespaceIndex, "b")),
+  EXPECT_EQ(Keys(*store.ByIndex(kNamespaceIndex, "b")),
             (std::vector<std::string>{"b/p3", "b/pending"}));
   EXPECT_EQ(*store.IndexValues(kNodeNameIndex), (std::vector<std::string>{"n1", "n2"}));
   // p1 moves to n2, p3 is deleted, pending gets scheduled.
@@ -120,9 +104,9 @@ TEST(StoreTest, NamespaceAndNodeIndexesFollowUpdatesAndDeletes) {
   store.ApplyEvent(DeltaType::kDeleted, Pod("b", "p3", "3", "n1"));
   store.ApplyEvent(DeltaType::kModified, Pod("b", "pending", "4", "n3"));
   EXPECT_TRUE(store.ByIndex(kNodeNameIndex, "n1")->empty());
-  EXPECT_EQ(Names(*store.ByIndex(kNodeNameIndex, "n2")),
+  EXPECT_EQ(Keys(*store.ByIndex(kNodeNameIndex, "n2")),
             (std::vector<std::string>{"a/p1", "a/p2"}));
-  EXPECT_EQ(Names(*store.ByIndex(kNodeNameIndex, "n3")), std::vector<std::string>{"b/pending"});
+  EXPECT_EQ(Keys(*store.ByIndex(kNodeNameIndex, "n3")), std::vector<std::string>{"b/pending"});
   EXPECT_EQ(*store.IndexValues(kNodeNameIndex), (std::vector<std::string>{"n2", "n3"}));
 }
 
@@ -132,7 +116,7 @@ TEST(StoreTest, IndexesAddedLaterCoverExistingObjectsAndNamesMustBeUnique) {
   ASSERT_TRUE(store.AddIndexers({{"custom", [](const CachedObject& o) {
                                     return std::vector<std::string>{std::string(o.Name()) + "!"};
                                   }}}));
-  EXPECT_EQ(Names(*store.ByIndex("custom", "p!")), std::vector<std::string>{"a/p"});
+  EXPECT_EQ(Keys(*store.ByIndex("custom", "p!")), std::vector<std::string>{"a/p"});
   auto dup = store.AddIndexers({{"custom", NamespaceIndexFunc()}});
   ASSERT_FALSE(dup);
   EXPECT_EQ(dup.error().code, ErrorCode::kAlreadyExists);

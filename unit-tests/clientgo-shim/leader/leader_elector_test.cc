@@ -7,25 +7,17 @@
 
 #include <gtest/gtest.h>
 
+#include "clientgo-shim/base/wait_for.h"
 #include "clientgo-shim/client/fake_rest_client.h"
 
 namespace berth::shim {
 namespace {
 
 using namespace std::chrono_literals;
+using ::berth::testing::WaitFor;
 using testing::Fail;
 using testing::FakeRestClient;
 using testing::Ok;
-
-template <class Pred>
-bool WaitFor(Pred pred, std::chrono::milliseconds limit = 5000ms) {
-  const auto end = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < end) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(1ms);
-  }
-  return pred();
-}
 
 // LeaseServer: one Lease with resourceVersion checks; PUTs can be made to fail.
 struct LeaseServer {

@@ -6,45 +6,19 @@
 #include <optional>
 #include <thread>
 
-#include <boost/asio.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 #include <gtest/gtest.h>
 
+#include "clientgo-shim/base/wait_for.h"
 #include "clientgo-shim/client/fake_rest_client.h"
 #include "clientgo-shim/manager/manager_flags.h"
+#include "clientgo-shim/metrics/http_fetch.h"
 
 namespace berth::shim {
 namespace {
 
 using namespace std::chrono_literals;
-namespace http = boost::beast::http;
-
-template <class Pred>
-bool WaitFor(Pred pred, std::chrono::milliseconds limit = 5000ms) {
-  const auto end = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < end) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(1ms);
-  }
-  return pred();
-}
-
-std::pair<int, std::string> Get(uint16_t port, const std::string& target) {
-  boost::asio::io_context io;
-  boost::asio::ip::tcp::socket s(io);
-  boost::system::error_code ec;
-  s.connect({boost::asio::ip::make_address("127.0.0.1"), port}, ec);
-  if (ec) return {0, ""};
-  http::request<http::string_body> req{http::verb::get, target, 11};
-  req.set(http::field::host, "localhost");
-  http::write(s, req, ec);
-  boost::beast::flat_buffer buf;
-  http::response<http::string_body> res;
-  http::read(s, buf, res, ec);
-  if (ec) return {0, ""};
-  return {static_cast<int>(res.result_int()), res.body()};
-}
+using testing::Fetch;
+using ::berth::testing::WaitFor;
 
 TEST(ManagerFlagsTest, ParsesTheStandardFlagsAndLeavesOthers) {
   ManagerOptions o;
@@ -140,6 +114,18 @@ TEST(ManagerFlagsTest, ParsesTheLeaseDurationsAndRejectsBadOnes) {
   EXPECT_NE(ManagerFlagsUsage().find("--leader-elect-renew-deadline"), std::string::npos);
 }
 
+// A manager on `rest` with leader election (Lease sys/berth) and its servers on ephemeral ports.
+ManagerOptions LeaderElectingOptions(RestClientPtr rest) {
+  ManagerOptions o;
+  o.rest = std::move(rest);
+  o.metrics_bind_address = "0";
+  o.health_probe_bind_address = "0";
+  o.leader_election = true;
+  o.leader_election_id = "berth";
+  o.leader_election_namespace = "sys";
+  return o;
+}
+
 TEST(ManagerTest, WithLeaderElectionControllersWriteThroughTheLeaderFence) {
   // A Lease that does not exist yet; every other request succeeds.
   auto fake = std::make_shared<testing::FakeRestClient>([](const RestRequest& r) -> Result<RestResponse> {
@@ -147,13 +133,7 @@ TEST(ManagerTest, WithLeaderElectionControllersWriteThroughTheLeaderFence) {
     if (lease && r.method == "GET") return testing::Fail(ErrorCode::kNotFound, 404, "not found");
     return testing::Ok(r.body.empty() ? "{}" : r.body);
   });
-  ManagerOptions o;
-  o.rest = fake;
-  o.metrics_bind_address = "0";
-  o.health_probe_bind_address = "0";
-  o.leader_election = true;
-  o.leader_election_id = "berth";
-  o.leader_election_namespace = "sys";
+  ManagerOptions o = LeaderElectingOptions(fake);
   auto m = Manager::Create(o);
   ASSERT_TRUE(m);
   ASSERT_NE((*m)->rest(), o.rest) << "controllers get the fenced client";
@@ -189,14 +169,8 @@ TEST(ManagerTest, TheElectorUsesItsOwnClientSoBlockedControllerTrafficCannotHold
     if (r.method == "GET") return testing::Fail(ErrorCode::kNotFound, 404, "not found");
     return testing::Ok(r.body.empty() ? "{}" : r.body);
   });
-  ManagerOptions o;
-  o.rest = busy;
+  ManagerOptions o = LeaderElectingOptions(busy);
   o.leader_election_rest = lease;
-  o.metrics_bind_address = "0";
-  o.health_probe_bind_address = "0";
-  o.leader_election = true;
-  o.leader_election_id = "berth";
-  o.leader_election_namespace = "sys";
   auto m = Manager::Create(o);
   ASSERT_TRUE(m);
   std::thread controller_traffic([&] { (void)(*m)->rest()->Do({.method = "GET", .path = "/api/v1/pods"}); });
@@ -232,13 +206,7 @@ TEST(ManagerTest, LosingTheLeaseFailsWaitAndFencesTheInFlightReconcilesWrite) {
     }
     return testing::Ok(r.body.empty() ? "{}" : r.body);
   });
-  ManagerOptions o;
-  o.rest = fake;
-  o.metrics_bind_address = "0";
-  o.health_probe_bind_address = "0";
-  o.leader_election = true;
-  o.leader_election_id = "berth";
-  o.leader_election_namespace = "sys";
+  ManagerOptions o = LeaderElectingOptions(fake);
   o.lease_duration = 1500ms;
   o.renew_deadline = 1000ms;
   o.retry_period = 100ms;
@@ -334,27 +302,27 @@ TEST(ManagerTest, WithoutLeaderElectionRunsControllersServesMetricsAndProbesAndS
   (*c)->queue().Add("ns/a");
   ASSERT_TRUE((*m)->Start());
   ASSERT_NE((*m)->probe_port(), 0);
-  EXPECT_EQ(Get((*m)->probe_port(), "/healthz").first, 200);
-  EXPECT_EQ(Get((*m)->probe_port(), "/readyz").first, 500) << "not ready before caches sync";
+  EXPECT_EQ(Fetch((*m)->probe_port(), "/healthz").status, 200);
+  EXPECT_EQ(Fetch((*m)->probe_port(), "/readyz").status, 500) << "not ready before caches sync";
   EXPECT_EQ(reconciled.load(), 0) << "controllers wait for caches";
   synced = true;
   ASSERT_TRUE(WaitFor([&] { return reconciled.load() == 1; }));
   EXPECT_TRUE((*m)->ControllersStarted());
-  EXPECT_EQ(Get((*m)->probe_port(), "/readyz").first, 200);
+  EXPECT_EQ(Fetch((*m)->probe_port(), "/readyz").status, 200);
   // The reconciler's own counter moves inside the call; the controller counts the result only
   // once the call has returned, so the page may lag it for a moment: poll the page.
-  std::pair<int, std::string> page;
+  testing::Fetched page;
   EXPECT_TRUE(WaitFor([&] {
-    page = Get((*m)->metrics_port(), "/metrics");
-    return page.second.find(
+    page = Fetch((*m)->metrics_port(), "/metrics");
+    return page.body.find(
                "controller_runtime_reconcile_total{controller=\"things\",result=\"success\"} 1\n") !=
            std::string::npos;
-  })) << page.second;
-  EXPECT_EQ(page.first, 200);
+  })) << page.body;
+  EXPECT_EQ(page.status, 200);
   std::thread stopper([&] { (*m)->Stop(); });
   EXPECT_TRUE((*m)->Wait());
   stopper.join();
-  EXPECT_EQ(Get((*m)->probe_port(), "/healthz").first, 0);
+  EXPECT_EQ(Fetch((*m)->probe_port(), "/healthz").status, 0);
 }
 
 TEST(ManagerTest, CacheSyncTimeoutFailsWait) {

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "clientgo-shim/base/wait_for.h"
 #include "clientgo-shim/client/fake_rest_client.h"
 #include "clientgo-shim/manager/manager.h"
 
@@ -10,16 +11,7 @@ namespace berth::shim {
 namespace {
 
 using namespace std::chrono_literals;
-
-template <class Pred>
-bool WaitFor(Pred pred, std::chrono::milliseconds limit = 5000ms) {
-  const auto end = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < end) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(1ms);
-  }
-  return pred();
-}
+using ::berth::testing::WaitFor;
 
 TEST(InformersSyncedCheckTest, NamesTheInformersThatHaveNotSyncedWithTheirLastError) {
   auto rest = std::make_shared<testing::FakeRestClient>([](const RestRequest& r) -> Result<RestResponse> {

@@ -3,42 +3,16 @@
 
 #include <atomic>
 
-#include <boost/asio.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 #include <gtest/gtest.h>
 
+#include "clientgo-shim/metrics/http_fetch.h"
 #include "clientgo-shim/metrics/probes.h"
 
 namespace berth::shim {
 namespace {
 
-namespace http = boost::beast::http;
-
-struct Fetched {
-  int status = 0;
-  std::string body;
-  std::string content_type;
-  std::string nosniff;
-};
-
-Fetched Fetch(uint16_t port, const std::string& target) {
-  boost::asio::io_context io;
-  boost::asio::ip::tcp::socket s(io);
-  boost::system::error_code ec;
-  s.connect({boost::asio::ip::make_address("127.0.0.1"), port}, ec);
-  if (ec) return {};
-  http::request<http::string_body> req{http::verb::get, target, 11};
-  req.set(http::field::host, "localhost");
-  http::write(s, req, ec);
-  boost::beast::flat_buffer buf;
-  http::response<http::string_body> res;
-  http::read(s, buf, res, ec);
-  if (ec) return {};
-  return {static_cast<int>(res.result_int()), res.body(),
-          std::string(res[http::field::content_type]),
-          std::string(res["X-Content-Type-Options"])};
-}
+using testing::Fetch;
+using testing::Fetched;
 
 TEST(ParseBindAddressTest, AcceptsControllerRuntimeForms) {
   auto a = ParseBindAddress(":8080");

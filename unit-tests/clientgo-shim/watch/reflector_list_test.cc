@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "clientgo-shim/watch/fake_rest_client.h"
+#include "clientgo-shim/watch/reflector_test_support.h"
 #include "clientgo-shim/watch/reflector.h"
 
 namespace berth::shim {
@@ -16,23 +17,10 @@ using namespace berth::shim::testing;
 using std::chrono::milliseconds;
 
 ReflectorOptions Options(int workers) {
-  ReflectorOptions o;
-  o.list_watch.path = "/api/v1/pods";
+  ReflectorOptions o = PodReflectorOptions();
   o.list_watch.page_size = 2;
-  o.list_watch.backoff.initial = milliseconds(1);  // keep retries fast in tests
-  o.list_watch.backoff.cap = milliseconds(5);
-  o.rng_seed = 1;
   o.list_decode_workers = workers;
   return o;
-}
-
-std::vector<std::string> KeysWithRv(const Store& store) {
-  std::vector<std::string> out;
-  for (auto& o : store.List()) {
-    out.push_back(std::string(o->Key()) + "@" + std::string(o->ResourceVersion()));
-  }
-  std::sort(out.begin(), out.end());
-  return out;
 }
 
 size_t ThreadCount() {

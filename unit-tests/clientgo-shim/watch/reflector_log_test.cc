@@ -4,6 +4,7 @@
 
 #include "clientgo-shim/base/log_capture.h"
 #include "clientgo-shim/watch/fake_rest_client.h"
+#include "clientgo-shim/watch/reflector_test_support.h"
 #include "clientgo-shim/watch/reflector.h"
 
 namespace berth::shim {
@@ -13,14 +14,7 @@ using namespace berth::shim::testing;
 using berth::testing::LogCapture;
 using std::chrono::milliseconds;
 
-ReflectorOptions Options() {
-  ReflectorOptions o;
-  o.list_watch.path = "/api/v1/pods";
-  o.list_watch.backoff.initial = milliseconds(1);
-  o.list_watch.backoff.cap = milliseconds(5);
-  o.rng_seed = 1;
-  return o;
-}
+ReflectorOptions Options() { return PodReflectorOptions(); }
 
 bool Eventually(const std::function<bool()>& pred) { return FakeRestClient::WaitUntil(pred); }
 

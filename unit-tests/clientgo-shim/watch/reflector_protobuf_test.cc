@@ -7,6 +7,7 @@
 
 #include "clientgo-shim/proto/pod_fixtures.h"
 #include "clientgo-shim/watch/fake_rest_client.h"
+#include "clientgo-shim/watch/reflector_test_support.h"
 #include "clientgo-shim/watch/reflector.h"
 
 namespace berth::shim {
@@ -32,20 +33,9 @@ class ProtobufServer : public FakeRestClient {
 };
 
 ReflectorOptions Options() {
-  ReflectorOptions o;
-  o.list_watch.path = "/api/v1/pods";
+  ReflectorOptions o = PodReflectorOptions();
   o.list_watch.accept = kAcceptProtobuf;
-  o.list_watch.backoff.initial = milliseconds(1);
-  o.list_watch.backoff.cap = milliseconds(5);
-  o.rng_seed = 1;
   return o;
-}
-
-std::vector<std::string> KeysWithRv(const Store& store) {
-  std::vector<std::string> out;
-  for (auto& o : store.List()) out.push_back(std::string(o->Key()) + "@" + std::string(o->ResourceVersion()));
-  std::sort(out.begin(), out.end());
-  return out;
 }
 
 RestResponse ProtobufList(std::vector<pt::Wire> pods, const std::string& rv) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "clientgo-shim/watch/fake_rest_client.h"
+#include "clientgo-shim/watch/reflector_test_support.h"
 
 namespace berth::shim {
 namespace {
@@ -12,23 +13,7 @@ namespace {
 using namespace berth::shim::testing;
 using std::chrono::milliseconds;
 
-ReflectorOptions Options() {
-  ReflectorOptions o;
-  o.list_watch.path = "/api/v1/pods";
-  o.list_watch.backoff.initial = milliseconds(1);  // keep retries fast in tests
-  o.list_watch.backoff.cap = milliseconds(5);
-  o.rng_seed = 1;
-  return o;
-}
-
-std::vector<std::string> KeysWithRv(const Store& store) {
-  std::vector<std::string> out;
-  for (auto& o : store.List()) {
-    out.push_back(std::string(o->Key()) + "@" + std::string(o->ResourceVersion()));
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
+ReflectorOptions Options() { return PodReflectorOptions(); }
 
 bool Eventually(const std::function<bool()>& pred) { return FakeRestClient::WaitUntil(pred); }
 

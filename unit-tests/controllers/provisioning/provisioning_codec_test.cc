@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "clientgo-shim/base/json.h"
+#include "clientgo-shim/base/json_test_parse.h"
 #include "controllers/scheduler/scheduler_codec.h"
 
 namespace berth::controllers {
@@ -12,11 +13,7 @@ namespace {
 
 namespace prov = reconcile::provisioning;
 
-rapidjson::Document Parse(std::string_view text) {
-  auto doc = json::Parse(text);
-  EXPECT_TRUE(doc.has_value()) << text;
-  return doc ? std::move(*doc) : rapidjson::Document();
-}
+using json::testing::Parse;
 
 constexpr char kRequest[] = R"({"metadata":{"name":"job","namespace":"team","uid":"u1","generation":3,
   "resourceVersion":"42","creationTimestamp":"2026-11-26T06:00:00Z"},

@@ -5,17 +5,14 @@
 #include <gtest/gtest.h>
 
 #include "clientgo-shim/base/json.h"
+#include "clientgo-shim/base/json_test_parse.h"
 
 namespace berth::controllers {
 namespace {
 
 namespace placement = reconcile::placement;
 
-rapidjson::Document Parse(std::string_view text) {
-  auto doc = json::Parse(text);
-  EXPECT_TRUE(doc.has_value()) << text;
-  return doc ? std::move(*doc) : rapidjson::Document();
-}
+using json::testing::Parse;
 
 placement::PodSpecView PodOwnedBy(std::string api_version, std::string kind, bool controller) {
   placement::PodSpecView pod;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "clientgo-shim/base/json.h"
+#include "clientgo-shim/base/json_test_parse.h"
 #include "controllers/scheduler/scheduler_codec.h"
 #include "reconcile/placement/snapshot.h"
 
@@ -13,11 +14,7 @@ namespace {
 
 namespace placement = reconcile::placement;
 
-rapidjson::Document Parse(std::string_view text) {
-  auto doc = json::Parse(text);
-  EXPECT_TRUE(doc.has_value()) << text;
-  return doc ? std::move(*doc) : rapidjson::Document();
-}
+using json::testing::Parse;
 
 TEST(PodConstraintsCodecTest, AffinityTermsResolveNamespacesAndMergeMatchLabelKeys) {
   auto doc = Parse(R"({"metadata":{"name":"p","namespace":"ns","uid":"u","labels":{"app":"web","rev":"7"}},

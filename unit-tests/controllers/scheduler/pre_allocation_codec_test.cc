@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "clientgo-shim/base/json.h"
+#include "clientgo-shim/base/json_test_parse.h"
 #include "controllers/scheduler/scheduler_codec.h"
 
 namespace berth::controllers {
@@ -12,11 +13,7 @@ namespace {
 
 namespace placement = reconcile::placement;
 
-rapidjson::Document Parse(std::string_view text) {
-  auto doc = json::Parse(text);
-  EXPECT_TRUE(doc.has_value()) << text;
-  return doc ? std::move(*doc) : rapidjson::Document();
-}
+using json::testing::Parse;
 
 TEST(PreAllocationCodecTest, ThePolicyDefaultsToDefaultModeWithoutMultiple) {
   auto none = Parse(R"({"spec":{"preAllocation":true}})");

@@ -8,6 +8,7 @@
 #include "controllers/scheduler/scheduler_cache.h"
 #include "reconcile/placement/pod_constraints.h"
 #include "unit-tests/controllers/common/owner_reservation.h"
+#include "unit-tests/controllers/common/priority_pod.h"
 
 namespace berth::controllers {
 namespace {
@@ -22,18 +23,7 @@ placement::NodeView Node(const std::string& name, int64_t cpu_milli) {
   return n;
 }
 
-placement::PodSpecView Pod(const std::string& name, int64_t cpu_milli, int32_t priority, const std::string& node = "",
-                           placement::LabelMap labels = {}) {
-  placement::PodSpecView p;
-  p.namespace_name = "default";
-  p.name = name;
-  p.uid = "uid-" + name;
-  p.node_name = node;
-  p.labels = std::move(labels);
-  p.requests = {{"cpu", cpu_milli}};
-  p.priority.value = priority;
-  return p;
-}
+using testing::PriorityPod;
 
 placement::PodAffinityTerm HostnameTerm(const std::string& app) {
   placement::PodAffinityTerm t;
@@ -65,39 +55,39 @@ TEST(SchedulerCacheCompact, ABoundPodsRequiredAntiAffinityStillRepels) {
   cache.UpsertNode(Node("n1", 4000));
   cache.UpsertNode(Node("n2", 4000));
   {
-    placement::PodSpecView loner = Pod("loner", 100, 0, "n1", {{"app", "loner"}});
+    placement::PodSpecView loner = PriorityPod("loner", 100, 0, "n1", {{"app", "loner"}});
     auto avoids = std::make_shared<placement::PodAffinity>();
     avoids->required_anti_affinity = {HostnameTerm("web")};
     loner.pod_affinity = avoids;
     cache.UpsertPod(loner);
   }  // the cache holds the only copy of the terms now
   for (int i = 0; i < 3; ++i) {
-    auto decision = cache.ScheduleAndAssumePod(Pod("web-" + std::to_string(i), 100, 0, "", {{"app", "web"}}));
+    auto decision = cache.ScheduleAndAssumePod(PriorityPod("web-" + std::to_string(i), 100, 0, "", {{"app", "web"}}));
     ASSERT_TRUE(decision.has_value()) << decision.error().Message();
     EXPECT_EQ(decision->node_name, "n2") << "the existing pod's anti-affinity keeps web pods off n1";
   }
   // Pinned to n1, the symmetric rule is the reason given.
-  auto pinned = cache.ScheduleAndAssumePod(Pod("web-pinned", 100, 0, "n1", {{"app", "web"}}));
+  auto pinned = cache.ScheduleAndAssumePod(PriorityPod("web-pinned", 100, 0, "n1", {{"app", "web"}}));
   ASSERT_FALSE(pinned.has_value());
   EXPECT_TRUE(pinned.error().reasons.contains(placement::kReasonExistingAntiAffinity)) << pinned.error().Message();
   // A pod with the same labels but no terms repels nothing: its entry carries no affinity.
   cache.RemovePod("uid-loner");
-  cache.UpsertPod(Pod("plain", 100, 0, "n1", {{"app", "loner"}}));
-  EXPECT_TRUE(cache.ScheduleAndAssumePod(Pod("web-later", 100, 0, "n1", {{"app", "web"}})).has_value());
+  cache.UpsertPod(PriorityPod("plain", 100, 0, "n1", {{"app", "loner"}}));
+  EXPECT_TRUE(cache.ScheduleAndAssumePod(PriorityPod("web-later", 100, 0, "n1", {{"app", "web"}})).has_value());
 }
 
 TEST(SchedulerCacheCompact, ABoundPodsHostPortsStillConflict) {
   SchedulerCache cache;
   cache.UpsertNode(Node("n1", 4000));
-  placement::PodSpecView holder = Pod("holder", 100, 0, "n1");
+  placement::PodSpecView holder = PriorityPod("holder", 100, 0, "n1");
   holder.host_ports = {{"TCP", "0.0.0.0", 8080}};
   cache.UpsertPod(holder);
-  placement::PodSpecView same_port = Pod("same-port", 100, 0);
+  placement::PodSpecView same_port = PriorityPod("same-port", 100, 0);
   same_port.host_ports = {{"TCP", "10.0.0.1", 8080}};
   auto refused = cache.ScheduleAndAssumePod(same_port);
   ASSERT_FALSE(refused.has_value());
   EXPECT_TRUE(refused.error().reasons.contains(placement::kReasonNodePorts)) << refused.error().Message();
-  placement::PodSpecView udp = Pod("udp", 100, 0);
+  placement::PodSpecView udp = PriorityPod("udp", 100, 0);
   udp.host_ports = {{"UDP", "0.0.0.0", 8080}};
   EXPECT_TRUE(cache.ScheduleAndAssumePod(udp).has_value()) << "another protocol does not collide";
   EXPECT_TRUE(cache.RemovePod("uid-holder"));
@@ -107,9 +97,9 @@ TEST(SchedulerCacheCompact, ABoundPodsHostPortsStillConflict) {
 TEST(SchedulerCacheCompact, VictimsComeFromTheCompactEntriesWithLabelsStartTimesAndTermination) {
   SchedulerCache cache;
   cache.UpsertNode(Node("n1", 3000));
-  cache.UpsertPod(Pod("older", 1000, 1, "n1", {{"app", "batch"}}));
-  cache.UpsertPod(Pod("newer", 1000, 1, "n1", {{"app", "batch"}}));
-  cache.UpsertPod(Pod("guarded", 1000, 1, "n1", {{"app", "db"}}));
+  cache.UpsertPod(PriorityPod("older", 1000, 1, "n1", {{"app", "batch"}}));
+  cache.UpsertPod(PriorityPod("newer", 1000, 1, "n1", {{"app", "batch"}}));
+  cache.UpsertPod(PriorityPod("guarded", 1000, 1, "n1", {{"app", "db"}}));
   cache.SetPodStartTime("uid-older", "2026-01-01T00:00:00Z");
   cache.SetPodStartTime("uid-newer", "2026-06-01T00:00:00Z");
   cache.SetPodStartTime("uid-guarded", "2026-03-01T00:00:00Z");
@@ -121,7 +111,7 @@ TEST(SchedulerCacheCompact, VictimsComeFromTheCompactEntriesWithLabelsStartTimes
   auto selector = json::Parse(R"({"matchLabels":{"app":"db"}})");
   pdb.selector = *shim::LabelSelector::FromJson(&*selector);
   pdb.disruptions_allowed = 0;
-  auto out = Preempt(cache, Pod("high", 1000, 10), {pdb});
+  auto out = Preempt(cache, PriorityPod("high", 1000, 10), {pdb});
   ASSERT_TRUE(out.chosen.has_value()) << out.message;
   EXPECT_EQ(VictimNames(out), std::vector<std::string>{"newer"});
   EXPECT_EQ(out.chosen->pdb_violations, 0);
@@ -136,17 +126,17 @@ TEST(SchedulerCacheCompact, VictimsComeFromTheCompactEntriesWithLabelsStartTimes
   // A start time that does not parse makes the pod never a victim, as an unreadable priority does.
   cache.SetPodStartTime("uid-newer", "yesterday");
   cache.SetPodStartTime("uid-older", "still wrong");
-  out = Preempt(cache, Pod("high", 1000, 10), {pdb});
+  out = Preempt(cache, PriorityPod("high", 1000, 10), {pdb});
   ASSERT_TRUE(out.chosen.has_value()) << out.message;
   EXPECT_EQ(VictimNames(out), std::vector<std::string>{"guarded"}) << "only the PDB-protected pod is left";
   EXPECT_EQ(out.chosen->pdb_violations, 1);
 
   // A terminating pod is a victim that needs no delete call.
-  placement::PodSpecView leaving = Pod("leaving", 1000, 1, "n1", {{"app", "db"}});
+  placement::PodSpecView leaving = PriorityPod("leaving", 1000, 1, "n1", {{"app", "db"}});
   leaving.terminating = true;
   cache.RemovePod("uid-guarded");
   cache.UpsertPod(leaving);
-  out = Preempt(cache, Pod("high", 1000, 10));
+  out = Preempt(cache, PriorityPod("high", 1000, 10));
   ASSERT_TRUE(out.chosen.has_value()) << out.message;
   ASSERT_EQ(out.chosen->victims.size(), 1u);
   EXPECT_EQ(out.chosen->victims[0].name, "leaving");
@@ -157,19 +147,19 @@ TEST(SchedulerCacheCompact, TheDryRunRestoresAPodWithItsReservationAndAffinity) 
   SchedulerCache cache;
   cache.UpsertNode(Node("n1", 4000));
   cache.UpsertReservation(testing::OwnerReservation("rsv", "n1", 1000, /*allocate_once=*/false));
-  placement::PodSpecView loner = Pod("loner", 1000, 1, "n1", {{"app", "owner"}});
+  placement::PodSpecView loner = PriorityPod("loner", 1000, 1, "n1", {{"app", "owner"}});
   auto avoids = std::make_shared<placement::PodAffinity>();
   avoids->required_anti_affinity = {HostnameTerm("web")};
   loner.pod_affinity = avoids;
   loner.reservation_uid = "ruid-rsv";  // bound into the reservation
   cache.UpsertPod(loner);
-  cache.UpsertPod(Pod("filler", 2000, 20, "n1"));  // more important than the preemptor: stays
+  cache.UpsertPod(PriorityPod("filler", 2000, 20, "n1"));  // more important than the preemptor: stays
   auto allocated_before = cache.Allocated("ruid-rsv");
   ASSERT_EQ(allocated_before.at("cpu"), 1000);
   auto usage_before = cache.Usage("n1");
   // The dry run detaches the victim and reattaches it: the reservation's allocation and the
   // node's accounting are as before, and its terms are filed again.
-  placement::PodSpecView high = Pod("high", 1000, 10, "", {{"app", "web"}});
+  placement::PodSpecView high = PriorityPod("high", 1000, 10, "", {{"app", "web"}});
   auto out = Preempt(cache, high);
   ASSERT_TRUE(out.chosen.has_value()) << out.message;
   EXPECT_EQ(VictimNames(out), std::vector<std::string>{"loner"});
@@ -177,7 +167,7 @@ TEST(SchedulerCacheCompact, TheDryRunRestoresAPodWithItsReservationAndAffinity) 
   EXPECT_TRUE(reconcile::EqualAmounts(cache.Usage("n1")->requested, usage_before->requested));
   EXPECT_TRUE(reconcile::EqualAmounts(cache.Usage("n1")->free, usage_before->free));
   // Its anti-affinity is filed again: a small web pod is still kept off n1.
-  auto small = cache.ScheduleAndAssumePod(Pod("web-small", 1, 1, "", {{"app", "web"}}));
+  auto small = cache.ScheduleAndAssumePod(PriorityPod("web-small", 1, 1, "", {{"app", "web"}}));
   ASSERT_FALSE(small.has_value());
   EXPECT_TRUE(small.error().reasons.contains(placement::kReasonExistingAntiAffinity)) << small.error().Message();
 }

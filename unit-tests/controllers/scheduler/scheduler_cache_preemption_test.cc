@@ -7,6 +7,7 @@
 #include "clientgo-shim/base/json.h"
 #include "controllers/scheduler/scheduler_cache.h"
 #include "unit-tests/controllers/common/owner_reservation.h"
+#include "unit-tests/controllers/common/priority_pod.h"
 
 namespace berth::controllers {
 namespace {
@@ -20,18 +21,7 @@ placement::NodeView Node(const std::string& name, int64_t cpu_milli) {
   return n;
 }
 
-placement::PodSpecView Pod(const std::string& name, int64_t cpu_milli, int32_t priority, const std::string& node = "",
-                           placement::LabelMap labels = {}) {
-  placement::PodSpecView p;
-  p.namespace_name = "default";
-  p.name = name;
-  p.uid = "uid-" + name;
-  p.node_name = node;
-  p.labels = std::move(labels);
-  p.requests = {{"cpu", cpu_milli}};
-  p.priority.value = priority;
-  return p;
-}
+using testing::PriorityPod;
 
 placement::ReservationView OwnerReservation(const std::string& name, const std::string& node, int64_t cpu_milli) {
   return testing::OwnerReservation(name, node, cpu_milli, /*allocate_once=*/false);
@@ -56,9 +46,9 @@ placement::PreemptionOutcome Preempt(SchedulerCache& cache, const placement::Pod
 TEST(SchedulerCachePreemption, ALowerPriorityPodMakesRoomAndTheSnapshotIsLeftAsItWas) {
   SchedulerCache cache;
   cache.UpsertNode(Node("n1", 2000));
-  cache.UpsertPod(Pod("low", 2000, 1, "n1"));
+  cache.UpsertPod(PriorityPod("low", 2000, 1, "n1"));
   auto before = cache.Usage("n1");
-  auto out = Preempt(cache, Pod("high", 1000, 10));
+  auto out = Preempt(cache, PriorityPod("high", 1000, 10));
   ASSERT_TRUE(out.chosen.has_value()) << out.message;
   EXPECT_EQ(out.chosen->node_name, "n1");
   EXPECT_EQ(VictimNames(out), std::vector<std::string>{"low"});
@@ -68,23 +58,23 @@ TEST(SchedulerCachePreemption, ALowerPriorityPodMakesRoomAndTheSnapshotIsLeftAsI
   EXPECT_FALSE(cache.IsPodAssumed("uid-high")) << "preemption assumes nothing";
   // Once the victim is gone, the preemptor fits.
   EXPECT_TRUE(cache.RemovePod("uid-low"));
-  EXPECT_TRUE(cache.ScheduleAndAssumePod(Pod("high", 1000, 10)).has_value());
+  EXPECT_TRUE(cache.ScheduleAndAssumePod(PriorityPod("high", 1000, 10)).has_value());
 }
 
 TEST(SchedulerCachePreemption, ANominatedPodKeepsItsRoomFromLessImportantPods) {
   SchedulerCache cache;
   cache.UpsertNode(Node("n1", 2000));
-  cache.UpsertPod(Pod("low", 2000, 1, "n1"));
-  placement::PodSpecView high = Pod("high", 2000, 10);
+  cache.UpsertPod(PriorityPod("low", 2000, 1, "n1"));
+  placement::PodSpecView high = PriorityPod("high", 2000, 10);
   auto out = Preempt(cache, high);
   ASSERT_TRUE(out.chosen.has_value()) << out.message;
   cache.SetNomination(high, "n1");
   EXPECT_TRUE(cache.IsNominated("uid-high"));
   ASSERT_TRUE(cache.RemovePod("uid-low"));  // the victim is gone
-  auto sneaky = cache.ScheduleAndAssumePod(Pod("sneaky", 1000, 5));
+  auto sneaky = cache.ScheduleAndAssumePod(PriorityPod("sneaky", 1000, 5));
   ASSERT_FALSE(sneaky.has_value()) << "a less important pod may not take the room made for `high`";
   EXPECT_EQ(sneaky.error().Message(), "0/1 nodes are available: 1 Insufficient cpu.");
-  EXPECT_FALSE(cache.Preempt(Pod("sneaky", 1000, 5), sneaky.error(), {}).chosen.has_value())
+  EXPECT_FALSE(cache.Preempt(PriorityPod("sneaky", 1000, 5), sneaky.error(), {}).chosen.has_value())
       << "nor preempt for it: a nominated pod is no victim";
   EXPECT_TRUE(reconcile::EqualAmounts(cache.Usage("n1")->requested, {})) << "nominations are not left counted";
   auto decision = cache.ScheduleAndAssumePod(high);
@@ -99,26 +89,26 @@ TEST(SchedulerCachePreemption, ANominatedPodKeepsItsRoomFromLessImportantPods) {
 TEST(SchedulerCachePreemption, EqualPriorityRespectsANominationHigherPriorityDoesNot) {
   SchedulerCache cache;
   cache.UpsertNode(Node("n1", 2000));
-  cache.SetNomination(Pod("nominated", 2000, 5), "n1");
-  EXPECT_FALSE(cache.ScheduleAndAssumePod(Pod("peer", 1000, 5)).has_value());
-  EXPECT_TRUE(cache.ScheduleAndAssumePod(Pod("vip", 1000, 6)).has_value());
-  cache.SetNomination(Pod("nominated", 2000, 5), "");
+  cache.SetNomination(PriorityPod("nominated", 2000, 5), "n1");
+  EXPECT_FALSE(cache.ScheduleAndAssumePod(PriorityPod("peer", 1000, 5)).has_value());
+  EXPECT_TRUE(cache.ScheduleAndAssumePod(PriorityPod("vip", 1000, 6)).has_value());
+  cache.SetNomination(PriorityPod("nominated", 2000, 5), "");
   EXPECT_FALSE(cache.IsNominated("uid-nominated"));
-  EXPECT_TRUE(cache.ScheduleAndAssumePod(Pod("peer", 1000, 5)).has_value());
+  EXPECT_TRUE(cache.ScheduleAndAssumePod(PriorityPod("peer", 1000, 5)).has_value());
 }
 
 TEST(SchedulerCachePreemption, CapacityAReservationHoldsIsNotFreedForNonOwners) {
   SchedulerCache cache;
   cache.UpsertNode(Node("n1", 4000));
   cache.UpsertReservation(OwnerReservation("r", "n1", 2000));
-  cache.UpsertPod(Pod("low", 2000, 1, "n1"));
+  cache.UpsertPod(PriorityPod("low", 2000, 1, "n1"));
   // 3 cpu: removing `low` frees 2, the reservation keeps holding its 2.
-  auto out = Preempt(cache, Pod("big", 3000, 10));
+  auto out = Preempt(cache, PriorityPod("big", 3000, 10));
   EXPECT_FALSE(out.chosen.has_value());
   EXPECT_EQ(out.message, "preemption: 0/1 nodes are available: 1 Insufficient cpu.");
   EXPECT_TRUE(out.clear_nomination);
   // 2 cpu fit once `low` is gone; the reservation is never a victim.
-  auto fits = Preempt(cache, Pod("medium", 2000, 10));
+  auto fits = Preempt(cache, PriorityPod("medium", 2000, 10));
   ASSERT_TRUE(fits.chosen.has_value()) << fits.message;
   EXPECT_EQ(VictimNames(fits), std::vector<std::string>{"low"});
 }
@@ -129,21 +119,21 @@ TEST(SchedulerCachePreemption, OnlyOwnersGainByPreemptingAReservationsPods) {
   auto setup = [](SchedulerCache& cache) {
     cache.UpsertNode(Node("n1", 4000));
     cache.UpsertReservation(OwnerReservation("r", "n1", 2000));
-    placement::PodSpecView in_res = Pod("in-res", 2000, 1, "n1", {{"app", "owner"}});
+    placement::PodSpecView in_res = PriorityPod("in-res", 2000, 1, "n1", {{"app", "owner"}});
     in_res.reservation_uid = "ruid-r";
     cache.UpsertPod(in_res);
-    cache.UpsertPod(Pod("plain", 2000, 5, "n1"));
+    cache.UpsertPod(PriorityPod("plain", 2000, 5, "n1"));
   };
   SchedulerCache for_owner;
   setup(for_owner);
-  auto owner = Preempt(for_owner, Pod("owner", 2000, 10, "", {{"app", "owner"}}));
+  auto owner = Preempt(for_owner, PriorityPod("owner", 2000, 10, "", {{"app", "owner"}}));
   ASSERT_TRUE(owner.chosen.has_value()) << owner.message;
   EXPECT_EQ(VictimNames(owner), std::vector<std::string>{"in-res"})
       << "the owner takes the reservation's capacity back from the least important pod";
 
   SchedulerCache for_other;
   setup(for_other);
-  auto other = Preempt(for_other, Pod("other", 2000, 10));
+  auto other = Preempt(for_other, PriorityPod("other", 2000, 10));
   ASSERT_TRUE(other.chosen.has_value()) << other.message;
   EXPECT_EQ(VictimNames(other), std::vector<std::string>{"plain"})
       << "removing the reservation's pod frees nothing a non-owner may use";
@@ -155,9 +145,9 @@ TEST(SchedulerCachePreemption, AssumedPodsAreNotVictimsAndUnfixableNodesAreSkipp
   placement::NodeView tainted = Node("n2", 1000);
   tainted.taints = {{"dedicated", "gpu", "NoSchedule"}};
   cache.UpsertNode(tainted);
-  cache.UpsertPod(Pod("on-tainted", 1000, 1, "n2"));
-  ASSERT_TRUE(cache.ScheduleAndAssumePod(Pod("assumed", 1000, 1)).has_value());
-  auto out = Preempt(cache, Pod("high", 1000, 10));
+  cache.UpsertPod(PriorityPod("on-tainted", 1000, 1, "n2"));
+  ASSERT_TRUE(cache.ScheduleAndAssumePod(PriorityPod("assumed", 1000, 1)).has_value());
+  auto out = Preempt(cache, PriorityPod("high", 1000, 10));
   EXPECT_FALSE(out.chosen.has_value());
   EXPECT_EQ(out.message,
             "preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, "
@@ -167,16 +157,16 @@ TEST(SchedulerCachePreemption, AssumedPodsAreNotVictimsAndUnfixableNodesAreSkipp
 TEST(SchedulerCachePreemption, UnreadablePriorityNeverPreemptsAndIsNeverAVictim) {
   SchedulerCache cache;
   cache.UpsertNode(Node("n1", 1000));
-  placement::PodSpecView broken = Pod("broken", 1000, 0, "n1");
+  placement::PodSpecView broken = PriorityPod("broken", 1000, 0, "n1");
   broken.priority.error = "spec.priority: not an int32: \"x\"";
   cache.UpsertPod(broken);
-  auto out = Preempt(cache, Pod("high", 1000, 10));
+  auto out = Preempt(cache, PriorityPod("high", 1000, 10));
   EXPECT_FALSE(out.chosen.has_value());
   EXPECT_EQ(out.message, "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.");
-  placement::PodSpecView bad_preemptor = Pod("bad", 500, 10);
+  placement::PodSpecView bad_preemptor = PriorityPod("bad", 500, 10);
   bad_preemptor.priority.error = "spec.priority: not an int32: 1e10";
   cache.RemovePod("uid-broken");
-  cache.UpsertPod(Pod("low", 1000, 0, "n1"));
+  cache.UpsertPod(PriorityPod("low", 1000, 0, "n1"));
   auto refused = Preempt(cache, bad_preemptor);
   EXPECT_FALSE(refused.chosen.has_value());
   EXPECT_EQ(refused.message, "preemption: spec.priority: not an int32: 1e10");
@@ -196,7 +186,7 @@ TEST(SchedulerCachePreemption, UnmatchedRequiredAffinityIsNotHelpedAndAntiAffini
   placement::NodeView node = Node("n1", 4000);
   node.labels = {{"kubernetes.io/hostname", "n1"}};
   cache.UpsertNode(node);
-  cache.UpsertPod(Pod("db", 100, 1, "n1", {{"app", "db"}}));
+  cache.UpsertPod(PriorityPod("db", 100, 1, "n1", {{"app", "db"}}));
   auto term = [](const std::string& app) {
     placement::PodAffinityTerm t;
     auto doc = json::Parse(R"({"matchLabels":{"app":")" + app + R"("}})");
@@ -205,7 +195,7 @@ TEST(SchedulerCachePreemption, UnmatchedRequiredAffinityIsNotHelpedAndAntiAffini
     t.topology_key = "kubernetes.io/hostname";
     return t;
   };
-  placement::PodSpecView follower = Pod("follower", 100, 10);
+  placement::PodSpecView follower = PriorityPod("follower", 100, 10);
   auto needs = std::make_shared<placement::PodAffinity>();
   needs->required_affinity = {term("nothing")};
   follower.pod_affinity = needs;
@@ -213,7 +203,7 @@ TEST(SchedulerCachePreemption, UnmatchedRequiredAffinityIsNotHelpedAndAntiAffini
   EXPECT_FALSE(out.chosen.has_value());
   EXPECT_EQ(out.message, "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.");
 
-  placement::PodSpecView loner = Pod("loner", 100, 10);
+  placement::PodSpecView loner = PriorityPod("loner", 100, 10);
   auto avoids = std::make_shared<placement::PodAffinity>();
   avoids->required_anti_affinity = {term("db")};
   loner.pod_affinity = avoids;

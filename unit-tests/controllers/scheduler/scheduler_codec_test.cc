@@ -6,6 +6,7 @@
 
 #include "clientgo-shim/api/timestamp.h"
 #include "clientgo-shim/base/json.h"
+#include "clientgo-shim/base/json_test_parse.h"
 #include "controllers/reservation/reservation_codec.h"
 #include "reconcile/placement/reservation_affinity.h"
 
@@ -15,10 +16,16 @@ namespace {
 namespace placement = reconcile::placement;
 constexpr int64_t kMi = int64_t{1024} * 1024 * 1000;
 
-rapidjson::Document Parse(std::string_view text) {
-  auto doc = json::Parse(text);
-  EXPECT_TRUE(doc.has_value()) << text;
-  return doc ? std::move(*doc) : rapidjson::Document();
+using json::testing::Parse;
+
+TEST(SchedulerCodecTest, ObjectLabelsAreTheStringLabelsOfACachedObject) {
+  auto doc = Parse(R"({"metadata":{"name":"n","resourceVersion":"1","labels":{"zone":"a","odd":7,"tier":""}}})");
+  auto obj = shim::CachedObject::FromJson(doc);
+  ASSERT_TRUE(obj.has_value());
+  EXPECT_EQ(ReadObjectLabels(**obj), (placement::LabelMap{{"tier", ""}, {"zone", "a"}}));
+  auto bare = shim::CachedObject::FromJson(Parse(R"({"metadata":{"name":"m","resourceVersion":"1"}})"));
+  ASSERT_TRUE(bare.has_value());
+  EXPECT_TRUE(ReadObjectLabels(**bare).empty());
 }
 
 TEST(SchedulerCodecTest, ANodeViewHasLabelsTaintsCordonAndAllocatableInMilliUnits) {

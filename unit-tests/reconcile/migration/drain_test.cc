@@ -2,25 +2,18 @@
 
 #include <gtest/gtest.h>
 
+#include "reconcile/migration/job_fixtures.h"
+
 namespace berth::reconcile::migration {
 namespace {
 
 using std::chrono::seconds;
 
-const Time kT0 = std::chrono::sys_days{std::chrono::year{2026} / 1 / 1};
+using testing::kT0;
 
 DrainPod Pod(std::string name, std::string uid) {
   DrainPod dp;
-  PodFacts& p = dp.pod;
-  p.namespace_name = "default";
-  p.name = std::move(name);
-  p.uid = std::move(uid);
-  p.node_name = "n1";
-  p.scheduler_name = "koord-scheduler";
-  p.phase = "Running";
-  p.ready = true;
-  p.has_controller = true;
-  p.controller_kind = "ReplicaSet";
+  dp.pod = testing::ReplicaSetPod(std::move(name), std::move(uid), "n1");
   return dp;
 }
 

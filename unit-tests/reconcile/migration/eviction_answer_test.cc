@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "reconcile/migration/job.h"
+#include "reconcile/migration/job_fixtures.h"
 
 namespace berth::reconcile::migration {
 namespace {
@@ -9,15 +10,12 @@ using std::chrono::milliseconds;
 using std::chrono::minutes;
 using std::chrono::seconds;
 
-const Time kT0 = std::chrono::sys_days{std::chrono::year{2026} / 1 / 1};
+using testing::JobForWeb1;
+using testing::JobReservation;
+using testing::kT0;
 
 JobSnapshot Evicting() {
-  JobSnapshot j;
-  j.name = "job-1";
-  j.uid = "job-uid";
-  j.creation_time = kT0;
-  j.pod_namespace = "default";
-  j.pod_name = "web-1";
+  JobSnapshot j = JobForWeb1();
   j.pod_uid = "pod-uid";
   PodFacts p;
   p.namespace_name = "default";
@@ -26,12 +24,7 @@ JobSnapshot Evicting() {
   p.node_name = "node-0";
   j.pod = p;
   j.status.phase = JobPhase::kRunning;
-  ReservationFacts r;
-  r.name = "job-uid";
-  r.phase = Phase::kAvailable;
-  r.node_name = "node-2";
-  r.created_by_job = true;
-  j.reservation = r;
+  j.reservation = JobReservation(Phase::kAvailable, "node-2");
   j.pdbs = {{"web-pdb", 0, 3, 3}};
   return j;
 }

@@ -5,37 +5,22 @@
 #include <gtest/gtest.h>
 
 #include "reconcile/migration/job.h"
+#include "reconcile/migration/job_fixtures.h"
 
 namespace berth::reconcile::migration {
 namespace {
 
 using std::chrono::seconds;
 
-const Time kT0 = std::chrono::sys_days{std::chrono::year{2026} / 1 / 1};
-
-PodFacts Pod() {
-  PodFacts p;
-  p.namespace_name = "default";
-  p.name = "web-1";
-  p.uid = "pod-uid";
-  p.node_name = "node-0";
-  p.scheduler_name = "koord-scheduler";
-  p.phase = "Running";
-  p.ready = true;
-  p.has_controller = true;
-  p.controller_kind = "ReplicaSet";
-  return p;
-}
+using testing::JobForWeb1;
+using testing::JobReservation;
+using testing::kT0;
+using testing::ReplicaSetPod;
 
 // A job whose last written status is from before the eviction: the reservation scheduled and
 // Available on node-2 (or nothing at all, phase Pending), spec.podRef.uid recorded.
 JobSnapshot Job(JobPhase written_phase, bool labelled) {
-  JobSnapshot j;
-  j.name = "job-1";
-  j.uid = "job-uid";
-  j.creation_time = kT0;
-  j.pod_namespace = "default";
-  j.pod_name = "web-1";
+  JobSnapshot j = JobForWeb1();
   j.pod_uid = "pod-uid";
   j.reservation_ref_name = "job-uid";
   j.status.phase = written_phase;
@@ -43,11 +28,7 @@ JobSnapshot Job(JobPhase written_phase, bool labelled) {
     UpsertCondition(j.status, kCondReservationCreated, "True", "", "Reservation job-uid created", kT0);
     UpsertCondition(j.status, kCondReservationScheduled, "False", kReasonUnschedulable, "0/2 nodes", kT0);
   }
-  ReservationFacts r;
-  r.name = "job-uid";
-  r.phase = Phase::kAvailable;
-  r.node_name = "node-2";
-  r.created_by_job = true;
+  ReservationFacts r = JobReservation(Phase::kAvailable, "node-2");
   r.marked_for_eviction = labelled;
   j.reservation = r;
   return j;
@@ -89,7 +70,7 @@ TEST(MigrationResumeTest, AJobStillPendingInTheApiResumesRunningWhenItsPodWasEvi
   // Same in this process before the restart: the accepted eviction is remembered, the pod is
   // terminating (which Start alone would take for a pod that may not be migrated).
   JobSnapshot terminating = Job(JobPhase::kPending, /*labelled=*/false);
-  terminating.pod = Pod();
+  terminating.pod = ReplicaSetPod();
   terminating.pod->deleting = true;
   terminating.eviction.accepted = true;
   auto t = DecideMigration(terminating, kT0 + seconds(10), MigrationOptions{});
@@ -102,7 +83,7 @@ TEST(MigrationResumeTest, AJobStillPendingInTheApiResumesRunningWhenItsPodWasEvi
 TEST(MigrationResumeTest, APendingJobWithAPodStillRunningStartsAsUsual) {
   // The label alone (an eviction refused, its removal failed) neither skips Start nor evicts twice.
   JobSnapshot j = Job(JobPhase::kPending, /*labelled=*/true);
-  j.pod = Pod();
+  j.pod = ReplicaSetPod();
   auto d = DecideMigration(j, kT0 + seconds(10), MigrationOptions{});
   ASSERT_TRUE(d.status);
   EXPECT_EQ(d.status->phase, JobPhase::kRunning);
@@ -111,7 +92,7 @@ TEST(MigrationResumeTest, APendingJobWithAPodStillRunningStartsAsUsual) {
 
   // A terminating pod nobody evicted (no label, no accepted try) is still refused.
   JobSnapshot other = Job(JobPhase::kPending, /*labelled=*/false);
-  other.pod = Pod();
+  other.pod = ReplicaSetPod();
   other.pod->deleting = true;
   auto o = DecideMigration(other, kT0 + seconds(10), MigrationOptions{});
   ASSERT_TRUE(o.status);
@@ -123,7 +104,7 @@ TEST(MigrationResumeTest, AReservationWhoseNamingSpecPatchFailedIsNamedAgain) {
   // The create went through, the spec patch with reservationRef did not: the job finds the
   // reservation under its default name (its uid) and records it, once.
   JobSnapshot j = Job(JobPhase::kRunning, /*labelled=*/false);
-  j.pod = Pod();
+  j.pod = ReplicaSetPod();
   j.reservation_ref_name.clear();
   auto d = DecideMigration(j, kT0 + seconds(10), MigrationOptions{});
   EXPECT_EQ(d.actions, (std::vector<Action>{{ActionKind::kRecordReservationRef, "job-uid"},

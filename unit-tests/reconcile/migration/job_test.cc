@@ -2,46 +2,29 @@
 
 #include <gtest/gtest.h>
 
+#include "reconcile/migration/job_fixtures.h"
+
 namespace berth::reconcile::migration {
 namespace {
 
 using std::chrono::minutes;
 using std::chrono::seconds;
 
-const Time kT0 = std::chrono::sys_days{std::chrono::year{2026} / 1 / 1};
+using testing::JobForWeb1;
+using testing::JobReservation;
+using testing::kT0;
 
-PodFacts Pod(std::string uid = "pod-uid") {
-  PodFacts p;
-  p.namespace_name = "default";
-  p.name = "web-1";
-  p.uid = std::move(uid);
-  p.node_name = "node-0";
-  p.scheduler_name = "koord-scheduler";
-  p.phase = "Running";
-  p.ready = true;
-  p.has_controller = true;
-  p.controller_kind = "ReplicaSet";
-  return p;
-}
+PodFacts Pod(std::string uid = "pod-uid") { return testing::ReplicaSetPod("web-1", std::move(uid)); }
 
 JobSnapshot Job() {
-  JobSnapshot j;
-  j.name = "job-1";
-  j.uid = "job-uid";
-  j.creation_time = kT0;
-  j.pod_namespace = "default";
-  j.pod_name = "web-1";
+  JobSnapshot j = JobForWeb1();
   j.pod = Pod();
   return j;
 }
 
 ReservationFacts Reservation(Phase phase, std::string node) {
-  ReservationFacts r;
-  r.name = "job-uid";
+  ReservationFacts r = JobReservation(phase, std::move(node));
   r.uid = "r-uid";
-  r.phase = phase;
-  r.node_name = std::move(node);
-  r.created_by_job = true;
   return r;
 }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "reconcile/migration/job.h"
+#include "reconcile/migration/job_fixtures.h"
 
 namespace berth::reconcile::migration {
 namespace {
@@ -13,19 +14,11 @@ namespace {
 using std::chrono::minutes;
 using std::chrono::seconds;
 
-const Time kT0 = std::chrono::sys_days{std::chrono::year{2026} / 1 / 1};
+using testing::kT0;
 
 PodFacts WorkloadPod(std::string name, std::string uid, bool ready) {
-  PodFacts p;
-  p.namespace_name = "default";
-  p.name = std::move(name);
-  p.uid = std::move(uid);
-  p.node_name = "node-2";
-  p.scheduler_name = "koord-scheduler";
-  p.phase = "Running";
+  PodFacts p = testing::ReplicaSetPod(std::move(name), std::move(uid), "node-2");
   p.ready = ready;
-  p.has_controller = true;
-  p.controller_kind = "ReplicaSet";
   return p;
 }
 

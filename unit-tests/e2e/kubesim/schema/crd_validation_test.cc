@@ -11,6 +11,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
+using testing::Formatted;
 using testing::LoadJson;
 using testing::ParseJson;
 
@@ -28,12 +29,6 @@ rapidjson::Document ReservationCrd() {
                   "openAPIV3Schema", rapidjson::Value(schema, crd.GetAllocator()),
                   crd.GetAllocator());
   return crd;
-}
-
-std::vector<std::string> Formatted(const std::vector<Cause>& causes) {
-  std::vector<std::string> out;
-  for (const auto& c : causes) out.push_back(FormatCause(c));
-  return out;
 }
 
 TEST(ValidateCrdSchemaTest, AcceptsTheReservationCrd) {

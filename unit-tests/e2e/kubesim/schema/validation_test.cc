@@ -12,6 +12,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
+using testing::Formatted;
 using testing::LoadJson;
 using testing::ParseJson;
 
@@ -27,12 +28,6 @@ rapidjson::Document ReservationWith(const std::string& field, const std::string&
     json::SetMember(spec, field, rapidjson::Value(value, obj.GetAllocator()), obj.GetAllocator());
   }
   return obj;
-}
-
-std::vector<std::string> Formatted(const std::vector<Cause>& causes) {
-  std::vector<std::string> out;
-  for (const auto& c : causes) out.push_back(FormatCause(c));
-  return out;
 }
 
 TEST(ValidateTest, AcceptsAValidDefaultedReservation) {

@@ -22,6 +22,7 @@
 
 #include "clientgo-shim/base/json.h"
 #include "e2e/kubesim/server/https_test_client.h"
+#include "e2e/kubesim/server/run_command.h"
 #include "e2e/kubesim/server/kubeconfig.h"
 #include "e2e/kubesim/server/tls.h"
 
@@ -29,6 +30,7 @@ namespace berth::kubesim {
 namespace {
 
 using testing::HttpsTestClient;
+using testing::RunCommand;
 using Headers = HttpsTestClient::Headers;
 
 constexpr char kToken[] = "secret-token";
@@ -503,17 +505,6 @@ TEST_F(HttpsServerTest, RestartEndpointAnswersThenDropsEveryConnection) {
   EXPECT_TRUE(admin->PeerClosed());
   handler_ = [](const HttpRequest&, ResponseSink& s) { s.Send(Json("{}")); };
   EXPECT_EQ(NewClient()->Request("GET", "/api", "", Auth())->status, 200);
-}
-
-std::string RunCommand(const std::string& cmd) {
-  std::string out;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (p == nullptr) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
-  ::pclose(p);
-  return out;
 }
 
 // KubectlBinaries: the machine's kubectl v1.32 and, when present, the repo's pinned v1.34.

@@ -12,20 +12,12 @@
 #include <gtest/gtest.h>
 
 #include "clientgo-shim/base/json.h"
+#include "e2e/kubesim/server/run_command.h"
 
 namespace berth::kubesim {
 namespace {
 
-std::string RunCommand(const std::string& cmd) {
-  std::string out;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (p == nullptr) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
-  ::pclose(p);
-  return out;
-}
+using testing::RunCommand;
 
 class KubeconfigTest : public ::testing::Test {
  protected:

@@ -12,6 +12,7 @@ namespace berth::kubesim::table {
 namespace {
 
 using testing::At;
+using testing::Cells;
 using testing::CellText;
 using testing::ParseJson;
 using Strings = std::vector<std::string>;
@@ -44,12 +45,6 @@ rapidjson::Document ReservationTable(std::string_view object) {
   req.custom_resource = true;
   req.printer_columns = &columns;
   return BuildTable(req, {&obj}, kNow);
-}
-
-Strings Cells(const rapidjson::Value& table) {
-  Strings out;
-  for (const auto& c : table["rows"][0]["cells"].GetArray()) out.push_back(CellText(c));
-  return out;
 }
 
 TEST(CrdColumns, ReservationPrintsNamePhaseAgeNodeTtlExpires) {

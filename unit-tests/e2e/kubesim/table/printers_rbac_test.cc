@@ -11,7 +11,8 @@ namespace berth::kubesim::table {
 namespace {
 
 using testing::At;
-using testing::CellText;
+using testing::Cells;
+using testing::Header;
 using testing::ParseJson;
 using Strings = std::vector<std::string>;
 
@@ -21,21 +22,6 @@ rapidjson::Document Table(std::string_view resource, std::string_view object) {
   req.group = "rbac.authorization.k8s.io";
   req.resource = resource;
   return BuildTable(req, {&obj}, At("2024-05-01T12:00:00Z"));
-}
-
-Strings Cells(const rapidjson::Document& table) {
-  Strings out;
-  for (const auto& c : table["rows"][0]["cells"].GetArray()) out.push_back(CellText(c));
-  return out;
-}
-
-Strings Header(const rapidjson::Document& table) {
-  Strings out;
-  for (const auto& c : table["columnDefinitions"].GetArray()) {
-    out.push_back(std::string(c["name"].GetString()) + ":" + c["type"].GetString() + ":" +
-                  std::to_string(c["priority"].GetInt64()));
-  }
-  return out;
 }
 
 TEST(RbacPrintersTest, RolesAndClusterRolesPrintNameAndCreatedAt) {

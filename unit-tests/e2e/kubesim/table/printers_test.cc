@@ -12,7 +12,8 @@ namespace berth::kubesim::table {
 namespace {
 
 using testing::At;
-using testing::CellText;
+using testing::Cells;
+using testing::Header;
 using testing::ParseJson;
 using Strings = std::vector<std::string>;
 
@@ -24,24 +25,6 @@ rapidjson::Document Table(std::string_view group, std::string_view resource, std
   req.group = group;
   req.resource = resource;
   return BuildTable(req, {&obj}, kNow);
-}
-
-Strings Cells(const rapidjson::Document& table, size_t row = 0) {
-  Strings out;
-  for (const auto& c : table["rows"][static_cast<rapidjson::SizeType>(row)]["cells"].GetArray()) {
-    out.push_back(CellText(c));
-  }
-  return out;
-}
-
-// Header is "NAME:type:priority" per column.
-Strings Header(const rapidjson::Document& table) {
-  Strings out;
-  for (const auto& c : table["columnDefinitions"].GetArray()) {
-    out.push_back(std::string(c["name"].GetString()) + ":" + c["type"].GetString() + ":" +
-                  std::to_string(c["priority"].GetInt64()));
-  }
-  return out;
 }
 
 constexpr std::string_view kRunningPod = R"({

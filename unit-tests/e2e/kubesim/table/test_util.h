@@ -4,6 +4,7 @@
 #include <chrono>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
@@ -32,6 +33,25 @@ inline TimePoint At(std::string_view rfc3339) {
 inline std::string CellText(const rapidjson::Value& cell) {
   if (cell.IsString()) return cell.GetString();
   return json::Serialize(cell);
+}
+
+// Cells: the cells of one row of a Table, as CellText renders them.
+inline std::vector<std::string> Cells(const rapidjson::Value& table, size_t row = 0) {
+  std::vector<std::string> out;
+  for (const auto& c : table["rows"][static_cast<rapidjson::SizeType>(row)]["cells"].GetArray()) {
+    out.push_back(CellText(c));
+  }
+  return out;
+}
+
+// Header: a Table's column definitions as "NAME:type:priority".
+inline std::vector<std::string> Header(const rapidjson::Value& table) {
+  std::vector<std::string> out;
+  for (const auto& c : table["columnDefinitions"].GetArray()) {
+    out.push_back(std::string(c["name"].GetString()) + ":" + c["type"].GetString() + ":" +
+                  std::to_string(c["priority"].GetInt64()));
+  }
+  return out;
 }
 
 }  // namespace berth::kubesim::table::testing

@@ -1,0 +1,24 @@
+// controllers/common/api_time.h
+//
+// metav1.Time fields of the objects the controllers read and write (RFC 3339), shared by the
+// reservation, migration and provisioning codecs so that each reads and writes them alike.
+#pragma once
+
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <rapidjson/document.h>
+
+#include "reconcile/reservation/types.h"
+
+namespace berth::controllers {
+
+// ReadTime: the timestamp at `path` under `root`, or nullopt when it is absent, empty or not RFC 3339.
+std::optional<reconcile::Time> ReadTime(const rapidjson::Value& root, std::initializer_list<std::string_view> path);
+
+// FormatTime: `t` as metav1.Time is written.
+std::string FormatTime(reconcile::Time t);
+
+}  // namespace berth::controllers

@@ -1,0 +1,32 @@
+// controllers/common/api_time: metav1.Time fields read and written by the codecs.
+#include "controllers/common/api_time.h"
+
+#include <chrono>
+
+#include <gtest/gtest.h>
+
+#include "clientgo-shim/base/json_test_parse.h"
+
+namespace berth::controllers {
+namespace {
+
+using json::testing::Parse;
+
+TEST(ApiTimeTest, ReadsAnRfc3339TimestampAndWritesItBackTheSame) {
+  auto doc = Parse(R"({"metadata":{"creationTimestamp":"2026-01-02T03:04:05Z"}})");
+  auto t = ReadTime(doc, {"metadata", "creationTimestamp"});
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(*t, reconcile::Time(std::chrono::sys_days{std::chrono::year{2026} / 1 / 2} + std::chrono::hours(3) +
+                                std::chrono::minutes(4) + std::chrono::seconds(5)));
+  EXPECT_EQ(FormatTime(*t), "2026-01-02T03:04:05Z");
+}
+
+TEST(ApiTimeTest, AbsentEmptyOrMalformedIsNoTime) {
+  auto doc = Parse(R"({"a":"","b":"yesterday","c":1767322800,"d":"2026-13-01T00:00:00Z","e":null})");
+  for (const char* field : {"a", "b", "c", "d", "e", "missing"}) {
+    EXPECT_FALSE(ReadTime(doc, {field}).has_value()) << field;
+  }
+}
+
+}  // namespace
+}  // namespace berth::controllers
