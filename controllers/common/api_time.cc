@@ -15,6 +15,20 @@ std::optional<reconcile::Time> ReadTime(const rapidjson::Value& root, std::initi
   return std::chrono::time_point_cast<reconcile::Time::duration>(*t);
 }
 
+reconcile::Time ReadCreationTime(const rapidjson::Value& object, std::vector<std::string>& errors) {
+  const rapidjson::Value* v = json::Find(object, {"metadata", "creationTimestamp"});
+  // metav1.Time reads null and "" as the zero time; anything else must be RFC 3339.
+  if (v == nullptr || v->IsNull() || (v->IsString() && v->GetStringLength() == 0)) return reconcile::Time{};
+  if (v->IsString()) {
+    if (auto t = ReadTime(object, {"metadata", "creationTimestamp"})) return *t;
+    errors.push_back("metadata.creationTimestamp: Invalid value: \"" + std::string(v->GetString(), v->GetStringLength()) +
+                     "\": not an RFC 3339 time");
+  } else {
+    errors.push_back("metadata.creationTimestamp: Invalid value: must be an RFC 3339 string");
+  }
+  return reconcile::Time{};
+}
+
 std::string FormatTime(reconcile::Time t) {
   return shim::FormatTimestamp(std::chrono::time_point_cast<std::chrono::nanoseconds>(t));
 }

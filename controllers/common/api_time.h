@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <rapidjson/document.h>
 
@@ -17,6 +18,11 @@ namespace berth::controllers {
 
 // ReadTime: the timestamp at `path` under `root`, or nullopt when it is absent, empty or not RFC 3339.
 std::optional<reconcile::Time> ReadTime(const rapidjson::Value& root, std::initializer_list<std::string_view> path);
+
+// ReadCreationTime: metadata.creationTimestamp. The API server always sets it, so an absent one (a
+// hand-built object) reads as the epoch; one present but not RFC 3339 is appended to `errors` as a
+// field error, so the object is reported invalid instead of counting its TTL from the epoch.
+reconcile::Time ReadCreationTime(const rapidjson::Value& object, std::vector<std::string>& errors);
 
 // FormatTime: `t` as metav1.Time is written.
 std::string FormatTime(reconcile::Time t);

@@ -34,7 +34,7 @@ mig::JobSnapshot ReadJob(const Value& job) {
   mig::JobSnapshot j;
   j.name = json::GetString(job, {"metadata", "name"});
   j.uid = json::GetString(job, {"metadata", "uid"});
-  j.creation_time = ReadTime(job, {"metadata", "creationTimestamp"}).value_or(Time{});
+  j.creation_time = ReadCreationTime(job, j.spec_errors);
   const Value* paused = json::Find(job, {"spec", "paused"});
   j.paused = paused && paused->IsBool() && paused->GetBool();
   ReadTtl(json::Find(job, {"spec", "ttl"}), "spec.ttl", j.ttl_text, j.ttl, j.spec_errors);

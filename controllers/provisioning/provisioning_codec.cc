@@ -92,7 +92,7 @@ prov::ProvisioningRequestView ReadProvisioningRequest(const Value& object) {
   r.name = Str(object, {"metadata", "name"});
   r.uid = Str(object, {"metadata", "uid"});
   if (const Value* g = json::Find(object, {"metadata", "generation"}); g && g->IsInt64()) r.generation = g->GetInt64();
-  r.creation_time = ReadTime(object, {"metadata", "creationTimestamp"}).value_or(prov::Time{});
+  r.creation_time = ReadCreationTime(object, r.spec_errors);
   r.deleting = json::Find(object, {"metadata", "deletionTimestamp"}) != nullptr;
   r.scale_up_state = Str(object, {"metadata", "annotations", prov::kScaleUpStateAnnotation});
   const Value* spec = json::Member(object, "spec");

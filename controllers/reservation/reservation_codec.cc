@@ -185,7 +185,8 @@ reconcile::PodResources PodResourcesOf(const Value& spec, std::vector<std::strin
 
 std::optional<Time> ReadExpiryDeadline(const Value& object) {
   reconcile::ReservationSnapshot r;
-  r.creation_time = ReadTime(object, {"metadata", "creationTimestamp"}).value_or(Time{});
+  r.creation_time = ReadCreationTime(object, r.spec_errors);
+  if (!r.spec_errors.empty()) return std::nullopt;  // no deadline from an unreadable creation time
   const Value* spec = json::Member(object, "spec");
   if (!spec || !spec->IsObject()) return std::nullopt;
   ReadExpiry(*spec, r);
@@ -196,7 +197,7 @@ reconcile::ReservationSnapshot ReadReservation(const Value& object) {
   reconcile::ReservationSnapshot r;
   r.name = json::GetString(object, {"metadata", "name"});
   r.uid = json::GetString(object, {"metadata", "uid"});
-  r.creation_time = ReadTime(object, {"metadata", "creationTimestamp"}).value_or(Time{});
+  r.creation_time = ReadCreationTime(object, r.spec_errors);
   r.deleting = json::Find(object, {"metadata", "deletionTimestamp"}) != nullptr;
   const Value* spec = json::Member(object, "spec");
   if (!spec || !spec->IsObject()) {

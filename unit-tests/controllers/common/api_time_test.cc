@@ -2,6 +2,8 @@
 #include "controllers/common/api_time.h"
 
 #include <chrono>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -26,6 +28,26 @@ TEST(ApiTimeTest, AbsentEmptyOrMalformedIsNoTime) {
   for (const char* field : {"a", "b", "c", "d", "e", "missing"}) {
     EXPECT_FALSE(ReadTime(doc, {field}).has_value()) << field;
   }
+}
+
+TEST(ApiTimeTest, CreationTimeIsReadOrItsProblemNamed) {
+  std::vector<std::string> errors;
+  auto good = Parse(R"({"metadata":{"creationTimestamp":"2026-01-02T03:04:05Z"}})");
+  EXPECT_EQ(FormatTime(ReadCreationTime(good, errors)), "2026-01-02T03:04:05Z");
+  EXPECT_TRUE(errors.empty());
+
+  for (const char* absent : {R"({})", R"({"metadata":{}})", R"({"metadata":{"creationTimestamp":null}})",
+                             R"({"metadata":{"creationTimestamp":""}})"}) {
+    EXPECT_EQ(ReadCreationTime(Parse(absent), errors), reconcile::Time{}) << absent;
+  }
+  EXPECT_TRUE(errors.empty());
+
+  EXPECT_EQ(ReadCreationTime(Parse(R"({"metadata":{"creationTimestamp":"yesterday"}})"), errors), reconcile::Time{});
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0], "metadata.creationTimestamp: Invalid value: \"yesterday\": not an RFC 3339 time");
+  ReadCreationTime(Parse(R"({"metadata":{"creationTimestamp":1767322800}})"), errors);
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(errors[1], "metadata.creationTimestamp: Invalid value: must be an RFC 3339 string");
 }
 
 }  // namespace

@@ -50,6 +50,8 @@ TEST(MigrationCodecTest, ValuesBerthCannotReadAreSpecErrorsNotDefaults) {
             (std::vector<std::string>{"spec.ttl: must be a duration string"}));
   EXPECT_EQ(ReadJob(Json(R"({"spec":{"ttl":"-1s"}})")).spec_errors,
             (std::vector<std::string>{"spec.ttl: must not be negative, got -1s"}));
+  EXPECT_EQ(ReadJob(Json(R"({"metadata":{"creationTimestamp":"soon"}})")).spec_errors,
+            (std::vector<std::string>{"metadata.creationTimestamp: Invalid value: \"soon\": not an RFC 3339 time"}));
 }
 
 // koordinator's "Evicting Pods Gracefully": spec.deleteOptions.gracePeriodSeconds goes with the eviction.

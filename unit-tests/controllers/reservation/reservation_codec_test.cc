@@ -91,6 +91,19 @@ TEST(ReadReservationTest, BadSpecsBecomeSpecErrorsNotFailures) {
   EXPECT_FALSE(r.expires.has_value());
 }
 
+// An unreadable creation time would count the TTL from the epoch and expire the reservation at once:
+// it is named as an error, and no expiry deadline is derived from it.
+TEST(ReadReservationTest, AnUnparsableCreationTimestampIsASpecErrorAndGivesNoDeadline) {
+  auto doc = Doc(R"({"metadata":{"name":"r","creationTimestamp":"last tuesday"},"spec":{"ttl":"10m","owners":[{"object":{"name":"p"}}],
+    "template":{"spec":{"containers":[{"name":"c"}]}}}})");
+  auto r = ReadReservation(doc);
+  ASSERT_EQ(r.spec_errors.size(), 1u);
+  EXPECT_EQ(r.spec_errors[0], "metadata.creationTimestamp: Invalid value: \"last tuesday\": not an RFC 3339 time");
+  EXPECT_FALSE(ReadExpiryDeadline(doc).has_value());
+  auto fine = Doc(R"({"metadata":{"name":"r","creationTimestamp":"2026-01-01T00:00:00Z"},"spec":{"ttl":"10m"}})");
+  EXPECT_TRUE(ReadExpiryDeadline(fine).has_value());
+}
+
 TEST(ReadReservationTest, TemplateQuantitiesThatDoNotParseOrAreNegativeAreSpecErrors) {
   auto doc = Doc(R"({"metadata":{"name":"r"},"spec":{"owners":[{"object":{"name":"p"}}],
     "template":{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"abc","memory":"-1Gi"},
