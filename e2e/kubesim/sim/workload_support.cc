@@ -25,6 +25,7 @@ const rapidjson::Document& ParsedCache::Get(const ObjectPtr& obj) {
 
 void ParsedCache::Sweep() {
   std::erase_if(entries_, [](const auto& e) { return !e.second.used; });
+  if (entries_.size() > max_kept) entries_.clear();
   for (auto& [ptr, entry] : entries_) entry.used = false;
 }
 

@@ -31,9 +31,12 @@ class ParsedCache {
   // Get: the object's document (an empty object if unparsable), valid until the Sweep after the
   // next one.
   const rapidjson::Document& Get(const ObjectPtr& obj);
-  // Sweep drops the entries not read since the last Sweep (deleted objects, replaced versions).
+  // Sweep drops the entries not read since the last Sweep (deleted objects, replaced versions),
+  // and everything when more than `max_kept` were read: a pass over more pods than that (a
+  // 150,000-pod scale seed) parses them each time, as before, instead of keeping them all parsed.
   void Sweep();
   size_t size() const { return entries_.size(); }
+  size_t max_kept = 20000;
 
  private:
   struct Entry {

@@ -96,6 +96,21 @@ TEST(ParsedCacheTest, SweepDropsWhatWasNotReadSinceTheLastSweep) {
   EXPECT_EQ(cache.size(), 1u);
 }
 
+TEST(ParsedCacheTest, APassOverMoreThanMaxKeptKeepsNothing) {
+  ParsedCache cache;
+  cache.max_kept = 2;
+  std::vector<ObjectPtr> objects;
+  for (int i = 0; i < 3; ++i) objects.push_back(Stored("{\"i\":" + std::to_string(i) + "}"));
+  for (const auto& o : objects) cache.Get(o);
+  EXPECT_EQ(cache.size(), 3u) << "every document read in a pass stays valid until its Sweep";
+  cache.Sweep();
+  EXPECT_EQ(cache.size(), 0u);
+  cache.Get(objects[0]);
+  cache.Get(objects[1]);
+  cache.Sweep();
+  EXPECT_EQ(cache.size(), 2u);
+}
+
 TEST(ParsedCacheTest, GarbageIsCachedAsAnEmptyObject) {
   ParsedCache cache;
   const rapidjson::Document& d = cache.Get(Stored("{not json"));
