@@ -79,7 +79,7 @@ constexpr char kUsage[] =
     "  --reservation-gc-duration duration   How long Failed/Succeeded reservations are kept before\n"
     "                                       deletion; 0 disables GC (default 24h)\n"
     "  --reservation-workers int            Concurrent Reservation reconciles (default 4)\n"
-    "  --migration-workers int              Concurrent PodMigrationJob reconciles (default 4)\n"
+    "  --migration-workers int              Concurrent PodMigrationJob reconciles (default 2)\n"
     "  --reservation-owner-sync-interval duration\n"
     "                                       At most one currentOwners/allocated write per reservation\n"
     "                                       per interval during bind bursts; 0 writes every change\n"
@@ -139,7 +139,7 @@ struct Flags {
   std::chrono::nanoseconds gc_duration = std::chrono::hours(24);
   std::chrono::nanoseconds owner_sync_interval = std::chrono::seconds(1);
   int reservation_workers = 4;
-  int migration_workers = 4;
+  int migration_workers = 2;
   std::vector<std::string> scheduler_names = {"koord-scheduler"};
   bool reservation_lifecycle_all_schedulers = false;
   reconcile::placement::ScoringStrategy scoring = reconcile::placement::ScoringStrategy::kLeastAllocated;

@@ -39,10 +39,10 @@ inline constexpr char kReservationAllocatedAnnotation[] = "scheduling.koordinato
 struct MigrationControllerOptions {
   reconcile::migration::MigrationOptions migration;  // ttl default 5m, evictability flags, scheduler names
   ArbitrationOptions arbitration;                    // koordinator's limits and eviction rate
-  // Default: 4. Its reconciles mostly wait on API calls (a reservation's create, the label, the
-  // eviction, the status): with 2, a drain's first wave (its 100 reservations created while the
-  // drain creates all its jobs) took 0.8-1.1 s on the drain bench, with 4 0.6-0.7 s.
-  int workers = 4;
+  // Default: 2 (--migration-workers). Its reconciles mostly wait on API calls: with 4, a drain
+  // bench's first wave (100 reservations created while the drain creates all its jobs) took
+  // 0.6-0.7 s instead of 0.8-1.1 s.
+  int workers = 2;
   // PreferAvoidPods recorded on the node an evicted pod left (prefer_avoid_hook.h); ttl 0: off.
   reconcile::placement::PreferAvoidOptions prefer_avoid;
 };
