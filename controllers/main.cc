@@ -1,6 +1,7 @@
 // berth-manager: the controller-manager binary. It loads the client config, builds the shim's
 // Manager (shared informers, metrics and health probes, leader election) and registers berth's
 // controllers, then runs until SIGTERM/SIGINT.
+#include <charconv>
 #include <iostream>
 
 #include "clientgo-shim/api/duration.h"
@@ -78,6 +79,7 @@ constexpr char kUsage[] =
     "  --reservation-gc-duration duration   How long Failed/Succeeded reservations are kept before\n"
     "                                       deletion; 0 disables GC (default 24h)\n"
     "  --reservation-workers int            Concurrent Reservation reconciles (default 4)\n"
+    "  --migration-workers int              Concurrent PodMigrationJob reconciles (default 2)\n"
     "  --reservation-owner-sync-interval duration\n"
     "                                       At most one currentOwners/allocated write per reservation\n"
     "                                       per interval during bind bursts; 0 writes every change\n"
@@ -137,6 +139,7 @@ struct Flags {
   std::chrono::nanoseconds gc_duration = std::chrono::hours(24);
   std::chrono::nanoseconds owner_sync_interval = std::chrono::seconds(1);
   int reservation_workers = 4;
+  int migration_workers = 2;
   std::vector<std::string> scheduler_names = {"koord-scheduler"};
   bool reservation_lifecycle_all_schedulers = false;
   reconcile::placement::ScoringStrategy scoring = reconcile::placement::ScoringStrategy::kLeastAllocated;
@@ -302,6 +305,7 @@ int main(int argc, char** argv) {
          options.migration.scheduler_names = flags.scheduler_names;
          options.arbitration = flags.arbitration;
          options.prefer_avoid = flags.prefer_avoid;
+         options.workers = flags.migration_workers;
          auto c = controllers::MigrationController::Setup(*manager, rest_ref, options);
          if (!c) return std::unexpected(c.error());
          migration_controller = std::move(*c);
@@ -408,6 +412,14 @@ int main(int argc, char** argv) {
         std::cerr << "berth-manager: --reservation-workers must be a positive integer\n";
         return 2;
       }
+    } else if (TakeValue(*rest_args, i, "--migration-workers", value)) {
+      int n = 0;
+      auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+      if (ec != std::errc() || end != value.data() + value.size() || n < 1 || n > 1024) {
+        std::cerr << "berth-manager: invalid --migration-workers \"" << value << "\": want an integer from 1 to 1024\n";
+        return 2;
+      }
+      flags.migration_workers = n;
     } else if (TakeValue(*rest_args, i, "--scheduler-names", value)) {
       flags.scheduler_names = controllers::ParseSchedulerNames(value);
       if (flags.scheduler_names.empty()) {

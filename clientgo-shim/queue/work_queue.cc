@@ -28,23 +28,47 @@ WorkQueue::~WorkQueue() {
   if (timer_.joinable()) timer_.join();
 }
 
-void WorkQueue::AddLocked(const std::string& key) {
+void WorkQueue::PushReadyLocked(const std::string& key, int priority) {
+  ready_[priority].push_back(key);
+  ++ready_count_;
+  if (options_.metrics) options_.metrics->SetDepth(ready_count_);
+  // A busy worker takes the key on its next Get without waiting: wake only a parked one.
+  if (get_waiters_ > 0) get_cv_.notify_one();
+}
+
+void WorkQueue::AddLocked(const std::string& key, int priority) {
   if (shutting_down_) return;
-  if (dirty_.contains(key)) return;
-  dirty_.insert(key);
+  if (auto it = dirty_.find(key); it != dirty_.end()) {
+    if (priority <= it->second) return;
+    const int old = it->second;
+    it->second = priority;
+    // Processing: Done queues it with the new priority. Waiting: it moves up.
+    if (processing_.contains(key)) return;
+    auto level = ready_.find(old);
+    if (level == ready_.end()) return;
+    auto pos = std::find(level->second.begin(), level->second.end(), key);
+    if (pos == level->second.end()) return;
+    level->second.erase(pos);
+    if (level->second.empty()) ready_.erase(level);
+    ready_[priority].push_back(key);
+    return;
+  }
+  dirty_.emplace(key, priority);
   if (options_.metrics) options_.metrics->IncAdds();
   // Processing keys stay dirty only; Done puts them back.
   if (processing_.contains(key)) return;
-  queue_.push_back(key);
   added_at_[key] = clock_.Now();
-  if (options_.metrics) options_.metrics->SetDepth(queue_.size());
-  // A busy worker takes the key on its next Get without waiting: wake only a parked one.
-  if (get_waiters_ > 0) get_cv_.notify_one();
+  PushReadyLocked(key, priority);
 }
 
 void WorkQueue::Add(const std::string& key) {
   std::lock_guard<std::mutex> l(mu_);
   AddLocked(key);
+}
+
+void WorkQueue::AddWithPriority(const std::string& key, int priority) {
+  std::lock_guard<std::mutex> l(mu_);
+  AddLocked(key, priority);
 }
 
 void WorkQueue::AddAfter(const std::string& key, std::chrono::nanoseconds delay) {
@@ -78,17 +102,20 @@ int WorkQueue::NumRequeues(const std::string& key) {
 
 std::optional<std::string> WorkQueue::Get() {
   std::unique_lock<std::mutex> l(mu_);
-  while (queue_.empty() && !shutting_down_) {
+  while (ready_count_ == 0 && !shutting_down_) {
     ++get_waiters_;
     clock_.Wait(get_cv_, l);
     --get_waiters_;
   }
-  if (queue_.empty()) return std::nullopt;
-  std::string key = std::move(queue_.front());
-  queue_.pop_front();
+  if (ready_count_ == 0) return std::nullopt;
+  auto level = ready_.begin();  // the highest priority
+  std::string key = std::move(level->second.front());
+  level->second.pop_front();
+  if (level->second.empty()) ready_.erase(level);
+  --ready_count_;
   const SteadyTime now = clock_.Now();
   if (options_.metrics) {
-    options_.metrics->SetDepth(queue_.size());
+    options_.metrics->SetDepth(ready_count_);
     auto it = added_at_.find(key);
     if (it != added_at_.end()) options_.metrics->ObserveQueueDuration(Seconds(now - it->second));
   }
@@ -104,18 +131,16 @@ void WorkQueue::Done(const std::string& key) {
   if (it == processing_.end()) return;
   if (options_.metrics) options_.metrics->ObserveWorkDuration(Seconds(clock_.Now() - it->second));
   processing_.erase(it);
-  if (dirty_.contains(key)) {
-    queue_.push_back(key);
+  if (auto d = dirty_.find(key); d != dirty_.end()) {
     added_at_[key] = clock_.Now();
-    if (options_.metrics) options_.metrics->SetDepth(queue_.size());
-    if (get_waiters_ > 0) get_cv_.notify_one();
+    PushReadyLocked(key, d->second);
   }
   if (processing_.empty()) drain_cv_.notify_all();
 }
 
 size_t WorkQueue::Len() const {
   std::lock_guard<std::mutex> l(mu_);
-  return queue_.size();
+  return ready_count_;
 }
 
 size_t WorkQueue::WaitingLen() const {

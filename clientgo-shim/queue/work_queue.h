@@ -8,6 +8,10 @@
 //   - AddAfter keeps a timer heap (earliest deadline wins per key); a background thread moves due
 //     keys into the queue using the injected WaitClock's condition-variable deadline;
 //   - AddRateLimited = AddAfter(key, rate_limiter.When(key)); Forget resets the key's failures;
+//   - priority (controller-runtime's priorityqueue): AddWithPriority hands a key out before every
+//     key of a lower priority (Add is priority 0), FIFO within one priority; adding a waiting key
+//     with a higher priority moves it up, never down. For the few keys on a latency-critical path
+//     (a freed slot's next eviction) in a queue kept busy by routine updates;
 //   - ShutDown: Get keeps handing out queued keys, then returns nullopt; new adds are ignored and
 //     pending delayed keys are dropped. ShutDownWithDrain also waits until every in-flight key is
 //     Done.
@@ -23,6 +27,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -65,6 +71,9 @@ class WorkQueue {
   // Add queues `key` unless it is already waiting; while it is processing it is marked dirty
   // and queued again on Done.
   void Add(const std::string& key);
+  // AddWithPriority is Add, handing `key` out before keys of a lower priority; a key already
+  // waiting (or processing and re-added) keeps the higher of its priorities.
+  void AddWithPriority(const std::string& key, int priority);
   // AddAfter adds `key` once `delay` has passed (at once when delay <= 0). A key already waiting
   // on the timer keeps the earlier deadline. Counts workqueue_retries_total when delay > 0.
   void AddAfter(const std::string& key, std::chrono::nanoseconds delay);
@@ -106,7 +115,8 @@ class WorkQueue {
     }
   };
 
-  void AddLocked(const std::string& key);
+  void AddLocked(const std::string& key, int priority = 0);
+  void PushReadyLocked(const std::string& key, int priority);
   void TimerLoop();
   void UpdateUnfinishedLocked(SteadyTime now);
 
@@ -117,8 +127,10 @@ class WorkQueue {
   std::condition_variable get_cv_;     // Get waiters
   std::condition_variable timer_cv_;   // the timer thread
   std::condition_variable drain_cv_;   // ShutDownWithDrain
-  std::deque<std::string> queue_;
-  std::unordered_set<std::string> dirty_;
+  // Ready keys by priority, highest first; FIFO within one.
+  std::map<int, std::deque<std::string>, std::greater<>> ready_;
+  size_t ready_count_ = 0;
+  std::unordered_map<std::string, int> dirty_;  // key → its priority, while queued or re-added
   std::unordered_map<std::string, SteadyTime> processing_;  // key → start of work
   std::unordered_map<std::string, SteadyTime> added_at_;    // key → when it became queued
   std::priority_queue<Waiting, std::vector<Waiting>, std::greater<>> heap_;

@@ -42,6 +42,8 @@ Result<rapidjson::Document> ObjectJson(const shim::ObjectPtr& o) { return o->ToJ
 // Held jobs woken per admission (the chain that reaches the next in line): bounded, so a change
 // costs a few arbitrations, not one per held job.
 constexpr size_t kWakeOnAdmission = 2;
+// The queue priority of a job that may evict now (EnqueueToEvict); everything else is 0.
+constexpr int kToEvictPriority = 1;
 // How long a job whose last write the cache has not shown waits before deciding anyway.
 constexpr auto kUnseenWriteRecheck = std::chrono::seconds(1);
 // How long a reservation we created is awaited in the cache before the API server is asked.
@@ -149,7 +151,7 @@ Result<std::unique_ptr<MigrationController>> MigrationController::Setup(shim::Ma
         self->CountPhase(old_obj, new_obj);
         self->TrackPending(new_obj, true);
         self->TrackReserveAhead(new_obj, true);
-        self->Enqueue(std::string(new_obj->Name()));
+        self->EnqueueJob(*new_obj);
         // A job that ends frees its arbitration slot: the held jobs try again.
         const auto new_phase = mig::ParseJobPhase(PhaseOf(new_obj)).value_or(mig::JobPhase::kPending);
         if (mig::IsTerminal(new_phase) &&
@@ -184,10 +186,29 @@ void MigrationController::Enqueue(const std::string& name) {
   if (controller_) controller_->queue().Add(name);
 }
 
+void MigrationController::EnqueueToEvict(const std::string& name) {
+  if (controller_) controller_->queue().AddWithPriority(name, kToEvictPriority);
+}
+
 void MigrationController::EnqueueByIndex(const char* index, const std::string& value) {
   auto jobs = jobs_->store().ByIndex(index, value);
   if (!jobs) return;
-  for (const auto& j : *jobs) Enqueue(std::string(j->Name()));
+  for (const auto& j : *jobs) EnqueueJob(*j);
+}
+
+void MigrationController::EnqueueJob(const shim::CachedObject& job) {
+  const std::string uid(job.Uid());
+  bool to_evict = arbiter_->IsAdmitted(uid);
+  if (to_evict) {
+    std::lock_guard lock(mu_);
+    auto tries = tries_.find(uid);
+    to_evict = tries == tries_.end() || !tries->second.accepted;
+  }
+  if (to_evict) {
+    EnqueueToEvict(std::string(job.Name()));
+  } else {
+    Enqueue(std::string(job.Name()));
+  }
 }
 
 shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
@@ -240,7 +261,7 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
         if (auto first = ReservedAheadGoingFirst(job.name, job.pod->controller_uid, job.pod->node_name);
             !first.empty()) {
           arbiter_->Forget(job.uid);
-          for (const auto& ahead : first) Enqueue(ahead);
+          for (const auto& ahead : first) EnqueueToEvict(ahead);
           job.held_by_limit = mig::LimitHit{std::string(mig::kReasonReservedAheadFirst),
                                             "jobs ahead in line of the same workload and node reserved ahead and "
                                             "go first"};

@@ -44,7 +44,7 @@ void MigrationController::EnqueuePending(size_t n) {
     if (pending_.empty()) return;
     wake = mig::HeldJobsToWake(pending_, arbiter_->AdmittedJobs(), n);
   }
-  for (const auto& name : wake) Enqueue(name);
+  for (const auto& name : wake) EnqueueToEvict(name);
 }
 
 void MigrationController::AdjustForAcceptedEvictions(std::vector<mig::PdbFacts>& pdbs,

@@ -106,7 +106,7 @@ void MigrationController::AddWakeUpHandlers() {
           if (tries == self->tries_.end() || !tries->second.accepted) wake.emplace_back(j->Name());
         }
       }
-      for (const auto& name : wake) self->Enqueue(name);
+      for (const auto& name : wake) self->EnqueueToEvict(name);
     }
     self->EnqueuePending(kWakeOnChange);
   };

@@ -137,7 +137,9 @@ class LoggingFlagsTest(unittest.TestCase):
         for arg, message in (("--zap-log-level=loud", 'invalid value "loud" for flag --zap-log-level: invalid log level'),
                              ("--zap-encoder=text", 'invalid value "text" for flag --zap-encoder: invalid encoder value'),
                              ("--zap-stacktrace-level=warn", "invalid stacktrace level"),
-                             ("--log-level=verbose", 'invalid value "verbose" for flag --log-level')):
+                             ("--log-level=verbose", 'invalid value "verbose" for flag --log-level'),
+                             ("--migration-workers=4x", 'invalid --migration-workers "4x": want an integer from 1 to 1024'),
+                             ("--migration-workers=0", 'invalid --migration-workers "0"')):
             with self.subTest(arg=arg):
                 result = run_manager(arg, "--help")
                 self.assertEqual(result.returncode, 2, result.stderr)

@@ -91,6 +91,7 @@ void ClusterSim::Run() {
     std::set<std::string> dirty;
     dirty.swap(dirty_pdb_namespaces_);
     for (const auto& ns : dirty) SyncPdbs(ns);
+    if (!dirty.empty()) pdb_pods_.Sweep();
     deployments_.SyncDirty();
     replicasets_.SyncDirty();
     service_accounts_.SyncDirty();
@@ -460,11 +461,9 @@ void ClusterSim::SyncPdbs(const std::string& ns) {
   auto pdb_page = api_.store().List(kPdbs, ns, nullptr, 0, 0, "");
   if (pdb_page->items.empty()) return;
   auto pod_page = api_.store().List(kPods, ns, nullptr, 0, 0, "");
-  std::vector<Document> pod_docs;
-  pod_docs.reserve(pod_page->items.size());
-  for (const auto& p : pod_page->items) pod_docs.push_back(Parse(*p));
   std::vector<const Value*> pods;
-  for (const auto& d : pod_docs) pods.push_back(&d);
+  pods.reserve(pod_page->items.size());
+  for (const auto& p : pod_page->items) pods.push_back(&pdb_pods_.Get(p));
   // Scale of a pod's controller: a ReplicaSet owned by a Deployment reports the Deployment's.
   disruption::ScaleLookup scale = [&](std::string_view pod_ns, const disruption::OwnerRef& ref)
       -> std::optional<disruption::ControllerScale> {

@@ -32,6 +32,7 @@
 #include "e2e/kubesim/sim/deployment_controller.h"
 #include "e2e/kubesim/sim/replicaset_controller.h"
 #include "e2e/kubesim/sim/serviceaccount_controller.h"
+#include "e2e/kubesim/sim/workload_support.h"
 
 namespace berth::kubesim {
 
@@ -101,6 +102,7 @@ class ClusterSim {
   std::unordered_map<std::string, ObjectRef> live_;  // uid → object, for every stored object
   std::unordered_map<std::string, int> pdbs_per_namespace_;
   std::set<std::string> dirty_pdb_namespaces_;
+  workload::ParsedCache pdb_pods_;  // the pods SyncPdbs reads, parsed once per version
   uint64_t next_pod_ip_ = 0;
   DeploymentController deployments_;
   ReplicaSetController replicasets_;

@@ -23,7 +23,7 @@ constexpr int64_t kBurstReplicas = 500;
 
 struct OwnedPod {
   ObjectPtr stored;
-  Document doc;
+  const Document& doc;  // parsed_pods_'s, until its next Sweep
 };
 
 Document PodFromTemplate(const Value& rs, const std::string& ns) {
@@ -76,6 +76,7 @@ void ReplicaSetController::SyncDirty() {
   auto dirty = std::move(dirty_);
   dirty_.clear();
   for (const auto& [ns, name] : dirty) Sync(ns, name);
+  if (!dirty.empty()) parsed_pods_.Sweep();
 }
 
 std::map<std::string, int64_t> ReplicaSetController::RelatedPodsPerNode(const rapidjson::Value& rs, const std::string& ns,
@@ -96,7 +97,7 @@ std::map<std::string, int64_t> ReplicaSetController::RelatedPodsPerNode(const ra
     return std::any_of(o.owner_uids.begin(), o.owner_uids.end(), [&](const std::string& u) { return owners.contains(u); });
   }, 0, 0, "");
   for (const auto& p : pods->items) {
-    Document d = workload::ParseStored(*p);
+    const Document& d = parsed_pods_.Get(p);
     if (!owners.contains(std::string(workload::ControllerUid(d))) || !workload::IsActivePod(d)) continue;
     ++per_node[std::string(json::GetString(d, {"spec", "nodeName"}))];
   }
@@ -115,9 +116,9 @@ void ReplicaSetController::Sync(const std::string& ns, const std::string& name) 
       return std::find(o.owner_uids.begin(), o.owner_uids.end(), uid) != o.owner_uids.end();
     }, 0, 0, "");
     for (const auto& p : page->items) {
-      Document d = workload::ParseStored(*p);
+      const Document& d = parsed_pods_.Get(p);
       if (workload::ControllerUid(d) != uid) continue;
-      owned.push_back(OwnedPod{p, std::move(d)});
+      owned.push_back(OwnedPod{p, d});
     }
     return owned;
   };

@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "e2e/kubesim/api/api_server.h"
+#include "e2e/kubesim/sim/workload_support.h"
 
 namespace berth::kubesim {
 
@@ -45,6 +46,7 @@ class ReplicaSetController {
   ApiServer& api_;
   RunAfter after_;
   std::set<std::pair<std::string, std::string>> dirty_;  // (namespace, name)
+  workload::ParsedCache parsed_pods_;
   std::unordered_map<std::string, std::pair<std::string, std::string>> by_uid_;  // RS uid → key
 };
 

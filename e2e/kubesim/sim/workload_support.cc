@@ -13,6 +13,22 @@ rapidjson::Document ParseStored(const StoredObject& obj) {
   return d;
 }
 
+const rapidjson::Document& ParsedCache::Get(const ObjectPtr& obj) {
+  auto [it, added] = entries_.try_emplace(obj.get());
+  if (added) {
+    it->second.object = obj;
+    it->second.doc = std::make_unique<rapidjson::Document>(ParseStored(*obj));
+  }
+  it->second.used = true;
+  return *it->second.doc;
+}
+
+void ParsedCache::Sweep() {
+  std::erase_if(entries_, [](const auto& e) { return !e.second.used; });
+  if (entries_.size() > max_kept) entries_.clear();
+  for (auto& [ptr, entry] : entries_) entry.used = false;
+}
+
 int64_t IntAt(const Value& root, std::initializer_list<std::string_view> path, int64_t fallback) {
   const Value* v = json::Find(root, path);
   return v && v->IsInt64() ? v->GetInt64() : fallback;

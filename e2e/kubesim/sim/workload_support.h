@@ -5,9 +5,11 @@
 // controller ownerReference they write. Pure functions over JSON; no I/O.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include <rapidjson/document.h>
 
@@ -18,6 +20,32 @@ namespace berth::kubesim::workload {
 
 // ParseStored returns the stored object's JSON as a document (an empty object if unparsable).
 rapidjson::Document ParseStored(const StoredObject& obj);
+
+// ParsedCache: the parsed documents of stored objects, reused while an object's stored version is
+// the same one (a StoredObject never changes; a write stores a new one). The sim thread's pod
+// readers (a namespace's PDB status, a ReplicaSet's pods) read every pod on each pass: parsing
+// 1,000 pods again each time made a pass tens of milliseconds, and pod readiness, deletions and
+// every controller of the one sim thread waited behind it. Not thread-safe: one per reader.
+class ParsedCache {
+ public:
+  // Get: the object's document (an empty object if unparsable), valid until the Sweep after the
+  // next one.
+  const rapidjson::Document& Get(const ObjectPtr& obj);
+  // Sweep drops the entries not read since the last Sweep (deleted objects, replaced versions),
+  // and everything when more than `max_kept` were read: a pass over more pods than that (a
+  // 150,000-pod scale seed) parses them each time, as before, instead of keeping them all parsed.
+  void Sweep();
+  size_t size() const { return entries_.size(); }
+  size_t max_kept = 20000;
+
+ private:
+  struct Entry {
+    ObjectPtr object;  // held, so its address is not reused while cached
+    std::unique_ptr<rapidjson::Document> doc;
+    bool used = true;
+  };
+  std::unordered_map<const StoredObject*, Entry> entries_;
+};
 
 // IntAt returns the integer at `path`, or `fallback` when absent or not an integer.
 int64_t IntAt(const rapidjson::Value& root, std::initializer_list<std::string_view> path, int64_t fallback);

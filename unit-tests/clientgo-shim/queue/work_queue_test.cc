@@ -61,6 +61,58 @@ TEST(WorkQueueTest, KeyAddedWhileProcessingIsHandedOutOnlyAfterDone) {
   EXPECT_EQ(q.ProcessingLen(), 0u);
 }
 
+TEST(WorkQueueTest, HigherPriorityKeysAreHandedOutFirstAndFifoWithinAPriority) {
+  WorkQueue q;
+  q.Add("a");
+  q.Add("b");
+  q.AddWithPriority("u1", 1);
+  q.AddWithPriority("u2", 1);
+  q.AddWithPriority("top", 5);
+  EXPECT_EQ(q.Len(), 5u);
+  EXPECT_EQ(q.Get(), "top");
+  EXPECT_EQ(q.Get(), "u1");
+  EXPECT_EQ(q.Get(), "u2");
+  EXPECT_EQ(q.Get(), "a");
+  EXPECT_EQ(q.Get(), "b");
+  EXPECT_EQ(q.Len(), 0u);
+}
+
+TEST(WorkQueueTest, AWaitingKeyMovesUpToAHigherPriorityNeverDown) {
+  WorkQueue q;
+  q.Add("a");
+  q.Add("b");
+  q.Add("c");
+  q.AddWithPriority("c", 1);  // moves ahead of a and b, queued once
+  q.AddWithPriority("a", 0);  // no change
+  EXPECT_EQ(q.Len(), 3u);
+  EXPECT_EQ(q.Get(), "c");
+  q.AddWithPriority("d", 2);
+  q.Add("d");  // a lower priority does not move it down
+  EXPECT_EQ(q.Get(), "d");
+  EXPECT_EQ(q.Get(), "a");
+  EXPECT_EQ(q.Get(), "b");
+  EXPECT_EQ(q.Len(), 0u);
+}
+
+TEST(WorkQueueTest, AKeyReAddedWithPriorityWhileProcessingIsRequeuedWithItOnDone) {
+  WorkQueue q;
+  q.Add("a");
+  ASSERT_EQ(q.Get(), "a");
+  q.Add("x");
+  q.AddWithPriority("a", 1);
+  EXPECT_EQ(q.Len(), 1u) << "a processing key must not be queued a second time";
+  q.Done("a");
+  EXPECT_EQ(q.Get(), "a");
+  EXPECT_EQ(q.Get(), "x");
+  q.Done("a");
+  q.Done("x");
+  // Handed out, a key forgets its priority: added plainly it queues at 0 again.
+  q.Add("y");
+  q.Add("a");
+  EXPECT_EQ(q.Get(), "y");
+  EXPECT_EQ(q.Get(), "a");
+}
+
 TEST(WorkQueueTest, DoneWithoutReAddDoesNotRequeue) {
   WorkQueue q;
   q.Add("a");

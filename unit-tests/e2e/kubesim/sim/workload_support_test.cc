@@ -63,5 +63,60 @@ TEST(WorkloadSupportTest, ParseStoredTurnsGarbageIntoAnEmptyObject) {
   EXPECT_EQ(ParseStored(obj).MemberCount(), 0u);
 }
 
+ObjectPtr Stored(std::string text) {
+  auto obj = std::make_shared<StoredObject>();
+  obj->json = std::move(text);
+  return obj;
+}
+
+TEST(ParsedCacheTest, AVersionIsParsedOnceAndANewVersionAgain) {
+  ParsedCache cache;
+  ObjectPtr v1 = Stored(R"({"metadata":{"name":"p","resourceVersion":"1"}})");
+  const rapidjson::Document& first = cache.Get(v1);
+  EXPECT_EQ(json::GetString(first, {"metadata", "resourceVersion"}), "1");
+  EXPECT_EQ(&cache.Get(v1), &first) << "the same stored version is not parsed again";
+  ObjectPtr v2 = Stored(R"({"metadata":{"name":"p","resourceVersion":"2"}})");
+  EXPECT_EQ(json::GetString(cache.Get(v2), {"metadata", "resourceVersion"}), "2");
+  EXPECT_EQ(json::GetString(first, {"metadata", "resourceVersion"}), "1") << "v1's document stays until a Sweep";
+  EXPECT_EQ(cache.size(), 2u);
+}
+
+TEST(ParsedCacheTest, SweepDropsWhatWasNotReadSinceTheLastSweep) {
+  ParsedCache cache;
+  ObjectPtr kept = Stored(R"({"a":1})");
+  ObjectPtr dropped = Stored(R"({"b":2})");
+  cache.Get(kept);
+  cache.Get(dropped);
+  cache.Sweep();  // both were read in this pass
+  EXPECT_EQ(cache.size(), 2u);
+  cache.Get(kept);
+  cache.Sweep();
+  EXPECT_EQ(cache.size(), 1u);
+  EXPECT_EQ(cache.Get(kept)["a"].GetInt(), 1);
+  EXPECT_EQ(cache.size(), 1u);
+}
+
+TEST(ParsedCacheTest, APassOverMoreThanMaxKeptKeepsNothing) {
+  ParsedCache cache;
+  cache.max_kept = 2;
+  std::vector<ObjectPtr> objects;
+  for (int i = 0; i < 3; ++i) objects.push_back(Stored("{\"i\":" + std::to_string(i) + "}"));
+  for (const auto& o : objects) cache.Get(o);
+  EXPECT_EQ(cache.size(), 3u) << "every document read in a pass stays valid until its Sweep";
+  cache.Sweep();
+  EXPECT_EQ(cache.size(), 0u);
+  cache.Get(objects[0]);
+  cache.Get(objects[1]);
+  cache.Sweep();
+  EXPECT_EQ(cache.size(), 2u);
+}
+
+TEST(ParsedCacheTest, GarbageIsCachedAsAnEmptyObject) {
+  ParsedCache cache;
+  const rapidjson::Document& d = cache.Get(Stored("{not json"));
+  EXPECT_TRUE(d.IsObject());
+  EXPECT_EQ(d.MemberCount(), 0u);
+}
+
 }  // namespace
 }  // namespace berth::kubesim::workload
