@@ -46,10 +46,7 @@ bool SamePacked(const rapidjson::Value& v, std::string_view packed, const Intern
 // containers (numbers, booleans, null) have no slot. The buffer is the thread's, reused.
 class Hashes {
  public:
-  explicit Hashes(const rapidjson::Value& root) : slots_(Buffer()) {
-    slots_.clear();
-    Hash(root);
-  }
+  explicit Hashes(const rapidjson::Value& root) : slots_(Buffer()) { Hash(root); }
   // Next: the hash of the next string or container in pre-order.
   uint64_t Next() { return slots_[next_++].hash; }
   // Container reads a container's slot: its shape, and where its subtree ends.
@@ -81,10 +78,14 @@ class Hashes {
     h ^= x + 0x9e3779b97f4a7c15ULL + (h << 12) + (h >> 4);
     return h * 0xff51afd7ed558ccdULL;
   }
+  // Push appends a slot; the buffer only grows (kept by the thread), so this is a store.
+  size_t Push(uint64_t hash) {
+    if (size_ == slots_.size()) slots_.resize(slots_.size() * 2 + 256);
+    slots_[size_] = {hash, 0};
+    return size_++;
+  }
   uint64_t Str(const rapidjson::Value& s) {
-    const uint64_t h = TextHash{}(std::string_view(s.GetString(), s.GetStringLength()));
-    slots_.push_back({h, 0});
-    return h;
+    return slots_[Push(TextHash{}(std::string_view(s.GetString(), s.GetStringLength())))].hash;
   }
   uint64_t Hash(const rapidjson::Value& v) {
     switch (v.GetType()) {
@@ -101,22 +102,20 @@ class Hashes {
         return Mix(7, bits);
       }
       case rapidjson::kObjectType: {
-        const size_t slot = slots_.size();
-        slots_.push_back({0, 0});
+        const size_t slot = Push(0);
         uint64_t h = Mix(8, v.MemberCount());
         for (const auto& m : v.GetObject()) {
           h = Mix(h, Str(m.name));  // the key's slot before its value's: sequenced, not an argument
           h = Mix(h, Hash(m.value));
         }
-        slots_[slot] = {h | 1, slots_.size()};  // shape 0 means "none"
+        slots_[slot] = {h | 1, size_};  // shape 0 means "none"
         return h;
       }
       case rapidjson::kArrayType: {
-        const size_t slot = slots_.size();
-        slots_.push_back({0, 0});
+        const size_t slot = Push(0);
         uint64_t h = Mix(9, v.Size());
         for (const auto& e : v.GetArray()) h = Mix(h, Hash(e));
-        slots_[slot] = {h | 1, slots_.size()};
+        slots_[slot] = {h | 1, size_};
         return h;
       }
     }
@@ -124,6 +123,7 @@ class Hashes {
   }
 
   std::vector<Slot>& slots_;
+  size_t size_ = 0;
   size_t next_ = 0;
 };
 
