@@ -99,20 +99,19 @@ struct Cost {
   size_t footprint_bytes = 0;
 };
 
-// CacheJsonPage / CacheProtobufPage: one page through the reflector's decode (DecodePage): JSON
-// parsed in place, each item transformed and packed; protobuf decoded item by item, each item
-// transformed and packed while its message lives.
+// CacheJsonPage / CacheProtobufPage: one page through the reflector's decode (DecodePage): both
+// decoded item by item (JSON parsed in place), each item transformed and packed while in cache.
 void CacheJsonPage(std::string body, std::vector<shim::ObjectPtr>& cache) {
-  auto page = shim::DecodeListPageInsitu(body);
-  if (!page) {
-    std::fprintf(stderr, "JSON decode failed: %s\n", page.error().message.c_str());
-    std::exit(1);
-  }
-  for (auto& item : json::FindMutable(page->body, {"items"})->GetArray()) {
-    if (!shim::DefaultTransformFn(item, page->body.GetAllocator())) std::exit(1);
+  auto meta = shim::DecodeListItemsInsitu(body, [&](Value& item, rapidjson::Document::AllocatorType& a) -> berth::Status {
+    if (auto st = shim::DefaultTransformFn(item, a); !st) return st;
     auto obj = shim::CachedObject::FromJson(item);
-    if (!obj) std::exit(1);
+    if (!obj) return std::unexpected(obj.error());
     cache.push_back(std::move(*obj));
+    return {};
+  });
+  if (!meta) {
+    std::fprintf(stderr, "JSON decode failed: %s\n", meta.error().message.c_str());
+    std::exit(1);
   }
 }
 
