@@ -46,7 +46,10 @@ bool SamePacked(const rapidjson::Value& v, std::string_view packed, const Intern
 // containers (numbers, booleans, null) have no slot. The buffer is the thread's, reused.
 class Hashes {
  public:
-  explicit Hashes(const rapidjson::Value& root) : slots_(Buffer()) { Hash(root); }
+  explicit Hashes(const rapidjson::Value& root) : slots_(Buffer()) {
+    bool inline_string = false;
+    Hash(root, {}, inline_string);
+  }
   // Next: the hash of the next string or container in pre-order.
   uint64_t Next() { return slots_[next_++].hash; }
   // Container reads a container's slot: its shape, and where its subtree ends.
@@ -87,12 +90,21 @@ class Hashes {
   uint64_t Str(const rapidjson::Value& s) {
     return slots_[Push(TextHash{}(std::string_view(s.GetString(), s.GetStringLength())))].hash;
   }
-  uint64_t Hash(const rapidjson::Value& v) {
+  // Hash: `v`'s hash; sets `inline_string` when `v` holds a string Pack stores inline. Such a
+  // subtree is never pooled (PackShared), so it gets no shape (no lookup), and an inline string
+  // is never interned, so it is not hashed (its slot is read and ignored).
+  uint64_t Hash(const rapidjson::Value& v, std::string_view parent_key, bool& inline_string) {
     switch (v.GetType()) {
       case rapidjson::kNullType: return 1;
       case rapidjson::kFalseType: return 2;
       case rapidjson::kTrueType: return 3;
-      case rapidjson::kStringType: return Mix(4, Str(v));
+      case rapidjson::kStringType:
+        if (v.GetStringLength() > kMaxInternedLength || IsUniqueValueKey(parent_key)) {
+          inline_string = true;
+          Push(0);
+          return 4;
+        }
+        return Mix(4, Str(v));
       case rapidjson::kNumberType: {
         if (v.IsInt64()) return Mix(5, static_cast<uint64_t>(v.GetInt64()));
         if (v.IsUint64()) return Mix(6, v.GetUint64());
@@ -104,18 +116,22 @@ class Hashes {
       case rapidjson::kObjectType: {
         const size_t slot = Push(0);
         uint64_t h = Mix(8, v.MemberCount());
+        bool inner_inline = false;
         for (const auto& m : v.GetObject()) {
           h = Mix(h, Str(m.name));  // the key's slot before its value's: sequenced, not an argument
-          h = Mix(h, Hash(m.value));
+          h = Mix(h, Hash(m.value, std::string_view(m.name.GetString(), m.name.GetStringLength()), inner_inline));
         }
-        slots_[slot] = {h | 1, size_};  // shape 0 means "none"
+        slots_[slot] = {inner_inline ? 0 : h | 1, size_};  // shape 0 means "none"
+        inline_string |= inner_inline;
         return h;
       }
       case rapidjson::kArrayType: {
         const size_t slot = Push(0);
         uint64_t h = Mix(9, v.Size());
-        for (const auto& e : v.GetArray()) h = Mix(h, Hash(e));
-        slots_[slot] = {h | 1, size_};
+        bool inner_inline = false;
+        for (const auto& e : v.GetArray()) h = Mix(h, Hash(e, parent_key, inner_inline));
+        slots_[slot] = {inner_inline ? 0 : h | 1, size_};
+        inline_string |= inner_inline;
         return h;
       }
     }
