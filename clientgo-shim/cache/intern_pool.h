@@ -80,9 +80,9 @@ class InternPool {
     }
     void IndexShape(uint32_t id, uint64_t shape) { pool_.IndexShapeLocked(id, shape); }
     std::string_view Text(uint32_t id) const {
-      return id < pool_.entries_.size() ? std::string_view(pool_.entries_[id].text) : std::string_view();
+      return pool_.TextOf(id);
     }
-    void AddRef(uint32_t id) { ++pool_.entries_[id].refs; }
+    void AddRef(uint32_t id) { ++pool_.hot_[id].refs; }
 
    private:
     InternPool& pool_;
@@ -96,8 +96,7 @@ class InternPool {
     // Lookup returns the text of a live id (an id this caller holds a reference to); an id the
     // pool never issued reads as "" rather than crashing.
     std::string_view Lookup(uint32_t id) const {
-      return id < pool_.entries_.size() ? std::string_view(pool_.entries_[id].text)
-                                        : std::string_view("");
+      return pool_.TextOf(id);
     }
 
    private:
@@ -117,7 +116,6 @@ class InternPool {
  private:
   struct Entry {
     std::string text;
-    uint32_t refs = 0;
     bool subtree = false;
     uint64_t shape = 0;  // a subtree's key in shape_index_ (0: not indexed)
   };
@@ -128,7 +126,19 @@ class InternPool {
   static constexpr size_t kSeenSlots = 1 << 14;  // 128 KB per pool
 
   mutable std::shared_mutex mu_;
+  // Hot: what interning and reading touch per id, dense (an index, no deque arithmetic): the
+  // text's bytes (owned by entries_[id].text) and the reference count.
+  struct Hot {
+    const char* data = nullptr;
+    uint32_t size = 0;
+    uint32_t refs = 0;
+  };
+  std::string_view TextOf(uint32_t id) const {
+    return id < hot_.size() ? std::string_view(hot_[id].data, hot_[id].size) : std::string_view();
+  }
+
   std::deque<Entry> entries_;  // a deque: Entry addresses (and so map keys) never move
+  std::vector<Hot> hot_;       // by id, as entries_
   std::vector<uint32_t> free_ids_;
   // Open addressing (abseil's Swiss table): a lookup is one hash and, mostly, one probe of
   // contiguous memory, where a node-based map chases a pointer per bucket. Interning is most of
