@@ -22,7 +22,7 @@
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
-#define XXH_INLINE_ALL
+#define XXH_INLINE_ALL  // xxhash as inline functions: nothing to link, and short inputs inline
 #include <xxhash.h>
 
 namespace berth::shim {
