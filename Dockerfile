@@ -8,7 +8,7 @@ RUN apt-get update \
       build-essential cmake ninja-build pkg-config \
       libboost1.81-dev libboost-system1.81-dev libboost-program-options1.81-dev \
       libssl-dev rapidjson-dev libyaml-cpp-dev libyaml-dev prometheus-cpp-dev \
-      libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libre2-dev \
+      libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libre2-dev libabsl-dev libxxhash-dev \
       googletest libgtest-dev libgmock-dev libbenchmark-dev ca-certificates python3 \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src

@@ -2,7 +2,8 @@
 // (watch/watch_event): a body cut into chunks at arbitrary points, as the network delivers it.
 // Input: byte 0 seeds the chunk sizes, the rest is the body.
 // Properties: no crash; the lines (and so the decoded events) do not depend on where chunks
-// break; every line decodes or is refused with a message; DecodeListPage survives the body too.
+// break; every line decodes or is refused with a message; the body as a LIST page decodes item by
+// item (DecodeListItemsInsitu) exactly when the whole-page document does, with as many items.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -72,8 +73,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       (void)error;
     }
   }
-  if (auto page = berth::shim::DecodeListPage(body)) {
+  // The LIST body item by item (the reflector's decode) agrees with the whole-page document.
+  std::string whole(body), each(body);
+  auto page = berth::shim::DecodeListPageInsitu(whole);
+  size_t items = 0;
+  auto meta = berth::shim::DecodeListItemsInsitu(
+      each, [&](rapidjson::Value&, rapidjson::Document::AllocatorType&) -> berth::Status {
+        ++items;
+        return {};
+      });
+  FUZZ_CHECK(static_cast<bool>(page) == static_cast<bool>(meta));
+  if (page) {
     FUZZ_CHECK(page->Items().IsArray());
+    FUZZ_CHECK(items == page->Items().Size());
+    FUZZ_CHECK(meta->resource_version == page->resource_version && meta->continue_token == page->continue_token);
+  } else {
+    FUZZ_CHECK(!meta.error().message.empty());
   }
   return 0;
 }

@@ -111,6 +111,54 @@ Result<Document> ParseInsitu(std::string& text) {
                    "invalid JSON at offset " + std::to_string(result.Offset()) + ": " + error);
 }
 
+char InsituCursor::Peek() {
+  for (;;) {
+    const char c = stream_.Peek();
+    if (c != ' ' && c != '\t' && c != '\r' && c != '\n') return c;
+    stream_.Take();
+  }
+}
+
+bool InsituCursor::Consume(char c) {
+  if (Peek() != c || c == '\0') return false;
+  stream_.Take();
+  return true;
+}
+
+Status InsituCursor::ParseValue(Document& doc) {
+  rapidjson::Reader reader;
+  rapidjson::ParseResult result;
+  bool overflow = false;
+  auto generate = [&](Document& handler) {
+    FiniteNumbers<Document> finite{handler};
+    result = reader.Parse<rapidjson::kParseInsituFlag | rapidjson::kParseStopWhenDoneFlag>(stream_, finite);
+    overflow = finite.overflow;
+    return !result.IsError();
+  };
+  doc.Populate(generate);
+  if (overflow) {
+    return MakeError(ErrorCode::kInvalidArgument, "invalid JSON at offset " + std::to_string(result.Offset()) +
+                                                      ": Number too big to be stored in double.");
+  }
+  if (result.IsError()) {
+    return MakeError(ErrorCode::kInvalidArgument, "invalid JSON at offset " + std::to_string(result.Offset()) +
+                                                      ": " + rapidjson::GetParseError_En(result.Code()));
+  }
+  return {};
+}
+
+Status InsituCursor::Finish() {
+  if (Peek() == '\0') return {};
+  return MakeError(ErrorCode::kInvalidArgument, "invalid JSON at offset " + std::to_string(stream_.Tell()) +
+                                                    ": The document root must not be followed by other values.");
+}
+
+Error InsituCursor::Invalid(rapidjson::ParseErrorCode code) {
+  return MakeError(ErrorCode::kInvalidArgument, "invalid JSON at offset " + std::to_string(stream_.Tell()) + ": " +
+                                                    rapidjson::GetParseError_En(code))
+      .error();
+}
+
 Result<Document> Parse(std::string_view text) { return ParseWith<rapidjson::kParseDefaultFlags>(text); }
 
 Result<Document> ParseIterative(std::string_view text) {

@@ -36,8 +36,9 @@ Result<ObjectPtr> CachedObject::FromJson(const rapidjson::Value& object, InternP
   }
 
   // Pack everything except the identity fields, which live unpacked in the buffer.
-  std::string packed;
-  packed.reserve(1024);
+  // The thread's buffer: packing allocates nothing once it has grown to a typical object.
+  thread_local std::string packed;
+  packed.clear();
   PackJson(object, pool, packed, {"name", "namespace", "uid", "resourceVersion"});
 
   auto obj = std::make_shared<CachedObject>(PrivateTag{});
@@ -61,6 +62,7 @@ Result<ObjectPtr> CachedObject::FromJson(const rapidjson::Value& object, InternP
   append(std::string_view(packed.data(), packed.size()));
   obj->pool_ = &pool;
   obj->packed_len_ = static_cast<uint32_t>(packed.size());
+  if (packed.capacity() > (64u << 10)) std::string().swap(packed);  // one huge object is not kept
   obj->ns_len_ = static_cast<uint16_t>(ns.size());
   obj->name_len_ = static_cast<uint16_t>(name.size());
   obj->uid_len_ = static_cast<uint8_t>(uid.size());

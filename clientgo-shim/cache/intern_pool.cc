@@ -1,31 +1,33 @@
 #include "clientgo-shim/cache/intern_pool.h"
 
-#include <functional>
+#include <type_traits>
+
 
 #include "clientgo-shim/cache/packed_json.h"
 
 namespace berth::shim {
 
-uint32_t InternPool::InternLocked(std::string_view text) {
+uint32_t InternPool::InternLocked(const HashedText& text) {
   if (auto it = index_.find(text); it != index_.end()) {
-    ++entries_[it->second].refs;
+    ++hot_[it->second].refs;
     return it->second;
   }
-  return NewEntryLocked(text, false);
+  return NewEntryLocked(text.text, false);
 }
 
 std::optional<uint32_t> InternPool::InternSubtreeLocked(std::string_view packed,
-                                                        const std::vector<uint32_t>& inner) {
-  if (auto it = subtree_index_.find(packed); it != subtree_index_.end()) {
-    ++entries_[it->second].refs;
+                                                        std::span<const uint32_t> inner) {
+  const uint64_t hash = TextHash{}(packed);
+  if (auto it = subtree_index_.find(HashedText{packed, hash}); it != subtree_index_.end()) {
+    ++hot_[it->second].refs;
     // The pooled copy already holds a reference to each inner id; drop the caller's.
     for (uint32_t id : inner) {
-      if (id < entries_.size() && entries_[id].refs > 1) --entries_[id].refs;
+      if (id < hot_.size() && hot_[id].refs > 1) --hot_[id].refs;
     }
     return it->second;
   }
   if (seen_.empty()) seen_.assign(kSeenSlots, 0);
-  const uint64_t h = std::hash<std::string_view>{}(packed) | 1;  // 0 marks an empty slot
+  const uint64_t h = hash | 1;  // 0 marks an empty slot
   uint64_t& slot = seen_[h & (kSeenSlots - 1)];
   if (slot != h) {
     slot = h;
@@ -42,10 +44,11 @@ uint32_t InternPool::NewEntryLocked(std::string_view text, bool subtree) {
   } else {
     id = static_cast<uint32_t>(entries_.size());
     entries_.emplace_back();
+    hot_.emplace_back();
   }
   Entry& e = entries_[id];
   e.text.assign(text.data(), text.size());
-  e.refs = 1;
+  hot_[id] = {e.text.data(), static_cast<uint32_t>(e.text.size()), 1};
   e.subtree = subtree;
   text_bytes_ += e.text.capacity() > 15 ? e.text.capacity() + 1 : 0;
   (subtree ? subtree_index_ : index_).emplace(std::string_view(e.text), id);
@@ -66,7 +69,8 @@ void InternPool::Release(const std::vector<uint32_t>& ids) {
     work.pop_back();
     if (id >= entries_.size()) continue;
     Entry& e = entries_[id];
-    if (e.refs == 0 || --e.refs > 0) continue;
+    uint32_t& refs = hot_[id].refs;
+    if (refs == 0 || --refs > 0) continue;
     if (e.subtree) {
       CollectInternedIds(e.text, work);  // the subtree's own references go too
       subtree_index_.erase(std::string_view(e.text));
@@ -78,6 +82,7 @@ void InternPool::Release(const std::vector<uint32_t>& ids) {
     e.subtree = false;
     text_bytes_ -= e.text.capacity() > 15 ? e.text.capacity() + 1 : 0;
     std::string().swap(e.text);  // give the body back
+    hot_[id] = Hot{};
     free_ids_.push_back(id);
   }
 }
@@ -89,13 +94,13 @@ size_t InternPool::Size() const {
 
 size_t InternPool::FootprintBytes() const {
   std::shared_lock lock(mu_);
-  // A hash node holds the key view, the id, the cached hash and a next pointer; plus a bucket.
-  constexpr size_t kNodeBytes = sizeof(std::string_view) + sizeof(uint32_t) + 2 * sizeof(void*) + 16;
-  return entries_.size() * sizeof(Entry) + text_bytes_ + free_ids_.capacity() * sizeof(uint32_t) +
-         (index_.size() + subtree_index_.size() + shape_index_.size()) * kNodeBytes +
-         (index_.bucket_count() + subtree_index_.bucket_count() + shape_index_.bucket_count()) *
-             sizeof(void*) +
-         seen_.capacity() * sizeof(uint64_t);
+  // A Swiss table holds its slots inline plus one control byte per slot.
+  auto table = [](const auto& map) {
+    using Slot = typename std::decay_t<decltype(map)>::value_type;
+    return map.capacity() * (sizeof(Slot) + 1);
+  };
+  return entries_.size() * sizeof(Entry) + hot_.capacity() * sizeof(Hot) + text_bytes_ + free_ids_.capacity() * sizeof(uint32_t) +
+         table(index_) + table(subtree_index_) + table(shape_index_) + seen_.capacity() * sizeof(uint64_t);
 }
 
 InternPool& GlobalInternPool() {

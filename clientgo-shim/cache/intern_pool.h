@@ -16,12 +16,34 @@
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
+#include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
+#include <absl/container/flat_hash_map.h>
+#define XXH_INLINE_ALL  // xxhash as inline functions: nothing to link, and short inputs inline
+#include <xxhash.h>
+
 namespace berth::shim {
+
+// TextHash: the pool's hash of a string (XXH3, inlined: most strings are a few bytes). Packing
+// hashes every string once, for its subtree's shape, and interns it with that hash.
+struct HashedText {
+  std::string_view text;
+  uint64_t hash;
+};
+struct TextHash {
+  using is_transparent = void;
+  uint64_t operator()(std::string_view s) const { return XXH3_64bits(s.data(), s.size()); }
+  uint64_t operator()(const HashedText& h) const { return h.hash; }
+};
+struct TextEq {
+  using is_transparent = void;
+  bool operator()(std::string_view a, std::string_view b) const { return a == b; }
+  bool operator()(std::string_view a, const HashedText& b) const { return a == b.text; }
+  bool operator()(const HashedText& a, std::string_view b) const { return a.text == b; }
+};
 
 class InternPool {
  public:
@@ -35,14 +57,16 @@ class InternPool {
    public:
     explicit Batch(InternPool& pool) : pool_(pool), lock_(pool.mu_) {}
     // Intern returns the id of `text`, adding one reference.
-    uint32_t Intern(std::string_view text) { return pool_.InternLocked(text); }
+    uint32_t Intern(std::string_view text) { return pool_.InternLocked({text, TextHash{}(text)}); }
+    // Intern with `hash` == TextHash{}(text), computed before the lock was taken.
+    uint32_t Intern(std::string_view text, uint64_t hash) { return pool_.InternLocked({text, hash}); }
     // InternSubtree shares a packed JSON subtree (see packed_json.h) that holds one reference to
     // each id in `inner`. If the subtree is already pooled, it gains a reference and the caller's
     // references in `inner` are dropped (the pooled copy holds its own). If it is new, it is
     // pooled only when seen before (a small table of recent hashes), so subtrees that occur once
     // (most pods' spec, with its nodeName) do not pay for a pool entry; the pooled entry then
     // takes over the `inner` references. Returns nullopt when the caller must keep it inline.
-    std::optional<uint32_t> InternSubtree(std::string_view packed, const std::vector<uint32_t>& inner) {
+    std::optional<uint32_t> InternSubtree(std::string_view packed, std::span<const uint32_t> inner) {
       return pool_.InternSubtreeLocked(packed, inner);
     }
     // Shapes let a packer find a pooled subtree from the JSON value it would pack, before
@@ -56,9 +80,9 @@ class InternPool {
     }
     void IndexShape(uint32_t id, uint64_t shape) { pool_.IndexShapeLocked(id, shape); }
     std::string_view Text(uint32_t id) const {
-      return id < pool_.entries_.size() ? std::string_view(pool_.entries_[id].text) : std::string_view();
+      return pool_.TextOf(id);
     }
-    void AddRef(uint32_t id) { ++pool_.entries_[id].refs; }
+    void AddRef(uint32_t id) { ++pool_.hot_[id].refs; }
 
    private:
     InternPool& pool_;
@@ -72,8 +96,7 @@ class InternPool {
     // Lookup returns the text of a live id (an id this caller holds a reference to); an id the
     // pool never issued reads as "" rather than crashing.
     std::string_view Lookup(uint32_t id) const {
-      return id < pool_.entries_.size() ? std::string_view(pool_.entries_[id].text)
-                                        : std::string_view("");
+      return pool_.TextOf(id);
     }
 
    private:
@@ -93,23 +116,36 @@ class InternPool {
  private:
   struct Entry {
     std::string text;
-    uint32_t refs = 0;
     bool subtree = false;
     uint64_t shape = 0;  // a subtree's key in shape_index_ (0: not indexed)
   };
-  uint32_t InternLocked(std::string_view text);
-  std::optional<uint32_t> InternSubtreeLocked(std::string_view packed,
-                                              const std::vector<uint32_t>& inner);
+  uint32_t InternLocked(const HashedText& text);
+  std::optional<uint32_t> InternSubtreeLocked(std::string_view packed, std::span<const uint32_t> inner);
   uint32_t NewEntryLocked(std::string_view text, bool subtree);
   void IndexShapeLocked(uint32_t id, uint64_t shape);
   static constexpr size_t kSeenSlots = 1 << 14;  // 128 KB per pool
 
   mutable std::shared_mutex mu_;
+  // Hot: what interning and reading touch per id, dense (an index, no deque arithmetic): the
+  // text's bytes (owned by entries_[id].text) and the reference count.
+  struct Hot {
+    const char* data = nullptr;
+    uint32_t size = 0;
+    uint32_t refs = 0;
+  };
+  std::string_view TextOf(uint32_t id) const {
+    return id < hot_.size() ? std::string_view(hot_[id].data, hot_[id].size) : std::string_view();
+  }
+
   std::deque<Entry> entries_;  // a deque: Entry addresses (and so map keys) never move
+  std::vector<Hot> hot_;       // by id, as entries_
   std::vector<uint32_t> free_ids_;
-  std::unordered_map<std::string_view, uint32_t> index_;  // views into entries_[id].text
-  std::unordered_map<std::string_view, uint32_t> subtree_index_;  // packed subtrees
-  std::unordered_map<uint64_t, uint32_t> shape_index_;  // subtrees by their JSON's hash
+  // Open addressing (abseil's Swiss table): a lookup is one hash and, mostly, one probe of
+  // contiguous memory, where a node-based map chases a pointer per bucket. Interning is most of
+  // the cost of packing an object.
+  absl::flat_hash_map<std::string_view, uint32_t, TextHash, TextEq> index_;  // views into entries_[id].text
+  absl::flat_hash_map<std::string_view, uint32_t, TextHash, TextEq> subtree_index_;  // packed subtrees
+  absl::flat_hash_map<uint64_t, uint32_t> shape_index_;  // subtrees by their JSON's hash
   std::vector<uint64_t> seen_;  // direct-mapped hashes of subtrees seen once
   size_t text_bytes_ = 0;
 };

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <span>
+
 
 namespace berth::shim {
 namespace {
@@ -29,36 +31,80 @@ bool IsUniqueValueKey(std::string_view key) {
 
 void CollectIds(std::string_view packed, std::vector<uint32_t>& ids);
 
-// Shapes: a hash of every object and array of one value, computed in one bottom-up pass before
-// the pool's lock is taken. A subtree pooled once is indexed by its JSON's hash, so the next
-// identical subtree (the containers of another pod of the same Deployment) is found before
-// any of its strings is interned: interning dominates the cost of packing.
-class Shapes {
+// SamePacked: whether `packed` (one value, read from r) decodes to exactly `v`. Shared
+// subtrees inside are followed. Malformed bytes compare unequal.
+bool SamePacked(const rapidjson::Value& v, std::string_view packed, const InternPool::Batch& batch,
+                int depth);
+
+// Hashes: a hash of every string, key, object and array of one value, computed in one
+// bottom-up pass before the pool's lock is taken. A subtree pooled once is indexed by its JSON's
+// hash (its shape), so the next identical subtree (the containers of another pod of the same
+// Deployment) is found before any of its strings is interned: interning dominates the cost of
+// packing. The strings' hashes are the pool's own (TextHash), so interning does not hash again.
+// Slots are in pre-order, the order Pack visits the value in: Pack reads them with a cursor
+// (Next), and a container's slot says where its subtree ends (Skip). Values without strings or
+// containers (numbers, booleans, null) have no slot. The buffer is the thread's, reused.
+class Hashes {
  public:
-  explicit Shapes(const rapidjson::Value& root) {
-    Hash(root);
-    std::sort(shapes_.begin(), shapes_.end());
+  explicit Hashes(const rapidjson::Value& root) : slots_(Buffer()) {
+    bool inline_string = false;
+    Hash(root, {}, inline_string);
   }
-  // Of returns the hash of `v` (an object or array inside the root), or 0.
-  uint64_t Of(const rapidjson::Value& v) const {
-    auto it = std::lower_bound(shapes_.begin(), shapes_.end(), std::make_pair(&v, uint64_t{0}));
-    return it != shapes_.end() && it->first == &v ? it->second : 0;
+  // Next: the hash of the next string or container in pre-order.
+  uint64_t Next() { return slots_[next_++].hash; }
+  // Container reads a container's slot: its shape, and where its subtree ends.
+  uint64_t Container(size_t& end) {
+    const Slot& slot = slots_[next_++];
+    end = slot.end;
+    return slot.hash;
+  }
+  void SkipTo(size_t end) { next_ = end; }
+  // Skip passes over `v` (a value Pack leaves out).
+  void Skip(const rapidjson::Value& v) {
+    if (v.IsString()) {
+      ++next_;
+    } else if (v.IsObject() || v.IsArray()) {
+      next_ = slots_[next_].end;
+    }
   }
 
  private:
+  struct Slot {
+    uint64_t hash;
+    size_t end;  // a container's: the slot after its subtree
+  };
+  static std::vector<Slot>& Buffer() {
+    thread_local std::vector<Slot> buffer;
+    return buffer;
+  }
   static uint64_t Mix(uint64_t h, uint64_t x) {
     h ^= x + 0x9e3779b97f4a7c15ULL + (h << 12) + (h >> 4);
     return h * 0xff51afd7ed558ccdULL;
   }
-  static uint64_t Str(const rapidjson::Value& s) {
-    return std::hash<std::string_view>{}(std::string_view(s.GetString(), s.GetStringLength()));
+  // Push appends a slot; the buffer only grows (kept by the thread), so this is a store.
+  size_t Push(uint64_t hash) {
+    if (size_ == slots_.size()) slots_.resize(slots_.size() * 2 + 256);
+    slots_[size_] = {hash, 0};
+    return size_++;
   }
-  uint64_t Hash(const rapidjson::Value& v) {
+  uint64_t Str(const rapidjson::Value& s) {
+    return slots_[Push(TextHash{}(std::string_view(s.GetString(), s.GetStringLength())))].hash;
+  }
+  // Hash: `v`'s hash; sets `inline_string` when `v` holds a string Pack stores inline. Such a
+  // subtree is never pooled (PackShared), so it gets no shape (no lookup), and an inline string
+  // is never interned, so it is not hashed (its slot is read and ignored).
+  uint64_t Hash(const rapidjson::Value& v, std::string_view parent_key, bool& inline_string) {
     switch (v.GetType()) {
       case rapidjson::kNullType: return 1;
       case rapidjson::kFalseType: return 2;
       case rapidjson::kTrueType: return 3;
-      case rapidjson::kStringType: return Mix(4, Str(v));
+      case rapidjson::kStringType:
+        if (v.GetStringLength() > kMaxInternedLength || IsUniqueValueKey(parent_key)) {
+          inline_string = true;
+          Push(0);
+          return 4;
+        }
+        return Mix(4, Str(v));
       case rapidjson::kNumberType: {
         if (v.IsInt64()) return Mix(5, static_cast<uint64_t>(v.GetInt64()));
         if (v.IsUint64()) return Mix(6, v.GetUint64());
@@ -68,119 +114,160 @@ class Shapes {
         return Mix(7, bits);
       }
       case rapidjson::kObjectType: {
+        const size_t slot = Push(0);
         uint64_t h = Mix(8, v.MemberCount());
-        for (const auto& m : v.GetObject()) h = Mix(Mix(h, Str(m.name)), Hash(m.value));
-        shapes_.emplace_back(&v, h | 1);  // 0 means "no shape"
+        bool inner_inline = false;
+        for (const auto& m : v.GetObject()) {
+          h = Mix(h, Str(m.name));  // the key's slot before its value's: sequenced, not an argument
+          h = Mix(h, Hash(m.value, std::string_view(m.name.GetString(), m.name.GetStringLength()), inner_inline));
+        }
+        slots_[slot] = {inner_inline ? 0 : h | 1, size_};  // shape 0 means "none"
+        inline_string |= inner_inline;
         return h;
       }
       case rapidjson::kArrayType: {
+        const size_t slot = Push(0);
         uint64_t h = Mix(9, v.Size());
-        for (const auto& e : v.GetArray()) h = Mix(h, Hash(e));
-        shapes_.emplace_back(&v, h | 1);
+        bool inner_inline = false;
+        for (const auto& e : v.GetArray()) h = Mix(h, Hash(e, parent_key, inner_inline));
+        slots_[slot] = {inner_inline ? 0 : h | 1, size_};
+        inline_string |= inner_inline;
         return h;
       }
     }
     return 0;
   }
 
-  std::vector<std::pair<const rapidjson::Value*, uint64_t>> shapes_;
+  std::vector<Slot>& slots_;
+  size_t size_ = 0;
+  size_t next_ = 0;
 };
 
-// SamePacked: whether `packed` (one value, read from r) decodes to exactly `v`. Shared
-// subtrees inside are followed. Malformed bytes compare unequal.
-bool SamePacked(const rapidjson::Value& v, std::string_view packed, const InternPool::Batch& batch,
-                int depth);
-
-// Pack appends the encoding of v; returns whether it stored a string inline (a sign the subtree
-// is unique to this object, so not worth sharing).
-bool Pack(const rapidjson::Value& v, std::string_view parent_key, InternPool::Batch& batch,
-          const Shapes& shapes, std::string& out, int depth);
-
-// PackShared packs an object or array and, when it holds no inline string and is big enough,
-// replaces it with a reference to a pooled copy (see InternSubtree). It packs straight into
-// `out` and cuts the bytes back when they are shared: no buffer per subtree.
-bool PackShared(const rapidjson::Value& v, std::string_view parent_key, InternPool::Batch& batch,
-                const Shapes& shapes, std::string& out, int depth) {
-  const uint64_t shape = depth > 0 ? shapes.Of(v) : 0;
-  if (shape != 0) {
-    if (auto id = batch.FindShape(shape); id && SamePacked(v, batch.Text(*id), batch, 0)) {
-      batch.AddRef(*id);
-      out.push_back(kSub);
-      PutVarint(*id, out);
-      return false;
-    }
+// Packer: one PackJson call. `ids_` collects the pool ids the bytes packed so far reference, in
+// order, so a subtree handed to the pool knows its inner references without reading its bytes
+// again.
+class Packer {
+ public:
+  Packer(const rapidjson::Value& root, InternPool& pool, std::string& out)
+      : hashes_(root), batch_(pool), out_(out), ids_(IdBuffer()) {
+    ids_.clear();
   }
-  const size_t start = out.size();
-  bool has_inline = false;
-  if (v.IsObject()) {
-    out.push_back(kObject);
-    PutVarint(v.MemberCount(), out);
-    for (const auto& m : v.GetObject()) {
-      std::string_view key(m.name.GetString(), m.name.GetStringLength());
-      PutVarint(batch.Intern(key), out);
-      has_inline |= Pack(m.value, key, batch, shapes, out, depth + 1);
-    }
-  } else {
-    out.push_back(kArray);
-    PutVarint(v.Size(), out);
-    for (const auto& e : v.GetArray()) has_inline |= Pack(e, parent_key, batch, shapes, out, depth + 1);
-  }
-  if (!has_inline && depth > 0 && out.size() - start >= kMinSharedSubtree) {
-    const std::string_view sub(out.data() + start, out.size() - start);
-    thread_local std::vector<uint32_t> inner;
-    inner.clear();
-    CollectIds(sub, inner);
-    if (auto id = batch.InternSubtree(sub, inner)) {  // copies `sub` before it is cut
-      if (shape != 0) batch.IndexShape(*id, shape);
-      out.resize(start);
-      out.push_back(kSub);
-      PutVarint(*id, out);
-      return false;
-    }
-  }
-  return has_inline;
-}
+  Hashes& hashes() { return hashes_; }
 
-bool Pack(const rapidjson::Value& v, std::string_view parent_key, InternPool::Batch& batch,
-          const Shapes& shapes, std::string& out, int depth) {
-  switch (v.GetType()) {
-    case rapidjson::kNullType: out.push_back(kNull); return false;
-    case rapidjson::kFalseType: out.push_back(kFalse); return false;
-    case rapidjson::kTrueType: out.push_back(kTrue); return false;
-    case rapidjson::kNumberType:
-      if (v.IsInt64()) {
-        int64_t i = v.GetInt64();
-        out.push_back(kInt);
-        PutVarint((static_cast<uint64_t>(i) << 1) ^ static_cast<uint64_t>(i >> 63), out);
-      } else if (v.IsUint64()) {
-        out.push_back(kUint);
-        PutVarint(v.GetUint64(), out);
-      } else {
-        double d = v.GetDouble();
-        char raw[8];
-        std::memcpy(raw, &d, 8);
-        out.push_back(kDouble);
-        out.append(raw, 8);
+  uint32_t InternKey(const rapidjson::Value& name) {
+    const uint32_t id = batch_.Intern(std::string_view(name.GetString(), name.GetStringLength()), hashes_.Next());
+    ids_.push_back(id);
+    return id;
+  }
+  void Key(const rapidjson::Value& name) { PutVarint(InternKey(name), out_); }
+  void Put(uint8_t tag) { out_.push_back(static_cast<char>(tag)); }
+  void PutCount(uint64_t n) { PutVarint(n, out_); }
+
+  // Pack appends the encoding of v; returns whether it stored a string inline (a sign the
+  // subtree is unique to this object, so not worth sharing).
+  bool Pack(const rapidjson::Value& v, std::string_view parent_key, int depth) {
+    switch (v.GetType()) {
+      case rapidjson::kNullType: out_.push_back(kNull); return false;
+      case rapidjson::kFalseType: out_.push_back(kFalse); return false;
+      case rapidjson::kTrueType: out_.push_back(kTrue); return false;
+      case rapidjson::kNumberType:
+        if (v.IsInt64()) {
+          int64_t i = v.GetInt64();
+          out_.push_back(kInt);
+          PutVarint((static_cast<uint64_t>(i) << 1) ^ static_cast<uint64_t>(i >> 63), out_);
+        } else if (v.IsUint64()) {
+          out_.push_back(kUint);
+          PutVarint(v.GetUint64(), out_);
+        } else {
+          double d = v.GetDouble();
+          char raw[8];
+          std::memcpy(raw, &d, 8);
+          out_.push_back(kDouble);
+          out_.append(raw, 8);
+        }
+        return false;
+      case rapidjson::kStringType: {
+        std::string_view s(v.GetString(), v.GetStringLength());
+        const uint64_t hash = hashes_.Next();
+        if (s.size() > kMaxInternedLength || IsUniqueValueKey(parent_key)) {
+          out_.push_back(kStr);
+          PutVarint(s.size(), out_);
+          out_.append(s);
+          return true;
+        }
+        const uint32_t id = batch_.Intern(s, hash);
+        ids_.push_back(id);
+        out_.push_back(kRef);
+        PutVarint(id, out_);
+        return false;
       }
-      return false;
-    case rapidjson::kStringType: {
-      std::string_view s(v.GetString(), v.GetStringLength());
-      if (s.size() > kMaxInternedLength || IsUniqueValueKey(parent_key)) {
-        out.push_back(kStr);
-        PutVarint(s.size(), out);
-        out.append(s);
-        return true;
-      }
-      out.push_back(kRef);
-      PutVarint(batch.Intern(s), out);
-      return false;
+      case rapidjson::kObjectType:
+      case rapidjson::kArrayType:
+        return PackShared(v, parent_key, depth);
     }
-    case rapidjson::kObjectType:
-    case rapidjson::kArrayType:
-      return PackShared(v, parent_key, batch, shapes, out, depth);
+    return false;
   }
-  return false;
-}
+
+ private:
+  static std::vector<uint32_t>& IdBuffer() {
+    thread_local std::vector<uint32_t> buffer;
+    return buffer;
+  }
+  void PutSub(uint32_t id, size_t ids_start) {
+    ids_.resize(ids_start);
+    ids_.push_back(id);
+    out_.push_back(kSub);
+    PutVarint(id, out_);
+  }
+
+  // PackShared packs an object or array and, when it holds no inline string and is big enough,
+  // replaces it with a reference to a pooled copy (see InternSubtree). It packs straight into
+  // `out` and cuts the bytes back when they are shared: no buffer per subtree.
+  bool PackShared(const rapidjson::Value& v, std::string_view parent_key, int depth) {
+    size_t end = 0;
+    const uint64_t container_shape = hashes_.Container(end);
+    const uint64_t shape = depth > 0 ? container_shape : 0;
+    const size_t ids_start = ids_.size();
+    if (shape != 0) {
+      if (auto id = batch_.FindShape(shape); id && SamePacked(v, batch_.Text(*id), batch_, 0)) {
+        batch_.AddRef(*id);
+        hashes_.SkipTo(end);
+        PutSub(*id, ids_start);
+        return false;
+      }
+    }
+    const size_t start = out_.size();
+    bool has_inline = false;
+    if (v.IsObject()) {
+      out_.push_back(kObject);
+      PutVarint(v.MemberCount(), out_);
+      for (const auto& m : v.GetObject()) {
+        Key(m.name);
+        has_inline |= Pack(m.value, std::string_view(m.name.GetString(), m.name.GetStringLength()), depth + 1);
+      }
+    } else {
+      out_.push_back(kArray);
+      PutVarint(v.Size(), out_);
+      for (const auto& e : v.GetArray()) has_inline |= Pack(e, parent_key, depth + 1);
+    }
+    if (!has_inline && depth > 0 && out_.size() - start >= kMinSharedSubtree) {
+      const std::string_view sub(out_.data() + start, out_.size() - start);
+      const std::span<const uint32_t> inner(ids_.data() + ids_start, ids_.size() - ids_start);
+      if (auto id = batch_.InternSubtree(sub, inner)) {  // copies `sub` before it is cut
+        if (shape != 0) batch_.IndexShape(*id, shape);
+        out_.resize(start);
+        PutSub(*id, ids_start);
+        return false;
+      }
+    }
+    return has_inline;
+  }
+
+  Hashes hashes_;  // before the lock (batch_): this part runs in parallel
+  InternPool::Batch batch_;
+  std::string& out_;
+  std::vector<uint32_t>& ids_;
+};
 
 // Reader walks packed bytes; every read is bounds-checked so malformed input fails cleanly.
 struct Reader {
@@ -379,10 +466,9 @@ bool SamePacked(const rapidjson::Value& v, std::string_view packed, const Intern
 
 void PackJson(const rapidjson::Value& value, InternPool& pool, std::string& out,
               std::initializer_list<std::string_view> skip_metadata) {
-  const Shapes shapes(value);  // before the lock: this part runs in parallel
-  InternPool::Batch batch(pool);
+  Packer packer(value, pool, out);
   if (skip_metadata.size() == 0 || !value.IsObject()) {
-    Pack(value, {}, batch, shapes, out, 0);
+    packer.Pack(value, {}, 0);
     return;
   }
   auto skipped = [&](const rapidjson::Value& name) {
@@ -392,24 +478,31 @@ void PackJson(const rapidjson::Value& value, InternPool& pool, std::string& out,
     }
     return false;
   };
-  out.push_back(kObject);
-  PutVarint(value.MemberCount(), out);
+  Hashes& hashes = packer.hashes();
+  size_t end = 0;
+  hashes.Container(end);  // the root's
+  packer.Put(kObject);
+  packer.PutCount(value.MemberCount());
   for (const auto& m : value.GetObject()) {
     std::string_view key(m.name.GetString(), m.name.GetStringLength());
-    PutVarint(batch.Intern(key), out);
+    packer.Key(m.name);
     if (key != "metadata" || !m.value.IsObject()) {
-      Pack(m.value, key, batch, shapes, out, 1);
+      packer.Pack(m.value, key, 1);
       continue;
     }
+    hashes.Container(end);  // metadata's
     size_t kept = 0;
     for (const auto& mm : m.value.GetObject()) kept += skipped(mm.name) ? 0 : 1;
-    out.push_back(kObject);
-    PutVarint(kept, out);
+    packer.Put(kObject);
+    packer.PutCount(kept);
     for (const auto& mm : m.value.GetObject()) {
-      if (skipped(mm.name)) continue;
-      std::string_view mkey(mm.name.GetString(), mm.name.GetStringLength());
-      PutVarint(batch.Intern(mkey), out);
-      Pack(mm.value, mkey, batch, shapes, out, 2);
+      if (skipped(mm.name)) {
+        hashes.Next();  // its key
+        hashes.Skip(mm.value);
+        continue;
+      }
+      packer.Key(mm.name);
+      packer.Pack(mm.value, std::string_view(mm.name.GetString(), mm.name.GetStringLength()), 2);
     }
   }
 }

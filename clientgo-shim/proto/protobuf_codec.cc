@@ -150,20 +150,18 @@ Status DecodeObjectInto(std::string_view body, Value& out, Document::AllocatorTy
   return {};
 }
 
-// DecodeListOf walks a list message's fields itself and parses one item (field 2) at a time on an
-// arena that is reset after each, so an item is parsed, converted (strings referring to the
-// message), handed to `on_item` and freed while its memory is still in cache. The result is what a
-// parse of the whole list would give: ListMeta (field 1) occurrences merge, fields of other numbers
-// or wire types are skipped as unknown, a malformed item fails the list.
+// DecodeListOf walks a list message's fields itself and parses one item (field 2) at a time into
+// one message reused for every item, so an item is parsed, converted (strings referring to the
+// message), handed to `on_item` and overwritten while its memory is still in cache. Reuse is what
+// makes it cheap: a parse starts with Clear(), which (proto2) keeps sub-messages, repeated
+// elements and string buffers, so after the first pods a parse allocates almost nothing (on an
+// arena, every string longer than 15 bytes was a heap allocation and a destructor to run).
+// The result is what a parse of the whole list would give: ListMeta (field 1) occurrences merge,
+// fields of other numbers or wire types are skipped as unknown, a malformed item fails the list.
 template <class L>
 Result<ListMetaScan> DecodeListOf(const Envelope& envelope, const ListItemFn& on_item) {
   using Item = std::remove_cvref_t<decltype(std::declval<const L&>().items(0))>;
-  constexpr size_t kArenaBlock = 64 << 10;  // a pod's messages fit: no malloc per item
-  auto arena_block = std::make_unique_for_overwrite<char[]>(kArenaBlock);
-  pb::ArenaOptions arena_options;
-  arena_options.initial_block = arena_block.get();
-  arena_options.initial_block_size = kArenaBlock;
-  pb::Arena arena(arena_options);
+  Item item;
   char first_chunk[32 << 10];  // a pod's JSON nodes fit: no malloc per item
   rapidjson::MemoryPoolAllocator<> alloc(first_chunk, sizeof(first_chunk));
   const std::string_view raw = envelope.raw;
@@ -195,19 +193,17 @@ Result<ListMetaScan> DecodeListOf(const Envelope& envelope, const ListItemFn& on
       if (!list_meta.MergeFromString(std::string(bytes))) return malformed();
       continue;
     }
-    Item* item = pb::Arena::CreateMessage<Item>(&arena);
-    if (!item->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) return malformed();
-    if (!item->has_metadata()) {
+    if (!item.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) return malformed();
+    if (!item.has_metadata()) {
       return std::unexpected(Invalid(envelope.kind + " item " + std::to_string(index) + " has no metadata"));
     }
     Value json;
-    if (auto st = ToJson(*item, json, alloc, StringMode::kReference); !st) {
+    if (auto st = ToJson(item, json, alloc, StringMode::kReference); !st) {
       st.error().message += " (" + envelope.kind + " item " + std::to_string(index) + ")";
       return std::unexpected(st.error());
     }
     if (auto st = on_item(json, alloc); !st) return std::unexpected(st.error());
     alloc.Clear();
-    arena.Reset();
     ++index;
   }
   // The ListMeta passes the checks a whole-list decode applies (a declared field with the wrong

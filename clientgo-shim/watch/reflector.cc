@@ -152,20 +152,17 @@ Result<DecodedPage> Reflector::DecodePage(std::string& body) const {
     if (!meta) return std::unexpected(meta.error());
     return out;
   }
-  Result<ListPage> page = DecodeListPageInsitu(body);
-  if (!page) return std::unexpected(page.error());
-  // Items are transformed in place inside the page (no copy); the page owns their memory.
-  rapidjson::Value* items = json::FindMutable(page->body, {"items"});
-  if (items && items->IsArray()) {
-    out.objects.reserve(items->Size());
-    for (auto& raw : items->GetArray()) {
-      if (ObjectPtr obj = Cache(raw, page->body.GetAllocator())) {
-        out.objects.push_back(std::move(obj));
-      } else {
-        ++out.dropped;
-      }
+  // JSON items are parsed one at a time in place and transformed and packed while in cache.
+  auto meta = DecodeListItemsInsitu(
+      body, [&](rapidjson::Value& item, rapidjson::Document::AllocatorType& alloc) -> Status {
+    if (ObjectPtr obj = Cache(item, alloc)) {
+      out.objects.push_back(std::move(obj));
+    } else {
+      ++out.dropped;
     }
-  }
+    return {};
+  });
+  if (!meta) return std::unexpected(meta.error());
   return out;
 }
 

@@ -193,6 +193,73 @@ Result<ListPage> DecodeListPageInsitu(std::string& text) {
   return ListPageOf(json::ParseInsitu(text));
 }
 
+Result<ListMetadata> DecodeListItemsInsitu(std::string& body, const JsonListItemFn& on_item) {
+  const auto list_error = [](Error e) {
+    e.code = ErrorCode::kDecode;
+    e.message = "list: " + e.message;
+    return std::unexpected(std::move(e));
+  };
+  json::InsituCursor cursor(body);
+  if (cursor.Peek() != '{') {
+    // Not an object: the document parse says why (invalid JSON, or valid but not an object).
+    auto page = DecodeListPageInsitu(body);
+    if (!page) return std::unexpected(page.error());
+    return std::unexpected(Decode("list: body is not a JSON object"));
+  }
+  cursor.Consume('{');
+  char first_chunk[32 << 10];  // a pod's nodes fit: no malloc per item
+  rapidjson::MemoryPoolAllocator<> alloc(first_chunk, sizeof(first_chunk));
+  rapidjson::Document item(&alloc);
+  rapidjson::Document key;      // one root member name at a time
+  rapidjson::Document other;    // a root member's value other than the items
+  rapidjson::Document metadata;  // the first "metadata"
+  bool metadata_seen = false, items_seen = false;
+  for (bool first = true;; first = false) {
+    if (cursor.Consume('}')) {
+      if (!first) return list_error(cursor.Invalid(rapidjson::kParseErrorObjectMissName));
+      break;
+    }
+    if (cursor.Peek() != '"') return list_error(cursor.Invalid(rapidjson::kParseErrorObjectMissName));
+    if (auto st = cursor.ParseValue(key); !st) return list_error(st.error());
+    const std::string_view name(key.GetString(), key.GetStringLength());
+    if (!cursor.Consume(':')) return list_error(cursor.Invalid(rapidjson::kParseErrorObjectMissColon));
+    if (name == "items" && !items_seen) {
+      items_seen = true;
+      if (cursor.Consume('[')) {
+        for (bool first_item = true;; first_item = false) {
+          if (cursor.Consume(']')) {
+            if (!first_item) return list_error(cursor.Invalid(rapidjson::kParseErrorValueInvalid));
+            break;
+          }
+          if (auto st = cursor.ParseValue(item); !st) return list_error(st.error());
+          if (auto st = on_item(item, alloc); !st) return std::unexpected(st.error());
+          item.SetNull();
+          alloc.Clear();
+          if (cursor.Consume(',')) continue;
+          if (cursor.Consume(']')) break;
+          return list_error(cursor.Invalid(rapidjson::kParseErrorArrayMissCommaOrSquareBracket));
+        }
+      } else {
+        if (auto st = cursor.ParseValue(other); !st) return list_error(st.error());
+        if (!other.IsNull()) return std::unexpected(Decode("list: items is not an array"));
+      }
+    } else if (name == "metadata" && !metadata_seen) {
+      metadata_seen = true;
+      if (auto st = cursor.ParseValue(metadata); !st) return list_error(st.error());
+    } else {
+      if (auto st = cursor.ParseValue(other); !st) return list_error(st.error());
+    }
+    if (cursor.Consume(',')) continue;
+    if (cursor.Consume('}')) break;
+    return list_error(cursor.Invalid(rapidjson::kParseErrorObjectMissCommaOrCurlyBracket));
+  }
+  if (auto st = cursor.Finish(); !st) return list_error(st.error());
+  ListMetadata out;
+  out.resource_version = std::string(json::GetString(metadata, {"resourceVersion"}));
+  out.continue_token = std::string(json::GetString(metadata, {"continue"}));
+  return out;
+}
+
 Result<ListMetadata> ScanListMetadata(std::string_view text) {
   MetadataScanner scanner;
   rapidjson::MemoryStream bytes(text.data(), text.size());

@@ -4,6 +4,7 @@
 // protobuf watch frame, and of a LIST response body (JSON or protobuf). Pure functions; malformed input is an error, never a crash.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,6 +62,19 @@ struct ListMetadata {
   std::string resource_version;  // metadata.resourceVersion ("" when absent)
   std::string continue_token;    // metadata.continue ("" when absent: the last page)
 };
+
+// ListItemFn receives one item of a JSON LIST page; it may edit the item, allocating from
+// `alloc`. The item and `alloc`'s memory are reused for the next item: valid only during the
+// call. An error stops the page.
+using JsonListItemFn = std::function<Status(rapidjson::Value& item, rapidjson::Document::AllocatorType& alloc)>;
+// DecodeListItemsInsitu is DecodeListPageInsitu item by item: the root object is walked here and
+// each item of the root's (first) "items" array is parsed into a small document reused for the
+// next, so an item is parsed, handed to `on_item` and dropped while it is in cache (a page's
+// whole document is megabytes). Returns the root metadata's resourceVersion and continue (the
+// first "metadata", as the document would give). Same acceptance and errors as
+// DecodeListPageInsitu, or the first error of `on_item`; items before a malformed part of the
+// page have been handed over by then.
+Result<ListMetadata> DecodeListItemsInsitu(std::string& body, const JsonListItemFn& on_item);
 
 // ScanListMetadata reads a LIST body's metadata without building a DOM (SAX, no allocation
 // beyond the two strings), so the next page can be requested while this one is decoded. It
