@@ -1,8 +1,13 @@
 // berth-manager: the controller-manager binary. It loads the client config, builds the shim's
 // Manager (shared informers, metrics and health probes, leader election) and registers berth's
 // controllers, then runs until SIGTERM/SIGINT.
+#include <algorithm>
 #include <charconv>
 #include <iostream>
+#include <thread>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "clientgo-shim/api/duration.h"
 #include "clientgo-shim/base/log.h"
@@ -212,6 +217,13 @@ std::string Usage(const std::vector<controllers::ControllerRegistration>& table)
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef __GLIBC__
+  // glibc gives up to 8 arenas per core; the first list's decode workers and handlers then spread
+  // the cached objects over many arenas, each keeping its own free holes: on 150,000 pods that
+  // slack was ~120 B per pod of RSS. Two per core keep concurrent threads off each other's lock.
+  // Before any thread starts.
+  mallopt(M_ARENA_MAX, static_cast<int>(2 * std::max(1u, std::thread::hardware_concurrency())));
+#endif
   std::vector<std::string> args(argv + 1, argv + argc);
   shim::ManagerOptions manager_options;
   manager_options.leader_election_id = "berth-manager";

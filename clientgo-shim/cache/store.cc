@@ -115,20 +115,17 @@ ReplaceTimings Store::Replace(std::vector<ObjectPtr> objects, std::string resour
   // (destroying 100k objects is not free).
   std::vector<ObjectPtr> fresh_slots;
   fresh_slots.reserve(objects.size());
-  std::unordered_map<std::string_view, Slot> fresh;
-  fresh.reserve(objects.size());
+  SlotTable fresh;
+  fresh.Reserve(objects.size());
+  auto fresh_key = [&fresh_slots](Slot s) { return fresh_slots[s]->Key(); };
   for (ObjectPtr& o : objects) {
     if (!o) continue;
     std::string_view key = o->Key();
-    auto [it, inserted] = fresh.try_emplace(key, static_cast<Slot>(fresh_slots.size()));
-    if (inserted) {
+    if (auto dup = fresh.Find(key, fresh_key)) {
+      fresh_slots[*dup] = std::move(o);  // a duplicate in the list: the later one wins
+    } else {
+      fresh.Insert(key, static_cast<Slot>(fresh_slots.size()));
       fresh_slots.push_back(std::move(o));
-    } else {  // a duplicate in the list: the later one wins, re-keyed to its own view
-      const Slot slot = it->second;
-      auto node = fresh.extract(it);
-      node.key() = key;
-      fresh.insert(std::move(node));
-      fresh_slots[slot] = std::move(o);
     }
   }
   std::unordered_map<std::string, Index> fresh_indices;
@@ -147,26 +144,26 @@ ReplaceTimings Store::Replace(std::vector<ObjectPtr> objects, std::string resour
     }
   });
   std::vector<ObjectPtr> old_slots;
-  std::unordered_map<std::string_view, Slot> old_items;
+  SlotTable old_items;
   std::unordered_map<std::string, Index> old_indices;
   {
     std::unique_lock lock(mu_);
     if (notify) {
       notes.reserve(fresh_slots.size());
       for (const ObjectPtr& obj : fresh_slots) {
-        auto it = items_.find(obj->Key());
-        if (it == items_.end()) {
+        auto slot = items_.Find(obj->Key(), KeyOf());
+        if (!slot) {
           notes.push_back({Notification::kAdd, nullptr, obj, initial});
-        } else if (const ObjectPtr& was = slots_[it->second]; was->ResourceVersion() != obj->ResourceVersion()) {
+        } else if (const ObjectPtr& was = slots_[*slot]; was->ResourceVersion() != obj->ResourceVersion()) {
           notes.push_back({Notification::kUpdate, was, obj, false});
         }
       }
-      for (const auto& [key, slot] : items_) {
-        if (!fresh.contains(key)) notes.push_back({Notification::kDelete, slots_[slot], nullptr, true});
+      for (const ObjectPtr& was : slots_) {
+        if (was && !fresh.Find(was->Key(), fresh_key)) notes.push_back({Notification::kDelete, was, nullptr, true});
       }
     }
-    old_items.swap(items_);
-    items_.swap(fresh);
+    old_items.Swap(items_);
+    items_.Swap(fresh);
     old_slots.swap(slots_);
     slots_.swap(fresh_slots);
     free_slots_.clear();
@@ -175,7 +172,7 @@ ReplaceTimings Store::Replace(std::vector<ObjectPtr> objects, std::string resour
     object_bytes_ = fresh_bytes;
     resource_version_ = std::move(resource_version);
   }
-  old_items.clear();
+  old_items.Clear();
   old_indices.clear();
   old_slots.clear();
   ReplaceTimings timings;
@@ -193,32 +190,28 @@ void Store::ApplyEvent(DeltaType type, ObjectPtr object) {
   {
     std::unique_lock lock(mu_);
     resource_version_ = std::string(object->ResourceVersion());
-    auto it = items_.find(object->Key());
+    auto found = items_.Find(object->Key(), KeyOf());
     if (type == DeltaType::kDeleted) {
-      if (it == items_.end()) return;
-      const Slot slot = it->second;
+      if (!found) return;
+      const Slot slot = *found;
+      items_.Erase(object->Key(), slot);
       ObjectPtr last = std::move(slots_[slot]);
       UnindexLocked(slot, *last);
       object_bytes_ -= last->FootprintBytes();
-      items_.erase(it);  // before the object (its key's storage) can go
       free_slots_.push_back(slot);
       notes.push_back({Notification::kDelete, object, nullptr, false});
-    } else if (it == items_.end()) {
+    } else if (!found) {
       object_bytes_ += object->FootprintBytes();
       const Slot slot = AllocateSlotLocked(object);
-      items_.emplace(object->Key(), slot);
+      items_.Insert(object->Key(), slot);
       IndexLocked(slot, *object);
       notes.push_back({Notification::kAdd, nullptr, object, false});
     } else {
-      const Slot slot = it->second;
+      const Slot slot = *found;
       ObjectPtr old = slots_[slot];
       ReindexLocked(slot, *old, *object);
       object_bytes_ -= old->FootprintBytes();
-      // Re-key the node: the map key is a view into the object, which is being replaced.
-      auto node = items_.extract(it);
-      node.key() = object->Key();
-      items_.insert(std::move(node));
-      slots_[slot] = object;
+      slots_[slot] = object;  // same key: the table needs no change
       object_bytes_ += object->FootprintBytes();
       notes.push_back({Notification::kUpdate, std::move(old), object, false});
     }
@@ -279,7 +272,8 @@ Status Store::AddIndexers(const Indexers& indexers) {
   for (const auto& [name, fn] : indexers) {
     indexers_.emplace(name, fn);
     Index& index = indices_[name];
-    for (const auto& [key, slot] : items_) {
+    for (Slot slot = 0; slot < slots_.size(); ++slot) {
+      if (!slots_[slot]) continue;
       for (std::string& value : ValuesOf(fn, *slots_[slot])) index[std::move(value)].push_back(slot);
     }
   }
@@ -305,15 +299,17 @@ void Store::RemoveEventHandler(HandlerId id) {
 
 ObjectPtr Store::Get(std::string_view key) const {
   std::shared_lock lock(mu_);
-  auto it = items_.find(key);
-  return it == items_.end() ? nullptr : slots_[it->second];
+  auto slot = items_.Find(key, KeyOf());
+  return slot ? slots_[*slot] : nullptr;
 }
 
 std::vector<ObjectPtr> Store::List() const {
   std::shared_lock lock(mu_);
   std::vector<ObjectPtr> out;
   out.reserve(items_.size());
-  for (const auto& [key, slot] : items_) out.push_back(slots_[slot]);
+  for (const ObjectPtr& o : slots_) {
+    if (o) out.push_back(o);
+  }
   return out;
 }
 
@@ -321,7 +317,9 @@ std::vector<std::string> Store::ListKeys() const {
   std::shared_lock lock(mu_);
   std::vector<std::string> out;
   out.reserve(items_.size());
-  for (const auto& [key, slot] : items_) out.emplace_back(key);
+  for (const ObjectPtr& o : slots_) {
+    if (o) out.emplace_back(o->Key());
+  }
   return out;
 }
 
@@ -366,11 +364,8 @@ std::string Store::ResourceVersion() const {
 
 size_t Store::FootprintBytes() const {
   std::shared_lock lock(mu_);
-  // Key map node: key view + slot + next pointer + cached hash, rounded by malloc; + bucket;
-  // + the slot's shared_ptr.
-  constexpr size_t kItemNode = 40 + 8;
-  size_t bytes = object_bytes_ + items_.size() * kItemNode + items_.bucket_count() * sizeof(void*) +
-                 slots_.capacity() * sizeof(ObjectPtr) + free_slots_.capacity() * sizeof(Slot);
+  size_t bytes = object_bytes_ + items_.FootprintBytes() + slots_.capacity() * sizeof(ObjectPtr) +
+                 free_slots_.capacity() * sizeof(Slot);
   for (const auto& [name, index] : indices_) {
     bytes += index.bucket_count() * sizeof(void*);
     for (const auto& [value, slots] : index) {

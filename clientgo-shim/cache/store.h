@@ -17,7 +17,8 @@
 //   handler still sees every add, in list order, on one thread; Replace returns after all of
 //   them. Handlers must therefore not share unlocked state with another handler of the same
 //   store (they already run concurrently with other stores' handlers and with reconcilers).
-// - Memory: each stored object has a slot; an index maps a value to a vector of slot numbers
+// - Memory: each stored object has a slot, found by key through a SlotTable (no per-object
+//   hash node); an index maps a value to a vector of slot numbers
 //   (4 bytes per indexed object, not a hash-set node per object), and an update whose index
 //   values did not change leaves the index alone.
 // Example:
@@ -40,6 +41,7 @@
 
 #include "clientgo-shim/base/result.h"
 #include "clientgo-shim/cache/cached_object.h"
+#include "clientgo-shim/cache/slot_table.h"
 
 namespace berth::shim {
 
@@ -160,6 +162,10 @@ class Store {
   // ReindexLocked moves `slot` between index values where `before` and `after` differ.
   void ReindexLocked(Slot slot, const CachedObject& before, const CachedObject& after);
   Slot AllocateSlotLocked(ObjectPtr object);
+  // KeyOf reads a filed slot's key for items_ (callers hold mu_).
+  auto KeyOf() const {
+    return [this](Slot slot) { return slots_[slot]->Key(); };
+  }
   void Dispatch(const std::vector<Notification>& notes, bool concurrent, ReplaceTimings* timings = nullptr);
 
   // dispatch_mu_ serialises the writer (update + dispatch) and handler registration.
@@ -169,8 +175,8 @@ class Store {
   bool first_replace_done_ = false;
 
   mutable std::shared_mutex mu_;  // guards everything below
-  std::unordered_map<std::string_view, Slot> items_;  // key views into slots_[slot]'s object
-  std::vector<ObjectPtr> slots_;                      // nullptr: free
+  SlotTable items_;               // key → slot; keys read from slots_[slot]'s object
+  std::vector<ObjectPtr> slots_;  // nullptr: free
   std::vector<Slot> free_slots_;
   Indexers indexers_;
   std::unordered_map<std::string, Index> indices_;

@@ -10,22 +10,6 @@ namespace {
 
 namespace mig = reconcile::migration;
 
-bool Unavailable(const shim::CachedObject& pod) {
-  if (pod.FindString({"metadata", "deletionTimestamp"}).value_or("") != "") return true;
-  if (pod.FindString({"status", "phase"}).value_or("") != "Running") return true;
-  auto conds = pod.FindJson({"status", "conditions"});
-  if (!conds || !conds->IsArray()) return true;
-  for (const auto& c : conds->GetArray()) {
-    if (json::GetString(c, {"type"}) == "Ready") return json::GetString(c, {"status"}) != "True";
-  }
-  return true;
-}
-
-bool Finished(const shim::CachedObject& pod) {
-  std::string phase = pod.FindString({"status", "phase"}).value_or("");
-  return phase == "Succeeded" || phase == "Failed";
-}
-
 }  // namespace
 
 MigrationArbiter::MigrationArbiter(ArbitrationOptions options, std::shared_ptr<shim::SharedInformer> jobs,
@@ -36,45 +20,16 @@ MigrationArbiter::MigrationArbiter(ArbitrationOptions options, std::shared_ptr<s
       pods_(std::move(pods)),
       replicasets_(std::move(replicasets)),
       bucket_(options_.evict_qps, options_.evict_burst) {
-  auto pod_changed = [this](const shim::ObjectPtr& pod) {
-    if (!pod) return;
-    const std::string key(pod->Key());
-    PodTally tally;
-    if (auto refs = pod->FindJson({"metadata", "ownerReferences"}); refs && refs->IsArray()) {
-      for (const auto& r : refs->GetArray()) {
-        const rapidjson::Value* controller = json::Member(r, "controller");
-        if (controller && controller->IsBool() && controller->GetBool()) tally.workload = json::GetString(r, {"uid"});
-      }
-    }
-    if (tally.workload.empty()) return Retally(key, std::nullopt);
-    tally.active = !Finished(*pod);
-    tally.unavailable = tally.active && Unavailable(*pod);
-    Retally(key, std::move(tally));
-  };
   pods_->AddEventHandler(shim::EventHandler{
-      [pod_changed](const shim::ObjectPtr& obj, bool) { pod_changed(obj); },
-      [pod_changed](const shim::ObjectPtr&, const shim::ObjectPtr& new_obj) { pod_changed(new_obj); },
+      [this](const shim::ObjectPtr& obj, bool) {
+        if (obj) tallies_.OnAdd(*obj);
+      },
+      [this](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& new_obj) {
+        if (old_obj && new_obj) tallies_.OnUpdate(*old_obj, *new_obj);
+      },
       [this](const shim::DeletedObject& deleted) {
-        if (deleted.object) Retally(std::string(deleted.object->Key()), std::nullopt);
+        if (deleted.object) tallies_.OnDelete(*deleted.object);
       }});
-}
-
-void MigrationArbiter::Retally(const std::string& pod_key, std::optional<PodTally> tally) {
-  std::lock_guard lock(workloads_mu_);
-  if (auto it = pod_tallies_.find(pod_key); it != pod_tallies_.end()) {
-    auto w = workload_tallies_.find(*it->second.workload);
-    if (w != workload_tallies_.end()) {
-      --w->second.active;
-      if (it->second.unavailable) w->second.unavailable.erase(pod_key);
-      if (w->second.active == 0 && w->second.unavailable.empty()) workload_tallies_.erase(w);
-    }
-    pod_tallies_.erase(it);
-  }
-  if (!tally || !tally->active) return;  // a finished pod counts nowhere
-  auto w = workload_tallies_.try_emplace(tally->workload).first;
-  ++w->second.active;
-  if (tally->unavailable) w->second.unavailable.insert(pod_key);
-  pod_tallies_.emplace(pod_key, StoredTally{&w->first, tally->unavailable});
 }
 
 std::optional<mig::WorkloadFacts> MigrationArbiter::Workload(const mig::PodFacts& pod) {
@@ -82,12 +37,9 @@ std::optional<mig::WorkloadFacts> MigrationArbiter::Workload(const mig::PodFacts
   mig::WorkloadFacts w;
   w.key = pod.controller_uid;
   w.description = pod.controller_kind + " " + pod.namespace_name + "/" + pod.controller_name;
-  {
-    std::lock_guard lock(workloads_mu_);
-    if (auto it = workload_tallies_.find(pod.controller_uid); it != workload_tallies_.end()) {
-      w.expected_replicas = it->second.active;
-      w.unavailable_pods = it->second.unavailable;
-    }
+  if (auto tally = tallies_.Of(pod.controller_uid)) {
+    w.expected_replicas = tally->active;
+    w.unavailable_pods = std::move(tally->unavailable);
   }
   if (pod.controller_kind == "ReplicaSet" && replicasets_) {
     if (auto rs = replicasets_->store().Get(pod.namespace_name + "/" + pod.controller_name);

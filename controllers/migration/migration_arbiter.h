@@ -17,6 +17,7 @@
 #include <unordered_map>
 
 #include "clientgo-shim/informer/shared_informer.h"
+#include "controllers/migration/workload_tallies.h"
 #include "reconcile/migration/arbitration.h"
 #include "reconcile/migration/rate_limiter.h"
 #include "reconcile/migration/types.h"
@@ -57,16 +58,6 @@ class MigrationArbiter {
 
  private:
   std::optional<reconcile::migration::WorkloadFacts> Workload(const reconcile::migration::PodFacts& pod);
-  // A workload's active and unavailable pods are tallied from the pod events (each pod's last
-  // contribution kept), not recounted over all its pods on every admission: a drain's admissions
-  // and its pods' changes are both in the thousands.
-  struct PodTally {
-    std::string workload;  // its controller's uid
-    bool active = false;   // not Succeeded/Failed
-    bool unavailable = false;
-  };
-  void Retally(const std::string& pod_key, std::optional<PodTally> tally);
-
   ArbitrationOptions options_;
   std::shared_ptr<shim::SharedInformer> jobs_, pods_, replicasets_;
   std::mutex mu_;
@@ -76,20 +67,8 @@ class MigrationArbiter {
   };
   std::unordered_map<std::string, Admitted> admitted_;  // job uid →
   reconcile::migration::TokenBucket bucket_;
-  std::mutex workloads_mu_;
-  struct WorkloadTally {
-    int64_t active = 0;
-    std::set<std::string> unavailable;  // pod keys
-  };
-  // A stored tally is an active pod's (a finished pod counts nowhere and is not kept), so its
-  // workload's entry, counting it, outlives it: the tally points at that entry's key instead of
-  // holding a copy of the uid (150k pods: ~64 bytes each less).
-  struct StoredTally {
-    const std::string* workload = nullptr;  // a workload_tallies_ key
-    bool unavailable = false;
-  };
-  std::unordered_map<std::string, StoredTally> pod_tallies_;         // pod key →
-  std::unordered_map<std::string, WorkloadTally> workload_tallies_;  // controller uid →
+  // A workload's active and unavailable pods, from the pod events (see workload_tallies.h).
+  WorkloadTallies tallies_;
 };
 
 }  // namespace berth::controllers

@@ -31,7 +31,9 @@ struct AffinityMember {
   // The reservation's uid (ConstraintContext::Visible), pointing into its entry's view and set
   // again each time that view may have changed; "" for a pod.
   std::string_view uid;
-  std::string namespace_name;
+  // Interned by the snapshot (State::InternNamespace; a namespace's text lives as long as the
+  // snapshot), so a pod entry does not carry its own copy.
+  std::string_view namespace_name;
   // Interned (LabelInterner): members with equal labels share one map, and the index groups
   // them by its address. Never null.
   std::shared_ptr<const LabelMap> labels;

@@ -129,8 +129,10 @@ void ClusterSnapshot::State::RecomputeFree(NodeEntry& node) {
 void ClusterSnapshot::State::CountPod(PodEntry& pod, int sign) {
   if (pod.node >= 0) {
     NodeEntry& node = nodes[pod.node];
-    for (size_t i = 0; i < pod.requests.size(); ++i) {
-      Slot(node.requested, static_cast<int>(i)) += sign * pod.requests[i];
+    if (pod.requests != nullptr) {
+      for (size_t i = 0; i < pod.requests->size(); ++i) {
+        Slot(node.requested, static_cast<int>(i)) += sign * (*pod.requests)[i];
+      }
     }
     Slot(node.requested, internal::kPods) += sign * internal::kOnePod;
     // Scoring's requests with kube-scheduler's defaults for a pod that asks for none.
@@ -155,8 +157,10 @@ void ClusterSnapshot::State::CountPod(PodEntry& pod, int sign) {
   if (!policies.empty()) CountPolicies(pod, sign);
   if (const std::string& reservation_uid = pod.reservation_uid(); !reservation_uid.empty()) {
     auto& u = usage[reservation_uid];
-    for (size_t i = 0; i < pod.requests.size(); ++i) {
-      Slot(u.sum, static_cast<int>(i)) += sign * pod.requests[i];
+    if (pod.requests != nullptr) {
+      for (size_t i = 0; i < pod.requests->size(); ++i) {
+        Slot(u.sum, static_cast<int>(i)) += sign * (*pod.requests)[i];
+      }
     }
     u.pods += sign;
     if (pod.node >= 0 && (u.pods_on_node[pod.node] += sign) == 0) u.pods_on_node.erase(pod.node);
@@ -232,7 +236,7 @@ void ClusterSnapshot::State::FileReservePod(ReservationEntry& r) {
   affinity_index.Remove(&r.reserve_pod);
   if (r.node < 0) return;
   r.reserve_pod.node = r.node;
-  r.reserve_pod.namespace_name = r.view.template_namespace;
+  r.reserve_pod.namespace_name = InternNamespace(r.view.template_namespace);
   r.reserve_pod.labels = labels.Intern(r.view.template_labels);
   r.reserve_pod.reservation = true;
   r.reserve_pod.affinity = r.view.template_affinity;
@@ -363,25 +367,54 @@ void ClusterSnapshot::RemoveNode(std::string_view name) {
   s.present_nodes--;
 }
 
+void internal::PodEntry::SetIds(std::string_view uid, std::string_view name) {
+  ids = std::make_unique_for_overwrite<char[]>(uid.size() + name.size());
+  std::copy(uid.begin(), uid.end(), ids.get());
+  std::copy(name.begin(), name.end(), ids.get() + uid.size());
+  uid_len = static_cast<uint32_t>(uid.size());
+  name_len = static_cast<uint32_t>(name.size());
+}
+
+size_t internal::DenseInterner::Hash::operator()(const Dense& v) const {
+  size_t h = v.size();
+  for (int64_t x : v) h = h * 1000003u ^ std::hash<int64_t>{}(x);
+  return h;
+}
+
+std::shared_ptr<const Dense> internal::DenseInterner::Intern(const Dense& amounts) {
+  if (auto it = pool_.find(amounts); it != pool_.end()) return *it;
+  if (pool_.size() >= sweep_at_) {
+    std::erase_if(pool_, [](const std::shared_ptr<const Dense>& v) { return v.use_count() == 1; });
+    sweep_at_ = std::max<size_t>(1024, 2 * pool_.size());
+  }
+  return *pool_.insert(std::make_shared<const Dense>(amounts)).first;
+}
+
+std::string_view ClusterSnapshot::State::InternNamespace(std::string_view name) {
+  auto it = namespace_names.find(name);
+  if (it == namespace_names.end()) it = namespace_names.emplace(name).first;
+  return *it;
+}
+
 PodEntry ClusterSnapshot::State::MakePod(const PodSpecView& pod, std::string_view node) {
   State& s = *this;
   PodEntry e;
   e.node = s.NodeFor(node, /*create=*/true);
-  e.requests = s.resources.ToDense(pod.requests);
-  if (e.requests.size() > internal::kPods) e.requests[internal::kPods] = 0;
-  while (!e.requests.empty() && e.requests.back() == 0) e.requests.pop_back();  // a missing tail is 0
-  e.requests.shrink_to_fit();  // ToDense grows it one slot at a time
+  Dense requests = s.resources.ToDense(pod.requests);
+  if (requests.size() > internal::kPods) requests[internal::kPods] = 0;
+  while (!requests.empty() && requests.back() == 0) requests.pop_back();  // a missing tail is 0
+  if (!requests.empty()) e.requests = s.request_pool.Intern(requests);
   if (!pod.reservation_uid.empty() || !pod.host_ports.empty()) {
     e.extras = std::make_unique<internal::PodExtras>(internal::PodExtras{pod.reservation_uid, pod.host_ports});
   }
-  e.member.namespace_name = pod.namespace_name;
+  e.SetIds(pod.uid, pod.name);
+  e.member.namespace_name = s.InternNamespace(pod.namespace_name);
   e.member.labels = s.labels.Intern(pod.labels);
   e.member.terminating = pod.terminating;
   // Terms the pod has none of cost nothing: a pod with no affinity keeps a null pointer.
   if (pod.pod_affinity != nullptr && !pod.pod_affinity->empty()) e.member.affinity = pod.pod_affinity;
-  e.name = pod.name;
   e.priority = pod.priority.value;
-  e.start_time = pod.priority.start_time;
+  e.SetStartTime(pod.priority.start_time);
   e.terminating_by_preemption = pod.priority.terminating_by_preemption;
   e.priority_readable = pod.priority.error.empty();
   return e;
@@ -402,11 +435,16 @@ void ClusterSnapshot::UpsertPod(const PodSpecView& pod) {
   PodEntry entry = s.MakePod(pod, pod.node_name);
   if (it != s.pods.end()) {
     s.CountPod(it->second, -1);
-    it->second = std::move(entry);
+    // The key views the old entry's ids: re-key the node with the new entry's (the node, and so
+    // the entry's address, stays).
+    auto node = s.pods.extract(it);
+    node.mapped() = std::move(entry);
+    node.key() = node.mapped().uid();
+    it = s.pods.insert(std::move(node)).position;
   } else {
-    it = s.pods.emplace(pod.uid, std::move(entry)).first;
+    const std::string_view key = entry.uid();
+    it = s.pods.emplace(key, std::move(entry)).first;
   }
-  it->second.uid = it->first;
   s.CountPod(it->second, +1);
   s.RefreshPreAllocators(pod.uid);
 }
@@ -493,7 +531,7 @@ Status ClusterSnapshot::AssumePod(const PodSpecView& pod, const PodPlacement& pl
   bound.node_name = placement.node_name;
   bound.reservation_uid = placement.reservation ? placement.reservation->uid : "";
   UpsertPod(bound);
-  s.pods[pod.uid].assumed = true;
+  s.pods.find(pod.uid)->second.assumed = true;  // bound.node_name is set: UpsertPod counted it
   return {};
 }
 

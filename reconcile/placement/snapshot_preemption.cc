@@ -16,12 +16,12 @@ std::vector<VictimPod> ClusterSnapshot::VictimsOn(std::string_view node_name) co
   for (const internal::PodEntry* pod : s.nodes[node].pods) {
     if (pod->assumed || !pod->priority_readable) continue;  // unreadable: never a victim
     VictimPod victim;
-    victim.uid = std::string(pod->uid);
-    victim.namespace_name = pod->member.namespace_name;
-    victim.name = pod->name;
+    victim.uid = std::string(pod->uid());
+    victim.namespace_name = std::string(pod->member.namespace_name);
+    victim.name = std::string(pod->name());
     victim.labels = *pod->member.labels;
     victim.priority.value = pod->priority;
-    victim.priority.start_time = pod->start_time;
+    victim.priority.start_time = pod->start_time();
     victim.priority.terminating_by_preemption = pod->terminating_by_preemption;
     victim.terminating = pod->member.terminating;
     out.push_back(std::move(victim));
@@ -32,7 +32,7 @@ std::vector<VictimPod> ClusterSnapshot::VictimsOn(std::string_view node_name) co
 void ClusterSnapshot::SetPodStartTime(std::string_view pod_uid, std::optional<Time> start_time, bool readable) {
   auto it = state_->pods.find(pod_uid);
   if (it == state_->pods.end()) return;
-  it->second.start_time = start_time;
+  it->second.SetStartTime(start_time);
   if (!readable) it->second.priority_readable = false;
 }
 

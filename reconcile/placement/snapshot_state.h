@@ -10,10 +10,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "reconcile/placement/affinity_index.h"
@@ -148,8 +150,9 @@ inline int64_t FreeAt(const NodeEntry& n, int i) { return i < kHotResources ? n.
 
 // PodEntry: a counted pod (bound, assumed, or a nominated one for the length of a decision), kept
 // compact: a cluster holds hundreds of thousands. Only what the filters, scores, ResourcePolicy
-// counts and preemption read of a bound pod; labels interned (LabelInterner), the pod's own
-// affinity terms shared with its view and null when it has none.
+// counts and preemption read of a bound pod; labels interned (LabelInterner), requests interned
+// (DenseInterner), the namespace interned (State::InternNamespace), uid and name in one heap
+// block, the pod's own affinity terms shared with its view and null when it has none.
 // PodExtras: what few pods have, kept out of line.
 struct PodExtras {
   std::string reservation_uid;
@@ -157,18 +160,31 @@ struct PodExtras {
 };
 
 struct PodEntry {
-  std::string_view uid;  // its key in State::pods (detached_pods), which outlives it
-  Dense requests;        // without pods
-  std::unique_ptr<PodExtras> extras;  // null: no reservation, no host ports
+  // uid() is its key in State::pods (detached_pods): the map's key views this block, so the
+  // block moves with the entry and the entry is re-keyed when it is replaced (ReplacePod).
+  std::string_view uid() const { return {ids.get(), uid_len}; }
+  // Preemption (ClusterSnapshot::VictimsOn): name and priority of a pod the informer showed.
+  std::string_view name() const { return {ids.get() + uid_len, name_len}; }
+  void SetIds(std::string_view uid, std::string_view name);
+  std::optional<Time> start_time() const { return has_start_time ? std::optional<Time>(start) : std::nullopt; }
+  void SetStartTime(std::optional<Time> t) {
+    has_start_time = t.has_value();
+    start = t.value_or(Time{});
+  }
+  // Without pods; null: no requests. Shared by the pods asking for the same amounts.
+  std::shared_ptr<const Dense> requests;
   const std::string& reservation_uid() const;
+  std::unique_ptr<PodExtras> extras;  // null: no reservation, no host ports
+  std::unique_ptr<char[]> ids;        // uid then name
   // InterPodAffinity / PodTopologySpread (filed in State::affinity_index while counted), and
   // ResourcePolicy counting (a policy created later recounts from its namespace and labels).
   AffinityMember member;
-  // Preemption (ClusterSnapshot::VictimsOn): name and priority of a pod the informer showed.
-  std::string name;
-  std::optional<Time> start_time;
+  Time start{};  // status.startTime when has_start_time
   int node = -1;
   int32_t priority = 0;
+  uint32_t uid_len = 0;
+  uint32_t name_len = 0;
+  bool has_start_time = false;
   bool assumed = false;
   bool terminating_by_preemption = false;
   bool priority_readable = true;  // PodPriority::error empty: a pod that is never a victim
@@ -178,6 +194,38 @@ inline const std::string& PodEntry::reservation_uid() const {
   static const std::string kNone;
   return extras != nullptr ? extras->reservation_uid : kNone;
 }
+
+inline int64_t At(const std::shared_ptr<const Dense>& v, int i) { return v != nullptr ? At(*v, i) : 0; }
+
+// DenseInterner: one shared copy of each distinct request vector (a workload's pods ask for the
+// same amounts). Vectors no pod uses any more are dropped in a sweep each time the pool has
+// doubled since the last one.
+class DenseInterner {
+ public:
+  std::shared_ptr<const Dense> Intern(const Dense& amounts);
+  size_t size() const { return pool_.size(); }
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(const Dense& v) const;
+    size_t operator()(const std::shared_ptr<const Dense>& v) const { return (*this)(*v); }
+  };
+  struct Equal {
+    using is_transparent = void;
+    static const Dense& Deref(const Dense& v) { return v; }
+    static const Dense& Deref(const std::shared_ptr<const Dense>& v) { return *v; }
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      return Deref(a) == Deref(b);
+    }
+  };
+  std::unordered_set<std::shared_ptr<const Dense>, Hash, Equal> pool_;
+  size_t sweep_at_ = 1024;
+};
+
+// PodMap: uid → entry; the key views the entry's own ids block.
+using PodMap = std::unordered_map<std::string_view, PodEntry, StringHash, std::equal_to<>>;
 
 // PolicyEntry: one ResourcePolicy with its unit membership per node and its counts.
 struct PolicyEntry {
@@ -219,9 +267,14 @@ struct ClusterSnapshot::State {
   std::vector<internal::NodeEntry> nodes;
   internal::NodeNameIndex node_index;
   int present_nodes = 0;
-  internal::StringMap<internal::PodEntry> pods;
+  internal::PodMap pods;
   // Pods a preemption dry run took out (DetachPod), kept whole to be counted again.
-  internal::StringMap<internal::PodEntry> detached_pods;
+  internal::PodMap detached_pods;
+  internal::DenseInterner request_pool;  // the pods' request vectors, shared
+  // Namespace names the pods' and reservations' AffinityMembers view. Never shrinks: a cluster's
+  // namespaces are few, and a member must never outlive its text.
+  std::unordered_set<std::string, internal::StringHash, std::equal_to<>> namespace_names;
+  std::string_view InternNamespace(std::string_view name);
   internal::LabelInterner labels;  // the pods' label maps, shared
   internal::StringMap<internal::Usage> usage;  // by reservation uid
   internal::StringMap<std::unique_ptr<internal::ReservationEntry>> reservations;
