@@ -136,33 +136,22 @@ ObjectPtr Reflector::Cache(rapidjson::Value& object,
 
 Result<DecodedPage> Reflector::DecodePage(std::string& body) const {
   DecodedPage out;
-  // DoList checked the body against its Content-Type: only a protobuf answer starts with the
-  // magic (a JSON body starts with '{'). Protobuf items are cached one by one while their
-  // message lives (no page document).
-  if (proto::HasProtobufMagic(body)) {
-    auto meta = proto::DecodeListItems(
-        body, [&](rapidjson::Value& item, rapidjson::Document::AllocatorType& alloc) -> Status {
-      if (ObjectPtr obj = Cache(item, alloc)) {
-        out.objects.push_back(std::move(obj));
-      } else {
-        ++out.dropped;
-      }
-      return {};
-    });
-    if (!meta) return std::unexpected(meta.error());
-    return out;
-  }
-  // JSON items are parsed one at a time in place and transformed and packed while in cache.
-  auto meta = DecodeListItemsInsitu(
-      body, [&](rapidjson::Value& item, rapidjson::Document::AllocatorType& alloc) -> Status {
+  auto cache_item = [&](rapidjson::Value& item, rapidjson::Document::AllocatorType& alloc) -> Status {
     if (ObjectPtr obj = Cache(item, alloc)) {
       out.objects.push_back(std::move(obj));
     } else {
       ++out.dropped;
     }
     return {};
-  });
-  if (!meta) return std::unexpected(meta.error());
+  };
+  // DoList checked the body against its Content-Type: only a protobuf answer starts with the
+  // magic (a JSON body starts with '{'). Either way items are cached one by one while their
+  // message or small in-place document lives (no page document).
+  if (proto::HasProtobufMagic(body)) {
+    if (auto meta = proto::DecodeListItems(body, cache_item); !meta) return std::unexpected(meta.error());
+  } else if (auto meta = DecodeListItemsInsitu(body, cache_item); !meta) {
+    return std::unexpected(meta.error());
+  }
   return out;
 }
 
