@@ -333,6 +333,12 @@ struct Reader {
   }
 };
 
+// SetStringValue copies `s`; an empty view may carry a null data pointer (the end of a truncated
+// input, an unknown pool id), which memcpy must never see.
+void SetStringValue(rapidjson::Value& out, std::string_view s, rapidjson::Document::AllocatorType& alloc) {
+  out.SetString(s.empty() ? "" : s.data(), static_cast<rapidjson::SizeType>(s.size()), alloc);
+}
+
 bool Unpack(Reader& r, const InternPool::ReadLock& lock, rapidjson::Value& out,
             rapidjson::Document::AllocatorType& alloc, int depth) {
   if (depth > 200) return r.ok = false;
@@ -361,12 +367,12 @@ bool Unpack(Reader& r, const InternPool::ReadLock& lock, rapidjson::Value& out,
     }
     case kStr:
       if (!r.Varint(n) || !r.Bytes(n, s)) return false;
-      out.SetString(s.data(), static_cast<rapidjson::SizeType>(s.size()), alloc);
+      SetStringValue(out, s, alloc);
       return true;
     case kRef:
       if (!r.Varint(n)) return false;
       s = lock.Lookup(static_cast<uint32_t>(n));
-      out.SetString(s.data(), static_cast<rapidjson::SizeType>(s.size()), alloc);
+      SetStringValue(out, s, alloc);
       return true;
     case kSub: {
       if (!r.Varint(n)) return false;
@@ -381,7 +387,8 @@ bool Unpack(Reader& r, const InternPool::ReadLock& lock, rapidjson::Value& out,
         uint64_t key;
         if (!r.Varint(key)) return false;
         std::string_view k = lock.Lookup(static_cast<uint32_t>(key));
-        rapidjson::Value name(k.data(), static_cast<rapidjson::SizeType>(k.size()), alloc);
+        rapidjson::Value name;
+        SetStringValue(name, k, alloc);
         rapidjson::Value value;
         if (!Unpack(r, lock, value, alloc, depth + 1)) return false;
         out.AddMember(name, value, alloc);
