@@ -29,8 +29,6 @@ bool IsUniqueValueKey(std::string_view key) {
   return key == "podIP" || key == "ip" || key == "containerID" || key == "resourceVersion";
 }
 
-void CollectIds(std::string_view packed, std::vector<uint32_t>& ids);
-
 // SamePacked: whether `packed` (one value, read from r) decodes to exactly `v`. Shared
 // subtrees inside are followed. Malformed bytes compare unequal.
 bool SamePacked(const rapidjson::Value& v, std::string_view packed, const InternPool::Batch& batch,
@@ -405,11 +403,6 @@ bool Unpack(Reader& r, const InternPool::ReadLock& lock, rapidjson::Value& out,
       return true;
     default: return r.ok = false;
   }
-}
-
-void CollectIds(std::string_view packed, std::vector<uint32_t>& ids) {
-  Reader r{packed};
-  r.Skip(&ids);
 }
 
 bool SameValue(const rapidjson::Value& v, Reader& r, const InternPool::Batch& batch, int depth) {
