@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <iostream>
+#include <limits>
 #include <thread>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -173,6 +174,19 @@ std::chrono::nanoseconds ParseDurationFlag(std::string_view name, const std::str
     std::exit(2);
   }
   return *d;
+}
+
+// ParseCountFlag parses a whole decimal integer in [min, max] (a worker count, a list bound); "4x",
+// "", "0" or an overflow exits with 2 naming the flag and the value.
+int ParseCountFlag(std::string_view name, const std::string& value, int min, int max) {
+  int n = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+  if (ec != std::errc() || end != value.data() + value.size() || n < min || n > max) {
+    std::cerr << "berth-manager: invalid " << name << " \"" << value << "\": want an integer from " << min << " to "
+              << max << "\n";
+    std::exit(2);
+  }
+  return n;
 }
 
 // ParseBoolFlag parses "true" or "false" for a boolean flag; anything else exits with 2.
@@ -415,23 +429,9 @@ int main(int argc, char** argv) {
       }
       flags.owner_sync_interval = *d;
     } else if (TakeValue(*rest_args, i, "--reservation-workers", value)) {
-      try {
-        flags.reservation_workers = std::stoi(value);
-      } catch (...) {
-        flags.reservation_workers = 0;
-      }
-      if (flags.reservation_workers < 1) {
-        std::cerr << "berth-manager: --reservation-workers must be a positive integer\n";
-        return 2;
-      }
+      flags.reservation_workers = ParseCountFlag("--reservation-workers", value, 1, 1024);
     } else if (TakeValue(*rest_args, i, "--migration-workers", value)) {
-      int n = 0;
-      auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-      if (ec != std::errc() || end != value.data() + value.size() || n < 1 || n > 1024) {
-        std::cerr << "berth-manager: invalid --migration-workers \"" << value << "\": want an integer from 1 to 1024\n";
-        return 2;
-      }
-      flags.migration_workers = n;
+      flags.migration_workers = ParseCountFlag("--migration-workers", value, 1, 1024);
     } else if (TakeValue(*rest_args, i, "--scheduler-names", value)) {
       flags.scheduler_names = controllers::ParseSchedulerNames(value);
       if (flags.scheduler_names.empty()) {
@@ -505,19 +505,8 @@ int main(int argc, char** argv) {
     } else if (TakeValue(*rest_args, i, "--prefer-avoid-pods-ttl", value)) {
       flags.prefer_avoid.ttl = ParseDurationFlag("--prefer-avoid-pods-ttl", value, false);
     } else if (TakeValue(*rest_args, i, "--prefer-avoid-pods-max", value)) {
-      int max = 0;
-      try {
-        size_t used = 0;
-        max = std::stoi(value, &used);
-        if (used != value.size()) max = 0;
-      } catch (...) {
-        max = 0;
-      }
-      if (max < 1) {
-        std::cerr << "berth-manager: --prefer-avoid-pods-max must be a positive integer, got \"" << value << "\"\n";
-        return 2;
-      }
-      flags.prefer_avoid.max_entries = static_cast<size_t>(max);
+      flags.prefer_avoid.max_entries =
+          static_cast<size_t>(ParseCountFlag("--prefer-avoid-pods-max", value, 1, std::numeric_limits<int>::max()));
     } else if (TakeValue(*rest_args, i, "--extender-bind-address", value)) {
       if (auto parsed = shim::ParseBindAddress(value); !parsed) {
         std::cerr << "berth-manager: --extender-bind-address: " << parsed.error().message << "\n";

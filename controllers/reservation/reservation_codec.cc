@@ -270,6 +270,7 @@ reconcile::ConsumerPod ReadConsumerPod(const Value& pod) {
   std::string_view phase = json::GetString(pod, {"status", "phase"});
   c.terminal = phase == "Succeeded" || phase == "Failed";
   c.deleting = json::Find(pod, {"metadata", "deletionTimestamp"}) != nullptr;
+  c.node_name = json::GetString(pod, {"spec", "nodeName"});
   if (const Value* spec = json::Member(pod, "spec")) c.requests = reconcile::EffectiveRequests(PodResourcesOf(*spec));
   return c;
 }
@@ -282,6 +283,7 @@ reconcile::ConsumerPod ReadConsumerPod(const shim::CachedObject& pod) {
   auto phase = pod.FindString({"status", "phase"});
   c.terminal = phase && (*phase == "Succeeded" || *phase == "Failed");
   c.deleting = pod.FindJson({"metadata", "deletionTimestamp"}).has_value();
+  c.node_name = pod.FindString({"spec", "nodeName"}).value_or("");
   // Only what PodResourcesOf reads: a spec with the three members (absent ones stay absent).
   rapidjson::Document spec(rapidjson::kObjectType);
   for (const char* key : {"containers", "initContainers", "overhead"}) {

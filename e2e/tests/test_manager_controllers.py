@@ -139,7 +139,12 @@ class LoggingFlagsTest(unittest.TestCase):
                              ("--zap-stacktrace-level=warn", "invalid stacktrace level"),
                              ("--log-level=verbose", 'invalid value "verbose" for flag --log-level'),
                              ("--migration-workers=4x", 'invalid --migration-workers "4x": want an integer from 1 to 1024'),
-                             ("--migration-workers=0", 'invalid --migration-workers "0"')):
+                             ("--migration-workers=0", 'invalid --migration-workers "0"'),
+                             ("--reservation-workers=4x",
+                              'invalid --reservation-workers "4x": want an integer from 1 to 1024'),
+                             ("--reservation-workers=", 'invalid --reservation-workers ""'),
+                             ("--prefer-avoid-pods-max=-3", 'invalid --prefer-avoid-pods-max "-3"'),
+                             ("--prefer-avoid-pods-max=99999999999", 'invalid --prefer-avoid-pods-max "99999999999"')):
             with self.subTest(arg=arg):
                 result = run_manager(arg, "--help")
                 self.assertEqual(result.returncode, 2, result.stderr)

@@ -449,6 +449,28 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
            "Reservation " + reservation + " expired" + (r.failed_reason.empty() ? "" : " (" + r.failed_reason + ")"));
     return b.Finish(std::nullopt);
   }
+  // Before the node check: a reservation another pod took while the scheduler's placement write was
+  // still on its way may have no node (the lifecycle now records the owner's, but older ones lack it).
+  if (!evicted && r.phase == Phase::kSucceeded && !r.current_owners.empty()) {
+    const auto& o = r.current_owners.front();
+    // The owners are the pod's whole controller, so another migration's replacement may have
+    // taken it. That pod got its place; this one gets a new reservation (a bounded number of
+    // times) instead of failing as koordinator does.
+    if (auto next = NextReservationName(job, reservation)) {
+      b.actions().push_back({ActionKind::kCreateReservation, *next});
+      b.actions().push_back({ActionKind::kRecordReservationRef, *next});
+      std::string message = "Successfully create Reservation " + Quoted(*next) + " (Reservation " + reservation +
+                            " was bound by another Pod " + o.namespace_name + "/" + o.name + ")";
+      b.Set(kCondReservationCreated, "True", "", message,
+            EventNote{"Normal", std::string(kCondReservationCreated), message});
+      b.Set(kCondReservationScheduled, "False", "", "Reservation " + *next + " waits to be scheduled");
+      b.status().node_name.clear();
+      return b.Finish(std::nullopt);
+    }
+    b.Fail(kCondEviction, kReasonForbiddenMigratePod,
+           "Reservation " + reservation + " is already bound by another Pod " + o.namespace_name + "/" + o.name);
+    return b.Finish(std::nullopt);
+  }
   if (r.node_name.empty()) {
     if (r.scheduled_false) {
       b.Set(kCondReservationScheduled, "False", kReasonUnschedulable, r.unschedulable_message,
@@ -471,29 +493,7 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
   b.status().node_name = r.node_name;
   if (r.phase == Phase::kWaiting || r.phase == Phase::kPending) return b.Finish(std::nullopt);
 
-  if (!evicted) {
-    if (r.phase == Phase::kSucceeded && !r.current_owners.empty()) {
-      const auto& o = r.current_owners.front();
-      // The owners are the pod's whole controller, so another migration's replacement may have
-      // taken it. That pod got its place; this one gets a new reservation (a bounded number of
-      // times) instead of failing as koordinator does.
-      if (auto next = NextReservationName(job, reservation)) {
-        b.actions().push_back({ActionKind::kCreateReservation, *next});
-        b.actions().push_back({ActionKind::kRecordReservationRef, *next});
-        std::string message = "Successfully create Reservation " + Quoted(*next) + " (Reservation " + reservation +
-                              " was bound by another Pod " + o.namespace_name + "/" + o.name + ")";
-        b.Set(kCondReservationCreated, "True", "", message,
-              EventNote{"Normal", std::string(kCondReservationCreated), message});
-        b.Set(kCondReservationScheduled, "False", "", "Reservation " + *next + " waits to be scheduled");
-        b.status().node_name.clear();
-        return b.Finish(std::nullopt);
-      }
-      b.Fail(kCondEviction, kReasonForbiddenMigratePod,
-             "Reservation " + reservation + " is already bound by another Pod " + o.namespace_name + "/" + o.name);
-      return b.Finish(std::nullopt);
-    }
-    return b.Finish(EvictOrWait(job, now, b));
-  }
+  if (!evicted) return b.Finish(EvictOrWait(job, now, b));
 
   auto replacement = ReplacementOf(job);
   if (!replacement) {

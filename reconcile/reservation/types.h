@@ -67,6 +67,7 @@ struct ConsumerPod {
   bool terminal = false;  // phase Succeeded or Failed
   bool deleting = false;  // deletionTimestamp set
   ResourceAmounts requests;  // effective requests (EffectiveRequests)
+  std::string node_name;  // spec.nodeName: a bound consumer is on the reservation's node
 };
 
 struct ReservationSnapshot {

@@ -128,6 +128,8 @@ TEST(ReadConsumerPodTest, AnUnparsableRequestCountsAsUnboundedNotZero) {
   reconcile::ConsumerPod c = ReadConsumerPod(pod);
   EXPECT_EQ(c.requests.at("cpu"), reconcile::kUnboundedAmount);
   EXPECT_EQ(c.requests.at("memory"), (int64_t{1} << 30) * 1000);
+  EXPECT_EQ(c.node_name, "");
+  EXPECT_EQ(ReadConsumerPod(Doc(R"({"metadata":{"name":"p"},"spec":{"nodeName":"node-3"}})")).node_name, "node-3");
 }
 
 TEST(ReadReservationTest, MissingSpecIsReportedAndNothingCrashes) {
@@ -188,11 +190,13 @@ TEST(ReadConsumerPodTest, TheCachedObjectReaderAgreesWithTheJsonReaderOnEverySha
     EXPECT_EQ(from_cache.terminal, from_json.terminal) << text;
     EXPECT_EQ(from_cache.deleting, from_json.deleting) << text;
     EXPECT_EQ(from_cache.requests, from_json.requests) << text;
+    EXPECT_EQ(from_cache.node_name, from_json.node_name) << text;
   }
   // And the values themselves, for the init-container/sidecar/overhead pod.
   auto q = shim::CachedObject::FromJson(Doc(pods[1]));
   ASSERT_TRUE(q.has_value());
   reconcile::ConsumerPod c = ReadConsumerPod(**q);
+  EXPECT_EQ(c.node_name, "n1");
   EXPECT_TRUE(c.deleting);
   EXPECT_FALSE(c.terminal);
   EXPECT_EQ(c.requests.at("cpu"), 3100);  // init peak 3 beats app 1 + sidecar 0.5; + overhead 0.1

@@ -387,6 +387,14 @@ TEST(MigrationJobTest, ReservationProblemsFailTheJob) {
             "Successfully create Reservation \"job-uid-1\" (Reservation job-uid was bound by another Pod "
             "default/web-9)");
   EXPECT_EQ(Cond(*t.status, kCondReservationScheduled).status, "False");
+  // Taken before the scheduler's placement write landed, so it shows no node: the same, not a wait
+  // for an update that never comes (a drain once stalled until the job's TTL on this).
+  JobSnapshot taken_unplaced = taken;
+  taken_unplaced.reservation->node_name.clear();
+  auto u = DecideMigration(taken_unplaced, kT0, Options());
+  EXPECT_EQ(u.actions, t.actions);
+  ASSERT_TRUE(u.status.has_value());
+  EXPECT_EQ(Cond(*u.status, kCondReservationCreated).message, Cond(*t.status, kCondReservationCreated).message);
   taken.reservation_ref_name = "job-uid-3";
   taken.reservation->name = "job-uid-3";
   t = DecideMigration(taken, kT0, Options());

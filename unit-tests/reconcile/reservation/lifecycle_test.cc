@@ -183,6 +183,34 @@ TEST(DecideReservationTest, AllocateOnceTurnsSucceededOnTheFirstOwner) {
   EXPECT_EQ(d.events[0].type, "Normal");
 }
 
+TEST(DecideReservationTest, AnOwnerBoundBeforeThePlacementWriteGivesTheSucceededReservationItsNode) {
+  // The scheduler bound a pod into the placement it had assumed; its status write, still to come,
+  // will conflict with this one and is not made again for a Succeeded reservation.
+  auto r = Reservation(Phase::kPending);
+  auto owner = Pod("a", "uid-a", 200);
+  owner.node_name = "node-7";
+  auto gone = Pod("b", "uid-b", 100);
+  gone.node_name = "node-9";
+  gone.deleting = true;
+  r.consumers = {gone, owner};
+  auto d = DecideReservation(r, kT0, Options());
+  ASSERT_TRUE(d.status.has_value());
+  EXPECT_EQ(d.status->phase, Phase::kSucceeded);
+  EXPECT_EQ(d.status->node_name, "node-7");
+  // A placed reservation keeps its own node whatever its consumers say.
+  auto placed = Reservation(Phase::kAvailable);
+  placed.consumers = {owner};
+  auto p = DecideReservation(placed, kT0, Options());
+  ASSERT_TRUE(p.status.has_value());
+  EXPECT_EQ(p.status->node_name, "node-0");
+  // No bound consumer: no node is made up.
+  auto unbound = Reservation(Phase::kPending);
+  unbound.consumers = {Pod("c", "uid-c", 100)};
+  auto u = DecideReservation(unbound, kT0, Options());
+  ASSERT_TRUE(u.status.has_value());
+  EXPECT_EQ(u.status->node_name, "");
+}
+
 TEST(DecideReservationTest, SucceededStaysAfterThePodGoesAndNeverExpires) {
   auto r = Reservation(Phase::kSucceeded);
   r.ttl = seconds(1);
