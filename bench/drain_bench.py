@@ -44,6 +44,10 @@ class DrainProgress:
     def __init__(self, pods):
         self.pods = pods
         self.ready = {}  # uid -> Ready and not terminating
+        self.evicted_at = []  # when each pod on node-0 was seen terminating, in order
+        self.replaced_at = []  # when each pod elsewhere was first seen Ready, in order
+        self.seen_terminating = set()
+        self.seen_ready_elsewhere = set()
         self.drained = False
         self.labelled_at = None
         self.done_at = None
@@ -54,7 +58,16 @@ class DrainProgress:
         self.ready = {p["metadata"]["uid"]: ready(p) for p in items}
 
     def on_pod(self, kind, pod):
+        now = time.monotonic()
+        uid = pod["metadata"]["uid"]
         with self.lock:
+            if pod["spec"].get("nodeName") == "node-0":
+                if (kind == "DELETED" or pod["metadata"].get("deletionTimestamp")) and uid not in self.seen_terminating:
+                    self.seen_terminating.add(uid)
+                    self.evicted_at.append(now)
+            elif ready(pod) and uid not in self.seen_ready_elsewhere:
+                self.seen_ready_elsewhere.add(uid)
+                self.replaced_at.append(now)
             if kind == "DELETED":
                 self.ready.pop(pod["metadata"]["uid"], None)
             else:
@@ -76,6 +89,21 @@ class DrainProgress:
         if self.done_at is None and self.drained and sum(self.ready.values()) == self.pods:
             self.done_at = time.monotonic()
             self.done.set()
+
+    def pipeline(self, allowed):
+        """Where the time beyond the budget-bound minimum goes: when the first wave had gone (the `allowed`-th
+        eviction), and the gaps of the pipeline: eviction i follows the Ready of replacement i - allowed, and
+        replacement i turns Ready a pod-ready delay after its eviction."""
+        def stats(values):
+            values = sorted(values)
+            if not values:
+                return None
+            return {"median_ms": round(values[len(values) // 2] * 1000), "p90_ms": round(values[int(len(values) * 0.9)] * 1000)}
+        ev = [t - self.labelled_at for t in self.evicted_at]
+        rd = [t - self.labelled_at for t in self.replaced_at]
+        return {"first_wave_s": round(ev[min(allowed, len(ev)) - 1], 3) if ev else None,
+                "ready_to_next_eviction": stats([ev[i] - rd[i - allowed] for i in range(allowed, min(len(ev), len(rd) + allowed))]),
+                "eviction_to_replacement_ready": stats([rd[i] - ev[i] for i in range(min(len(ev), len(rd)))])}
 
     def describe(self):
         with self.lock:
@@ -185,6 +213,7 @@ def main():
                           "evict_qps": args.evict_qps, "per_node": args.per_node, "seconds": round(elapsed, 2),
                           "seconds_from_kubectl_start": round(progress.done_at - kubectl_started, 2),
                           "budget_bound_s": bound, "ratio": round(elapsed / bound, 2),
+                          "pipeline": progress.pipeline(allowed),
                           "api_calls_per_pod": round(sum(calls.values()) / n, 2),
                           "jobs": dict(outcomes.most_common()), "calls": dict(calls.most_common())}), flush=True)
     finally:
