@@ -192,6 +192,10 @@ def main():
         pod_watch.stop()
         node_watch.stop()
         elapsed = progress.done_at - progress.labelled_at
+        reconciles = {name: round(sum(v for (metric, labels), v in mgr.metrics().items()
+                                      if metric == "controller_runtime_reconcile_total"
+                                      and ("controller", name) in labels) / n, 1)
+                      for name in ("migration", "drain", "scheduler", "reservation")}
         calls = collections.Counter()
         with open(audit) as f:
             for i, line in enumerate(f):
@@ -214,6 +218,7 @@ def main():
                           "seconds_from_kubectl_start": round(progress.done_at - kubectl_started, 2),
                           "budget_bound_s": bound, "ratio": round(elapsed / bound, 2),
                           "pipeline": progress.pipeline(allowed),
+                          "reconciles_per_pod": reconciles,
                           "api_calls_per_pod": round(sum(calls.values()) / n, 2),
                           "jobs": dict(outcomes.most_common()), "calls": dict(calls.most_common())}), flush=True)
     finally:

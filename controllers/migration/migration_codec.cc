@@ -222,6 +222,14 @@ rapidjson::Document JobStatusBody(const shim::CachedObject& cached, const mig::J
   return body;
 }
 
+bool BudgetUpdateMayUnblock(const shim::CachedObject& old_pdb, const shim::CachedObject& new_pdb) {
+  auto allowed = new_pdb.FindJson({"status", "disruptionsAllowed"});
+  if (!allowed || !allowed->IsInt64() || allowed->GetInt64() > 0) return true;
+  auto old_spec = old_pdb.FindJson({"spec"});
+  auto new_spec = new_pdb.FindJson({"spec"});
+  return !old_spec || !new_spec || static_cast<const rapidjson::Value&>(*old_spec) != *new_spec;
+}
+
 std::string PhaseOf(const shim::ObjectPtr& obj) {
   auto phase = obj ? obj->FindString({"status", "phase"}) : std::nullopt;
   return phase && !phase->empty() ? *phase : "Pending";

@@ -40,6 +40,11 @@ reconcile::migration::PdbFacts ReadPdbFacts(const rapidjson::Value& pdb);
 // every pod of the namespace; a selector that does not parse selects none, as in the apiserver).
 bool PdbSelects(const rapidjson::Value& pdb, const rapidjson::Value& pod);
 
+// BudgetUpdateMayUnblock: whether a PDB update may let a job whose eviction its budget held go
+// now: false only when the new status allows no disruption and the spec (selector, limits) is
+// unchanged. An absent or unreadable disruptionsAllowed may unblock (the API server decides).
+bool BudgetUpdateMayUnblock(const shim::CachedObject& old_pdb, const shim::CachedObject& new_pdb);
+
 // JobStatusBody: the object to PUT to podmigrationjobs/status with the cached resourceVersion.
 // PhaseOf: a job's status.phase, "Pending" when absent or empty (null object: "Pending").
 std::string PhaseOf(const shim::ObjectPtr& obj);

@@ -112,7 +112,15 @@ void MigrationController::AddWakeUpHandlers() {
   };
   pdbs_->AddEventHandler(shim::EventHandler{
       [pdb_changed](const shim::ObjectPtr& obj, bool) { pdb_changed(obj); },
-      [pdb_changed](const shim::ObjectPtr&, const shim::ObjectPtr& new_obj) { pdb_changed(new_obj); },
+      [self, pdb_changed](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& new_obj) {
+        // Still no disruption allowed: no held job can go (during a drain every Ready and every
+        // eviction updates the budget, and waking each held job each time was most reconciles).
+        if (old_obj && new_obj && !BudgetUpdateMayUnblock(*old_obj, *new_obj)) {
+          self->EnqueuePending(kWakeOnChange);
+          return;
+        }
+        pdb_changed(new_obj);
+      },
       [pdb_changed](const shim::DeletedObject& deleted) { pdb_changed(deleted.object); }});
 }
 

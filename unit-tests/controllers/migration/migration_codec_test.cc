@@ -152,5 +152,26 @@ TEST(MigrationCodecTest, PdbSelectionFollowsTheApiServer) {
   EXPECT_EQ(facts.desired_healthy, 3);
 }
 
+TEST(MigrationCodecTest, ABudgetUpdateUnblocksUnlessItStillAllowsNothingUnderTheSameSpec) {
+  auto pdb = [](std::string_view spec, std::string_view status) {
+    auto obj = shim::CachedObject::FromJson(Json(std::string(R"({"metadata":{"name":"b","namespace":"d"},"spec":)") +
+                                                 std::string(spec) + R"(,"status":)" + std::string(status) + "}"));
+    EXPECT_TRUE(obj.has_value());
+    return *obj;
+  };
+  const std::string spec = R"({"maxUnavailable":1,"selector":{"matchLabels":{"app":"a"}}})";
+  auto held = pdb(spec, R"({"disruptionsAllowed":0,"currentHealthy":9})");
+  EXPECT_FALSE(BudgetUpdateMayUnblock(*held, *pdb(spec, R"({"disruptionsAllowed":0,"currentHealthy":8})")));
+  EXPECT_TRUE(BudgetUpdateMayUnblock(*held, *pdb(spec, R"({"disruptionsAllowed":1,"currentHealthy":10})")));
+  // A new selector or limit may leave the pod outside any budget: the API server decides.
+  EXPECT_TRUE(BudgetUpdateMayUnblock(
+      *held, *pdb(R"({"maxUnavailable":2,"selector":{"matchLabels":{"app":"a"}}})", R"({"disruptionsAllowed":0})")));
+  EXPECT_TRUE(BudgetUpdateMayUnblock(
+      *held, *pdb(R"({"maxUnavailable":1,"selector":{"matchLabels":{"app":"b"}}})", R"({"disruptionsAllowed":0})")));
+  // Not yet computed or not a number: not read as zero.
+  EXPECT_TRUE(BudgetUpdateMayUnblock(*held, *pdb(spec, R"({})")));
+  EXPECT_TRUE(BudgetUpdateMayUnblock(*held, *pdb(spec, R"({"disruptionsAllowed":"0"})")));
+}
+
 }  // namespace
 }  // namespace berth::controllers
