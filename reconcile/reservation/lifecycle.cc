@@ -181,20 +181,21 @@ ReservationDecision DecideReservation(const ReservationSnapshot& r, Time now,
   } else {
     next.current_owners = OwnersOf(r);
     next.allocated = AllocatedOf(r);
-    if (!placed) {
-      // The scheduler binds pods into a placement it has assumed before its status write lands; a
-      // write of ours in between makes that write conflict, and a reservation turned Succeeded is
-      // not placed again. The owner's node is the reservation's: recorded here, it is never lost.
-      for (const auto& pod : r.consumers) {
-        if (!pod.terminal && !pod.deleting && !pod.node_name.empty()) {
-          next.node_name = pod.node_name;
-          break;
-        }
-      }
-    }
     if (r.allocate_once && !next.current_owners.empty()) {
       const OwnerRef& first = next.current_owners.front();
       next.phase = Phase::kSucceeded;
+      if (!placed) {
+        // The scheduler binds pods into a placement it has assumed before its status write lands;
+        // this write makes that one conflict, and a Succeeded reservation is not placed again. The
+        // owner's node is the reservation's: recorded here, it is not lost. (A reservation that
+        // stays Pending is left to the scheduler, whose retry finds it still unplaced.)
+        for (const auto& pod : r.consumers) {
+          if (!pod.terminal && !pod.deleting && !pod.node_name.empty()) {
+            next.node_name = pod.node_name;
+            break;
+          }
+        }
+      }
       std::string message = "allocated once by pod " + first.namespace_name + "/" + first.name;
       SetCondition(next.conditions, kConditionReady, "False", kReasonSucceeded, message, now);
       d.events.push_back({"Normal", std::string(kReasonSucceeded), message});

@@ -209,6 +209,15 @@ TEST(DecideReservationTest, AnOwnerBoundBeforeThePlacementWriteGivesTheSucceeded
   auto u = DecideReservation(unbound, kT0, Options());
   ASSERT_TRUE(u.status.has_value());
   EXPECT_EQ(u.status->node_name, "");
+  // Not allocateOnce: it stays Pending, and a node written here would stop the scheduler's retry
+  // (it places only reservations without one) from writing Available.
+  auto reusable = Reservation(Phase::kPending);
+  reusable.allocate_once = false;
+  reusable.consumers = {owner};
+  auto m = DecideReservation(reusable, kT0, Options());
+  ASSERT_TRUE(m.status.has_value());
+  EXPECT_EQ(m.status->phase, Phase::kPending);
+  EXPECT_EQ(m.status->node_name, "");
 }
 
 TEST(DecideReservationTest, SucceededStaysAfterThePodGoesAndNeverExpires) {
