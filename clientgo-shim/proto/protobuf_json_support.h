@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <span>
 #include <string>
 #include <vector>
@@ -59,14 +60,33 @@ Result<rapidjson::Value> IntOrStringValue(const k8s::io::apimachinery::pkg::util
                                           JsonContext& c);
 
 // SortedEntries: a map's entries by key (Go writes map keys sorted; so do we, and the cached form
-// does not depend on hash order).
+// does not depend on hash order). Up to kInline entries (a pod's labels, annotations, limits and
+// requests) sit in the object itself: no allocation per map per object.
 template <class MapT>
-std::vector<const typename MapT::value_type*> SortedEntries(const MapT& map) {
-  std::vector<const typename MapT::value_type*> entries;
-  entries.reserve(map.size());
-  for (const auto& e : map) entries.push_back(&e);
-  std::sort(entries.begin(), entries.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
-  return entries;
-}
+class SortedEntries {
+ public:
+  using Entry = const typename MapT::value_type*;
+  explicit SortedEntries(const MapT& map) {
+    Entry* out = inline_.data();
+    if (map.size() > kInline) {
+      heap_.resize(map.size());
+      out = heap_.data();
+    }
+    for (const auto& e : map) out[size_++] = &e;
+    std::sort(out, out + size_, [](Entry a, Entry b) { return a->first < b->first; });
+    begin_ = out;
+  }
+  SortedEntries(const SortedEntries&) = delete;
+  SortedEntries& operator=(const SortedEntries&) = delete;
+  const Entry* begin() const { return begin_; }
+  const Entry* end() const { return begin_ + size_; }
+
+ private:
+  static constexpr size_t kInline = 16;
+  std::array<Entry, kInline> inline_;
+  std::vector<Entry> heap_;
+  const Entry* begin_ = nullptr;
+  size_t size_ = 0;
+};
 
 }  // namespace berth::shim::proto
