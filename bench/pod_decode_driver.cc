@@ -3,7 +3,7 @@
 // Measures: the client-side cost per pod of one LIST page (500 pods) decoded from JSON and from
 //           protobuf, each through the informer's path: decode the page, DefaultTransform every
 //           item, pack it into the cache's form (CachedObject). Prints both and their ratio.
-// Run:      build/bin/pod_decode_driver    Flags: --pages N (40) --repeat N (3) --only json|protobuf|pack
+// Run:      build/bin/pod_decode_driver    Flags: --pages N (40) --repeat N (3) --only json|protobuf|parse|pack
 // Prints:   one JSON line: {"pods":…, "json_bytes_per_pod":…, "protobuf_bytes_per_pod":…,
 //           "json_decode_us_per_pod":…, "protobuf_decode_us_per_pod":…, "decode_ratio":…,
 //           "json_total_us_per_pod":…, "protobuf_total_us_per_pod":…, "total_ratio":…,
@@ -260,12 +260,12 @@ int main(int argc, char** argv) {
       }
     }
   }
-  // --only json|protobuf|pack measures one path (for a profiler); the others report zeros.
+  // --only json|protobuf|parse|pack measures one path (for a profiler); the others report zeros.
   const std::string only = berth::bench::FlagString(argc, argv, "--only", "");
   const bool all = only.empty();
   const Cost j = all || only == "json" ? Measure(json_pages, false, repeat) : Cost{0, 0};
   const Cost p = all || only == "protobuf" ? Measure(proto_pages, true, repeat) : Cost{0, 0};
-  const double parse_only = all || only == "protobuf" ? ParseOnly(proto_pages, repeat) : 0;
+  const double parse_only = all || only == "parse" ? ParseOnly(proto_pages, repeat) : 0;
   const double pack_only = all || only == "pack" ? PackOnly(json_pages, repeat) : 0;
   const double pods = static_cast<double>(pages) * kPageSize;
   std::printf(

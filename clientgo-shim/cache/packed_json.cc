@@ -430,15 +430,15 @@ bool SameValue(const rapidjson::Value& v, Reader& r, const InternPool::Batch& ba
              s == std::string_view(v.GetString(), v.GetStringLength());
     case kRef:
       return r.Varint(n) && v.IsString() &&
-             batch.Text(static_cast<uint32_t>(n)) == std::string_view(v.GetString(), v.GetStringLength());
+             SameText(batch.Text(static_cast<uint32_t>(n)), std::string_view(v.GetString(), v.GetStringLength()));
     case kSub:
       return r.Varint(n) && SamePacked(v, batch.Text(static_cast<uint32_t>(n)), batch, depth + 1);
     case kObject: {
       if (!r.Varint(n) || !v.IsObject() || v.MemberCount() != n) return false;
       for (const auto& m : v.GetObject()) {
         uint64_t key;
-        if (!r.Varint(key) || batch.Text(static_cast<uint32_t>(key)) !=
-                                  std::string_view(m.name.GetString(), m.name.GetStringLength())) {
+        if (!r.Varint(key) ||
+            !SameText(batch.Text(static_cast<uint32_t>(key)), std::string_view(m.name.GetString(), m.name.GetStringLength()))) {
           return false;
         }
         if (!SameValue(m.value, r, batch, depth + 1)) return false;

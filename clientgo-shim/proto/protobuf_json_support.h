@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <span>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "clientgo-shim/base/result.h"
 #include "clientgo-shim/proto/protobuf_json.h"
 #include "proto/k8s/intstr.pb.h"
+#include "proto/k8s/map_entries.pb.h"
 #include "proto/k8s/resource.pb.h"
 
 namespace berth::shim::proto {
@@ -58,15 +60,45 @@ Result<rapidjson::Value> QuantityValue(const k8s::io::apimachinery::pkg::api::re
 Result<rapidjson::Value> IntOrStringValue(const k8s::io::apimachinery::pkg::util::intstr::IntOrString& v,
                                           JsonContext& c);
 
-// SortedEntries: a map's entries by key (Go writes map keys sorted; so do we, and the cached form
-// does not depend on hash order).
-template <class MapT>
-std::vector<const typename MapT::value_type*> SortedEntries(const MapT& map) {
-  std::vector<const typename MapT::value_type*> entries;
-  entries.reserve(map.size());
-  for (const auto& e : map) entries.push_back(&e);
-  std::sort(entries.begin(), entries.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
-  return entries;
-}
+// kEntryFields: the fields of map_entries.proto's StringEntry and QuantityEntry.
+inline constexpr DeclaredField kEntryFields[] = {{1, "key"}, {2, "value"}};
+
+// SortedEntries: a map's entries (map_entries.proto: upstream's map fields are repeated entry
+// messages here) by key, as Go writes map keys and as a map parse would leave them: of entries
+// with equal keys the last on the wire wins. Up to kInline entries (a pod's labels, annotations,
+// limits and requests) sit in the object itself: no allocation per map per object.
+template <class RepeatedT>
+class SortedEntries {
+ public:
+  using Entry = const typename RepeatedT::value_type*;
+  explicit SortedEntries(const RepeatedT& entries) {
+    const size_t n = static_cast<size_t>(entries.size());
+    Entry* out = inline_.data();
+    if (n > kInline) {
+      heap_.resize(n);
+      out = heap_.data();
+    }
+    for (const auto& e : entries) out[size_++] = &e;
+    std::stable_sort(out, out + size_, [](Entry a, Entry b) { return a->key() < b->key(); });
+    size_t kept = 0;
+    for (size_t i = 0; i < size_; ++i) {
+      if (i + 1 < size_ && out[i + 1]->key() == out[i]->key()) continue;  // a later one wins
+      out[kept++] = out[i];
+    }
+    size_ = kept;
+    begin_ = out;
+  }
+  SortedEntries(const SortedEntries&) = delete;
+  SortedEntries& operator=(const SortedEntries&) = delete;
+  const Entry* begin() const { return begin_; }
+  const Entry* end() const { return begin_ + size_; }
+
+ private:
+  static constexpr size_t kInline = 16;
+  std::array<Entry, kInline> inline_;
+  std::vector<Entry> heap_;
+  const Entry* begin_ = nullptr;
+  size_t size_ = 0;
+};
 
 }  // namespace berth::shim::proto

@@ -19,13 +19,15 @@ import gen_message_tables as upstream  # noqa: E402
 SCALARS = {"double": 1, "float": 2, "int64": 3, "uint64": 4, "int32": 5, "bool": 8, "string": 9,
            "bytes": 12, "uint32": 13}
 FIELD = re.compile(r"^\s*(optional|repeated)\s+([\w.]+)\s+(\w+)\s*=\s*(\d+)")
+# map_entries.proto's entry messages by their value's type (9 string, 11 a message: Quantity).
+ENTRY_VALUE = {"berth.kubeproto.StringEntry": 9, "berth.kubeproto.QuantityEntry": 11}
 MAP = re.compile(r"^\s*map<\s*string\s*,\s*([\w.]+)\s*>\s+(\w+)\s*=\s*(\d+)")
 
 
 def ours():
     """Yields (file, full message name, [(number, name, repeated, scalar type or 11, map value)])."""
     for name in sorted(os.listdir(HERE)):
-        if not name.endswith(".proto") or name == "json_options.proto":
+        if not name.endswith(".proto") or name in ("json_options.proto", "map_entries.proto"):
             continue
         package, message, fields = "", None, []
         for line in open(os.path.join(HERE, name)):
@@ -38,7 +40,9 @@ def ours():
                 message = None
             elif message and (m := FIELD.match(line)):
                 label, ftype, fname, number = m.groups()
-                fields.append((int(number), fname, label == "repeated", SCALARS.get(ftype, 11), None))
+                # A map declared as its entries (map_entries.proto): upstream's field is that map.
+                map_value = ENTRY_VALUE.get(ftype) if "map_entries) = true" in line else None
+                fields.append((int(number), fname, label == "repeated", SCALARS.get(ftype, 11), map_value))
             elif message and (m := MAP.match(line)):
                 value, fname, number = m.groups()
                 fields.append((int(number), fname, True, 11, SCALARS.get(value, 11)))

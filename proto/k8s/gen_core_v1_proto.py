@@ -166,11 +166,13 @@ def main():
         "// subset (meta_v1.proto), and every message their spec and status reach, with upstream's names\n",
         f"// and field numbers read from the descriptors compiled into kubectl ({os.path.basename(binary)}).\n",
         "// (berth.kubeproto.keep_zero) marks Go pointer scalars, (berth.kubeproto.json_inline) structs\n",
-        "// embedded with `json:\",inline\"` (json_options.proto).\n",
+        "// embedded with `json:\",inline\"`, (berth.kubeproto.map_entries) upstream's maps as their\n",
+        "// entries (json_options.proto, map_entries.proto).\n",
         "syntax = \"proto2\";\n\n",
         "package k8s.io.api.core.v1;\n\n",
         "import \"proto/k8s/intstr.proto\";\n",
         "import \"proto/k8s/json_options.proto\";\n",
+        "import \"proto/k8s/map_entries.proto\";\n",
         "import \"proto/k8s/meta_v1.proto\";\n",
         "import \"proto/k8s/resource.proto\";\n\n",
     ]
@@ -193,7 +195,14 @@ def main():
                 value = [e for e in entry[0] if e[0] == 2][0]
                 if key[3] != 9:
                     raise SystemExit(f"{name}.{fname}: map key is not a string")
-                out.append(f"  map<string, {type_of(value[3], value[4])}> {fname} = {number};\n")
+                # A map as its wire form (map_entries.proto: a reused message keeps the entries).
+                entry_type = {"string": "StringEntry",
+                              "k8s.io.apimachinery.pkg.api.resource.Quantity": "QuantityEntry"}.get(
+                                  type_of(value[3], value[4]))
+                if not entry_type:
+                    raise SystemExit(f"{name}.{fname}: map of {type_of(value[3], value[4])} has no entry message")
+                out.append(f"  repeated berth.kubeproto.{entry_type} {fname} = {number}"
+                           " [(berth.kubeproto.map_entries) = true];\n")
                 continue
             options = []
             if fname in keep:

@@ -82,6 +82,15 @@ def accessor(name):
     return lower + "_" if lower in CPP_KEYWORDS else lower
 
 
+def is_map_entries(f):
+    return "map_entries) = true" in f["options"]
+
+
+# map_entries.proto's entry messages: their value's type, and the field table for CheckUnknown.
+ENTRY_VALUE = {"berth.kubeproto.StringEntry": "string",
+               "berth.kubeproto.QuantityEntry": "k8s.io.apimachinery.pkg.api.resource.Quantity"}
+
+
 def func(full):
     return "Conv_" + full.replace(".", "_")
 
@@ -96,7 +105,7 @@ def main():
             return
         order.append(name)
         for f in messages[name][1]:
-            if f["type"] in messages:
+            if f["type"] in messages and not is_map_entries(f):
                 visit(f["type"])
 
     for root in ROOTS:
@@ -142,6 +151,21 @@ def main():
                         raise SystemExit(f"{name}.{n}: map of {t} unsupported")
                     o.append("    }\n")
                 o.append(f"    out.AddMember({key}, object, c.alloc);\n  }}\n")
+                continue
+            if is_map_entries(f):
+                value_type = ENTRY_VALUE.get(t)
+                if not f["repeated"] or value_type is None:
+                    raise SystemExit(f"{name}.{n}: map_entries needs a repeated StringEntry or QuantityEntry")
+                entry = t.rsplit(".", 1)[1]
+                o.append(f"  if (m.{acc}_size() > 0) {{\n    Value object(rapidjson::kObjectType);\n")
+                o.append(f"    for (const auto* e : SortedEntries(m.{acc}())) {{\n")
+                o.append(f'      if (auto st = CheckUnknown(e->unknown_fields(), kEntryFields, "{entry}"); !st) return st;\n')
+                if value_type == "string":
+                    o.append("      object.AddMember(Str(e->key(), c), Str(e->value(), c), c.alloc);\n")
+                else:
+                    o.append("      auto v = QuantityValue(e->value(), c);\n      if (!v) return std::unexpected(v.error());\n")
+                    o.append("      object.AddMember(Str(e->key(), c), *v, c.alloc);\n")
+                o.append(f"    }}\n    out.AddMember({key}, object, c.alloc);\n  }}\n")
                 continue
             if f["repeated"]:
                 o.append(f"  if (m.{acc}_size() > 0) {{\n    Value array(rapidjson::kArrayType);\n")

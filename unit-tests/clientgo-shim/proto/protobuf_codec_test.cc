@@ -101,11 +101,16 @@ TEST(ProtobufCodecTest, ZeroScalarsFollowGoJson) {
 TEST(ProtobufCodecTest, RoundTripThroughTheGeneratedClasses) {
   k8s::io::api::core::v1::Pod pod;
   pod.mutable_metadata()->set_name("gen");
-  pod.mutable_metadata()->mutable_labels()->insert({"b", "2"});
-  pod.mutable_metadata()->mutable_labels()->insert({"a", "1"});
+  for (auto [k, v] : {std::pair{"b", "2"}, std::pair{"a", "1"}}) {
+    auto* label = pod.mutable_metadata()->add_labels();
+    label->set_key(k);
+    label->set_value(v);
+  }
   auto* c = pod.mutable_spec()->add_containers();
   c->set_name("app");
-  (*c->mutable_resources()->mutable_requests())["cpu"].set_string("250m");
+  auto* cpu = c->mutable_resources()->add_requests();
+  cpu->set_key("cpu");
+  cpu->mutable_value()->set_string("250m");
   pod.mutable_status()->set_nominatednodename("n9");
   k8s::io::apimachinery::pkg::runtime::Unknown envelope;
   envelope.mutable_typemeta()->set_apiversion("v1");
@@ -117,6 +122,40 @@ TEST(ProtobufCodecTest, RoundTripThroughTheGeneratedClasses) {
             R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"gen","creationTimestamp":null,"labels":{"a":"1","b":"2"}},)"
             R"("spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"250m"}}}]},)"
             R"("status":{"nominatedNodeName":"n9"}})");
+}
+
+// Upstream's maps are declared as their entries (map_entries.proto): the bytes are a map's, so a
+// map as upstream encodes it reads the same, and what a map parse does with odd entries holds:
+// equal keys (the last wins), an entry without key or value (empty), keys in any order (sorted).
+TEST(ProtobufCodecTest, MapFieldsReadAsAMapParseWould) {
+  auto label = [](std::string_view k, std::string_view v) { return Wire().Bytes(1, k).Bytes(2, v); };
+  Wire meta = Wire().Bytes(1, "p")
+                  .Msg(11, label("z", "1")).Msg(11, label("a", "first")).Msg(11, label("m", "x"))
+                  .Msg(11, label("a", "second"))                        // a repeated key: the last wins
+                  .Msg(11, Wire().Bytes(2, "no key"))                   // key "" (a map's default)
+                  .Msg(11, Wire().Bytes(1, "no value"))                 // value ""
+                  .Msg(12, label("only", "annotation"));
+  Wire quantity = Wire().Bytes(1, "250m");
+  Wire resources = Wire().Msg(2, Wire().Bytes(1, "memory").Msg(2, Wire().Bytes(1, "1Gi")))
+                       .Msg(2, Wire().Bytes(1, "cpu").Msg(2, quantity))
+                       .Msg(2, Wire().Bytes(1, "memory").Msg(2, Wire().Bytes(1, "2Gi")));
+  Wire spec = Wire().Msg(2, Wire().Bytes(1, "c").Msg(8, resources));
+  auto doc = DecodeObject(Enveloped("v1", "Pod", Wire().Msg(1, meta).Msg(2, spec)));
+  ASSERT_TRUE(doc) << doc.error().message;
+  EXPECT_EQ(json::Serialize(*doc),
+            R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","creationTimestamp":null,)"
+            R"("labels":{"":"no key","a":"second","m":"x","no value":"","z":"1"},"annotations":{"only":"annotation"}},)"
+            R"("spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"250m","memory":"2Gi"}}}]}})");
+
+  // An entry's key or value with the wrong wire type is an error naming it, not an empty string;
+  // so is a Quantity entry without its string, as before.
+  auto bad_key = DecodeObject(Enveloped("v1", "Pod", Wire().Msg(1, Wire().Bytes(1, "p").Msg(11, Wire().Varint(1, 5)))));
+  ASSERT_FALSE(bad_key);
+  EXPECT_NE(bad_key.error().message.find("StringEntry.key"), std::string::npos) << bad_key.error().message;
+  Wire no_string = Wire().Msg(2, Wire().Bytes(1, "c").Msg(8, Wire().Msg(1, Wire().Bytes(1, "cpu").Msg(2, Wire()))));
+  auto bad_quantity = DecodeObject(Enveloped("v1", "Pod", Wire().Msg(1, Wire().Bytes(1, "p")).Msg(2, no_string)));
+  ASSERT_FALSE(bad_quantity);
+  EXPECT_NE(bad_quantity.error().message.find("Quantity has no string"), std::string::npos);
 }
 
 TEST(ProtobufCodecTest, PodListPageThroughTheReflectorsDecoder) {
