@@ -46,33 +46,40 @@ struct FiniteNumbers {
   bool EndArray(rapidjson::SizeType elements) { return out.EndArray(elements); }
 };
 
-template <unsigned kFlags>
-Result<Document> ParseWith(std::string_view text) {
-  Document doc;
-  rapidjson::MemoryStream bytes(text.data(), text.size());
-  rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> stream(bytes);
+// PopulateFinite parses one value from `stream` into `doc` (Populate hands the Document itself to
+// the reader as the SAX handler and moves the root off its stack on success, as Document::Parse
+// does), refusing a number a double cannot hold; errors name the offset.
+template <unsigned Flags, typename Stream>
+Status PopulateFinite(Document& doc, Stream& stream) {
   rapidjson::Reader reader;
   rapidjson::ParseResult result;
   bool overflow = false;
-  // Populate hands the Document itself to the generator as the SAX handler and moves the root
-  // off its stack on success, exactly as Document::Parse does.
   auto generate = [&](Document& handler) {
     FiniteNumbers<Document> finite{handler};
-    result = reader.Parse<kFlags>(stream, finite);
+    result = reader.Parse<Flags>(stream, finite);
     overflow = finite.overflow;
     return !result.IsError();
   };
   doc.Populate(generate);
   if (overflow) {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     "invalid JSON at offset " + std::to_string(result.Offset()) +
-                         ": Number too big to be stored in double.");
+    return MakeError(ErrorCode::kInvalidArgument, "invalid JSON at offset " + std::to_string(result.Offset()) +
+                                                      ": Number too big to be stored in double.");
   }
   if (result.IsError()) {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     "invalid JSON at offset " + std::to_string(result.Offset()) + ": " +
-                         rapidjson::GetParseError_En(result.Code()));
+    return MakeError(ErrorCode::kInvalidArgument, "invalid JSON at offset " + std::to_string(result.Offset()) +
+                                                      ": " + rapidjson::GetParseError_En(result.Code()));
   }
+  return {};
+}
+
+constexpr unsigned kInsituFlags = rapidjson::kParseInsituFlag | rapidjson::kParseStopWhenDoneFlag;
+
+template <unsigned kFlags>
+Result<Document> ParseWith(std::string_view text) {
+  Document doc;
+  rapidjson::MemoryStream bytes(text.data(), text.size());
+  rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> stream(bytes);
+  if (Status parsed = PopulateFinite<kFlags>(doc, stream); !parsed) return std::unexpected(parsed.error());
   return doc;
 }
 
@@ -81,34 +88,15 @@ Result<Document> ParseWith(std::string_view text) {
 Result<Document> ParseInsitu(std::string& text) {
   Document doc;
   rapidjson::InsituStringStream stream(text.data());
-  rapidjson::Reader reader;
-  rapidjson::ParseResult result;
-  bool overflow = false;
-  auto generate = [&](Document& handler) {
-    FiniteNumbers<Document> finite{handler};
-    result = reader.Parse<rapidjson::kParseInsituFlag | rapidjson::kParseStopWhenDoneFlag>(stream, finite);
-    overflow = finite.overflow;
-    return !result.IsError();
-  };
-  doc.Populate(generate);
-  std::string error;
-  if (overflow) {
-    error = "Number too big to be stored in double.";
-  } else if (result.IsError()) {
-    error = rapidjson::GetParseError_En(result.Code());
-  } else {
-    // kParseStopWhenDoneFlag stops at the root's end; what follows may only be whitespace up
-    // to the end or a NUL byte, which is where Parse's stream ends too.
-    const size_t rest = text.find_first_not_of(" \t\r\n", static_cast<size_t>(stream.Tell()));
-    if (rest != std::string::npos && text[rest] != '\0') {
-      return MakeError(ErrorCode::kInvalidArgument,
-                       "invalid JSON at offset " + std::to_string(rest) +
-                           ": The document root must not be followed by other values.");
-    }
-    return doc;
+  if (Status parsed = PopulateFinite<kInsituFlags>(doc, stream); !parsed) return std::unexpected(parsed.error());
+  // kParseStopWhenDoneFlag stops at the root's end; what follows may only be whitespace up to the
+  // end or a NUL byte, which is where Parse's stream ends too.
+  const size_t rest = text.find_first_not_of(" \t\r\n", static_cast<size_t>(stream.Tell()));
+  if (rest != std::string::npos && text[rest] != '\0') {
+    return MakeError(ErrorCode::kInvalidArgument, "invalid JSON at offset " + std::to_string(rest) +
+                                                      ": The document root must not be followed by other values.");
   }
-  return MakeError(ErrorCode::kInvalidArgument,
-                   "invalid JSON at offset " + std::to_string(result.Offset()) + ": " + error);
+  return doc;
 }
 
 char InsituCursor::Peek() {
@@ -125,27 +113,7 @@ bool InsituCursor::Consume(char c) {
   return true;
 }
 
-Status InsituCursor::ParseValue(Document& doc) {
-  rapidjson::Reader reader;
-  rapidjson::ParseResult result;
-  bool overflow = false;
-  auto generate = [&](Document& handler) {
-    FiniteNumbers<Document> finite{handler};
-    result = reader.Parse<rapidjson::kParseInsituFlag | rapidjson::kParseStopWhenDoneFlag>(stream_, finite);
-    overflow = finite.overflow;
-    return !result.IsError();
-  };
-  doc.Populate(generate);
-  if (overflow) {
-    return MakeError(ErrorCode::kInvalidArgument, "invalid JSON at offset " + std::to_string(result.Offset()) +
-                                                      ": Number too big to be stored in double.");
-  }
-  if (result.IsError()) {
-    return MakeError(ErrorCode::kInvalidArgument, "invalid JSON at offset " + std::to_string(result.Offset()) +
-                                                      ": " + rapidjson::GetParseError_En(result.Code()));
-  }
-  return {};
-}
+Status InsituCursor::ParseValue(Document& doc) { return PopulateFinite<kInsituFlags>(doc, stream_); }
 
 Status InsituCursor::Finish() {
   if (Peek() == '\0') return {};
