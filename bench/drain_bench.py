@@ -8,7 +8,7 @@ Measures: the time from the moment `kubectl label node node-0 berth.dev/drain=tr
           Ready before the PDB allows the next); and berth-manager's API requests per migrated pod (kubesim's
           --audit-log, berth's user agent, from the label to the end; watches counted once each), by verb/resource.
 Run:      BERTH_BIN=build/bin PYTHONPATH=e2e/lib python3 bench/drain_bench.py [--pods 1000] [--nodes 11]
-          [--ready-delay 1s] [--max-unavailable 10%] [--evict-qps 0] [--per-node 0] [--reserve-ahead true|false] [--workers N]
+          [--ready-delay 1s] [--max-unavailable 10%] [--evict-qps 0] [--per-node 0] [--reserve-ahead true|false] [--workers N] [--keep-audit]
 Prints:   one JSON line: {"pods":…, "seconds":…, "budget_bound_s":…, "ratio":…, "api_calls_per_pod":…, "calls":{…}}
 Method:   pods start on node-0 (the other nodes are cordoned while they come up). berth-manager runs with the given
           eviction rate and per-node migration limit (defaults 0 = off here, so only the PDB and koordinator's
@@ -21,6 +21,7 @@ import collections
 import json
 import math
 import os
+import shutil
 import sys
 import tempfile
 import threading
@@ -142,11 +143,13 @@ def main():
     ap.add_argument("--reserve-ahead", choices=["true", "false"],
                     help="berth-manager's --migration-reserve-ahead (default: not passed, berth's default)")
     ap.add_argument("--workers", help="berth-manager's --migration-workers (default: not passed, berth's default)")
+    ap.add_argument("--keep-audit", action="store_true", help="keep kubesim's audit log (its path is printed)")
     ap.add_argument("--timeout", type=float, default=600)
     args = ap.parse_args()
     n = args.pods
 
-    audit = os.path.join(tempfile.mkdtemp(prefix="drain-bench-"), "audit.log")
+    audit_dir = tempfile.mkdtemp(prefix="drain-bench-")
+    audit = os.path.join(audit_dir, "audit.log")
     sim = Kubesim(nodes=args.nodes, node_cpu="64", node_pods=str(n + 10), pod_ready_delay=args.ready_delay,
                   audit_log=audit, history_window=max(50000, n * 40))
     mgr = None
@@ -225,6 +228,10 @@ def main():
         if mgr:
             mgr.stop()
         sim.stop()
+        if args.keep_audit:
+            print(f"audit log: {audit}", file=sys.stderr)
+        else:
+            shutil.rmtree(audit_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":
