@@ -44,7 +44,7 @@ class DrainProgress:
 
     def __init__(self, pods):
         self.pods = pods
-        self.ready = {}  # uid -> Ready and not terminating
+        self.ready = set()  # uids of the pods Ready and not terminating (len() per event, not a sum)
         self.evicted_at = []  # when each pod on node-0 was seen terminating, in order
         self.replaced_at = []  # when each pod elsewhere was first seen Ready, in order
         self.seen_terminating = set()
@@ -56,7 +56,7 @@ class DrainProgress:
         self.lock = threading.Lock()
 
     def seed(self, items):
-        self.ready = {p["metadata"]["uid"]: ready(p) for p in items}
+        self.ready = {p["metadata"]["uid"] for p in items if ready(p)}
 
     def on_pod(self, kind, pod):
         now = time.monotonic()
@@ -69,10 +69,10 @@ class DrainProgress:
             elif ready(pod) and uid not in self.seen_ready_elsewhere:
                 self.seen_ready_elsewhere.add(uid)
                 self.replaced_at.append(now)
-            if kind == "DELETED":
-                self.ready.pop(pod["metadata"]["uid"], None)
+            if kind != "DELETED" and ready(pod):
+                self.ready.add(uid)
             else:
-                self.ready[pod["metadata"]["uid"]] = ready(pod)
+                self.ready.discard(uid)
             self.check()
 
     def on_node(self, kind, node):
@@ -87,7 +87,7 @@ class DrainProgress:
             self.check()
 
     def check(self):
-        if self.done_at is None and self.drained and sum(self.ready.values()) == self.pods:
+        if self.done_at is None and self.drained and len(self.ready) == self.pods:
             self.done_at = time.monotonic()
             self.done.set()
 
@@ -108,7 +108,7 @@ class DrainProgress:
 
     def describe(self):
         with self.lock:
-            return f"{sum(self.ready.values())}/{self.pods} Ready, node-0 drained={self.drained}"
+            return f"{len(self.ready)}/{self.pods} Ready, node-0 drained={self.drained}"
 
 
 def seconds(text):
