@@ -136,6 +136,11 @@ bool CachedObject::FindValue(std::initializer_list<std::string_view> path, rapid
   return FindPackedValue(Packed(), *pool_, path, out, alloc);
 }
 
+Status CachedObject::FindFiltered(const PackedFilter& filter, rapidjson::Value& out,
+                                  rapidjson::Document::AllocatorType& alloc) const {
+  return UnpackFiltered(Packed(), *pool_, filter, out, alloc);
+}
+
 size_t CachedObject::FootprintBytes() const {
   // make_shared puts the control block (two counts and a vtable pointer) next to the object.
   const size_t buf = Key().size() + uid_len_ + rv_len_ + packed_len_;

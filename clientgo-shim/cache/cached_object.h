@@ -23,6 +23,7 @@
 
 #include "clientgo-shim/base/result.h"
 #include "clientgo-shim/cache/intern_pool.h"
+#include "clientgo-shim/cache/packed_json.h"
 
 namespace berth::shim {
 
@@ -65,6 +66,12 @@ class CachedObject {
   // Returns false and leaves `out` null when absent.
   bool FindValue(std::initializer_list<std::string_view> path, rapidjson::Value& out,
                  rapidjson::Document::AllocatorType& alloc) const;
+
+  // FindFiltered decodes the packed body through `filter` (packed_json.h) into `out` with
+  // `alloc`: the members a reader needs of a large object, without the rest. Like FindJson it
+  // lacks metadata.name/namespace/uid/resourceVersion. Errors: kDecode only if memory was corrupted.
+  Status FindFiltered(const PackedFilter& filter, rapidjson::Value& out,
+                      rapidjson::Document::AllocatorType& alloc) const;
 
   // FootprintBytes is this object's own heap use: the object, its buffer, the shared_ptr
   // control block and allocator headers. Interned strings are counted by the pool.

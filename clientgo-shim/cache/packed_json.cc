@@ -405,6 +405,67 @@ bool Unpack(Reader& r, const InternPool::ReadLock& lock, rapidjson::Value& out,
   }
 }
 
+bool Listed(const std::vector<std::string_view>& names, std::string_view name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+const PackedFilter* NestedFilter(const PackedFilter& filter, std::string_view name) {
+  for (const auto& [member, nested] : filter.nested) {
+    if (member == name) return nested;
+  }
+  return nullptr;
+}
+
+// UnpackThrough is Unpack with `filter` applied to an object, or to each element of an array;
+// other values (and a null filter) decode whole.
+bool UnpackThrough(Reader& r, const InternPool::ReadLock& lock, const PackedFilter* filter,
+                   rapidjson::Value& out, rapidjson::Document::AllocatorType& alloc, int depth) {
+  if (filter == nullptr) return Unpack(r, lock, out, alloc, depth);
+  if (depth > 200 || r.pos >= r.in.size()) return r.ok = false;
+  const uint8_t tag = static_cast<uint8_t>(r.in[r.pos]);
+  uint64_t n;
+  switch (tag) {
+    case kSub: {
+      ++r.pos;
+      if (!r.Varint(n)) return false;
+      Reader sub{lock.Lookup(static_cast<uint32_t>(n))};
+      if (!UnpackThrough(sub, lock, filter, out, alloc, depth + 1) || sub.pos != sub.in.size()) return r.ok = false;
+      return true;
+    }
+    case kArray:
+      ++r.pos;
+      if (!r.Varint(n)) return false;
+      out.SetArray();
+      for (uint64_t i = 0; i < n; ++i) {
+        rapidjson::Value value;
+        if (!UnpackThrough(r, lock, filter, value, alloc, depth + 1)) return false;
+        out.PushBack(value, alloc);
+      }
+      return true;
+    case kObject:
+      ++r.pos;
+      if (!r.Varint(n)) return false;
+      out.SetObject();
+      for (uint64_t i = 0; i < n; ++i) {
+        uint64_t key;
+        if (!r.Varint(key)) return false;
+        std::string_view k = lock.Lookup(static_cast<uint32_t>(key));
+        if (filter->keep.empty() ? Listed(filter->drop, k) : !Listed(filter->keep, k)) {
+          if (!r.Skip(nullptr)) return false;
+          continue;
+        }
+        rapidjson::Value name;
+        SetStringValue(name, k, alloc);
+        rapidjson::Value value;
+        if (!UnpackThrough(r, lock, NestedFilter(*filter, k), value, alloc, depth + 1)) return false;
+        out.AddMember(name, value, alloc);
+      }
+      return true;
+    default:
+      return Unpack(r, lock, out, alloc, depth);
+  }
+}
+
 bool SameValue(const rapidjson::Value& v, Reader& r, const InternPool::Batch& batch, int depth) {
   if (depth > 200) return false;
   uint8_t tag;
@@ -512,6 +573,18 @@ Status UnpackJson(std::string_view packed, const InternPool& pool, rapidjson::Va
   InternPool::ReadLock lock(pool);
   Reader r{packed};
   if (!Unpack(r, lock, out, alloc, 0) || r.pos != packed.size()) {
+    out.SetNull();
+    return MakeError(ErrorCode::kDecode,
+                     "packed object is malformed at byte " + std::to_string(r.pos));
+  }
+  return {};
+}
+
+Status UnpackFiltered(std::string_view packed, const InternPool& pool, const PackedFilter& filter,
+                      rapidjson::Value& out, rapidjson::Document::AllocatorType& alloc) {
+  InternPool::ReadLock lock(pool);
+  Reader r{packed};
+  if (!UnpackThrough(r, lock, &filter, out, alloc, 0) || r.pos != packed.size()) {
     out.SetNull();
     return MakeError(ErrorCode::kDecode,
                      "packed object is malformed at byte " + std::to_string(r.pos));

@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <rapidjson/document.h>
@@ -53,6 +54,21 @@ void CollectInternedIds(std::string_view packed, std::vector<uint32_t>& ids);
 // the rest of the value.
 std::optional<std::string> FindPackedString(std::string_view packed, const InternPool& pool,
                                             std::initializer_list<std::string_view> path);
+
+// PackedFilter says which members of an object to decode (UnpackFiltered): with `keep` set, only
+// those; otherwise all but `drop`. A member named in `nested` is decoded through that filter; a
+// filter given an array applies to each element, and to nothing else (a string stays whole). For a
+// reader that needs a few fields of a large object, leaving out whole subtrees (a pod's volumes,
+// its containers' env and probes) instead of decoding and then ignoring them.
+struct PackedFilter {
+  std::vector<std::string_view> keep = {};
+  std::vector<std::string_view> drop = {};
+  std::vector<std::pair<std::string_view, const PackedFilter*>> nested = {};
+};
+
+// UnpackFiltered is UnpackJson through `filter`. Errors: kDecode as UnpackJson.
+Status UnpackFiltered(std::string_view packed, const InternPool& pool, const PackedFilter& filter,
+                      rapidjson::Value& out, rapidjson::Document::AllocatorType& alloc);
 
 // FindPackedValue decodes only the value under `path` (any type) into `out`, using `alloc`.
 // Returns false (and leaves `out` null) when a step is missing or the bytes are malformed.

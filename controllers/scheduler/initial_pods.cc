@@ -24,15 +24,19 @@ SchedulerController::PreparedPod SchedulerController::PrepareAddedPod(const shim
     prepared.kind = PreparedPod::Kind::kQueue;
     return prepared;
   }
-  auto doc = scheduler_support::PodViewJson(pod);
-  prepared.view = ReadPodView(doc);
-  if (PodIsTerminal(doc)) {
+  bool by_another_scheduler = false;
+  const bool terminal = scheduler_support::WithPodViewJson(pod, [&](const rapidjson::Document& doc) {
+    prepared.view = ReadPodView(doc);
+    by_another_scheduler = !IsOurs(json::GetString(doc, {"spec", "schedulerName"}));
+    return PodIsTerminal(doc);
+  });
+  if (terminal) {
     prepared.kind = PreparedPod::Kind::kTerminal;
     return prepared;
   }
   prepared.kind = PreparedPod::Kind::kBound;
   prepared.adopt = options_.adopt_bound_pods && prepared.view.reservation_uid.empty() &&
-                   !prepared.view.reservation_ignored && !IsOurs(json::GetString(doc, {"spec", "schedulerName"}));
+                   !prepared.view.reservation_ignored && by_another_scheduler;
   return prepared;
 }
 

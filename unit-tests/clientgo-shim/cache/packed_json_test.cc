@@ -246,5 +246,72 @@ TEST(PackedJsonTest, SubtreesFoundByTheirShapeMatchExactlyAndLeaveWithTheirHolde
   EXPECT_EQ(ids.size(), 5u);
 }
 
+// Filtered decodes a packed value through `filter` into JSON text ("" on an error).
+std::string Filtered(std::string_view packed, const InternPool& pool, const PackedFilter& filter) {
+  rapidjson::Document out;
+  if (!UnpackFiltered(packed, pool, filter, out, out.GetAllocator())) return "";
+  return json::Serialize(out);
+}
+
+TEST(PackedJsonTest, UnpackFilteredKeepsOrDropsMembersAndFiltersNestedObjectsAndArrayElements) {
+  InternPool pool;
+  std::string packed;
+  RoundTrip(R"({"kind":"Pod","spec":{"volumes":[{"name":"v"}],"nodeName":"n1",)"
+            R"("containers":[{"name":"a","env":[{"name":"X"}],"image":"i"},"scalar",{"args":["x"]}]},)"
+            R"("status":{"phase":"Running","conditions":[{"type":"Ready"}]}})",
+            pool, &packed);
+  const PackedFilter container{.keep = {"name", "image"}};
+  const PackedFilter spec{.drop = {"volumes"}, .nested = {{"containers", &container}}};
+  const PackedFilter status{.keep = {"phase"}};
+  const PackedFilter root{.keep = {"spec", "status"}, .nested = {{"spec", &spec}, {"status", &status}}};
+  // A scalar among filtered elements is kept whole (a reader reports its wrong shape); an element
+  // left with no kept member is an empty object, still counted.
+  EXPECT_EQ(Filtered(packed, pool, root),
+            R"({"spec":{"nodeName":"n1","containers":[{"name":"a","image":"i"},"scalar",{}]},)"
+            R"("status":{"phase":"Running"}})");
+  rapidjson::Document whole;  // an empty filter keeps everything
+  ASSERT_TRUE(UnpackJson(packed, pool, whole, whole.GetAllocator()));
+  EXPECT_EQ(Filtered(packed, pool, PackedFilter{}), json::Serialize(whole));
+  // A filter given a value that is neither an object nor an array decodes it whole.
+  std::string scalar;
+  RoundTrip(R"({"spec":"not an object"})", pool, &scalar);
+  EXPECT_EQ(Filtered(scalar, pool, root), R"({"spec":"not an object"})");
+}
+
+TEST(PackedJsonTest, UnpackFilteredFollowsSharedSubtrees) {
+  InternPool pool;
+  const std::string text = R"({"spec":{"containers":[{"name":"a","env":[{"name":"LONG_ENOUGH"}],"image":"i"}]}})";
+  std::string p1, p2, p3;
+  RoundTrip(text, pool, &p1);
+  RoundTrip(text, pool, &p2);
+  RoundTrip(text, pool, &p3);
+  ASSERT_LT(p3.size(), p1.size());  // p3 refers to pooled subtrees
+  const PackedFilter container{.keep = {"name"}};
+  const PackedFilter spec{.nested = {{"containers", &container}}};
+  const PackedFilter root{.nested = {{"spec", &spec}}};
+  EXPECT_EQ(Filtered(p3, pool, root), R"({"spec":{"containers":[{"name":"a"}]}})");
+  EXPECT_EQ(Filtered(p1, pool, root), Filtered(p3, pool, root));
+}
+
+TEST(PackedJsonTest, UnpackFilteredOnTruncatedOrGarbageBytesIsADecodeErrorNotACrash) {
+  InternPool pool;
+  std::string packed;
+  RoundTrip(R"({"a":[1,2,{"b":"c","d":[true]}],"e":{"f":1}})", pool, &packed);
+  const PackedFilter inner{.drop = {"d"}};
+  const PackedFilter root{.drop = {"e"}, .nested = {{"a", &inner}}};
+  ASSERT_EQ(Filtered(packed, pool, root), R"({"a":[1,2,{"b":"c"}]})");
+  for (size_t cut = 0; cut < packed.size(); ++cut) {
+    rapidjson::Document out;
+    auto st = UnpackFiltered(std::string_view(packed).substr(0, cut), pool, root, out, out.GetAllocator());
+    EXPECT_FALSE(st.has_value()) << "cut at " << cut;
+    if (!st) {
+      EXPECT_EQ(st.error().code, ErrorCode::kDecode);
+    }
+  }
+  rapidjson::Document out;
+  EXPECT_FALSE(UnpackFiltered("\x7f\x01", pool, root, out, out.GetAllocator()).has_value());
+  EXPECT_FALSE(UnpackFiltered("", pool, root, out, out.GetAllocator()).has_value());
+}
+
 }  // namespace
 }  // namespace berth::shim
