@@ -121,6 +121,11 @@ void HttpsServer::AcceptLoop() {
         error_code ignored;
         socket.close(ignored);
       } else {
+        // Go's net package turns Nagle off on every TCP connection, so kube-apiserver answers
+        // without it; with it, the last partial segment of a response could wait for the peer's
+        // delayed ACK (~40 ms on loopback), which stalled 3 in 5 LIST pages by that much.
+        error_code nodelay_ignored;
+        socket.set_option(tcp::no_delay(true), nodelay_ignored);
         auto worker = std::make_unique<Worker>();
         Worker* w = worker.get();
         w->conn->fd = socket.native_handle();

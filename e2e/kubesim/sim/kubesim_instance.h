@@ -55,6 +55,9 @@ class KubesimInstance {
   const std::string& token() const { return token_; }
   const std::string& ca_pem() const { return tls_.ca_cert_pem; }
   uint16_t port() const { return port_; }
+  // faults: the injector of options.faults (InjectedCounts shows what a test provoked; SetConfig
+  // changes the faults of a running server).
+  FaultInjector& faults() { return *faults_; }
 
   // CreateNode adds one Ready node with the configured allocatable resources.
   Status CreateNode(const std::string& name);
