@@ -34,20 +34,17 @@ inline std::optional<rapidjson::Document> ToJson(const shim::ObjectPtr& obj) {
 }
 
 // PodViewFilter: what ReadPodView, PodIsTerminal and the pod handler read of a cached pod —
-// metadata, spec and of the status phase, startTime, nominatedNodeName and the conditions' type,
-// status and reason (ReadPodPriority's) — less what none of them reads and a real pod has plenty
-// of: volumes, and of each container all but its name, image, ports, resources and restartPolicy
-// (env, probes, mounts, commands). The container statuses stay packed. Decoding only this is most of why a cold start's bulk add is cheap
-// (PodViewJsonTest checks that ReadPodView reads the same through it).
+// metadata, spec and of the status phase, startTime and nominatedNodeName — less what none of
+// them reads and a real pod has plenty of: volumes, and of each container all but its name,
+// image, ports, resources and restartPolicy (env, probes, mounts, commands). The conditions are
+// read only for a pod being deleted (FillPodViewJson adds them), the container statuses never.
 inline const shim::PackedFilter& PodViewFilter() {
   static const shim::PackedFilter container{.keep = {"name", "image", "ports", "resources", "restartPolicy"}};
   static const shim::PackedFilter annotations{.drop = {"kubectl.kubernetes.io/last-applied-configuration"}};
   static const shim::PackedFilter metadata{.drop = {"managedFields"}, .nested = {{"annotations", &annotations}}};
   static const shim::PackedFilter spec{.drop = {"volumes", "ephemeralContainers"},
                                        .nested = {{"containers", &container}, {"initContainers", &container}}};
-  static const shim::PackedFilter condition{.keep = {"type", "status", "reason"}};
-  static const shim::PackedFilter status{.keep = {"phase", "startTime", "nominatedNodeName", "conditions"},
-                                         .nested = {{"conditions", &condition}}};
+  static const shim::PackedFilter status{.keep = {"phase", "startTime", "nominatedNodeName"}};
   static const shim::PackedFilter pod{.keep = {"metadata", "spec", "status"},
                                       .nested = {{"metadata", &metadata}, {"spec", &spec}, {"status", &status}}};
   return pod;
@@ -66,7 +63,16 @@ inline void FillPodViewJson(const shim::CachedObject& pod, rapidjson::Document& 
   json::SetString(*metadata, "name", pod.Name(), a);
   if (!pod.Namespace().empty()) json::SetString(*metadata, "namespace", pod.Namespace(), a);
   if (!pod.Uid().empty()) json::SetString(*metadata, "uid", pod.Uid(), a);
-  if (!doc.HasMember("status")) doc.AddMember("status", rapidjson::Value(rapidjson::kObjectType), a);
+  rapidjson::Value* status = json::FindMutable(doc, {"status"});
+  if (status == nullptr || !status->IsObject()) {
+    json::SetMember(doc, "status", rapidjson::Value(rapidjson::kObjectType), a);
+    status = json::FindMutable(doc, {"status"});
+  }
+  // A pod being deleted may be a preemption's victim (ReadPodPriority's DisruptionTarget check).
+  if (json::Find(*metadata, {"deletionTimestamp"}) != nullptr) {
+    rapidjson::Value conditions;
+    if (pod.FindValue({"status", "conditions"}, conditions, a)) json::SetMember(*status, "conditions", std::move(conditions), a);
+  }
 }
 
 // WithPodViewJson returns fn(doc) for the pod's view DOM built in a per-thread buffer: a cold

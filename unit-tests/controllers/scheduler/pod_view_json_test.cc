@@ -174,6 +174,21 @@ TEST(PodViewJsonTest, TheFilterLeavesOutWhatTheSchedulerNeverReads) {
   EXPECT_EQ(json::GetString(filtered, {"metadata", "uid"}), "u-1");
 }
 
+TEST(PodViewJsonTest, ConditionsAreReadOnlyForAPodBeingDeleted) {
+  auto deleting = shim::CachedObject::FromJson(Parse(kRichPod));
+  ASSERT_TRUE(deleting.has_value());
+  const rapidjson::Document with = PodViewJson(**deleting);
+  ASSERT_NE(json::Find(with, {"status", "conditions"}), nullptr);
+  EXPECT_TRUE(ReadPodView(with).priority.terminating_by_preemption);
+  rapidjson::Document running = Parse(kRichPod);
+  json::FindMutable(running, {"metadata"})->RemoveMember("deletionTimestamp");
+  auto cached = shim::CachedObject::FromJson(running);
+  ASSERT_TRUE(cached.has_value());
+  const rapidjson::Document without = PodViewJson(**cached);
+  EXPECT_EQ(json::Find(without, {"status", "conditions"}), nullptr);
+  EXPECT_EQ(Describe(ReadPodView(without)), Describe(ReadPodView(running)));
+}
+
 TEST(PodViewJsonTest, APodWithoutSpecOrStatusStillHasItsIdentity) {
   auto cached = shim::CachedObject::FromJson(Parse(R"({"metadata":{"name":"p","resourceVersion":"1"}})"));
   ASSERT_TRUE(cached.has_value());
