@@ -86,19 +86,7 @@ std::string MakePod(int i, int nodes, int namespaces, const std::vector<std::str
          std::to_string(i % 17) + R"("},"annotations":{"prometheus.io/scrape":"true","prometheus.io/port":"9090"},)"
          R"("ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":")" + rs +
          R"(","uid":")" + rs_uids[i % kApps] + R"(","controller":true,"blockOwnerDeletion":true}]},)"
-         R"("spec":{"nodeName":")" + node + R"(","serviceAccountName":"default","priorityClassName":"",)"
-         R"("containers":[{"name":"app","image":"registry.example.com/)" + app + R"(:1.4.2",)"
-         R"("ports":[{"name":"http","containerPort":8080,"protocol":"TCP"},{"name":"metrics","containerPort":9090,"protocol":"TCP"}],)"
-         R"("env":[{"name":"LOG_LEVEL","value":"info"},{"name":"POD_NAME","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}},)"
-         R"({"name":"GOMAXPROCS","value":"2"}],)"
-         R"("resources":{"requests":{"cpu":"250m","memory":"256Mi"},"limits":{"cpu":"1","memory":"512Mi"}},)"
-         R"("readinessProbe":{"httpGet":{"path":"/healthz","port":8080},"periodSeconds":10},)"
-         R"("volumeMounts":[{"name":"config","mountPath":"/etc/app"}]},)"
-         R"({"name":"sidecar","image":"registry.example.com/proxy:2.1.0","resources":{"requests":{"cpu":"50m","memory":"64Mi"}},)"
-         R"("args":["--listen=:15001","--upstream=127.0.0.1:8080"]}],)"
-         R"("volumes":[{"name":"config","configMap":{"name":")" + app + R"(-config"}}],)"
-         R"("tolerations":[{"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute","tolerationSeconds":300},)"
-         R"({"key":"node.kubernetes.io/unreachable","operator":"Exists","effect":"NoExecute","tolerationSeconds":300}]}})";
+         R"("spec":)" + berth::bench::DeploymentPodSpecJson(app, node) + "}";
 }
 
 // ---- Measurement helpers ---------------------------------------------------------------------
