@@ -80,7 +80,8 @@ inline void FillPodViewJson(const shim::CachedObject& pod, rapidjson::Document& 
 // first chunk. `fn` must not call WithPodViewJson again (the buffer is the thread's one).
 template <typename Fn>
 auto WithPodViewJson(const shim::CachedObject& pod, Fn&& fn) {
-  thread_local std::array<char, 16384> buffer;
+  // rapidjson puts its chunk header at the buffer's start: it must be aligned like one.
+  alignas(std::max_align_t) thread_local std::array<char, 16384> buffer;
   rapidjson::MemoryPoolAllocator<> allocator(buffer.data(), buffer.size());
   rapidjson::Document doc(&allocator);
   FillPodViewJson(pod, doc);

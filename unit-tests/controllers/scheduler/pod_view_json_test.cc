@@ -3,6 +3,7 @@
 // field they read (and the heavy ones they do not) reads the same through it as from its whole
 // JSON.
 #include <sstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -187,6 +188,22 @@ TEST(PodViewJsonTest, ConditionsAreReadOnlyForAPodBeingDeleted) {
   const rapidjson::Document without = PodViewJson(**cached);
   EXPECT_EQ(json::Find(without, {"status", "conditions"}), nullptr);
   EXPECT_EQ(Describe(ReadPodView(without)), Describe(ReadPodView(running)));
+}
+
+TEST(PodViewJsonTest, TheBulkAddsPerThreadBufferReadsTheSameOnEveryThreadAndCall) {
+  auto cached = shim::CachedObject::FromJson(Parse(kRichPod));
+  ASSERT_TRUE(cached.has_value());
+  const std::string expected = Describe(ReadPodView(Parse(kRichPod)));
+  auto read = [&] {
+    return scheduler_support::WithPodViewJson(**cached, [](const rapidjson::Document& doc) {
+      return Describe(ReadPodView(doc));
+    });
+  };
+  EXPECT_EQ(read(), expected);
+  EXPECT_EQ(read(), expected);  // the buffer reused
+  std::string on_other_thread;
+  std::thread([&] { on_other_thread = read(); }).join();
+  EXPECT_EQ(on_other_thread, expected);
 }
 
 TEST(PodViewJsonTest, APodWithoutSpecOrStatusStillHasItsIdentity) {
