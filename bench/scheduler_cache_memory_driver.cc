@@ -141,7 +141,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   auto us_per_pod = [&](Clock::duration d) { return std::chrono::duration<double, std::micro>(d).count() / pods; };
-  if (checksum == 0) return 1;
+  if (checksum == 0) {
+    std::fprintf(stderr, "scheduler_cache_memory_driver: no pod read any request\n");
+    return 1;
+  }
   std::printf(
       "{\"pods\":%d,\"nodes\":%d,\"apps\":%d,\"heap_bytes_per_pod\":%.0f,\"cached_view_us_per_pod\":%.2f,"
       "\"whole_view_us_per_pod\":%.2f,\"filtered_speedup\":%.2f,\"read_view_us_per_pod\":%.2f,"

@@ -386,17 +386,16 @@ void SchedulerController::OnPod(const shim::ObjectPtr& old_object, const shim::O
       return;
     }
   }
-  std::optional<Document> doc = scheduler_support::PodViewJson(*object);
-  placement::PodSpecView view = ReadPodView(*doc);
-  if (PodIsTerminal(*doc)) {
-    if (cache_.RemovePod(view.uid)) RetryParked();
+  // Bound or terminal: converted as the first list's pods are (PrepareAddedPod).
+  PreparedPod prepared = PrepareAddedPod(*object);
+  if (prepared.kind == PreparedPod::Kind::kTerminal) {
+    if (cache_.RemovePod(prepared.view.uid)) RetryParked();
     return;
   }
+  if (prepared.kind != PreparedPod::Kind::kBound) return;
   // Bound (here or by another scheduler): counted from now on, and no longer waiting.
-  cache_.UpsertPod(view);
-  if (options_.adopt_bound_pods && view.reservation_uid.empty() && !view.reservation_ignored &&
-      (!old_object || !old_object->FindString({"spec", "nodeName"})) &&
-      !IsOurs(json::GetString(*doc, {"spec", "schedulerName"}))) {
+  cache_.UpsertPod(prepared.view);
+  if (prepared.adopt && (!old_object || !old_object->FindString({"spec", "nodeName"}))) {
     pod_controller_->queue().Add(std::string(object->Key()));  // ReconcilePod → AdoptBoundPod
   }
   if (old_object && !old_object->FindString({"spec", "nodeName"})) {

@@ -136,6 +136,12 @@ constexpr const char* kRichPod = R"({"apiVersion":"v1","kind":"Pod",
       {"type":"DisruptionTarget","status":"True","reason":"PreemptionByScheduler","message":"preempted"}],
     "containerStatuses":[{"name":"app","ready":true,"containerID":"containerd://1"}]}})";
 
+shim::ObjectPtr CachedRichPod() {
+  auto cached = shim::CachedObject::FromJson(Parse(kRichPod));
+  EXPECT_TRUE(cached.has_value());
+  return cached ? *cached : nullptr;
+}
+
 TEST(PodViewJsonTest, ReadPodViewReadsTheSameThroughTheFilterAsFromTheWholePod) {
   const rapidjson::Document whole = Parse(kRichPod);
   auto cached = shim::CachedObject::FromJson(whole);
@@ -156,9 +162,9 @@ TEST(PodViewJsonTest, ReadPodViewReadsTheSameThroughTheFilterAsFromTheWholePod) 
 }
 
 TEST(PodViewJsonTest, TheFilterLeavesOutWhatTheSchedulerNeverReads) {
-  auto cached = shim::CachedObject::FromJson(Parse(kRichPod));
-  ASSERT_TRUE(cached.has_value());
-  const rapidjson::Document filtered = PodViewJson(**cached);
+  const shim::ObjectPtr cached = CachedRichPod();
+  ASSERT_NE(cached, nullptr);
+  const rapidjson::Document filtered = PodViewJson(*cached);
   EXPECT_EQ(json::Find(filtered, {"spec", "volumes"}), nullptr);
   EXPECT_EQ(json::Find(filtered, {"status", "containerStatuses"}), nullptr);
   EXPECT_EQ(json::Find(filtered, {"metadata", "annotations", "kubectl.kubernetes.io/last-applied-configuration"}),
@@ -176,9 +182,9 @@ TEST(PodViewJsonTest, TheFilterLeavesOutWhatTheSchedulerNeverReads) {
 }
 
 TEST(PodViewJsonTest, ConditionsAreReadOnlyForAPodBeingDeleted) {
-  auto deleting = shim::CachedObject::FromJson(Parse(kRichPod));
-  ASSERT_TRUE(deleting.has_value());
-  const rapidjson::Document with = PodViewJson(**deleting);
+  const shim::ObjectPtr deleting = CachedRichPod();
+  ASSERT_NE(deleting, nullptr);
+  const rapidjson::Document with = PodViewJson(*deleting);
   ASSERT_NE(json::Find(with, {"status", "conditions"}), nullptr);
   EXPECT_TRUE(ReadPodView(with).priority.terminating_by_preemption);
   rapidjson::Document running = Parse(kRichPod);
@@ -191,11 +197,11 @@ TEST(PodViewJsonTest, ConditionsAreReadOnlyForAPodBeingDeleted) {
 }
 
 TEST(PodViewJsonTest, TheBulkAddsPerThreadBufferReadsTheSameOnEveryThreadAndCall) {
-  auto cached = shim::CachedObject::FromJson(Parse(kRichPod));
-  ASSERT_TRUE(cached.has_value());
+  const shim::ObjectPtr cached = CachedRichPod();
+  ASSERT_NE(cached, nullptr);
   const std::string expected = Describe(ReadPodView(Parse(kRichPod)));
   auto read = [&] {
-    return scheduler_support::WithPodViewJson(**cached, [](const rapidjson::Document& doc) {
+    return scheduler_support::WithPodViewJson(*cached, [](const rapidjson::Document& doc) {
       return Describe(ReadPodView(doc));
     });
   };
