@@ -144,16 +144,18 @@ class NodeDrainTest(unittest.TestCase):
         self.assertEqual(self.mgr.metric("berth_drain_pods_remaining", node="node-0"), 0.0)
         self.assertIn(("berth_drain_pods_remaining", (("node", "node-0"),)), self.mgr.metrics())
         self.assertEqual(self.mgr.metric("berth_pods_evicted_total", result="success", strategy="Drain"), 30.0)
-        reasons = self.sim.kubectl("get", "events", "-n", "default", "--field-selector",
-                                   "involvedObject.kind=Node,involvedObject.name=node-0",
-                                   "-o", "jsonpath={.items[*].reason}").split()
-        self.assertIn("DrainStarted", reasons)
-        self.assertIn("Drained", reasons)
+        # The Events are recorded asynchronously, after the status that tells the same.
+        self.wait(lambda: {"DrainStarted", "Drained"} <= set(self.sim.kubectl(
+            "get", "events", "-n", "default", "--field-selector", "involvedObject.kind=Node,involvedObject.name=node-0",
+            "-o", "jsonpath={.items[*].reason}").split()), "the DrainStarted and Drained Events")
 
         now = {p["metadata"]["uid"]: p for p in self.pods() if not p["metadata"].get("deletionTimestamp")}
         self.assertEqual(len(now), 30)
         self.assertNotIn("node-0", {p["spec"]["nodeName"] for p in now.values()})
         self.assertFalse(set(now) & set(originals), "every original pod was replaced")
+        # Drained means no pod is left on the node; a job ends when its replacement is bound, which may come later.
+        self.wait(lambda: all(self.sim.get_json(f"{PMJ_PATH}/drain-{uid}").get("status", {}).get("phase") in
+                              ("Succeeded", "Failed") for uid in originals), "every drain job ended")
         # Each original pod: its drain job Succeeded through a reservation Available before the pod's eviction.
         for uid, pod in originals.items():
             job = self.sim.get_json(f"{PMJ_PATH}/drain-{uid}")
@@ -273,7 +275,9 @@ class NodeDrainTest(unittest.TestCase):
             self.assertEqual((status["phase"], status["reason"]), ("Failed", "Timeout"), status)
             self.assertEqual(conditions["Eviction"]["reason"], "EvictComplete", status)
             reservation = j["spec"]["reservationOptions"]["reservationRef"]["name"]
-            self.assertEqual(self.sim.http("GET", f"{RES_PATH}/{reservation}").status_code, 404)
+            # Deleted after the job's Failed status is written.
+            self.wait(lambda: self.sim.http("GET", f"{RES_PATH}/{reservation}").status_code == 404,
+                      f"{reservation} of a timed-out job deleted")
         self.assertGreater(phases(items).get("Succeeded", 0), 0, phases(items))
 
 if __name__ == "__main__":

@@ -508,6 +508,10 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
       replacement->via_sibling ? " of the same workload (Reservation " + reservation + " was not consumed)" : "";
   b.Set(kCondReservationBound, "True", "", "Pod " + owner_key + " bound Reservation " + via + sibling);
   b.status().new_pod = owner;
+  // nodeName is the new pod's node: a sibling's reservation is on another node than the job's own.
+  if (replacement->facts && !replacement->facts->node_name.empty()) {
+    b.status().node_name = replacement->facts->node_name;
+  }
   if (!replacement->facts || !replacement->facts->ready) {
     b.Set(kCondBoundPodReady, "False", kReasonWaitForBoundPodReady, "Waiting for Pod " + owner_key + " to be Ready");
     return b.Finish(replacement->via_sibling ? std::optional<Duration>(options.bind_recheck) : std::nullopt);

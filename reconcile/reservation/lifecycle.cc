@@ -171,6 +171,11 @@ ReservationDecision DecideReservation(const ReservationSnapshot& r, Time now,
 
   auto deadline = ExpiryDeadline(r);
   bool placed = !observed.node_name.empty();
+  // The owners as of now, also on the write that ends the reservation: an owner-only write that was
+  // still due (rate-limited, failed, or lost with a leader) would otherwise never land, since a
+  // terminal reservation is not synced again.
+  next.current_owners = OwnersOf(r);
+  next.allocated = AllocatedOf(r);
   if (placed && !r.node_exists) {
     // koordinator's reason (its IsReservationExpired, and so a PodMigrationJob's ReservationExpired,
     // must see it); the message says why.
@@ -179,8 +184,6 @@ ReservationDecision DecideReservation(const ReservationSnapshot& r, Time now,
     d.deadline = deadline;
     fail(kReasonExpired, ExpiryMessage(r, *deadline));
   } else {
-    next.current_owners = OwnersOf(r);
-    next.allocated = AllocatedOf(r);
     if (r.allocate_once && !next.current_owners.empty()) {
       const OwnerRef& first = next.current_owners.front();
       next.phase = Phase::kSucceeded;

@@ -74,21 +74,27 @@ TEST(MigrationReplacementTest, AJobWhoseReservationNoReplacementTookCreditsTheOn
   EXPECT_FALSE(d.status);
   EXPECT_EQ(d.requeue_after, seconds(5));
 
-  a.workload_replacements = {ReplacementThroughJobC(false)};
+  // job-c's reservation, and so web-x, is on node-1; job-a's own is on node-2.
+  WorkloadReplacement on_node_1 = ReplacementThroughJobC(false);
+  on_node_1.pod.node_name = "node-1";
+  a.workload_replacements = {on_node_1};
   d = DecideMigration(a, kT0 + seconds(6), NoCoalescing());
   ASSERT_TRUE(d.status);
   EXPECT_EQ(d.status->phase, JobPhase::kRunning);
   EXPECT_EQ(d.status->new_pod, (OwnerRef{"default", "web-x", "x-uid"}));
+  EXPECT_EQ(d.status->node_name, "node-1") << "nodeName is the new pod's node, as podRef is the new pod";
   EXPECT_EQ(Cond(*d.status, kCondReservationBound).message,
             "Pod default/web-x bound Reservation job-c of the same workload (Reservation job-a was not consumed)");
   EXPECT_EQ(Cond(*d.status, kCondBoundPodReady).reason, kReasonWaitForBoundPodReady);
   EXPECT_EQ(d.requeue_after, seconds(5));
   a.status = *d.status;
 
-  a.workload_replacements = {ReplacementThroughJobC(true)};
+  on_node_1.pod.ready = true;
+  a.workload_replacements = {on_node_1};
   d = DecideMigration(a, kT0 + seconds(7), NoCoalescing());
   ASSERT_TRUE(d.status);
   EXPECT_EQ(d.status->phase, JobPhase::kSucceeded);
+  EXPECT_EQ(d.status->node_name, "node-1");
   EXPECT_EQ(d.status->message, "Bind Pod \"default/web-x\" in Reservation \"job-c\"");
   EXPECT_EQ(Cond(*d.status, kCondPodBoundReservation).status, "True");
   // Its own reservation, never consumed, is freed (after the status write, as a failed job's).

@@ -100,6 +100,27 @@ TEST(DecideReservationTest, AtTheDeadlineAvailableTurnsFailedExpiredWithMessageA
   EXPECT_EQ(d.requeue_after, Duration(hours(24)));
 }
 
+TEST(DecideReservationTest, TheExpiryWriteCarriesTheOwnersOfThatMomentSinceATerminalOneIsNotSyncedAgain) {
+  // An owner deleted before the deadline whose owner-only write never landed (held, failed, or lost with
+  // a leader): the write that ends the reservation drops it, and no later write would.
+  auto r = Reservation();
+  r.ttl = hours(1);
+  r.ttl_text = "1h";
+  r.status.current_owners = {{"default", "gone", "uid-gone"}, {"default", "stays", "uid-stays"}};
+  r.status.allocated = {{"cpu", 200}, {"memory", 200}};
+  r.consumers = {Pod("stays", "uid-stays", 100)};
+  auto d = DecideReservation(r, kT0 + hours(1), Options());
+  ASSERT_TRUE(d.status.has_value());
+  EXPECT_EQ(d.status->phase, Phase::kFailed);
+  ASSERT_EQ(d.status->current_owners.size(), 1u);
+  EXPECT_EQ(d.status->current_owners[0].uid, "uid-stays");
+  EXPECT_EQ(d.status->allocated, (ResourceAmounts{{"cpu", 100}, {"memory", 100}}));
+  // Once Failed, owners are left as they were written.
+  r.status = *d.status;
+  r.consumers.clear();
+  EXPECT_FALSE(DecideReservation(r, kT0 + hours(2), Options()).status.has_value());
+}
+
 TEST(DecideReservationTest, PendingReservationsExpireToo) {
   auto r = Reservation(Phase::kPending);
   r.expires = kT0 - seconds(1);
