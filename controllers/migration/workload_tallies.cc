@@ -1,14 +1,31 @@
 #include "controllers/migration/workload_tallies.h"
 
+#include <array>
+#include <cstddef>
+
 #include "clientgo-shim/base/json.h"
 
 namespace berth::controllers {
 namespace {
 
-bool Unavailable(const shim::CachedObject& pod) {
-  if (pod.FindString({"metadata", "deletionTimestamp"}).value_or("") != "") return true;
-  if (pod.FindString({"status", "phase"}).value_or("") != "Running") return true;
-  auto conds = pod.FindJson({"status", "conditions"});
+// TallyFilter: the members TallyOf reads, decoded in one pass over the packed pod (a cold start
+// tallies every cached pod; a lookup per member walked the packed bytes once each, and each
+// FindJson built a Document with its own 64 KB first chunk).
+const shim::PackedFilter& TallyFilter() {
+  static const shim::PackedFilter owner{.keep = {"uid", "controller"}};
+  static const shim::PackedFilter metadata{.keep = {"ownerReferences", "deletionTimestamp"},
+                                           .nested = {{"ownerReferences", &owner}}};
+  static const shim::PackedFilter condition{.keep = {"type", "status"}};
+  static const shim::PackedFilter status{.keep = {"phase", "conditions"}, .nested = {{"conditions", &condition}}};
+  static const shim::PackedFilter pod{.keep = {"metadata", "status"},
+                                      .nested = {{"metadata", &metadata}, {"status", &status}}};
+  return pod;
+}
+
+bool Unavailable(const rapidjson::Value& pod) {
+  if (!json::GetString(pod, {"metadata", "deletionTimestamp"}).empty()) return true;
+  if (json::GetString(pod, {"status", "phase"}) != "Running") return true;
+  const rapidjson::Value* conds = json::Find(pod, {"status", "conditions"});
   if (!conds || !conds->IsArray()) return true;
   for (const auto& c : conds->GetArray()) {
     if (json::GetString(c, {"type"}) == "Ready") return json::GetString(c, {"status"}) != "True";
@@ -16,23 +33,24 @@ bool Unavailable(const shim::CachedObject& pod) {
   return true;
 }
 
-bool Finished(const shim::CachedObject& pod) {
-  std::string phase = pod.FindString({"status", "phase"}).value_or("");
-  return phase == "Succeeded" || phase == "Failed";
-}
-
 }  // namespace
 
 std::optional<WorkloadTallies::PodTally> WorkloadTallies::TallyOf(const shim::CachedObject& pod) {
+  // The DOM lives in a per-thread buffer (rapidjson falls back to the heap past it).
+  alignas(std::max_align_t) thread_local std::array<char, 4096> buffer;
+  rapidjson::MemoryPoolAllocator<> allocator(buffer.data(), buffer.size());
+  rapidjson::Document doc(&allocator);
+  if (!pod.FindFiltered(TallyFilter(), doc, allocator) || !doc.IsObject()) return std::nullopt;
   PodTally tally;
-  if (auto refs = pod.FindJson({"metadata", "ownerReferences"}); refs && refs->IsArray()) {
+  if (const rapidjson::Value* refs = json::Find(doc, {"metadata", "ownerReferences"}); refs && refs->IsArray()) {
     for (const auto& r : refs->GetArray()) {
       const rapidjson::Value* controller = json::Member(r, "controller");
       if (controller && controller->IsBool() && controller->GetBool()) tally.workload = json::GetString(r, {"uid"});
     }
   }
-  if (tally.workload.empty() || Finished(pod)) return std::nullopt;
-  tally.unavailable = Unavailable(pod);
+  const std::string_view phase = json::GetString(doc, {"status", "phase"});
+  if (tally.workload.empty() || phase == "Succeeded" || phase == "Failed") return std::nullopt;
+  tally.unavailable = Unavailable(doc);
   return tally;
 }
 

@@ -94,8 +94,9 @@ void SchedulerController::OnInitialPods(const std::vector<shim::ObjectPtr>& pods
     }
     for (size_t i = begin; i < std::min(pods.size(), following); ++i) {
       if (policies) EnqueuePolicyStatus(pods[i]->Namespace(), /*batch=*/true);
+      // The applied view is freed when the next window's is moved into its slot, by whichever
+      // thread prepares it: the ordered apply, the longest chain, does not pay for the frees.
       ApplyAddedPod(*pods[i], applying[i - begin]);
-      applying[i - begin] = PreparedPod{};
     }
     if (following < pods.size()) prepare_window(following, preparing, next);
     threads.clear();  // joins the helpers: the next window is prepared

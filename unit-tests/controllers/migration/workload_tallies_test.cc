@@ -42,6 +42,41 @@ TEST(WorkloadTalliesTest, TallyOfReadsControllerPhaseAndReadiness) {
   EXPECT_FALSE(WorkloadTallies::TallyOf(*Pod("a", "", "Running", true, 1)).has_value());
 }
 
+TEST(WorkloadTalliesTest, TallyOfReadsOnlyWellFormedMembersAndIgnoresTheRest) {
+  // Shapes a pod should not have but an API server could store: nothing crashes, and what cannot
+  // be read counts as "not known to be available", never as Ready.
+  auto tally = [](const std::string& text) {
+    auto doc = json::Parse(text);
+    EXPECT_TRUE(doc.has_value()) << text;
+    auto obj = shim::CachedObject::FromJson(*doc);
+    EXPECT_TRUE(obj.has_value()) << text;
+    return WorkloadTallies::TallyOf(**obj);
+  };
+  const std::string owner = R"("ownerReferences":[{"uid":"w1","controller":true}])";
+  auto head = [&](const std::string& extra) {
+    return R"({"metadata":{"name":"p","namespace":"ns","uid":"u",)" + owner + extra + "}";
+  };
+  EXPECT_FALSE(tally(R"({"metadata":{"name":"p","ownerReferences":"rs"},"status":{"phase":"Running"}})"));
+  EXPECT_FALSE(tally(R"({"metadata":{"name":"p","ownerReferences":[{"uid":"w1","controller":"true"}]}})"));
+  EXPECT_FALSE(tally(R"({"metadata":{"name":"p","ownerReferences":[7,{"uid":"w1"}]}})"));
+  EXPECT_TRUE(tally(head("") + R"(,"status":{"phase":"Running","conditions":{"type":"Ready"}}})")->unavailable);
+  EXPECT_TRUE(tally(head("") + R"(,"status":{"phase":"Running","conditions":[7,{"type":"Ready","status":true}]}})")
+                  ->unavailable);
+  EXPECT_TRUE(tally(head("") + R"(,"status":{"phase":["Running"],"conditions":[{"type":"Ready","status":"True"}]}})")
+                  ->unavailable);
+  EXPECT_TRUE(tally(head("") + R"(,"status":"Running"})")->unavailable);
+  EXPECT_TRUE(tally(head("") + "}")->unavailable);
+  // The members the tally reads sit among the ones it skips.
+  auto full = tally(R"({"metadata":{"name":"p","namespace":"ns","labels":{"a":"b"},"ownerReferences":[)"
+                    R"({"uid":"other","controller":false,"kind":"Service"},{"uid":"w1","controller":true,"kind":"RS"}]},)"
+                    R"("spec":{"containers":[{"name":"c","env":[{"name":"Ready","value":"True"}]}]},)"
+                    R"("status":{"phase":"Running","podIP":"10.0.0.1","conditions":[{"type":"PodScheduled","status":"True"},)"
+                    R"({"type":"Ready","status":"True","reason":"x"}],"containerStatuses":[{"ready":false}]}})");
+  ASSERT_TRUE(full.has_value());
+  EXPECT_EQ(full->workload, "w1");
+  EXPECT_FALSE(full->unavailable);
+}
+
 TEST(WorkloadTalliesTest, UpdatesMoveAPodBetweenStatesAndWorkloads) {
   WorkloadTallies t;
   auto a1 = Pod("a", "w1", "Running", true, 1);
