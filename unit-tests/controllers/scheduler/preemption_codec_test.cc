@@ -37,6 +37,28 @@ TEST(ReadPodPriority, ReadsTheFieldsPreemptionUses) {
   EXPECT_FALSE(plain.terminating_by_preemption) << "not being deleted";
 }
 
+TEST(ReadPodPriority, MalformedConditionsOfADeletingPodAreNotAPreemption) {
+  // Conditions are status a kubelet or controller writes; a shape berth cannot read never makes a
+  // pod a preemption's victim, nor its priority unreadable.
+  const std::string head = R"({"metadata":{"deletionTimestamp":"2026-11-26T10:00:00Z"},"spec":{"priority":3},"status":)";
+  for (const char* status : {R"({"conditions":{"type":"DisruptionTarget","status":"True","reason":"PreemptionByScheduler"}})",
+                             R"({"conditions":"DisruptionTarget"})", R"({"conditions":null})", R"({"conditions":[7,null,[]]})",
+                             R"({"conditions":[{"type":"DisruptionTarget","status":true,"reason":"PreemptionByScheduler"}]})",
+                             R"({"conditions":[{"type":"DisruptionTarget","status":"True"}]})",
+                             R"({"conditions":[{"type":"DisruptionTarget","status":"False","reason":"PreemptionByScheduler"}]})",
+                             R"({"conditions":[{"type":["DisruptionTarget"],"status":"True","reason":"PreemptionByScheduler"}]})",
+                             R"("Running")"}) {
+    auto p = Read(head + status + "}");
+    EXPECT_FALSE(p.terminating_by_preemption) << status;
+    EXPECT_EQ(p.value, 3) << status;
+    EXPECT_TRUE(p.error.empty()) << status << ": " << p.error;
+  }
+  // A well-formed DisruptionTarget among malformed entries still counts.
+  auto mixed = Read(head + R"({"conditions":[7,{"type":"Ready"},{"type":"DisruptionTarget","status":"True",)"
+                           R"("reason":"PreemptionByScheduler"}]}})");
+  EXPECT_TRUE(mixed.terminating_by_preemption);
+}
+
 TEST(ReadPodPriority, MalformedValuesAreNamedNotZero) {
   EXPECT_EQ(Read(R"({"spec":{"priority":"high"}})").error, R"(spec.priority: not an int32: "high")");
   EXPECT_EQ(Read(R"({"spec":{"priority":3000000000}})").error, "spec.priority: not an int32: 3000000000");

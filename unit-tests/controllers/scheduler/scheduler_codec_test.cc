@@ -232,6 +232,44 @@ TEST(SchedulerCodecTest, QuantitiesThatDoNotParseAreErrorsNamingTheFieldNeverZer
   EXPECT_EQ(p.requests.at("nvidia.com/gpu"), reconcile::kUnboundedAmount);
 }
 
+TEST(SchedulerCodecTest, RequestsRememberedPerShapeReadAsTheSpecEveryTime) {
+  // The requests are remembered by the text of what they are read from: every read below must
+  // give what that spec alone gives, whatever was read before it, and an error is named each time.
+  auto requests_of = [](const std::string& spec) {
+    return ReadPodView(Parse(R"({"metadata":{"name":"p","uid":"u"},"spec":)" + spec + "}"));
+  };
+  const std::string app = R"({"name":"a","resources":{"requests":{"cpu":"250m","memory":"64Mi"}}})";
+  const std::string sidecar = R"({"name":"s","resources":{"requests":{"cpu":"1"}})";
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_EQ(requests_of(R"({"containers":[)" + app + "]}").requests,
+              (reconcile::ResourceAmounts{{"cpu", 250}, {"memory", 64 * kMi}}));
+    // The same container as a sidecar adds up, as an init container counts only at its peak.
+    EXPECT_EQ(requests_of(R"({"containers":[)" + app + R"(],"initContainers":[)" + sidecar + R"(,"restartPolicy":"Always"}]})")
+                  .requests.at("cpu"),
+              1250);
+    EXPECT_EQ(requests_of(R"({"containers":[)" + app + R"(],"initContainers":[)" + sidecar + "}]}").requests.at("cpu"), 1000);
+    // The same requests in the other list, a limit more, or an overhead are other shapes.
+    EXPECT_EQ(requests_of(R"({"initContainers":[)" + app + "]}").requests.at("cpu"), 250);
+    EXPECT_EQ(requests_of(R"({"containers":[)" + app + R"(],"overhead":{"cpu":"50m"}})").requests.at("cpu"), 300);
+    EXPECT_EQ(requests_of(R"({"containers":[{"name":"a","resources":{"limits":{"cpu":"2"},"requests":{"cpu":"250m"}}}]})")
+                  .requests,
+              (reconcile::ResourceAmounts{{"cpu", 250}}));
+    auto bad_limit = requests_of(R"({"containers":[{"name":"a","resources":{"limits":{"cpu":"x"},"requests":{"cpu":"250m"}}}]})");
+    EXPECT_EQ(bad_limit.request_errors.size(), 1u) << "round " << round;
+    auto bad = requests_of(R"({"containers":[{"name":"a","resources":{"requests":{"cpu":"lots"}}}]})");
+    EXPECT_EQ(bad.request_errors, (std::vector<std::string>{"spec.containers[0].resources.requests.cpu: invalid quantity \"lots\""}))
+        << "round " << round;
+    auto not_a_list = requests_of(R"({"containers":{"name":"a"}})");
+    ASSERT_EQ(not_a_list.request_errors.size(), 1u) << "round " << round;
+  }
+  // More shapes than a thread remembers: each still reads as itself.
+  for (int i = 1; i <= 2500; ++i) {
+    auto view = requests_of(R"({"containers":[{"name":"a","resources":{"requests":{"cpu":")" + std::to_string(i) + R"(m"}}}]})");
+    ASSERT_EQ(view.requests.at("cpu"), i) << i;
+  }
+  EXPECT_EQ(requests_of(R"({"containers":[)" + app + "]}").requests.at("cpu"), 250);
+}
+
 TEST(SchedulerCodecTest, QuantitiesBeyondInt64MilliAreUnboundedNotZero) {
   auto doc = Parse(R"({"metadata":{"name":"p"},"spec":{"containers":[
       {"name":"a","resources":{"requests":{"cpu":"1e30","memory":"100Ei"}}},
