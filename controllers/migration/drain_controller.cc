@@ -150,8 +150,12 @@ Result<std::unique_ptr<DrainController>> DrainController::Setup(shim::Manager& m
     if (!pod) return;
     if (auto node = pod->FindString({"spec", "nodeName"}); node && !node->empty()) self->EnqueueIfDraining(*node);
   };
+  // A pod of the first list wakes nothing: a draining node is queued by its own add (as the
+  // migration controller's wake-ups, migration_wakeups.cc).
   c->pods_->AddEventHandler(shim::EventHandler{
-      [pod_changed](const shim::ObjectPtr& obj, bool) { pod_changed(obj); },
+      [pod_changed](const shim::ObjectPtr& obj, bool in_initial_list) {
+        if (!in_initial_list) pod_changed(obj);
+      },
       [pod_changed](const shim::ObjectPtr&, const shim::ObjectPtr& new_obj) { pod_changed(new_obj); },
       [pod_changed](const shim::DeletedObject& deleted) { pod_changed(deleted.object); }});
   auto job_changed = [self](const shim::ObjectPtr& job) {

@@ -39,7 +39,7 @@ std::optional<mig::WorkloadFacts> MigrationArbiter::Workload(const mig::PodFacts
   w.description = pod.controller_kind + " " + pod.namespace_name + "/" + pod.controller_name;
   if (auto tally = tallies_.Of(pod.controller_uid)) {
     w.expected_replicas = tally->active;
-    w.unavailable_pods = std::move(tally->unavailable);
+    w.unavailable_pods.insert(tally->unavailable.begin(), tally->unavailable.end());
   }
   if (pod.controller_kind == "ReplicaSet" && replicasets_) {
     if (auto rs = replicasets_->store().Get(pod.namespace_name + "/" + pod.controller_name);

@@ -72,8 +72,13 @@ void MigrationController::AddWakeUpHandlers() {
   };
   // A workload's pod that turns Ready or goes away may free a maxUnavailable/maxMigrating slot: the
   // oldest held jobs try again at once (as a job's end wakes them) instead of at their recheck.
+  // A pod of the first list (or a late handler's replay) wakes nothing: every job is queued by its
+  // own add, and the workers start once every cache has synced, so they see the pod anyway. (A
+  // cold start on 150,000 pods spent ~0.2 s of CPU here, queueing nothing.)
   pods_->AddEventHandler(shim::EventHandler{
-      [pod_changed](const shim::ObjectPtr& obj, bool) { pod_changed(obj); },
+      [pod_changed](const shim::ObjectPtr& obj, bool in_initial_list) {
+        if (!in_initial_list) pod_changed(obj);
+      },
       [self, pod_changed](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& new_obj) {
         pod_changed(new_obj);
         if (old_obj && !PodReady(*old_obj) && PodReady(*new_obj)) self->EnqueuePending(kWakeOnChange);

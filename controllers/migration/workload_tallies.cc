@@ -58,37 +58,40 @@ void WorkloadTallies::OnAdd(const shim::CachedObject& pod) {
   auto tally = TallyOf(pod);
   if (!tally) return;
   std::lock_guard lock(mu_);
-  AddLocked(std::string(pod.Key()), *tally);
+  AddLocked(pod.Key(), *tally);
 }
 
 void WorkloadTallies::OnUpdate(const shim::CachedObject& old_pod, const shim::CachedObject& new_pod) {
   auto before = TallyOf(old_pod);
   auto after = TallyOf(new_pod);
   if (before == after) return;
-  const std::string key(new_pod.Key());
   std::lock_guard lock(mu_);
-  if (before) RemoveLocked(key, *before);
-  if (after) AddLocked(key, *after);
+  if (before) RemoveLocked(new_pod.Key(), *before);
+  if (after) AddLocked(new_pod.Key(), *after);
 }
 
 void WorkloadTallies::OnDelete(const shim::CachedObject& last_state) {
   auto tally = TallyOf(last_state);
   if (!tally) return;
   std::lock_guard lock(mu_);
-  RemoveLocked(std::string(last_state.Key()), *tally);
+  RemoveLocked(last_state.Key(), *tally);
 }
 
-void WorkloadTallies::AddLocked(const std::string& pod_key, const PodTally& tally) {
+void WorkloadTallies::AddLocked(std::string_view pod_key, const PodTally& tally) {
   Workload& w = workloads_[tally.workload];
   ++w.active;
-  if (tally.unavailable) w.unavailable.insert(pod_key);
+  if (tally.unavailable) w.unavailable.emplace(pod_key);
 }
 
-void WorkloadTallies::RemoveLocked(const std::string& pod_key, const PodTally& tally) {
+void WorkloadTallies::RemoveLocked(std::string_view pod_key, const PodTally& tally) {
   auto it = workloads_.find(tally.workload);
   if (it == workloads_.end()) return;  // never added (cannot happen with the store's events)
   --it->second.active;
-  if (tally.unavailable) it->second.unavailable.erase(pod_key);
+  if (tally.unavailable) {
+    if (auto key = it->second.unavailable.find(pod_key); key != it->second.unavailable.end()) {
+      it->second.unavailable.erase(key);
+    }
+  }
   if (it->second.active <= 0 && it->second.unavailable.empty()) workloads_.erase(it);
 }
 

@@ -40,15 +40,15 @@ class WorkloadTallies {
 
   struct Workload {
     int64_t active = 0;                 // its pods not finished
-    std::set<std::string> unavailable;  // pod keys ("<ns>/<name>")
+    std::set<std::string, std::less<>> unavailable;  // pod keys ("<ns>/<name>")
   };
   // Of: the tally of one workload; nullopt when no pod counts for it.
   std::optional<Workload> Of(const std::string& workload_uid) const;
   size_t WorkloadCount() const;
 
  private:
-  void AddLocked(const std::string& pod_key, const PodTally& tally);
-  void RemoveLocked(const std::string& pod_key, const PodTally& tally);
+  void AddLocked(std::string_view pod_key, const PodTally& tally);
+  void RemoveLocked(std::string_view pod_key, const PodTally& tally);
 
   mutable std::mutex mu_;
   std::unordered_map<std::string, Workload> workloads_;  // controller uid →

@@ -85,7 +85,7 @@ TEST(WorkloadTalliesTest, UpdatesMoveAPodBetweenStatesAndWorkloads) {
   t.OnAdd(*b1);
   ASSERT_TRUE(t.Of("w1").has_value());
   EXPECT_EQ(t.Of("w1")->active, 2);
-  EXPECT_EQ(t.Of("w1")->unavailable, (std::set<std::string>{"ns/b"}));
+  EXPECT_EQ(t.Of("w1")->unavailable, (std::set<std::string, std::less<>>{"ns/b"}));
 
   auto b2 = Pod("b", "w1", "Running", true, 3);
   t.OnUpdate(*b1, *b2);
@@ -94,14 +94,14 @@ TEST(WorkloadTalliesTest, UpdatesMoveAPodBetweenStatesAndWorkloads) {
 
   auto a2 = Pod("a", "w1", "Running", false, 4);  // readiness lost
   t.OnUpdate(*a1, *a2);
-  EXPECT_EQ(t.Of("w1")->unavailable, (std::set<std::string>{"ns/a"}));
+  EXPECT_EQ(t.Of("w1")->unavailable, (std::set<std::string, std::less<>>{"ns/a"}));
 
   auto a3 = Pod("a", "w2", "Running", false, 5);  // adopted by another controller
   t.OnUpdate(*a2, *a3);
   EXPECT_EQ(t.Of("w1")->active, 1);
   EXPECT_TRUE(t.Of("w1")->unavailable.empty());
   EXPECT_EQ(t.Of("w2")->active, 1);
-  EXPECT_EQ(t.Of("w2")->unavailable, (std::set<std::string>{"ns/a"}));
+  EXPECT_EQ(t.Of("w2")->unavailable, (std::set<std::string, std::less<>>{"ns/a"}));
 
   auto a4 = Pod("a", "w2", "Succeeded", false, 6);  // finished: counts nowhere
   t.OnUpdate(*a3, *a4);
