@@ -172,8 +172,12 @@ Result<std::unique_ptr<ReservationController>> ReservationController::Setup(
     }
     if (auto name = AllocatedName(*pod)) self->Enqueue(*name);
   };
+  // A pod of the first list (or a late handler's replay) queues nothing: every reservation is
+  // queued by its own add, and workers start after every cache has synced.
   c->pods_->AddEventHandler(shim::EventHandler{
-      [pod_changed](const shim::ObjectPtr& obj, bool) { pod_changed(obj); },
+      [pod_changed](const shim::ObjectPtr& obj, bool in_initial_list) {
+        if (!in_initial_list) pod_changed(obj);
+      },
       [pod_changed](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& new_obj) {
         // Most pod updates (the kubelet's Running and Ready) change nothing the owner accounting
         // reads; skipping them keeps the queue for the updates that matter.
