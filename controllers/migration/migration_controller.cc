@@ -313,7 +313,9 @@ shim::ReconcileResult MigrationController::Reconcile(const std::string& name) {
     job.reservation = ReadReservationFacts(*r_json, job.uid);
     if (!job.reservation->current_owners.empty()) {
       const auto& owner = job.reservation->current_owners.front();
-      if (auto bound = pods_->store().Get(owner.namespace_name + "/" + owner.name)) {
+      // By uid too: a StatefulSet's replacement has its predecessor's name, and a stale owner or a
+      // cache behind must not lend another pod's node or readiness.
+      if (auto bound = pods_->store().Get(owner.namespace_name + "/" + owner.name); bound && bound->Uid() == owner.uid) {
         if (auto bj = ObjectJson(bound)) job.bound_pod = ReadPodFacts(*bj);
       }
     }

@@ -82,16 +82,16 @@ void SchedulerController::OnInitialPods(const std::vector<shim::ObjectPtr>& pods
       }
     }
   };
-  {
-    std::atomic<size_t> next{0};
-    RunConcurrently(helpers + 1, helpers + 1, [&](size_t) { prepare_window(0, applying, next); });
-  }
-  const bool policies = cache_.HasResourcePolicies();
   // Where the bulk add's time goes, for the debug log: this thread applying in order, preparing
   // its share of the next window, and waiting for the helpers' share.
   using Clock = std::chrono::steady_clock;
   Clock::duration applying_time{}, preparing_time{}, joining_time{};
   const auto started = Clock::now();
+  {
+    std::atomic<size_t> next{0};
+    RunConcurrently(helpers + 1, helpers + 1, [&](size_t) { prepare_window(0, applying, next); });
+  }
+  const bool policies = cache_.HasResourcePolicies();
   for (size_t begin = 0; begin < pods.size(); begin += kWindow) {
     const size_t following = begin + kWindow;
     std::atomic<size_t> next{0};

@@ -114,6 +114,7 @@ std::vector<placement::HostPort> ReadHostPorts(const Value& spec) {
 reconcile::ResourceAmounts EffectiveRequestsOf(const Value& spec, std::string_view path,
                                                std::vector<std::string>& errors) {
   constexpr size_t kRemembered = 1024;  // distinct resource shapes per thread before starting over
+  constexpr size_t kLongestKey = 4096;  // a larger text is read, not kept: at most ~4 MB per thread
   thread_local rapidjson::StringBuffer key;
   thread_local absl::flat_hash_map<std::string, reconcile::ResourceAmounts> remembered;
   auto read = [&] {
@@ -150,7 +151,7 @@ reconcile::ResourceAmounts EffectiveRequestsOf(const Value& spec, std::string_vi
   if (auto it = remembered.find(text); it != remembered.end()) return it->second;
   const size_t errors_before = errors.size();
   reconcile::ResourceAmounts requests = read();
-  if (errors.size() == errors_before) {
+  if (errors.size() == errors_before && text.size() <= kLongestKey) {
     if (remembered.size() >= kRemembered) remembered.clear();
     remembered.emplace(std::string(text), requests);
   }

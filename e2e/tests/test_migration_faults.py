@@ -5,8 +5,9 @@ Every API write can fail with 409/429/5xx, a watch can drop, a manager can die; 
   exponential backoff (--migration-eviction-backoff 1s here; at least the Retry-After); its Eviction condition and a
   FailedEvict Event say which answer it waits on, a throttling 429 is not reported as a budget's refusal, no eviction
   gets past the PDB, and the job Succeeds once the faults stop, with exactly one accepted eviction of its pod;
-- reservation creates and job spec/status writes answered 409/500/503: the job converges with one reservation (its
-  name is the job's uid, so a repeated create is AlreadyExists) and its phase never goes back;
+- reservation creates and job spec/status writes answered 409/500/503: the job converges without a duplicate
+  reservation (its name is the job's uid, so a repeated create is AlreadyExists; a "<uid>-1" only when another
+  replacement of the workload took the first) and its phase never goes back;
 - a drain whose evictions, job creates, job status writes and node patches (cordon, drain status) fail while every
   watch is cut each second: zero budget violations, each pod evicted once, the node Drained;
 - a manager killed after an eviction whose status write failed: the restarted manager finds the eviction on the job's
@@ -215,7 +216,7 @@ class MigrationFaultsTest(unittest.TestCase):
         self.assertEqual(self.mgr.metric("berth_pods_evicted_total", result="success", strategy="PodMigrationJob"), 1.0)
         self.assert_phases_never_go_back("move-web")
 
-    def test_reservation_creates_and_job_writes_answered_409_and_5xx_converge_with_one_reservation_each(self):
+    def test_reservation_creates_and_job_writes_answered_409_and_5xx_converge_without_duplicate_reservations(self):
         self.start(3)
         pods = [p["metadata"]["name"] for p in self.start_app("api", 4, "200m", maxUnavailable=1)[:3]]
         checker, pod_watch, pdb_watch = self.watch_budgets({"api": 3})
@@ -237,12 +238,27 @@ class MigrationFaultsTest(unittest.TestCase):
         pdb_watch.stop()
         self.assertEqual(checker.violations, [])
         for name, uid in jobs.items():
-            owned = self.reservations_of(uid)
-            self.assertEqual([r["metadata"]["name"] for r in owned], [uid], f"{name}: one reservation, no duplicate")
-            self.assertEqual(owned[0]["status"]["phase"], "Succeeded", owned[0]["status"])
-            self.assertEqual(self.job(name)["spec"]["reservationOptions"]["reservationRef"]["name"], uid)
+            owned = {r["metadata"]["name"]: r for r in self.reservations_of(uid)}
+            ref = self.job(name)["spec"]["reservationOptions"]["reservationRef"]["name"]
+            # A retried create never makes a second reservation: a job's reservations are its uid, then (only when
+            # another replacement of the workload took the one before, the README's limits) "<uid>-1", "<uid>-2".
+            # The one it names is its last. Every one left was consumed: a job whose pod's replacement went
+            # through a sibling's reservation deletes its own, unconsumed.
+            chain = [uid] + [f"{uid}-{n}" for n in range(1, 4)]
+            self.assertIn(ref, chain, name)
+            self.assertLessEqual(set(owned), set(chain[:chain.index(ref) + 1]), f"{name}: {sorted(owned)}")
+            for r in owned.values():
+                self.assertEqual(r["status"]["phase"], "Succeeded", (r["metadata"]["name"], r["status"]))
+            if ref not in owned:
+                bound = self.condition(name, "ReservationBound")["message"]
+                self.assertIn(f"of the same workload (Reservation {ref} was not consumed)", bound, name)
+            if ref != uid:
+                created = self.condition(name, "ReservationCreated")["message"]
+                self.assertIn("was bound by another Pod", created, name)
             self.assert_phases_never_go_back(name)
-        self.assertEqual(len(self.sim.get_json(RES_PATH)["items"]), len(jobs), "no orphan reservation")
+        left = self.sim.get_json(RES_PATH)["items"]
+        self.assertEqual([r["metadata"]["name"] for r in left if r["status"].get("phase") != "Succeeded"], [],
+                         "no orphan reservation holding capacity")
         for pod in pods:
             self.assertEqual(self.evictions(pod), 1, pod)
 

@@ -59,13 +59,15 @@ TEST(WorkloadTalliesTest, TallyOfReadsOnlyWellFormedMembersAndIgnoresTheRest) {
   EXPECT_FALSE(tally(R"({"metadata":{"name":"p","ownerReferences":"rs"},"status":{"phase":"Running"}})"));
   EXPECT_FALSE(tally(R"({"metadata":{"name":"p","ownerReferences":[{"uid":"w1","controller":"true"}]}})"));
   EXPECT_FALSE(tally(R"({"metadata":{"name":"p","ownerReferences":[7,{"uid":"w1"}]}})"));
-  EXPECT_TRUE(tally(head("") + R"(,"status":{"phase":"Running","conditions":{"type":"Ready"}}})")->unavailable);
-  EXPECT_TRUE(tally(head("") + R"(,"status":{"phase":"Running","conditions":[7,{"type":"Ready","status":true}]}})")
-                  ->unavailable);
-  EXPECT_TRUE(tally(head("") + R"(,"status":{"phase":["Running"],"conditions":[{"type":"Ready","status":"True"}]}})")
-                  ->unavailable);
-  EXPECT_TRUE(tally(head("") + R"(,"status":"Running"})")->unavailable);
-  EXPECT_TRUE(tally(head("") + "}")->unavailable);
+  for (const char* status : {R"(,"status":{"phase":"Running","conditions":{"type":"Ready"}}})",
+                                    R"(,"status":{"phase":"Running","conditions":[7,{"type":"Ready","status":true}]}})",
+                                    R"(,"status":{"phase":["Running"],"conditions":[{"type":"Ready","status":"True"}]}})",
+                                    R"(,"status":"Running"})", "}"}) {
+    auto t = tally(head("") + status);
+    ASSERT_TRUE(t.has_value()) << status;
+    EXPECT_EQ(t->workload, "w1") << status;
+    EXPECT_TRUE(t->unavailable) << status;
+  }
   // The members the tally reads sit among the ones it skips.
   auto full = tally(R"({"metadata":{"name":"p","namespace":"ns","labels":{"a":"b"},"ownerReferences":[)"
                     R"({"uid":"other","controller":false,"kind":"Service"},{"uid":"w1","controller":true,"kind":"RS"}]},)"

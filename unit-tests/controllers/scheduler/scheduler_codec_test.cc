@@ -248,8 +248,9 @@ TEST(SchedulerCodecTest, RequestsRememberedPerShapeReadAsTheSpecEveryTime) {
                   .requests.at("cpu"),
               1250);
     EXPECT_EQ(requests_of(R"({"containers":[)" + app + R"(],"initContainers":[)" + sidecar + "}]}").requests.at("cpu"), 1000);
-    // The same requests in the other list, a limit more, or an overhead are other shapes.
-    EXPECT_EQ(requests_of(R"({"initContainers":[)" + app + "]}").requests.at("cpu"), 250);
+    // The same containers in the other list, a limit more, or an overhead are other shapes.
+    EXPECT_EQ(requests_of(R"({"containers":[)" + app + "," + app + "]}").requests.at("cpu"), 500);
+    EXPECT_EQ(requests_of(R"({"initContainers":[)" + app + "," + app + "]}").requests.at("cpu"), 250);
     EXPECT_EQ(requests_of(R"({"containers":[)" + app + R"(],"overhead":{"cpu":"50m"}})").requests.at("cpu"), 300);
     EXPECT_EQ(requests_of(R"({"containers":[{"name":"a","resources":{"limits":{"cpu":"2"},"requests":{"cpu":"250m"}}}]})")
                   .requests,
