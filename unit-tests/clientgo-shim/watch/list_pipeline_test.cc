@@ -3,13 +3,13 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <filesystem>
 #include <mutex>
 #include <thread>
 
 #include <gtest/gtest.h>
 
 #include "clientgo-shim/base/json.h"
+#include "support/thread_count.h"
 
 namespace berth::shim {
 namespace {
@@ -59,12 +59,6 @@ std::vector<std::string> Names(const DecodedPage& page) {
   std::vector<std::string> out;
   for (const ObjectPtr& o : page.objects) out.emplace_back(o->Name());
   return out;
-}
-
-size_t ThreadCount() {
-  size_t n = 0;
-  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/task")) ++n;
-  return n;
 }
 
 bool Eventually(const std::function<bool()>& pred, milliseconds limit = milliseconds(5000)) {
@@ -165,7 +159,7 @@ TEST(ListPipelineTest, SubmitWaitsWhileMaxInFlightPagesAreHeld) {
 
 TEST(ListPipelineTest, CancelDropsQueuedPagesAndDestroyingLeavesNoThread) {
   std::thread([] {}).join();  // a sanitizer starts its helper thread with the first thread
-  const size_t threads_before = ThreadCount();
+  const size_t threads_before = test_support::SettledThreadCount();
   Gate started, release;
   std::atomic<int> calls{0};
   {
@@ -176,7 +170,7 @@ TEST(ListPipelineTest, CancelDropsQueuedPagesAndDestroyingLeavesNoThread) {
       return DecodeNames(body);
     };
     ListPipeline pipeline(1, 4, decode);
-    EXPECT_EQ(ThreadCount(), threads_before + 1);
+    EXPECT_TRUE(test_support::ThreadCountBecomes(threads_before + 1)) << test_support::ThreadCount();
     pipeline.Submit("p0");
     ASSERT_TRUE(started.Wait());  // the only worker is busy with p0
     pipeline.Submit("p1");
@@ -188,12 +182,12 @@ TEST(ListPipelineTest, CancelDropsQueuedPagesAndDestroyingLeavesNoThread) {
     EXPECT_EQ(all.error().message, "list cancelled");
   }
   EXPECT_EQ(calls.load(), 1);  // p1 and p2 were never decoded
-  EXPECT_EQ(ThreadCount(), threads_before);
+  EXPECT_TRUE(test_support::ThreadCountBecomes(threads_before)) << test_support::ThreadCount();
 }
 
 TEST(ListPipelineTest, DestroyingItWhileAPageIsDecodedWaitsForThatPage) {
   std::thread([] {}).join();  // a sanitizer starts its helper thread with the first thread
-  const size_t threads_before = ThreadCount();
+  const size_t threads_before = test_support::SettledThreadCount();
   Gate started;
   std::atomic<bool> decode_returned{false};
   {
@@ -208,7 +202,7 @@ TEST(ListPipelineTest, DestroyingItWhileAPageIsDecodedWaitsForThatPage) {
     ASSERT_TRUE(started.Wait());
   }
   EXPECT_TRUE(decode_returned.load());  // the destructor joined the worker after its page
-  EXPECT_EQ(ThreadCount(), threads_before);
+  EXPECT_TRUE(test_support::ThreadCountBecomes(threads_before)) << test_support::ThreadCount();
 }
 
 TEST(ListPipelineTest, WithoutWorkersEachPageIsDecodedInSubmit) {

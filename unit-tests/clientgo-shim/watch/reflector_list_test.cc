@@ -1,7 +1,6 @@
 // The reflector's pipelined LIST: pages decoded on workers while the next is fetched.
 #include <algorithm>
 #include <condition_variable>
-#include <filesystem>
 #include <mutex>
 
 #include <gtest/gtest.h>
@@ -9,6 +8,7 @@
 #include "clientgo-shim/watch/fake_rest_client.h"
 #include "clientgo-shim/watch/reflector_test_support.h"
 #include "clientgo-shim/watch/reflector.h"
+#include "support/thread_count.h"
 
 namespace berth::shim {
 namespace {
@@ -21,12 +21,6 @@ ReflectorOptions Options(int workers) {
   o.list_watch.page_size = 2;
   o.list_decode_workers = workers;
   return o;
-}
-
-size_t ThreadCount() {
-  size_t n = 0;
-  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/task")) ++n;
-  return n;
 }
 
 SteadyTime In5s() { return std::chrono::steady_clock::now() + std::chrono::seconds(5); }
@@ -180,7 +174,7 @@ TEST(ReflectorListTest, AnExpiredContinueTokenRelistsFromScratchWithOneFullList)
 TEST(ReflectorListTest, StopMidListLeavesNoThreadBehind) {
   // Page 3's request is held until Stop has begun; pages 1 and 2 are with the workers by then.
   std::thread([] {}).join();  // a sanitizer starts its helper thread with the first thread
-  const size_t threads_before = ThreadCount();
+  const size_t threads_before = test_support::SettledThreadCount();
   auto client = std::make_shared<FakeRestClient>();
   std::mutex mu;
   std::condition_variable cv;
@@ -203,7 +197,8 @@ TEST(ReflectorListTest, StopMidListLeavesNoThreadBehind) {
     std::unique_lock lock(mu);
     ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(5), [&] { return page3_reached; }));
   }
-  EXPECT_EQ(ThreadCount(), threads_before + 4);  // the run thread and three decode workers
+  // The run thread and three decode workers.
+  EXPECT_TRUE(test_support::ThreadCountBecomes(threads_before + 4)) << test_support::ThreadCount();
   std::thread stopper([&] { r->Stop(); });
   // WaitForCacheSync returns once Stop has set the stop flag (the list cannot complete: page 3
   // is held), so page 3 is released only after that.
@@ -216,7 +211,7 @@ TEST(ReflectorListTest, StopMidListLeavesNoThreadBehind) {
   stopper.join();
   EXPECT_FALSE(r->HasSynced());
   EXPECT_EQ(store->Size(), 0u);
-  EXPECT_EQ(ThreadCount(), threads_before);
+  EXPECT_TRUE(test_support::ThreadCountBecomes(threads_before)) << test_support::ThreadCount();
   EXPECT_EQ(client->ListRequests().size(), 3u);  // no page requested after Stop
 }
 
@@ -226,11 +221,11 @@ TEST(ReflectorListTest, WithoutWorkersTheListIsDecodedOnTheReflectorThread) {
   client->QueueListBody(ListJson({PodJson("a", "p2", "4")}, "10"));
   auto store = std::make_shared<Store>();
   std::thread([] {}).join();  // a sanitizer starts its helper thread with the first thread
-  const size_t threads_before = ThreadCount();
+  const size_t threads_before = test_support::SettledThreadCount();
   Reflector r(client, store, Options(0));
   r.Start();
   ASSERT_TRUE(r.WaitForCacheSync(In5s()));
-  EXPECT_EQ(ThreadCount(), threads_before + 1);
+  EXPECT_TRUE(test_support::ThreadCountBecomes(threads_before + 1)) << test_support::ThreadCount();
   EXPECT_EQ(KeysWithRv(*store), (std::vector<std::string>{"a/p1@3", "a/p2@4"}));
   r.Stop();
 }
