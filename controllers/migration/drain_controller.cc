@@ -153,11 +153,10 @@ Result<std::unique_ptr<DrainController>> DrainController::Setup(shim::Manager& m
   // A pod of the first list wakes nothing: a draining node is queued by its own add (as the
   // migration controller's wake-ups, migration_wakeups.cc).
   c->pods_->AddEventHandler(shim::EventHandler{
-      [pod_changed](const shim::ObjectPtr& obj, bool in_initial_list) {
-        if (!in_initial_list) pod_changed(obj);
-      },
+      [pod_changed](const shim::ObjectPtr& obj, bool) { pod_changed(obj); },
       [pod_changed](const shim::ObjectPtr&, const shim::ObjectPtr& new_obj) { pod_changed(new_obj); },
-      [pod_changed](const shim::DeletedObject& deleted) { pod_changed(deleted.object); }});
+      [pod_changed](const shim::DeletedObject& deleted) { pod_changed(deleted.object); },
+      [](const std::vector<shim::ObjectPtr>&) {}});  // the first list: see above
   auto job_changed = [self](const shim::ObjectPtr& job) {
     if (!job) return;
     if (auto node = job->FindString({"metadata", "annotations", kDrainNodeAnnotation})) self->EnqueueIfDraining(*node);

@@ -76,9 +76,7 @@ void MigrationController::AddWakeUpHandlers() {
   // own add, and the workers start once every cache has synced, so they see the pod anyway. (A
   // cold start on 150,000 pods spent ~0.2 s of CPU here, queueing nothing.)
   pods_->AddEventHandler(shim::EventHandler{
-      [pod_changed](const shim::ObjectPtr& obj, bool in_initial_list) {
-        if (!in_initial_list) pod_changed(obj);
-      },
+      [pod_changed](const shim::ObjectPtr& obj, bool) { pod_changed(obj); },
       [self, pod_changed](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& new_obj) {
         pod_changed(new_obj);
         if (old_obj && !PodReady(*old_obj) && PodReady(*new_obj)) self->EnqueuePending(kWakeOnChange);
@@ -86,7 +84,8 @@ void MigrationController::AddWakeUpHandlers() {
       [self, pod_changed](const shim::DeletedObject& deleted) {
         pod_changed(deleted.object);
         self->EnqueuePending(kWakeOnChange);
-      }});
+      },
+      [](const std::vector<shim::ObjectPtr>&) {}});  // the first list: see above
   auto reservation_changed = [self](const shim::ObjectPtr& r) {
     if (r) self->EnqueueByIndex(kReservationIndex, std::string(r->Name()));
   };

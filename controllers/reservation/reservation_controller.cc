@@ -175,9 +175,7 @@ Result<std::unique_ptr<ReservationController>> ReservationController::Setup(
   // A pod of the first list (or a late handler's replay) queues nothing: every reservation is
   // queued by its own add, and workers start after every cache has synced.
   c->pods_->AddEventHandler(shim::EventHandler{
-      [pod_changed](const shim::ObjectPtr& obj, bool in_initial_list) {
-        if (!in_initial_list) pod_changed(obj);
-      },
+      [pod_changed](const shim::ObjectPtr& obj, bool) { pod_changed(obj); },
       [pod_changed](const shim::ObjectPtr& old_obj, const shim::ObjectPtr& new_obj) {
         // Most pod updates (the kubelet's Running and Ready) change nothing the owner accounting
         // reads; skipping them keeps the queue for the updates that matter.
@@ -185,7 +183,8 @@ Result<std::unique_ptr<ReservationController>> ReservationController::Setup(
         pod_changed(old_obj);
         pod_changed(new_obj);
       },
-      [pod_changed](const shim::DeletedObject& deleted) { pod_changed(deleted.object); }});
+      [pod_changed](const shim::DeletedObject& deleted) { pod_changed(deleted.object); },
+      [](const std::vector<shim::ObjectPtr>&) {}});  // the first list: see above
   c->nodes_->AddEventHandler(shim::EventHandler{
       nullptr, nullptr, [self](const shim::DeletedObject& deleted) {
         if (!deleted.object) return;
