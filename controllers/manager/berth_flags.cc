@@ -243,21 +243,9 @@ std::optional<int> ParseBerthFlags(const std::vector<std::string>& args,
     } else if (TakeValue(args, i, "--context", value)) {
       flags.context = value;
     } else if (TakeValue(args, i, "--reservation-gc-duration", value)) {
-      auto d = shim::ParseDuration(value);
-      if (!d || d->count() < 0) {
-        std::cerr << "berth-manager: invalid --reservation-gc-duration \"" << value << "\": "
-                  << (d ? "must not be negative" : d.error().message) << "\n";
-        return 2;
-      }
-      flags.gc_duration = *d;
+      flags.gc_duration = ParseDurationFlag("--reservation-gc-duration", value, false);
     } else if (TakeValue(args, i, "--reservation-owner-sync-interval", value)) {
-      auto d = shim::ParseDuration(value);
-      if (!d || d->count() < 0) {
-        std::cerr << "berth-manager: invalid --reservation-owner-sync-interval \"" << value << "\": "
-                  << (d ? "must not be negative" : d.error().message) << "\n";
-        return 2;
-      }
-      flags.owner_sync_interval = *d;
+      flags.owner_sync_interval = ParseDurationFlag("--reservation-owner-sync-interval", value, false);
     } else if (TakeValue(args, i, "--reservation-workers", value)) {
       flags.reservation_workers = ParseCountFlag("--reservation-workers", value, 1, 1024);
     } else if (TakeValue(args, i, "--migration-workers", value)) {
@@ -295,13 +283,7 @@ std::optional<int> ParseBerthFlags(const std::vector<std::string>& args,
       flags.pre_allocation.prefer_no_pre_allocated_pods =
           ParseBoolFlag("--pre-allocation-prefer-no-pre-allocated-pods", value);
     } else if (TakeValue(args, i, "--migration-default-ttl", value)) {
-      auto d = shim::ParseDuration(value);
-      if (!d || d->count() < 0) {
-        std::cerr << "berth-manager: invalid --migration-default-ttl \"" << value << "\": "
-                  << (d ? "must not be negative" : d.error().message) << "\n";
-        return 2;
-      }
-      flags.migration.default_ttl = *d;
+      flags.migration.default_ttl = ParseDurationFlag("--migration-default-ttl", value, false);
     } else if (TakeValue(args, i, "--migration-eviction-backoff", value)) {
       auto d = shim::ParseDuration(value);
       if (!d || d->count() <= 0 || *d > flags.migration.eviction_backoff_max) {

@@ -111,9 +111,10 @@ placement::PreemptionOutcome SchedulerCache::Preempt(const placement::PodSpecVie
   for (const std::string& name : names) {
     placement::PreemptionNode node;
     node.name = name;
-    // NodeUnschedulable, NodeName, TaintToleration, NodeAffinity are UnschedulableAndUnresolvable.
+    // NodeUnschedulable, NodeName, TaintToleration, NodeAffinity are UnschedulableAndUnresolvable, and
+    // so is a node outside every unit of a required ResourcePolicy.
     node.resolvable = pod_resolvable && placement::NonResourceFilterReasons(pod, nodes_.at(name)).empty() &&
-                      !unresolvable_by_constraints(name);
+                      !snapshot_.OutsideRequiredPolicyUnits(pod, name) && !unresolvable_by_constraints(name);
     if (node.resolvable) {
       node.pods = snapshot_.VictimsOn(name);  // bound pods whose priority is readable
       std::sort(node.pods.begin(), node.pods.end(), [](const placement::VictimPod& a, const placement::VictimPod& b) {

@@ -61,24 +61,6 @@ std::vector<placement::Toleration> ReadTolerations(const Value* list) {
   return out;
 }
 
-std::vector<placement::NodeSelectorRequirement> ReadRequirements(const Value* list) {
-  std::vector<placement::NodeSelectorRequirement> out;
-  if (!list || !list->IsArray()) return out;
-  for (const auto& r : list->GetArray()) {
-    if (!r.IsObject()) continue;
-    placement::NodeSelectorRequirement req;
-    req.key = Str(r, {"key"});
-    req.op = placement::ParseNodeSelectorOperator(json::GetString(r, {"operator"}));
-    if (const Value* vs = json::Member(r, "values"); vs && vs->IsArray()) {
-      for (const auto& v : vs->GetArray()) {
-        if (v.IsString()) req.values.emplace_back(v.GetString());
-      }
-    }
-    out.push_back(std::move(req));
-  }
-  return out;
-}
-
 // ReadHostPorts: kube-scheduler's GetHostPorts — ports with hostPort > 0 of the containers and
 // of restartable (sidecar) init containers; protocol defaults to TCP, hostIP to 0.0.0.0.
 std::vector<placement::HostPort> ReadHostPorts(const Value& spec) {
@@ -393,74 +375,3 @@ bool PodIsTerminal(const Value& pod) {
 
 }  // namespace berth::controllers
 
-namespace berth::controllers {
-namespace {
-
-Result<std::optional<int32_t>> ReadNonNegativeInt32(const rapidjson::Value& unit, std::string_view field,
-                                                    const std::string& path) {
-  const rapidjson::Value* v = json::Member(unit, field);
-  if (v == nullptr || v->IsNull()) return std::optional<int32_t>();
-  if (!v->IsInt64() || v->GetInt64() < 0 || v->GetInt64() > INT32_MAX) {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     path + "." + std::string(field) + ": must be an int32 >= 0, got " + json::Serialize(*v));
-  }
-  return std::optional<int32_t>(static_cast<int32_t>(v->GetInt64()));
-}
-
-}  // namespace
-
-Result<placement::ResourcePolicyView> ReadResourcePolicyView(const rapidjson::Value& policy) {
-  placement::ResourcePolicyView view;
-  view.namespace_name = Str(policy, {"metadata", "namespace"});
-  view.name = Str(policy, {"metadata", "name"});
-  const Value* spec = json::Member(policy, "spec");
-  if (spec == nullptr || !spec->IsObject()) return view;  // selects every pod, no units
-  if (const Value* keys = json::Member(*spec, "matchLabelKeys"); keys && keys->IsArray()) {
-    for (const auto& k : keys->GetArray()) {
-      if (k.IsString()) view.match_label_keys.emplace_back(k.GetString());
-    }
-  }
-  view.ignore_terminating_pod = ReadBool(*spec, {"matchPolicy", "ignoreTerminatingPod"}, false);
-  const std::string strategy = Str(*spec, {"strategy"});
-  if (strategy != "" && strategy != "prefer" && strategy != "required") {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     "spec.strategy: unsupported value \"" + strategy + "\" (prefer or required)");
-  }
-  view.required = strategy == "required";
-  // An absent podSelector selects every pod of the namespace (the KEP's field is a value, not a
-  // pointer, so absent and {} mean the same).
-  if (const Value* selector = json::Member(*spec, "podSelector"); selector && !selector->IsNull()) {
-    auto parsed = shim::LabelSelector::FromJson(selector);
-    if (!parsed) return MakeError(ErrorCode::kInvalidArgument, "spec.podSelector: " + parsed.error().message);
-    view.pod_selector = std::move(*parsed);
-  }
-  if (const Value* units = json::Member(*spec, "units"); units && units->IsArray()) {
-    for (rapidjson::SizeType i = 0; i < units->Size(); ++i) {
-      const Value& u = (*units)[i];
-      const std::string path = "spec.units[" + std::to_string(i) + "]";
-      if (!u.IsObject()) return MakeError(ErrorCode::kInvalidArgument, path + ": must be an object");
-      placement::ResourcePolicyUnit unit;
-      unit.name = Str(u, {"name"});
-      auto priority = ReadNonNegativeInt32(u, "priority", path);
-      if (!priority) return std::unexpected(priority.error());
-      unit.priority = priority->value_or(0);
-      auto max_count = ReadNonNegativeInt32(u, "maxCount", path);
-      if (!max_count) return std::unexpected(max_count.error());
-      unit.max_count = *max_count;
-      if (const Value* sel = json::Member(u, "nodeSelector"); sel && sel->IsObject()) {
-        unit.node_selector.match_labels = ReadStringMap(json::Member(*sel, "matchLabels"));
-        unit.node_selector.match_expressions = ReadRequirements(json::Member(*sel, "matchExpressions"));
-        for (const auto& req : unit.node_selector.match_expressions) {
-          if (req.op == placement::NodeSelectorOperator::kUnknown) {
-            return MakeError(ErrorCode::kInvalidArgument,
-                             path + ".nodeSelector: unknown operator for key \"" + req.key + "\"");
-          }
-        }
-      }
-      view.units.push_back(std::move(unit));
-    }
-  }
-  return view;
-}
-
-}  // namespace berth::controllers

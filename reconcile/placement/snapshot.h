@@ -101,6 +101,11 @@ class ClusterSnapshot {
   // pods (bound and assumed) once; later pod and node events update the counts incrementally.
   void UpsertResourcePolicy(const ResourcePolicyView& policy);
   void RemoveResourcePolicy(std::string_view namespace_name, std::string_view name);
+  // OutsideRequiredPolicyUnits: the one policy selecting `pod` is `required` and no unit of it
+  // selects the node (its Filter's "not match any unit": UnschedulableAndUnresolvable, so
+  // preemption skips the node). False without such a policy, or with several (the PreFilter
+  // rejects the pod then) or for an unknown node.
+  bool OutsideRequiredPolicyUnits(const PodSpecView& pod, std::string_view node_name) const;
   // ResourcePolicyCounts: pods per unit (spec order) of one matchLabelKeys group (GroupKey);
   // empty for an unknown policy.
   std::vector<int32_t> ResourcePolicyCounts(std::string_view namespace_name, std::string_view name,

@@ -103,6 +103,25 @@ void ClusterSnapshot::RemoveResourcePolicy(std::string_view namespace_name, std:
   s.policies.erase(it);
 }
 
+bool ClusterSnapshot::OutsideRequiredPolicyUnits(const PodSpecView& pod, std::string_view node_name) const {
+  const State& s = *state_;
+  auto ns = s.policies_by_namespace.find(pod.namespace_name);
+  if (ns == s.policies_by_namespace.end()) return false;
+  const PolicyEntry* selecting = nullptr;
+  for (const PolicyEntry* policy : ns->second) {
+    if (!PolicySelectsPod(policy->view, pod.namespace_name, pod.labels)) continue;
+    if (selecting != nullptr) return false;
+    selecting = policy;
+  }
+  if (selecting == nullptr || !selecting->view.required) return false;
+  const int node = s.NodeForConst(node_name);
+  if (node < 0) return false;
+  const NodeView& view = s.nodes[node].view;
+  return std::none_of(selecting->view.units.begin(), selecting->view.units.end(), [&](const ResourcePolicyUnit& unit) {
+    return UnitMatchesNode(unit.node_selector, view.name, view.labels);
+  });
+}
+
 std::vector<int32_t> ClusterSnapshot::ResourcePolicyCounts(std::string_view namespace_name,
                                                            std::string_view name,
                                                            std::string_view group) const {

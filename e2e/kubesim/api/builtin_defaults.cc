@@ -2,6 +2,7 @@
 
 #include "e2e/kubesim/api/pod_scheduling_validation.h"
 
+#include "clientgo-shim/api/deletion_cost.h"
 #include "clientgo-shim/api/quantity.h"
 #include "clientgo-shim/base/json.h"
 
@@ -292,6 +293,15 @@ std::vector<StatusCause> ValidateBuiltin(const ResourceType& type, const Value& 
       if (json::GetString(c, {"image"}).empty()) causes.push_back({"FieldValueRequired", "Required value", prefix + ".image"});
     }
     if (const Value* spec = json::Member(object, "spec")) ValidatePodScheduling(*spec, "spec", causes);
+    // ValidatePodSpecificAnnotations with the PodDeletionCost gate on (its default since 1.22).
+    if (const Value* cost = json::Find(object, {"metadata", "annotations", shim::kPodDeletionCostAnnotation});
+        cost != nullptr && cost->IsString()) {
+      const std::string_view text(cost->GetString(), cost->GetStringLength());
+      if (!shim::ParsePodDeletionCost(text)) {
+        causes.push_back({"FieldValueInvalid", "Invalid value: \"" + std::string(text) + "\": must be a 32bit integer",
+                          "metadata.annotations[" + std::string(shim::kPodDeletionCostAnnotation) + "]"});
+      }
+    }
   } else if (type.group == "scheduling.k8s.io" && type.plural == "priorityclasses") {
     const Value* value = json::Member(object, "value");
     if (!value) {

@@ -98,6 +98,24 @@ TEST(ResourcePolicyPlacement, PreferFallsBackToNodesInNoUnitRequiredDoesNot) {
   }
 }
 
+TEST(ResourcePolicyPlacement, OnlyARequiredPolicysNodesInNoUnitAreOutsideForPreemption) {
+  ClusterSnapshot snap = Cluster();
+  PodSpecView pod = Pod("a");
+  EXPECT_FALSE(snap.OutsideRequiredPolicyUnits(pod, "other-1"));  // no policy
+  snap.UpsertResourcePolicy(Policy("rp", /*required=*/false));
+  EXPECT_FALSE(snap.OutsideRequiredPolicyUnits(pod, "other-1"));  // prefer: any node may do
+  snap.UpsertResourcePolicy(Policy("rp", /*required=*/true));
+  EXPECT_TRUE(snap.OutsideRequiredPolicyUnits(pod, "other-1"));
+  EXPECT_FALSE(snap.OutsideRequiredPolicyUnits(pod, "od-1"));    // in a unit (full or not)
+  EXPECT_FALSE(snap.OutsideRequiredPolicyUnits(pod, "spot-2"));
+  EXPECT_FALSE(snap.OutsideRequiredPolicyUnits(pod, "missing"));  // unknown node
+  PodSpecView other = Pod("b");
+  other.labels = {{"app", "batch"}};
+  EXPECT_FALSE(snap.OutsideRequiredPolicyUnits(other, "other-1"));  // not selected
+  snap.UpsertResourcePolicy(Policy("rp2", /*required=*/true));
+  EXPECT_FALSE(snap.OutsideRequiredPolicyUnits(pod, "other-1"));  // two policies: the PreFilter decides
+}
+
 TEST(ResourcePolicyPlacement, DefaultFiltersComeBeforeThePolicyInTheSummary) {
   ClusterSnapshot snap;
   NodeView tainted = Node("od-1", "on-demand");

@@ -32,6 +32,27 @@ TEST(BuiltinDefaultsTest, SecretStringDataIsMergedIntoDataAsBase64AndTypeDefault
   EXPECT_FALSE(typed.HasMember("stringData"));
 }
 
+TEST(BuiltinValidationTest, APodDeletionCostThatIsNoInt32IsRejectedWithTheApiServersWording) {
+  Registry registry;
+  auto type = registry.Find("", "v1", "pods");
+  ASSERT_TRUE(type);
+  auto pod_with_cost = [](const std::string& cost) {
+    return Parse((R"({"metadata":{"annotations":{"controller.kubernetes.io/pod-deletion-cost":")" + cost +
+                  R"("}},"spec":{"containers":[{"name":"c","image":"i"}]}})")
+                     .c_str());
+  };
+  for (const char* valid : {"0", "-7", "2147483647", "-2147483648", "123"}) {
+    EXPECT_TRUE(ValidateBuiltin(*type, pod_with_cost(valid)).empty()) << valid;
+  }
+  for (const char* invalid : {"+5", "008", "", "2147483648", "abc", "1.5"}) {
+    auto causes = ValidateBuiltin(*type, pod_with_cost(invalid));
+    ASSERT_EQ(causes.size(), 1u) << invalid;
+    EXPECT_EQ(causes[0].reason, "FieldValueInvalid");
+    EXPECT_EQ(causes[0].field, "metadata.annotations[controller.kubernetes.io/pod-deletion-cost]");
+    EXPECT_EQ(causes[0].message, "Invalid value: \"" + std::string(invalid) + "\": must be a 32bit integer");
+  }
+}
+
 TEST(BuiltinDefaultsTest, ReplicaSetsGetNoRevisionHistoryLimitButDeploymentsDo) {
   Registry registry;
   auto rs = Parse(R"({"spec":{"selector":{}}})");

