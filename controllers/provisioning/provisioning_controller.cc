@@ -185,8 +185,10 @@ Result<std::unique_ptr<ProvisioningRequestController>> ProvisioningRequestContro
   c->requests_->AddEventHandler(shim::EventHandler{
       any, [self](const shim::ObjectPtr&, const shim::ObjectPtr&) { self->Enqueue(false); },
       [self](const shim::DeletedObject&) { self->Enqueue(false); }});
+  // A template deleted under a booked request fails it (FailedToBookCapacity) on this pass.
   c->templates_->AddEventHandler(shim::EventHandler{
-      any, [self](const shim::ObjectPtr&, const shim::ObjectPtr&) { self->Enqueue(false); }, nullptr});
+      any, [self](const shim::ObjectPtr&, const shim::ObjectPtr&) { self->Enqueue(false); },
+      [self](const shim::DeletedObject&) { self->Enqueue(false); }});
   c->pods_->AddEventHandler(shim::EventHandler{
       [self](const shim::ObjectPtr& pod, bool) {
         if (ConsumedRequest(*pod)) self->Enqueue(false);

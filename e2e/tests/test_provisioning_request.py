@@ -181,6 +181,17 @@ class ProvisioningRequestTest(ProvisioningCluster, ProvisioningHelpers, unittest
         wait_until(lambda: not self.reservations() and self.request("short-lived") is None,
                    message="the booking and then the request (its finalizer removed) to be gone")
 
+    def test_deleting_the_pod_template_of_a_booked_request_fails_it_and_releases_the_booking(self):
+        self.create(pod_template("gone-soon", "1"), prov_req("orphaned", "gone-soon", 1))
+        self.wait_condition("orphaned", "Provisioned", "True", "CapacityIsFound")
+        wait_until(lambda: len(self.reservations("berth.dev/provisioning-request-name=orphaned")) == 1,
+                   message="the booking Reservation")
+        self.sim.kubectl("delete", "podtemplate", "gone-soon", "-n", NS)
+        failed = self.wait_condition("orphaned", "Failed", "True", "FailedToBookCapacity")
+        self.assertEqual(failed["message"], "Couldn't create pods, err: missing pod templates, 1 pod templates were "
+                                            "referenced, 1 templates were missing: gone-soon")
+        wait_until(lambda: not self.reservations(), message="the booking to be released")
+
     def test_a_request_of_a_class_berth_does_not_handle_is_never_touched(self):
         other = prov_req("not-mine", "one-cpu", 1)
         other["spec"]["provisioningClassName"] = "queued-provisioning.gke.io"

@@ -175,12 +175,25 @@ class RequestDecider {
       } else if (now_ >= booking_end) {
         Set(kConditionBookingExpired, kTrue, kReasonCapacityReservationTimeExpired,
             kMessageCapacityReservationTimeExpired, kNormal);
+      } else if (std::string why = BookingPodsError(); !why.empty()) {
+        // Cluster Autoscaler rebuilds a booked request's pods on every loop; when that fails (a
+        // PodTemplate deleted) the request fails and its capacity is no longer held.
+        return Fail(kReasonFailedToBookCapacity, "Couldn't create pods, err: " + why);
       } else {
         deadlines_.Add(booking_end);
       }
     }
     Terminal();
     return Finish();
+  }
+
+  // BookingPodsError: why the request's pods cannot be built now (upstream's wording), or "".
+  std::string BookingPodsError() const {
+    BuiltPods built = BuildPods(r_, [&](std::string_view name) {
+      return input_.template_lookup(r_.namespace_name, name);
+    });
+    if (!built.missing.empty()) return MissingTemplatesMessage(built);
+    return built.error;
   }
 
   // DecideUnbooked: templates, backoff, then the capacity check.

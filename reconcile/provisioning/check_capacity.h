@@ -17,6 +17,8 @@
 //     once when the controller says capacity was freed; with parameters.noRetry "true":
 //     Failed=True/CapacityIsNotFound (terminal);
 //   a missing PodTemplate: wait `template_grace` from creation, then Failed/FailedToCreatePods;
+//   Provisioned and its pods no longer buildable (a PodTemplate deleted):
+//     Failed=True/FailedToBookCapacity "Couldn't create pods, err: ..." (the booking is released);
 //   Provisioned and every consumer pod bound: BookingExpired=True/CapacityBookingConsumed;
 //   Provisioned for `booking_time`: BookingExpired=True/CapacityReservationTimeExpired;
 //   a booked node deleted or unschedulable: CapacityRevoked=True (NodeDeleted/NodeUnschedulable);

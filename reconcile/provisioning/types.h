@@ -60,6 +60,7 @@ inline constexpr std::string_view kMessageCapacityIsNotFound =
     "Capacity is not found, CA will try to find it later.";
 inline constexpr std::string_view kMessageCapacityIsNotFoundNoRetry = "CA could not find requested capacity";
 inline constexpr std::string_view kReasonFailedToCreatePods = "FailedToCreatePods";
+inline constexpr std::string_view kReasonFailedToBookCapacity = "FailedToBookCapacity";
 inline constexpr std::string_view kReasonCapacityReservationTimeExpired = "CapacityReservationTimeExpired";
 inline constexpr std::string_view kMessageCapacityReservationTimeExpired = "Capacity reservation time is expired";
 inline constexpr std::string_view kReasonCapacityBookingConsumed = "CapacityBookingConsumed";

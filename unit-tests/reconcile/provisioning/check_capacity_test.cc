@@ -382,6 +382,35 @@ TEST(CheckCapacity, BookingExpiresTenMinutesAfterProvisioned) {
   EXPECT_EQ(d.requeue_after, Duration(hours(24 * 7)));
 }
 
+TEST(CheckCapacity, ABookedRequestWhosePodTemplateIsDeletedFailsToBookCapacityAndReleasesIt) {
+  Fixture f;
+  ProvisioningRequestView r = Request("job", {{"one-cpu", 2}, {"two-cpu", 1}});
+  r = Applied(r, f.One(r, kT0));
+  ASSERT_FALSE(r.booking.empty());
+  std::erase_if(f.templates, [](const PodTemplateView& t) { return t.name == "two-cpu"; });
+  RequestDecision d = f.One(r, kT0 + minutes(1));
+  const Condition& c = Cond(d, kConditionFailed);
+  EXPECT_EQ(c.status, "True");
+  EXPECT_EQ(c.reason, "FailedToBookCapacity");
+  EXPECT_EQ(c.message,
+            "Couldn't create pods, err: missing pod templates, 2 pod templates were referenced, 1 templates were "
+            "missing: two-cpu");
+  EXPECT_TRUE(d.release_booking);
+  EXPECT_EQ(d.state, RequestState::kFailed);
+  EXPECT_EQ(Cond(d, kConditionProvisioned).status, "True");  // as upstream: Failed is added, Provisioned stays
+}
+
+TEST(CheckCapacity, AConsumedOrExpiredBookingNeedsNoTemplate) {
+  Fixture f;
+  ProvisioningRequestView r = Request("job", {{"one-cpu", 2}});
+  r = Applied(r, f.One(r, kT0));
+  f.templates.clear();
+  r.bound_consumers = 2;
+  EXPECT_EQ(Cond(f.One(r, kT0 + minutes(1)), kConditionBookingExpired).reason, "CapacityBookingConsumed");
+  r.bound_consumers = 0;
+  EXPECT_EQ(Cond(f.One(r, kT0 + minutes(10)), kConditionBookingExpired).reason, "CapacityReservationTimeExpired");
+}
+
 TEST(CheckCapacity, BookingConsumedWhenEveryConsumerPodIsBound) {
   Fixture f;
   ProvisioningRequestView r = Request("job", {{"one-cpu", 2}, {"two-cpu", 1}});
