@@ -3,7 +3,7 @@
 Every API write can fail with 409/429/5xx, a watch can drop, a manager can die; what berth does in each case:
 - an eviction answered 500/503 or a throttling 429 (Retry-After: 1, no budget named) is retried by the job with
   exponential backoff (--migration-eviction-backoff 1s here; at least the Retry-After); its Eviction condition and a
-  FailedEvict Event say which answer it waits on, a throttling 429 is not reported as a budget's refusal, no eviction
+  Warning Evicting Event say which answer it waits on, a throttling 429 is not reported as a budget's refusal, no eviction
   gets past the PDB, and the job Succeeds once the faults stop, with exactly one accepted eviction of its pod;
 - reservation creates and job spec/status writes answered 409/500/503: the job converges without a duplicate
   reservation (its name is the job's uid, so a repeated create is AlreadyExists; a "<uid>-1" only when another
@@ -177,13 +177,15 @@ class MigrationFaultsTest(unittest.TestCase):
                   "a throttled eviction attempt", timeout=40)
         self.assertNotIn("PodDisruptionBudget", self.condition("move-web", "Eviction")["message"])
         self.assertGreaterEqual(attempts(), 2)
-        # A FailedEvict Event per refused try, each wait longer: exponential backoff from 1s (±20%).
-        # The recorder posts Events from its own queue, after the condition: poll until two tries' are in.
+        # A Warning Evicting Event per refused try (koordinator's "Failed evict Pod ... caused by ..."), each wait
+        # longer: exponential backoff from 1s (±20%). The recorder posts Events from its own queue, after the
+        # condition: poll until two tries' are in.
         def retry_delays():
-            return sorted(float(m.group(1)) for e in self.events("move-web", "FailedEvict")
+            return sorted(float(m.group(1)) for e in self.events("move-web", "Evicting") if e["type"] == "Warning"
+                          and e["message"].startswith('Failed evict Pod "default/')
                           for m in [re.search(r"retrying in ([0-9.]+)s", e["message"])] if m)
         delays = self.wait(lambda: (d := retry_delays()) and len(d) >= 2 and d[-1] >= 1.6 and d,
-                           "FailedEvict Events of two tries, the later one waiting longer")
+                           "Warning Evicting Events of two tries, the later one waiting longer")
         self.assertLessEqual(delays[0], 1.2)
         self.assertGreaterEqual(delays[-1], 1.6)
         self.assertEqual(self.evictions(pod, accepted_only=False), 0, "no refused eviction reached the API")

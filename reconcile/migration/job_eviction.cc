@@ -77,7 +77,11 @@ EvictionDecision DecideAfterEviction(const JobSnapshot& job, const JobStatus& st
     std::string message = "Eviction attempt " + std::to_string(d.tries.attempts) + " of Pod " + key + " " + why +
                           "; retrying in " + Seconds(delay);
     UpsertCondition(d.status, kCondEviction, "False", kReasonEvicting, message, now);
-    d.events.push_back({"Warning", std::string(kReasonFailedEvict), message});
+    // koordinator's Warning for an eviction the API refused: reason Evicting, "Failed evict Pod %q
+    // caused by %v"; berth adds the try and the wait.
+    d.events.push_back({"Warning", std::string(kReasonEvicting),
+                        "Failed evict Pod " + Quoted(key) + " caused by " + why + " (attempt " +
+                            std::to_string(d.tries.attempts) + "); retrying in " + Seconds(delay)});
   };
   switch (outcome.result) {
     case EvictionResult::kAccepted: {
@@ -93,6 +97,7 @@ EvictionDecision DecideAfterEviction(const JobSnapshot& job, const JobStatus& st
         UpsertCondition(d.status, kCondEviction, "True", kReasonEvictComplete, message, now);
         d.status.phase = JobPhase::kSucceeded;
         d.status.status = std::string(kStatusComplete);
+        d.status.reason.clear();
         d.status.message = EvictedMessage(key);  // koordinator's evictPodDirectly
         d.events.push_back({"Normal", std::string(kStatusComplete), d.status.message});
       } else {

@@ -67,7 +67,11 @@ TEST(EvictionAnswerTest, ABlockedEvictionIsRetriedWithBackoffAndNamesTheBudget) 
             "retrying in 5.0s");
   ASSERT_EQ(d.events.size(), 1u);
   EXPECT_EQ(d.events[0].type, "Warning");
-  EXPECT_EQ(d.events[0].reason, "FailedEvict");
+  EXPECT_EQ(d.events[0].reason, "Evicting");
+  EXPECT_EQ(d.events[0].message,
+            "Failed evict Pod \"default/web-1\" caused by blocked by PodDisruptionBudget default/web-pdb (0 "
+            "disruptions allowed, 3 healthy, 3 desired): Cannot evict pod as it would violate the pod's disruption "
+            "budget. (attempt 1); retrying in 5.0s");
   EXPECT_EQ(d.tries.attempts, 1);
   EXPECT_TRUE(d.tries.refused_by_budget);
   EXPECT_EQ(d.tries.next_attempt, kT0 + seconds(5));

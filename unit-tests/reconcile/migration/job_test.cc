@@ -447,6 +447,8 @@ TEST(MigrationJobTest, EvictDirectlyEvictsAndSucceeds) {
   auto after = DecideAfterEviction(j, *d.status, {EvictionResult::kAccepted, 201, ""}, kT0, Options(), 0.5);
   EXPECT_EQ(after.status.phase, JobPhase::kSucceeded);
   EXPECT_EQ(after.status.status, "Complete");
+  EXPECT_EQ(after.status.reason, "");  // koordinator's evictPodDirectly clears it
+  EXPECT_EQ(after.status.message, "Pod \"default/web-1\" has been evicted");
   ASSERT_TRUE(after.transition);
   EXPECT_EQ(after.transition->to, JobPhase::kSucceeded);
 }
