@@ -76,6 +76,7 @@ Result<std::unique_ptr<ReschedulerController>> ReschedulerController::Setup(shim
   c->jobs_ = informers.InformerFor(shim::InformerKey{kPodMigrationJobsPath, "", ""});
   c->reservations_ =
       informers.InformerFor(shim::InformerKey{"/apis/scheduling.koordinator.sh/v1alpha1/reservations", "", ""});
+  c->budgets_ = informers.InformerFor(shim::InformerKey{"/apis/policy/v1/poddisruptionbudgets", "", ""});
 
   ReschedulerController* self = c.get();
   auto controller = manager.AddController(shim::ControllerOptions{"rescheduler", 1, nullptr, nullptr, &reg},
@@ -137,6 +138,15 @@ void ReschedulerController::LoadConfig() {
 
 rs::ReschedulerInput ReschedulerController::ReadInput() const {
   rs::ReschedulerInput input;
+  // The budgets by namespace, read once per pass; a pod is matched against those of its namespace.
+  std::map<std::string, std::vector<std::pair<std::string, rapidjson::Document>>, std::less<>> budgets;
+  for (const auto& b : budgets_->store().List()) {
+    auto doc = b->ToJson();
+    if (!doc) continue;
+    const std::string key = std::string(b->Namespace()) + "/" + std::string(b->Name());
+    input.disruptions_allowed[key] = ReadPdbFacts(*doc).disruptions_allowed;
+    budgets[std::string(b->Namespace())].emplace_back(key, std::move(*doc));
+  }
   for (const auto& n : nodes_->store().List()) {
     if (auto doc = n->ToJson()) input.nodes.push_back(ReadNodeView(*doc));
   }
@@ -146,7 +156,13 @@ rs::ReschedulerInput ReschedulerController::ReadInput() const {
     if (!node || node->empty() || (phase && (*phase == "Succeeded" || *phase == "Failed"))) continue;
     auto doc = p->ToJson();
     if (!doc) continue;
-    input.pods.push_back({ReadPodView(*doc), ReadPodFacts(*doc)});
+    rs::PodInfo info{ReadPodView(*doc), ReadPodFacts(*doc), {}};
+    if (auto in_ns = budgets.find(p->Namespace()); in_ns != budgets.end()) {
+      for (const auto& [key, budget] : in_ns->second) {
+        if (PdbSelects(budget, *doc)) info.budgets.push_back(key);
+      }
+    }
+    input.pods.push_back(std::move(info));
   }
   for (const auto& j : jobs_->store().List()) {
     rs::JobInfo info;

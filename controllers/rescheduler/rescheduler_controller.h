@@ -57,6 +57,7 @@ class ReschedulerController {
   std::shared_ptr<shim::SharedInformer> pods_;
   std::shared_ptr<shim::SharedInformer> jobs_;
   std::shared_ptr<shim::SharedInformer> reservations_;
+  std::shared_ptr<shim::SharedInformer> budgets_;  // PodDisruptionBudgets: a move must be allowed by its pod's
   shim::Controller* controller_ = nullptr;
   shim::CounterFamily* moves_total_ = nullptr;
   shim::GaugeFamily* config_valid_ = nullptr;

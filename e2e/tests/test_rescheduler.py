@@ -11,6 +11,8 @@ requests and node-1 at 0% once uncordoned.
   evicts nothing, creates no job;
 - preferred node affinity moves a pod whose node satisfies none of its preferredDuringScheduling weight to the node
   that satisfies it, and leaves it there;
+- a pod whose PodDisruptionBudget allows no disruption is not moved (no job, no reservation holding capacity); a
+  pass plans at most the disruptions the budget allows;
 - job creates the API server refuses (500/429/409) are counted as errors and decided again on the next pass;
 - a malformed ConfigMap keeps the last good configuration (dry-run reports go on), is reported as a Warning Event
   InvalidConfiguration on the ConfigMap, an error log line and berth_rescheduler_config_valid 0, and a fixed one
@@ -129,6 +131,23 @@ class ReschedulerTest(unittest.TestCase):
         r = self.sim.http("PUT", "/kubesim/admin/faults", json={"faultRate": 0})
         self.assertEqual(r.status_code, 200, r.text)
         self.wait(lambda: self.per_node() == {"node-0": 4, "node-1": 2}, "the moves once creates succeed", timeout=90)
+        self.assertEqual(len(self.jobs()), 2)
+
+    def test_a_budget_that_allows_no_disruption_stops_the_moves_until_it_allows_them(self):
+        pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web", "namespace": "default"},
+               "spec": {"minAvailable": 6, "selector": {"matchLabels": {"app": "web"}}}}
+        self.sim.apply_text(yaml.safe_dump(pdb))
+        self.wait(lambda: self.sim.get_json("/apis/policy/v1/namespaces/default/poddisruptionbudgets/web")
+                  .get("status", {}).get("currentHealthy") == 6, "the budget's status")
+        mark = len(self.mgr.log_text())
+        self.apply_config(lnu_config(dry_run=False))
+        self.wait(lambda: "PodDisruptionBudget default/web allows no disruption now" in self.mgr.log_text()[mark:],
+                  "a pass that leaves the pods to their budget")
+        self.assertEqual(self.jobs(), [], "no job (and no reservation holding capacity) for a move the budget forbids")
+        # One disruption allowed: each pass moves at most one pod of the budget, so the two moves come one by one.
+        self.sim.kubectl("patch", "pdb", "web", "--type=merge", "-p", '{"spec":{"minAvailable":5}}')
+        self.wait(lambda: self.per_node() == {"node-0": 4, "node-1": 2}, "the two moves once the budget allows",
+                  timeout=120)
         self.assertEqual(len(self.jobs()), 2)
 
     def test_dry_run_reports_the_moves_and_evicts_nothing(self):

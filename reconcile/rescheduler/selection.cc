@@ -268,6 +268,15 @@ class Pass {
       stopped_ = true;
     }
     if (stopped_) return Gate::kStop;
+    if (pod.budgets.size() > 1) {
+      Note(Key(pod) + " is selected by " + std::to_string(pod.budgets.size()) +
+           " PodDisruptionBudgets; the Eviction API refuses such a pod");
+      return Gate::kSkip;
+    }
+    if (pod.budgets.size() == 1 && Allowed(pod.budgets.front()) <= 0) {
+      Note(Key(pod) + ": PodDisruptionBudget " + pod.budgets.front() + " allows no disruption now");
+      return Gate::kSkip;
+    }
     if (l.max_pods_per_node > 0 && per_node_[pod.spec.node_name] >= l.max_pods_per_node) {
       Note("limit maxPodsPerNode (" + std::to_string(l.max_pods_per_node) + ") reached on " + pod.spec.node_name);
       return Gate::kSkip;
@@ -280,11 +289,21 @@ class Pass {
     return Gate::kTake;
   }
 
+  // Allowed: the budget's disruptionsAllowed less the moves this pass already planned under it (a
+  // budget not in the input, e.g. not yet observed by its controller, allows none).
+  int64_t Allowed(const std::string& budget) const {
+    auto it = input_.disruptions_allowed.find(budget);
+    const int64_t allowed = it == input_.disruptions_allowed.end() ? 0 : it->second;
+    auto spent = spent_.find(budget);
+    return allowed - (spent == spent_.end() ? 0 : spent->second);
+  }
+
   void Take(const PodInfo& pod, Move m) {
     m.pod_namespace = pod.spec.namespace_name;
     m.pod_name = pod.spec.name;
     m.pod_uid = pod.spec.uid;
     moved_.insert(Key(pod));
+    for (const std::string& budget : pod.budgets) spent_[budget]++;
     ++per_node_[pod.spec.node_name];
     ++per_namespace_[pod.spec.namespace_name];
     plan_.moves.push_back(std::move(m));
@@ -296,7 +315,7 @@ class Pass {
   Time now_;
   std::map<std::string, NodeState> nodes_;
   std::set<std::string> busy_, recent_, moved_;
-  std::map<std::string, int> per_node_, per_namespace_;
+  std::map<std::string, int> per_node_, per_namespace_, spent_;
   int active_jobs_ = 0;
   bool stopped_ = false;
   Plan plan_;

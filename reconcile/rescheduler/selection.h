@@ -24,7 +24,10 @@
 // deleted, pass the migration code's evictability rules (reconcile/migration/evictability), are
 // scheduled by berth (ReservationFirst needs it), have no active job and had no job created
 // within the cooldown. Limits: per pass, per source node, per namespace, and the number of the
-// rescheduler's jobs still running.
+// rescheduler's jobs still running. And the pod's PodDisruptionBudget (the seed: a move must be
+// "allowed by the pod's disruption budget"): a pod under a budget that allows no disruption now,
+// or under several budgets (the Eviction API refuses those), is not moved; each move of a pass
+// spends one of its budget's disruptionsAllowed, so one pass never plans more than it allows.
 #pragma once
 
 #include <map>
@@ -45,6 +48,7 @@ inline constexpr std::string_view kStrategyPreferredNodeAffinity = "PreferredNod
 struct PodInfo {
   placement::PodSpecView spec;
   migration::PodFacts facts;
+  std::vector<std::string> budgets;  // "namespace/name" of the PodDisruptionBudgets selecting it
 };
 
 // JobInfo: one PodMigrationJob as the cooldown and the limits see it.
@@ -63,6 +67,8 @@ struct ReschedulerInput {
   // Capacity active Reservations hold per node (their allocatable; a migration's reservation
   // counts on its target before the replacement binds).
   std::map<std::string, ResourceAmounts, std::less<>> reserved;
+  // status.disruptionsAllowed of each PodDisruptionBudget, by "namespace/name".
+  std::map<std::string, int64_t, std::less<>> disruptions_allowed;
 };
 
 struct PlanOptions {

@@ -75,6 +75,29 @@ TEST(LowNodeUtilizationTest, MovesLowestPriorityPodsFromTheHotNodeUntilItIsWithi
       << plan.moves[0].reason;
 }
 
+TEST(LowNodeUtilizationTest, APodsDisruptionBudgetBoundsTheMovesOfAPass) {
+  ReschedulerInput in = HotAndCold();
+  // p0 and p1 under budget "default/web" allowing 1; p2 under two budgets; p3 under one allowing none.
+  in.pods[0].budgets = in.pods[1].budgets = {"default/web"};
+  in.pods[2].budgets = {"default/web", "default/web2"};
+  in.pods[3].budgets = {"default/frozen"};
+  in.disruptions_allowed = {{"default/web", 1}, {"default/web2", 5}, {"default/frozen", 0}};
+  Plan plan = PlanRescheduling(in, LnuConfig(), {}, kNow);
+  // p0 spends web's one disruption; p1, p2 (two budgets) and p3 are skipped; p4 and p5 have none.
+  EXPECT_EQ(Names(plan), (std::vector<std::string>{"p0", "p4", "p5"}));
+  auto noted = [&](const std::string& text) {
+    return std::any_of(plan.notes.begin(), plan.notes.end(),
+                       [&](const std::string& n) { return n.find(text) != std::string::npos; });
+  };
+  EXPECT_TRUE(noted("default/p1: PodDisruptionBudget default/web allows no disruption now"));
+  EXPECT_TRUE(noted("default/p2 is selected by 2 PodDisruptionBudgets"));
+  EXPECT_TRUE(noted("default/p3: PodDisruptionBudget default/frozen allows no disruption now"));
+  // A budget the input does not know (its status not yet written) allows none.
+  ReschedulerInput unknown = HotAndCold();
+  for (auto& pod : unknown.pods) pod.budgets = {"default/new"};
+  EXPECT_TRUE(PlanRescheduling(unknown, LnuConfig(), {}, kNow).moves.empty());
+}
+
 TEST(LowNodeUtilizationTest, NothingMovesWithoutAnUnderOrAnOverNode) {
   ReschedulerInput balanced = HotAndCold();
   balanced.nodes[1] = Node("cold");
@@ -238,6 +261,20 @@ TEST(PreferredNodeAffinityTest, APodAlreadyOnItsBestNodeStays) {
   p.spec.preferred_node_affinity = {Prefer(100, "west")};
   in.pods = {p};
   EXPECT_TRUE(PlanRescheduling(in, AffinityConfig(), {}, kNow).moves.empty());
+}
+
+TEST(PreferredNodeAffinityTest, APodWhoseBudgetAllowsNoDisruptionStays) {
+  ReschedulerInput in;
+  in.nodes = {Node("a"), Node("b")};
+  in.nodes[1].labels["zone"] = "west";
+  PodInfo p = Pod("p", "a", 1000);
+  p.spec.preferred_node_affinity = {Prefer(80, "west")};
+  p.budgets = {"default/pdb"};
+  in.pods = {p};
+  in.disruptions_allowed = {{"default/pdb", 0}};
+  EXPECT_TRUE(PlanRescheduling(in, AffinityConfig(), {}, kNow).moves.empty());
+  in.disruptions_allowed["default/pdb"] = 1;
+  EXPECT_EQ(PlanRescheduling(in, AffinityConfig(), {}, kNow).moves.size(), 1u);
 }
 
 TEST(ReschedulingTest, StrategiesShareTheLimitsAndNeverMoveAPodTwice) {
