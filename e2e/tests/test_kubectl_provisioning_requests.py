@@ -12,7 +12,11 @@ from kubesim_fixture import KUBECTL, KUBECTL134, ROOT, SimPerClass, kubectl_tabl
 KUBECTLS = (("v1.32", KUBECTL), ("v1.34", KUBECTL134))
 TESTDATA = os.path.join(ROOT, "e2e", "testdata", "provisioningrequest")
 DEPRECATION = "Warning: autoscaling.k8s.io/v1beta1 API is deprecated"
-IMMUTABLE = 'is invalid: spec: Invalid value: "object": Value is immutable'
+
+
+def immutable(field, kind):
+    """kube-apiserver's wording for a failed `self == oldSelf` rule on `field` (an OpenAPI type)."""
+    return f'is invalid: {field}: Invalid value: "{kind}": Value is immutable'
 CHECK_CAPACITY = "check-capacity.autoscaling.x-k8s.io"
 
 
@@ -109,23 +113,33 @@ class ProvisioningRequestCrd(SimPerClass, unittest.TestCase):
 
     def test_the_spec_is_immutable_whatever_the_client_or_version(self):
         self.sim.apply_text(json.dumps(request("frozen", parameters={"noRetry": "false"})))
-        changes = {"count": {"spec": {"podSets": [{"count": 2, "podTemplateRef": {"name": "t"}}]}},
-                   "class": {"spec": {"provisioningClassName": "best-effort-atomic-scale-up.autoscaling.x-k8s.io"}},
-                   "parameter": {"spec": {"parameters": {"noRetry": "true"}}}}
+        # The rule sits on each field, as in the upstream CRD: the error names the field.
+        changes = {"count": ({"spec": {"podSets": [{"count": 2, "podTemplateRef": {"name": "t"}}]}},
+                             immutable("spec.podSets", "array")),
+                   "class": ({"spec": {"provisioningClassName": "best-effort-atomic-scale-up.autoscaling.x-k8s.io"}},
+                             immutable("spec.provisioningClassName", "string")),
+                   "parameter": ({"spec": {"parameters": {"noRetry": "true"}}}, immutable("spec.parameters", "object"))}
         for version, kubectl in KUBECTLS:
-            for what, patch in changes.items():
+            for what, (patch, expected) in changes.items():
                 with self.subTest(kubectl=version, change=what):
                     result = self.sim.run(kubectl, "patch", "provreq", "frozen", "--type=merge", "-p",
                                           json.dumps(patch), check=False)
                     self.assertNotEqual(result.returncode, 0)
-                    self.assertIn('The ProvisioningRequest "frozen" ' + IMMUTABLE, result.stderr)
+                    self.assertIn('The ProvisioningRequest "frozen" ' + expected, result.stderr)
         # kubectl apply of an edited manifest, through v1beta1 too.
         edited = request("frozen", pod_sets=[{"count": 3, "podTemplateRef": {"name": "t"}}],
                          parameters={"noRetry": "false"})
         edited["apiVersion"] = "autoscaling.x-k8s.io/v1beta1"
         result = self.sim.run(KUBECTL, "apply", "-f", "-", input=json.dumps(edited), check=False)
         self.assertNotEqual(result.returncode, 0)
-        self.assertIn(IMMUTABLE, result.stderr)
+        self.assertIn(immutable("spec.podSets", "array"), result.stderr)
+        # A transition rule does not run where the old object had no value: parameters may be added to a request
+        # created without any (upstream's CRD behaves so too), never changed after.
+        self.sim.apply_text(json.dumps(request("open")))
+        self.sim.kubectl("patch", "provreq", "open", "--type=merge", "-p", json.dumps({"spec": {"parameters": {"a": "b"}}}))
+        result = self.sim.run(KUBECTL, "patch", "provreq", "open", "--type=merge", "-p",
+                              json.dumps({"spec": {"parameters": {"a": "c"}}}), check=False)
+        self.assertIn(immutable("spec.parameters", "object"), result.stderr)
         # Labels and status still change; the spec is what it was.
         self.sim.kubectl("label", "provreq", "frozen", "team=a")
         self.sim.kubectl("patch", "provreq", "frozen", "--subresource=status", "--type=merge", "-p",
