@@ -58,8 +58,11 @@ class Builder {
   Builder(const JobSnapshot& job, Time now, const MigrationOptions& options)
       : job_(job), now_(now), options_(options), status_(job.status) {}
 
-  void Fail(std::string_view type, std::string_view reason, const std::string& message) {
+  // Fail: the job fails with koordinator's `message` (its condition and status); `detail`, berth's
+  // explanation, goes only into the Warning Event.
+  void Fail(std::string_view type, std::string_view reason, const std::string& message, const std::string& detail = "") {
     events_.push_back(FailJob(status_, type, reason, message, now_));
+    events_.back().message += detail;
     if (ReservationToFree(job_)) actions_.push_back({ActionKind::kDeleteReservation, job_.reservation->name});
   }
   void HeldByPdb() { held_by_pdb_ = true; }
@@ -358,12 +361,12 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
     return b.Finish(std::nullopt);
   }
   if (auto deadline = JobDeadline(job, options); deadline && now >= *deadline) {
-    std::string message = "Abort job caused by timeout";
     std::string_view step = WaitingStep(job.status, *mode);
+    std::string detail;
     if (const Condition* c = FindCondition(job.status, step); c && !c->message.empty()) {
-      message += " (" + std::string(step) + ": " + c->message + ")";
+      detail = " (" + std::string(step) + ": " + c->message + ")";
     }
-    b.Fail(step, kReasonTimeout, message);
+    b.Fail(step, kReasonTimeout, "Abort job caused by timeout", detail);
     return b.Finish(std::nullopt);
   }
   // A Pending job whose eviction went out while none of its status writes got through (the API
@@ -433,8 +436,8 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
     b.Set(kCondReservationCreated, "True", "", "Reservation " + reservation + " is used for Pod " + key);
   }
   if (r.expired) {
-    b.Fail(kCondReservationScheduled, kReasonReservationExpired,
-           "Reservation " + reservation + " expired" + (r.failed_reason.empty() ? "" : " (" + r.failed_reason + ")"));
+    b.Fail(kCondReservationScheduled, kReasonReservationExpired, "Reservation expired",
+           " (Reservation " + reservation + (r.failed_reason.empty() ? "" : ", " + r.failed_reason) + ")");
     return b.Finish(std::nullopt);
   }
   // Before the node check: a reservation another pod took while the scheduler's placement write was
@@ -469,8 +472,8 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
   }
   if (!evicted && pod_present && r.node_name == job.pod->node_name) {
     b.Fail(kCondReservationScheduled, kReasonForbiddenMigratePod,
-           "Scheduler assignes the Reservation " + Quoted(reservation) + " on the same node as the Pod (node " +
-               r.node_name + ", Pod " + key + ")");
+           "Scheduler assignes the Reservation " + Quoted(reservation) + " on the same node as the Pod",
+           " (node " + r.node_name + ", Pod " + key + ")");
     return b.Finish(std::nullopt);
   }
   if (!ConditionIs(b.status(), kCondReservationScheduled, "True")) {

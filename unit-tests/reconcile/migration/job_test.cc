@@ -139,8 +139,10 @@ TEST(MigrationJobTest, AReservationOnThePodsOwnNodeFailsTheJobAndIsDeleted) {
   auto d = DecideMigration(j, kT0, Options());
   EXPECT_EQ(d.status->phase, JobPhase::kFailed);
   EXPECT_EQ(d.status->reason, "ForbiddenMigratePod");
-  EXPECT_EQ(d.status->message,
-            // koordinator's wording (its typo included), then the node and pod.
+  // koordinator's wording (its typo included); the Event adds the node and pod.
+  EXPECT_EQ(d.status->message, "Scheduler assignes the Reservation \"job-uid\" on the same node as the Pod");
+  ASSERT_FALSE(d.events.empty());
+  EXPECT_EQ(d.events.back().message,
             "Scheduler assignes the Reservation \"job-uid\" on the same node as the Pod (node node-0, Pod "
             "default/web-1)");
   EXPECT_EQ(Cond(*d.status, kCondReservationScheduled).reason, "ForbiddenMigratePod");
@@ -304,8 +306,9 @@ TEST(MigrationJobTest, TheTtlAbortsTheJobNamesTheStepAndDeletesOnlyItsOwnUnusedR
   auto d = DecideMigration(j, kT0 + minutes(5), Options());
   EXPECT_EQ(d.status->phase, JobPhase::kFailed);
   EXPECT_EQ(d.status->reason, "Timeout");
-  EXPECT_EQ(d.status->message,
-            "Abort job caused by timeout (Eviction: Eviction attempt 4 of Pod default/web-1 blocked)");
+  EXPECT_EQ(d.status->message, "Abort job caused by timeout");  // koordinator's; the Event names the step
+  ASSERT_FALSE(d.events.empty());
+  EXPECT_EQ(d.events[0].message, "Abort job caused by timeout (Eviction: Eviction attempt 4 of Pod default/web-1 blocked)");
   EXPECT_EQ(Cond(*d.status, kCondEviction).reason, "Timeout");
   EXPECT_EQ(d.actions, (std::vector<Action>{{ActionKind::kDeleteReservation, "job-uid"}}));
   EXPECT_EQ(d.events[0].type, "Warning");
@@ -337,7 +340,8 @@ TEST(MigrationJobTest, ReservationProblemsFailTheJob) {
   expired.reservation->failed_reason = "Expired";
   auto d = DecideMigration(expired, kT0, Options());
   EXPECT_EQ(d.status->reason, "ReservationExpired");
-  EXPECT_EQ(d.status->message, "Reservation job-uid expired (Expired)");
+  EXPECT_EQ(d.status->message, "Reservation expired");
+  EXPECT_EQ(d.events.back().message, "Reservation expired (Reservation job-uid, Expired)");
 
   JobSnapshot missing = Running();
   auto m = DecideMigration(missing, kT0, Options());
