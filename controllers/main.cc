@@ -18,6 +18,7 @@
 #include "clientgo-shim/manager/manager_flags.h"
 #include "clientgo-shim/manager/signals.h"
 #include "clientgo-shim/metrics/standard_metrics.h"
+#include "controllers/common/api_discovery.h"
 #include "controllers/extender/extender_server.h"
 #include "controllers/manager/berth_flags.h"
 #include "controllers/manager/controller_registry.h"
@@ -82,6 +83,29 @@ int main(int argc, char** argv) {
   std::unique_ptr<controllers::ResourcePolicyController> resourcepolicy_controller;
   std::unique_ptr<controllers::MigrationController> migration_controller;
   std::unique_ptr<controllers::ReschedulerController> rescheduler_controller;
+  // What a controller cannot work without (ControllerRegistration::missing_api): the first API
+  // discovery says is not served, "" when all are (or discovery could not tell).
+  using Api = std::pair<std::string_view, std::string_view>;  // group/version, plural
+  constexpr Api kReservationsApi{"scheduling.koordinator.sh/v1alpha1", "reservations"};
+  constexpr Api kMigrationJobsApi{"scheduling.koordinator.sh/v1alpha1", "podmigrationjobs"};
+  auto first_missing = [&rest_ref](std::initializer_list<Api> apis) -> std::string {
+    for (const auto& [group_version, plural] : apis) {
+      if (controllers::ResourceServed(*rest_ref, group_version, plural) == false) {
+        return std::string(group_version) + " " + std::string(plural);
+      }
+    }
+    return "";
+  };
+  auto reservations_missing = [&] { return first_missing({kReservationsApi}); };
+  auto migration_missing = [&] { return first_missing({kReservationsApi, kMigrationJobsApi}); };
+  auto provisioning_missing = [&]() -> std::string {
+    // v1, or the deprecated v1beta1 of an older CRD (the controller reads either).
+    if (first_missing({{"autoscaling.x-k8s.io/v1", "provisioningrequests"}}) != "" &&
+        first_missing({{"autoscaling.x-k8s.io/v1beta1", "provisioningrequests"}}) != "") {
+      return "autoscaling.x-k8s.io/v1 provisioningrequests";
+    }
+    return first_missing({kReservationsApi});
+  };
   const std::vector<controllers::ControllerRegistration> controller_table = {
       {"reservation", true,
        [&]() -> Status {
@@ -95,7 +119,8 @@ int main(int argc, char** argv) {
          if (!c) return std::unexpected(c.error());
          reservation_controller = std::move(*c);
          return {};
-       }},
+       },
+       reservations_missing},
       {"scheduler", true,
        [&]() -> Status {
          controllers::SchedulerControllerOptions options;
@@ -112,7 +137,8 @@ int main(int argc, char** argv) {
          if (!c) return std::unexpected(c.error());
          scheduler_controller = std::move(*c);
          return {};
-       }},
+       },
+       reservations_missing},
       {"resourcepolicy", true,
        [&]() -> Status {
          auto c = controllers::ResourcePolicyController::Setup(*manager, rest_ref, {});
@@ -137,7 +163,8 @@ int main(int argc, char** argv) {
            externalgrpc_scale_up = std::move(*scale_up);
          }
          return {};
-       }},
+       },
+       provisioning_missing},
       {"migration", true,
        [&]() -> Status {
          controllers::MigrationControllerOptions options;
@@ -150,7 +177,8 @@ int main(int argc, char** argv) {
          if (!c) return std::unexpected(c.error());
          migration_controller = std::move(*c);
          return {};
-       }},
+       },
+       migration_missing},
       {"rescheduler", true,
        [&]() -> Status {
          controllers::ReschedulerControllerOptions options;
@@ -162,7 +190,8 @@ int main(int argc, char** argv) {
          if (!c) return std::unexpected(c.error());
          rescheduler_controller = std::move(*c);
          return {};
-       }},
+       },
+       migration_missing},
   };
   if (auto exit_code = controllers::ParseBerthFlags(*rest_args, controller_table, flags)) return *exit_code;
   // The externalgrpc cloud provider: the cloud-config file, then the flags over it.

@@ -87,6 +87,15 @@ Status StartControllers(const std::vector<ControllerRegistration>& table, const 
       log::Warn("setup", "controller is not built into this berth-manager; skipped", {{"controller", c.name}});
       continue;
     }
+    if (c.missing_api) {
+      if (std::string missing = c.missing_api(); !missing.empty()) {
+        log::Error("setup",
+                   "controller not started: the API server does not serve an API it needs; apply the CRDs "
+                   "(crds/) and restart berth-manager, or leave the controller out with --controllers",
+                   {{"controller", c.name}, {"api", missing}});
+        continue;
+      }
+    }
     if (auto s = c.start(); !s) {
       return MakeError(s.error().code, "cannot set up the " + c.name + " controller: " + s.error().message);
     }

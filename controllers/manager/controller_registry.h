@@ -30,6 +30,11 @@ struct ControllerRegistration {
   // is known (so --controllers accepts its name) but not built into this binary yet; selecting it
   // is logged and skipped.
   std::function<Status()> start;
+  // missing_api names an API the controller cannot work without that the server does not serve
+  // (its CRD not installed), or returns "". Such a controller is not started, with an error line
+  // saying which API: it would wait forever for an informer that cannot sync, and every other
+  // controller would wait with it.
+  std::function<std::string()> missing_api;
 };
 
 // kDefaultControllers is the flag's default, as in kube-controller-manager.
@@ -43,7 +48,8 @@ Result<std::vector<std::string>> SelectControllers(std::string_view flag_value,
                                                    const std::vector<ControllerRegistration>& table);
 
 // StartControllers calls `start` of each enabled controller in table order and stops at the first
-// error, naming the controller. Controllers without a start function are logged and skipped.
+// error, naming the controller. Controllers without a start function, or whose missing_api names
+// one, are logged and skipped.
 Status StartControllers(const std::vector<ControllerRegistration>& table, const std::vector<std::string>& enabled);
 
 // ControllerNamesUsage lists the table for --help: "reservation, scheduler, provisioningrequest

@@ -1,6 +1,8 @@
 // controllers/provisioning/provisioning_codec.cc
 #include "controllers/provisioning/provisioning_codec.h"
 
+#include "controllers/common/api_discovery.h"
+
 #include <cstdio>
 
 #include "clientgo-shim/api/quantity.h"
@@ -280,20 +282,6 @@ prov::BookedSlice ReadBookedSlice(const Value& reservation) {
   return s;
 }
 
-Result<bool> ListsProvisioningRequests(std::string_view body) {
-  Document doc;
-  doc.Parse(body.data(), body.size());
-  if (doc.HasParseError() || !doc.IsObject()) {
-    return MakeError(ErrorCode::kInvalidArgument, "discovery answer is not a JSON object");
-  }
-  const Value* resources = json::Member(doc, "resources");
-  if (resources == nullptr || !resources->IsArray()) {
-    return MakeError(ErrorCode::kInvalidArgument, "discovery answer has no resources list (not an APIResourceList)");
-  }
-  for (const auto& r : resources->GetArray()) {
-    if (r.IsObject() && json::GetString(r, {"name"}) == "provisioningrequests") return true;
-  }
-  return false;
-}
+Result<bool> ListsProvisioningRequests(std::string_view body) { return ListsResource(body, "provisioningrequests"); }
 
 }  // namespace berth::controllers

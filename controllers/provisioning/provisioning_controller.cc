@@ -1,6 +1,8 @@
 // controllers/provisioning/provisioning_controller.cc
 #include "controllers/provisioning/provisioning_controller.h"
 
+#include "controllers/common/api_discovery.h"
+
 #include <algorithm>
 
 #include "clientgo-shim/base/json.h"
@@ -80,20 +82,7 @@ Document FinalizerPatch(const Value& object, std::string_view resource_version, 
 // Served: whether GET /apis/autoscaling.x-k8s.io/<version> lists provisioningrequests; nullopt
 // when discovery could not answer (not a 404).
 std::optional<bool> Served(shim::RestClient& rest, std::string_view version) {
-  shim::RestRequest request;
-  request.path = std::string("/apis/") + kProvisioningGroup + "/" + std::string(version);
-  auto response = rest.Do(request);
-  if (!response) {
-    if (response.error().code == ErrorCode::kNotFound) return false;
-    return std::nullopt;
-  }
-  auto lists = ListsProvisioningRequests(response->body);
-  if (!lists) {
-    log::Warn(kLogger, "cannot read the ProvisioningRequest API discovery",
-              {{"path", request.path}, {"error", lists.error().message}});
-    return std::nullopt;
-  }
-  return *lists;
+  return ResourceServed(rest, std::string(kProvisioningGroup) + "/" + std::string(version), "provisioningrequests");
 }
 
 // ServedVersion: v1 unless discovery says only v1beta1 is served (an older CRD left in place,

@@ -1,5 +1,7 @@
 #include "controllers/resourcepolicy/resourcepolicy_controller.h"
 
+#include "controllers/common/api_discovery.h"
+
 #include <atomic>
 #include <thread>
 
@@ -18,7 +20,6 @@ namespace rp = reconcile::resourcepolicy;
 using Kind = rp::CostAnnotationDecision::Kind;
 
 constexpr char kLogger[] = "resourcepolicy";
-constexpr char kGroupVersionPath[] = "/apis/scheduling.sigs.x-k8s.io/v1alpha1";
 constexpr char kPoliciesPath[] = "/apis/scheduling.sigs.x-k8s.io/v1alpha1/resourcepolicies";
 constexpr char kNamespaceIndex[] = "resourcepolicy.namespace";
 // A write whose echo never arrives (the watch relisted past it) stops shadowing the cache after this.
@@ -60,11 +61,7 @@ bool Transient(const Error& e) {
 }  // namespace
 
 bool ResourcePoliciesServed(shim::RestClient& rest) {
-  shim::RestRequest request;
-  request.path = kGroupVersionPath;
-  auto response = rest.Do(request);
-  if (!response) return response.error().code != ErrorCode::kNotFound;
-  return response->body.find("\"resourcepolicies\"") != std::string::npos;
+  return ResourceServed(rest, "scheduling.sigs.x-k8s.io/v1alpha1", "resourcepolicies").value_or(true);
 }
 
 ResourcePolicyController::ResourcePolicyController(shim::RestClientPtr rest, ResourcePolicyControllerOptions options)

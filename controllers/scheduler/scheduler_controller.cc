@@ -4,6 +4,7 @@
 // half (schedule, bind, PodScheduled=False). The reservation half is reservation_placer.cc.
 #include "controllers/scheduler/scheduler_controller.h"
 
+#include "controllers/common/api_discovery.h"
 #include "controllers/scheduler/default_spread.h"
 
 #include <algorithm>
@@ -42,14 +43,10 @@ bool LabelsEqual(const shim::CachedObject& a, const shim::CachedObject& b) {
 
 constexpr char kResourcePoliciesPath[] = "/apis/scheduling.sigs.x-k8s.io/v1alpha1/resourcepolicies";
 
-// ResourcePoliciesServed asks discovery whether the ResourcePolicy resource exists. Only a 404
-// says no: on any other failure the informer is created and retries like every other.
+// ResourcePoliciesServed asks discovery whether the ResourcePolicy resource exists; only a clear
+// "no" (a 404, a list without it) says so: otherwise the informer is created and retries.
 bool ResourcePoliciesServed(shim::RestClient& rest) {
-  shim::RestRequest request;
-  request.path = "/apis/scheduling.sigs.x-k8s.io/v1alpha1";
-  auto response = rest.Do(request);
-  if (!response) return response.error().code != ErrorCode::kNotFound;
-  return response->body.find("\"resourcepolicies\"") != std::string::npos;
+  return ResourceServed(rest, "scheduling.sigs.x-k8s.io/v1alpha1", "resourcepolicies").value_or(true);
 }
 
 shim::ObjectReference PodReference(const placement::PodSpecView& pod) {

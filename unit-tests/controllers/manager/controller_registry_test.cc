@@ -105,6 +105,22 @@ TEST(StartControllersTest, ControllersWithoutAStartFunctionAreSkipped) {
   EXPECT_EQ(started, 1);
 }
 
+TEST(StartControllersTest, AControllerWhoseApiIsNotServedIsSkippedAndTheOthersStart) {
+  std::vector<std::string> started;
+  auto starter = [&](std::string name) {
+    return [&started, name]() -> Status {
+      started.push_back(name);
+      return {};
+    };
+  };
+  std::vector<ControllerRegistration> table = {
+      {"reservation", true, starter("reservation"), [] { return std::string(); }},
+      {"migration", true, starter("migration"), [] { return std::string("scheduling.koordinator.sh/v1alpha1 podmigrationjobs"); }},
+      {"scheduler", true, starter("scheduler"), nullptr}};
+  ASSERT_TRUE(StartControllers(table, {"reservation", "migration", "scheduler"}).has_value());
+  EXPECT_EQ(started, (Names{"reservation", "scheduler"}));
+}
+
 TEST(StartControllersTest, TheFirstFailureStopsAndNamesTheController) {
   bool later_started = false;
   std::vector<ControllerRegistration> table = {
