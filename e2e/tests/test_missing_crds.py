@@ -1,39 +1,26 @@
 """berth-manager on a cluster where some of its CRDs are not installed (kubesim, real kubectl).
 
-Only the Reservation and ProvisioningRequest CRDs are applied: the controllers that need the PodMigrationJob CRD
-(migration, rescheduler) are not started, each with an error line naming the API, and the others work: berth is
-ready and a check-capacity ProvisioningRequest is provisioned. Without this the manager waited for the
+The PodMigrationJob and ResourcePolicy CRDs are removed before berth starts: the controllers that need the
+PodMigrationJob CRD (migration, rescheduler) are not started, each with an error line naming the API, and the others
+work: berth is ready and a check-capacity ProvisioningRequest is provisioned. Without this the manager waited for the
 PodMigrationJob informer, which can never sync, and no controller started at all.
 """
 import os
 import unittest
 
-from kubesim_fixture import ROOT, BerthManager, Kubesim
+from kubesim_fixture import ROOT, start_cluster_for
 from provisioning_fixture import ProvisioningHelpers
 
 TESTDATA = os.path.join(ROOT, "e2e", "testdata", "provisioningrequest")
 
 
-class MissingCrdsTest(ProvisioningHelpers, unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.sim = Kubesim(nodes=2, node_cpu="4")
-        cls.mgr = None
-        try:
-            for name in ("scheduling.koordinator.sh_reservations.yaml", "autoscaling.x-k8s.io_provisioningrequests.yaml"):
-                cls.sim.kubectl("apply", "-f", os.path.join(ROOT, "crds", name))
-            cls.sim.kubectl("wait", "--for=condition=established", "crd/reservations.scheduling.koordinator.sh",
-                            "crd/provisioningrequests.autoscaling.x-k8s.io", "--timeout=10s")
-            cls.mgr = BerthManager(cls.sim)  # waits for /readyz
-        except BaseException:
-            cls.tearDownClass()
-            raise
+def remove_optional_crds(sim):
+    sim.kubectl("delete", "crd", "podmigrationjobs.scheduling.koordinator.sh", "resourcepolicies.scheduling.sigs.x-k8s.io")
 
-    @classmethod
-    def tearDownClass(cls):
-        if cls.mgr:
-            cls.mgr.stop()
-        cls.sim.stop()
+
+class MissingCrdsTest(ProvisioningHelpers, unittest.TestCase):
+    def setUp(self):
+        start_cluster_for(self, 2, {"node_cpu": "4"}, setup=remove_optional_crds)  # waits for /readyz
 
     def test_controllers_whose_crd_is_missing_are_not_started_and_the_others_work(self):
         log = self.mgr.log_text()

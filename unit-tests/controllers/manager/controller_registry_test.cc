@@ -20,6 +20,14 @@ Names Select(std::string_view value) {
   return r ? *r : Names{};
 }
 
+// Recording: a start function that appends `name` to `started`.
+std::function<Status()> Recording(std::vector<std::string>& started, std::string name) {
+  return [&started, name = std::move(name)]() -> Status {
+    started.push_back(name);
+    return {};
+  };
+}
+
 std::string SelectError(std::string_view value) {
   auto r = SelectControllers(value, Table());
   EXPECT_FALSE(r.has_value()) << value;
@@ -79,12 +87,7 @@ TEST(SelectControllersTest, ASelectionThatEnablesNothingIsRejected) {
 
 TEST(StartControllersTest, OnlyEnabledControllersStartInTableOrder) {
   std::vector<std::string> started;
-  auto starter = [&](std::string name) {
-    return [&started, name]() -> Status {
-      started.push_back(name);
-      return {};
-    };
-  };
+  auto starter = [&started](std::string name) { return Recording(started, std::move(name)); };
   std::vector<ControllerRegistration> table = {
       {"reservation", true, starter("reservation")}, {"scheduler", true, starter("scheduler")},
       {"provisioningrequest", true, starter("provisioningrequest")}};
@@ -107,12 +110,7 @@ TEST(StartControllersTest, ControllersWithoutAStartFunctionAreSkipped) {
 
 TEST(StartControllersTest, AControllerWhoseApiIsNotServedIsSkippedAndTheOthersStart) {
   std::vector<std::string> started;
-  auto starter = [&](std::string name) {
-    return [&started, name]() -> Status {
-      started.push_back(name);
-      return {};
-    };
-  };
+  auto starter = [&started](std::string name) { return Recording(started, std::move(name)); };
   std::vector<ControllerRegistration> table = {
       {"reservation", true, starter("reservation"), [] { return std::string(); }},
       {"migration", true, starter("migration"), [] { return std::string("scheduling.koordinator.sh/v1alpha1 podmigrationjobs"); }},
