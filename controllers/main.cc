@@ -5,6 +5,8 @@
 #include <charconv>
 #include <iostream>
 #include <limits>
+#include <map>
+#include <optional>
 #include <thread>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -88,11 +90,13 @@ int main(int argc, char** argv) {
   using Api = std::pair<std::string_view, std::string_view>;  // group/version, plural
   constexpr Api kReservationsApi{"scheduling.koordinator.sh/v1alpha1", "reservations"};
   constexpr Api kMigrationJobsApi{"scheduling.koordinator.sh/v1alpha1", "podmigrationjobs"};
-  auto first_missing = [&rest_ref](std::initializer_list<Api> apis) -> std::string {
-    for (const auto& [group_version, plural] : apis) {
-      if (controllers::ResourceServed(*rest_ref, group_version, plural) == false) {
-        return std::string(group_version) + " " + std::string(plural);
-      }
+  // Several controllers need the same API: each is asked of discovery once (start-up, one thread).
+  std::map<Api, std::optional<bool>> served;
+  auto first_missing = [&rest_ref, &served](std::initializer_list<Api> apis) -> std::string {
+    for (const Api& api : apis) {
+      auto it = served.find(api);
+      if (it == served.end()) it = served.emplace(api, controllers::ResourceServed(*rest_ref, api.first, api.second)).first;
+      if (it->second == false) return std::string(api.first) + " " + std::string(api.second);
     }
     return "";
   };

@@ -1,8 +1,6 @@
 // controllers/provisioning/provisioning_codec.cc
 #include "controllers/provisioning/provisioning_codec.h"
 
-#include "controllers/common/api_discovery.h"
-
 #include <cstdio>
 
 #include "clientgo-shim/api/quantity.h"
@@ -282,6 +280,5 @@ prov::BookedSlice ReadBookedSlice(const Value& reservation) {
   return s;
 }
 
-Result<bool> ListsProvisioningRequests(std::string_view body) { return ListsResource(body, "provisioningrequests"); }
 
 }  // namespace berth::controllers

@@ -50,9 +50,6 @@ rapidjson::Document StatusBody(const rapidjson::Value& object,
                                const std::vector<reconcile::provisioning::Condition>& conditions,
                                std::string_view version = kProvisioningVersion);
 
-// ListsProvisioningRequests: whether an APIResourceList (GET /apis/autoscaling.x-k8s.io/<version>)
-// names the resource "provisioningrequests". A body that is not such a list is an error saying so.
-Result<bool> ListsProvisioningRequests(std::string_view body);
 
 // BookingReservationName: "provreq-<request uid>-<16 hex digits of FNV-1a of the node>":
 // deterministic, so a pass that repeats after a lost status write finds the same objects.

@@ -42,23 +42,18 @@ std::expected<PodQuery, FitError> PreparePod(const ClusterSnapshot::State& s, co
   q.required = pod.reservation_affinity != nullptr && !pod.reservation_ignored;
 
   // ResourcePolicy PreFilter: at most one policy of the namespace may select the pod.
-  if (auto ns = s.policies_by_namespace.find(pod.namespace_name); ns != s.policies_by_namespace.end()) {
-    std::vector<std::string> matched;
-    for (const PolicyEntry* policy : ns->second) {
-      if (!PolicySelectsPod(policy->view, pod.namespace_name, pod.labels)) continue;
-      matched.push_back(policy->view.name);
-      q.gate.policy = policy;
-    }
-    if (matched.size() > 1) {
+  if (const std::vector<const PolicyEntry*> selecting = s.SelectingPolicies(pod); !selecting.empty()) {
+    if (selecting.size() > 1) {
+      std::vector<std::string> matched;
+      for (const PolicyEntry* policy : selecting) matched.push_back(policy->view.name);
       FitError err;
       err.num_all_nodes = s.present_nodes;
       err.pre_filter_message = ConflictMessage(matched);
       return std::unexpected(std::move(err));
     }
-    if (q.gate.policy != nullptr) {
-      auto counts = q.gate.policy->counts.find(GroupKey(q.gate.policy->view, pod.labels));
-      if (counts != q.gate.policy->counts.end()) q.gate.counts = &counts->second;
-    }
+    q.gate.policy = selecting.front();
+    auto counts = q.gate.policy->counts.find(GroupKey(q.gate.policy->view, pod.labels));
+    if (counts != q.gate.policy->counts.end()) q.gate.counts = &counts->second;
   }
 
   // Reservations this pod may allocate, found through the owner index, grouped by node.

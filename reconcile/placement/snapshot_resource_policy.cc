@@ -6,6 +6,7 @@
 // node between units recounts that policy once from the counted pods.
 #include <algorithm>
 
+#include "reconcile/placement/schedule_internal.h"
 #include "reconcile/placement/snapshot.h"
 #include "reconcile/placement/snapshot_state.h"
 
@@ -103,23 +104,24 @@ void ClusterSnapshot::RemoveResourcePolicy(std::string_view namespace_name, std:
   s.policies.erase(it);
 }
 
+std::vector<const PolicyEntry*> ClusterSnapshot::State::SelectingPolicies(const PodSpecView& pod) const {
+  std::vector<const PolicyEntry*> out;
+  auto ns = policies_by_namespace.find(pod.namespace_name);
+  if (ns == policies_by_namespace.end()) return out;
+  for (const PolicyEntry* policy : ns->second) {
+    if (PolicySelectsPod(policy->view, pod.namespace_name, pod.labels)) out.push_back(policy);
+  }
+  return out;
+}
+
 bool ClusterSnapshot::OutsideRequiredPolicyUnits(const PodSpecView& pod, std::string_view node_name) const {
   const State& s = *state_;
-  auto ns = s.policies_by_namespace.find(pod.namespace_name);
-  if (ns == s.policies_by_namespace.end()) return false;
-  const PolicyEntry* selecting = nullptr;
-  for (const PolicyEntry* policy : ns->second) {
-    if (!PolicySelectsPod(policy->view, pod.namespace_name, pod.labels)) continue;
-    if (selecting != nullptr) return false;
-    selecting = policy;
-  }
-  if (selecting == nullptr || !selecting->view.required) return false;
+  const std::vector<const PolicyEntry*> selecting = s.SelectingPolicies(pod);
   const int node = s.NodeForConst(node_name);
-  if (node < 0) return false;
-  const NodeView& view = s.nodes[node].view;
-  return std::none_of(selecting->view.units.begin(), selecting->view.units.end(), [&](const ResourcePolicyUnit& unit) {
-    return UnitMatchesNode(unit.node_selector, view.name, view.labels);
-  });
+  if (selecting.size() != 1 || node < 0) return false;
+  // The Filter's own verdict for the node (counts do not matter for "in no unit").
+  int64_t score = 0;
+  return internal::PolicyGate{selecting.front(), nullptr}.Check(node, &score) == internal::PolicyGate::Verdict::kNoUnit;
 }
 
 std::vector<int32_t> ClusterSnapshot::ResourcePolicyCounts(std::string_view namespace_name,

@@ -313,6 +313,9 @@ struct ClusterSnapshot::State {
   void RefreshPolicyRow(internal::PolicyEntry& policy, int node);  // true row for one node
   void RebuildPolicy(internal::PolicyEntry& policy);                 // rows and counts from scratch
   void RefreshPoliciesForNode(int node);
+  // SelectingPolicies: the policies of the pod's namespace that select it, in name order (the
+  // ResourcePolicy PreFilter: more than one is a conflict).
+  std::vector<const internal::PolicyEntry*> SelectingPolicies(const PodSpecView& pod) const;
   void RefreshHold(internal::ReservationEntry& r);
   // FileReservePod keeps the reservation's reserve pod in affinity_index while it holds a node.
   void FileReservePod(internal::ReservationEntry& r);

@@ -26,5 +26,34 @@ TEST(ListsResourceTest, AnAnswerThatIsNoAPIResourceListIsAnError) {
   EXPECT_EQ(ListsResource(R"({"resources":["reservations",7,null]})", "reservations"), false);
 }
 
+// Discovery of GET /apis/autoscaling.x-k8s.io/<version>, which decides between v1 and v1beta1.
+TEST(ListsResourceTest, ProvisioningRequestsDiscoveryAsTheControllerReadsIt) {
+  auto yes = ListsResource(R"({"kind":"APIResourceList","groupVersion":"autoscaling.x-k8s.io/v1beta1",
+    "resources":[{"name":"provisioningrequests","namespaced":true,"kind":"ProvisioningRequest"},
+                 {"name":"provisioningrequests/status","namespaced":true,"kind":"ProvisioningRequest"}]})", "provisioningrequests");
+  ASSERT_TRUE(yes.has_value());
+  EXPECT_TRUE(*yes);
+  // Only the status subresource, or another resource of the group: not served.
+  auto status_only = ListsResource(R"({"resources":[{"name":"provisioningrequests/status"},
+    {"name":"capacitybuffers"}]})", "provisioningrequests");
+  ASSERT_TRUE(status_only.has_value());
+  EXPECT_FALSE(*status_only);
+  auto empty = ListsResource(R"({"resources":[]})", "provisioningrequests");
+  ASSERT_TRUE(empty.has_value());
+  EXPECT_FALSE(*empty);
+}
+
+TEST(ListsResourceTest, ProvisioningRequestsDiscoveryThatIsNoAPIResourceListIsRefused) {
+  for (std::string_view body : {"", "not json", "[]", "{\"resources\":\"provisioningrequests\"}", "{}",
+                                "{\"resources\":[\"provisioningrequests\"]", "42"}) {
+    auto r = ListsResource(body, "provisioningrequests");
+    EXPECT_FALSE(r.has_value()) << body;
+  }
+  // Entries that are not objects are skipped, not a crash.
+  auto odd = ListsResource(R"({"resources":[1,"provisioningrequests",{"name":7},{"name":"provisioningrequests"}]})", "provisioningrequests");
+  ASSERT_TRUE(odd.has_value());
+  EXPECT_TRUE(*odd);
+}
+
 }  // namespace
 }  // namespace berth::controllers

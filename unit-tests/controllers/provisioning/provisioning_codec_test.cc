@@ -116,35 +116,6 @@ TEST(ProvisioningCodecTest, StatusBodyCarriesTheVersionItIsWrittenThrough) {
   EXPECT_EQ(json::GetString(body, {"apiVersion"}), "autoscaling.x-k8s.io/v1beta1");
 }
 
-// Discovery of GET /apis/autoscaling.x-k8s.io/<version>, which decides between v1 and v1beta1.
-TEST(ProvisioningCodecTest, ListsProvisioningRequestsReadsAnAPIResourceList) {
-  auto yes = ListsProvisioningRequests(R"({"kind":"APIResourceList","groupVersion":"autoscaling.x-k8s.io/v1beta1",
-    "resources":[{"name":"provisioningrequests","namespaced":true,"kind":"ProvisioningRequest"},
-                 {"name":"provisioningrequests/status","namespaced":true,"kind":"ProvisioningRequest"}]})");
-  ASSERT_TRUE(yes.has_value());
-  EXPECT_TRUE(*yes);
-  // Only the status subresource, or another resource of the group: not served.
-  auto status_only = ListsProvisioningRequests(R"({"resources":[{"name":"provisioningrequests/status"},
-    {"name":"capacitybuffers"}]})");
-  ASSERT_TRUE(status_only.has_value());
-  EXPECT_FALSE(*status_only);
-  auto empty = ListsProvisioningRequests(R"({"resources":[]})");
-  ASSERT_TRUE(empty.has_value());
-  EXPECT_FALSE(*empty);
-}
-
-TEST(ProvisioningCodecTest, ListsProvisioningRequestsRefusesWhatIsNotAnAPIResourceList) {
-  for (std::string_view body : {"", "not json", "[]", "{\"resources\":\"provisioningrequests\"}", "{}",
-                                "{\"resources\":[\"provisioningrequests\"]", "42"}) {
-    auto r = ListsProvisioningRequests(body);
-    EXPECT_FALSE(r.has_value()) << body;
-  }
-  // Entries that are not objects are skipped, not a crash.
-  auto odd = ListsProvisioningRequests(R"({"resources":[1,"provisioningrequests",{"name":7},{"name":"provisioningrequests"}]})");
-  ASSERT_TRUE(odd.has_value());
-  EXPECT_TRUE(*odd);
-}
-
 TEST(ProvisioningCodecTest, BookingReservationIsPinnedLabelledAndReadBackAsItsSlice) {
   prov::ProvisioningRequestView r;
   r.namespace_name = "team";
