@@ -33,4 +33,20 @@ std::string FormatTime(reconcile::Time t) {
   return shim::FormatTimestamp(std::chrono::time_point_cast<std::chrono::nanoseconds>(t));
 }
 
+rapidjson::Value ConditionsJson(const std::vector<reconcile::Condition>& conditions,
+                                rapidjson::Document::AllocatorType& a) {
+  rapidjson::Value out(rapidjson::kArrayType);
+  for (const auto& c : conditions) {
+    rapidjson::Value v(rapidjson::kObjectType);
+    json::SetString(v, "type", c.type, a);
+    json::SetString(v, "status", c.status, a);
+    if (!c.reason.empty()) json::SetString(v, "reason", c.reason, a);
+    if (!c.message.empty()) json::SetString(v, "message", c.message, a);
+    if (c.last_probe_time) json::SetString(v, "lastProbeTime", FormatTime(*c.last_probe_time), a);
+    if (c.last_transition_time) json::SetString(v, "lastTransitionTime", FormatTime(*c.last_transition_time), a);
+    out.PushBack(v, a);
+  }
+  return out;
+}
+
 }  // namespace berth::controllers

@@ -1,7 +1,8 @@
 // controllers/common/api_time.h
 //
-// metav1.Time fields of the objects the controllers read and write (RFC 3339), shared by the
-// reservation, migration and provisioning codecs so that each reads and writes them alike.
+// metav1.Time fields of the objects the controllers read and write (RFC 3339), and the status
+// conditions that carry them, shared by the reservation, migration and provisioning codecs so that
+// each reads and writes them alike.
 #pragma once
 
 #include <initializer_list>
@@ -26,5 +27,10 @@ reconcile::Time ReadCreationTime(const rapidjson::Value& object, std::vector<std
 
 // FormatTime: `t` as metav1.Time is written.
 std::string FormatTime(reconcile::Time t);
+
+// ConditionsJson: `conditions` as a status's `conditions` array (empty reason, message and unset
+// times left out, as the API's omitempty fields).
+rapidjson::Value ConditionsJson(const std::vector<reconcile::Condition>& conditions,
+                                rapidjson::Document::AllocatorType& a);
 
 }  // namespace berth::controllers

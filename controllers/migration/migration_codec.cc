@@ -206,18 +206,7 @@ rapidjson::Document JobStatusBody(const shim::CachedObject& cached, const mig::J
     if (!status.new_pod->uid.empty()) json::SetString(ref, "uid", status.new_pod->uid, a);
     s.AddMember("podRef", ref, a);
   }
-  Value conds(rapidjson::kArrayType);
-  for (const auto& c : status.conditions) {
-    Value v(rapidjson::kObjectType);
-    json::SetString(v, "type", c.type, a);
-    json::SetString(v, "status", c.status, a);
-    if (!c.reason.empty()) json::SetString(v, "reason", c.reason, a);
-    if (!c.message.empty()) json::SetString(v, "message", c.message, a);
-    if (c.last_probe_time) json::SetString(v, "lastProbeTime", FormatTime(*c.last_probe_time), a);
-    if (c.last_transition_time) json::SetString(v, "lastTransitionTime", FormatTime(*c.last_transition_time), a);
-    conds.PushBack(v, a);
-  }
-  if (!conds.Empty()) s.AddMember("conditions", conds, a);
+  if (!status.conditions.empty()) s.AddMember("conditions", ConditionsJson(status.conditions, a), a);
   body.AddMember("status", s, a);
   return body;
 }

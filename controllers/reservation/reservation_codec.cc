@@ -311,20 +311,7 @@ reconcile::ConsumerPod ReadConsumerPod(const shim::CachedObject& pod) {
 Value StatusJson(const reconcile::ReservationStatus& status, rapidjson::Document::AllocatorType& a) {
   Value out(rapidjson::kObjectType);
   json::SetString(out, "phase", reconcile::PhaseName(status.phase), a);
-  if (!status.conditions.empty()) {
-    Value conds(rapidjson::kArrayType);
-    for (const auto& c : status.conditions) {
-      Value v(rapidjson::kObjectType);
-      json::SetString(v, "type", c.type, a);
-      json::SetString(v, "status", c.status, a);
-      if (!c.reason.empty()) json::SetString(v, "reason", c.reason, a);
-      if (!c.message.empty()) json::SetString(v, "message", c.message, a);
-      if (c.last_probe_time) json::SetString(v, "lastProbeTime", FormatTime(*c.last_probe_time), a);
-      if (c.last_transition_time) json::SetString(v, "lastTransitionTime", FormatTime(*c.last_transition_time), a);
-      conds.PushBack(v, a);
-    }
-    out.AddMember("conditions", conds, a);
-  }
+  if (!status.conditions.empty()) out.AddMember("conditions", ConditionsJson(status.conditions, a), a);
   if (!status.current_owners.empty()) {
     Value owners(rapidjson::kArrayType);
     for (const auto& o : status.current_owners) {

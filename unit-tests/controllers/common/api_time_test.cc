@@ -50,5 +50,20 @@ TEST(ApiTimeTest, CreationTimeIsReadOrItsProblemNamed) {
   EXPECT_EQ(errors[1], "metadata.creationTimestamp: Invalid value: must be an RFC 3339 string");
 }
 
+TEST(ApiTimeTest, ConditionsAreWrittenWithTheirOptionalFieldsLeftOutWhenEmpty) {
+  const reconcile::Time t(std::chrono::sys_days{std::chrono::year{2026} / 1 / 2});
+  std::vector<reconcile::Condition> conditions = {
+      {"Ready", "True", "Available", "ready to serve", t, std::nullopt},
+      {"Scheduled", "False", "", "", std::nullopt, t},
+  };
+  rapidjson::Document doc;
+  rapidjson::Value out = ConditionsJson(conditions, doc.GetAllocator());
+  EXPECT_EQ(json::Serialize(out),
+            R"([{"type":"Ready","status":"True","reason":"Available","message":"ready to serve",)"
+            R"("lastTransitionTime":"2026-01-02T00:00:00Z"},)"
+            R"({"type":"Scheduled","status":"False","lastProbeTime":"2026-01-02T00:00:00Z"}])");
+  EXPECT_EQ(json::Serialize(ConditionsJson({}, doc.GetAllocator())), "[]");
+}
+
 }  // namespace
 }  // namespace berth::controllers
