@@ -486,6 +486,28 @@ TEST_F(ExtenderServiceTest, EveryVerbIs503UntilTheCachesHaveSyncedThenTheCheckIs
   EXPECT_NE(text.find(R"(berth_extender_requests_total{code="503",verb="bind"} 1)"), std::string::npos) << text;
 }
 
+TEST_F(ExtenderServiceTest, ADeeplyNestedBodyIs400AndTheServerStaysUp) {
+  shim::HttpServer server("127.0.0.1:0", ExtenderServerOptions());
+  service_.Register(server);
+  auto port = server.Start();
+  ASSERT_TRUE(port.has_value()) << port.error().message;
+  auto post = [&](std::string_view path, const std::string& body) {
+    return shim::testing::Exchange(*port,
+                                   "POST " + std::string(path) + " HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                                       std::to_string(body.size()) + "\r\n\r\n" + body,
+                                   std::chrono::seconds(10));
+  };
+  const std::string deep(4'000'000, '[');
+  for (const char* path : {"/filter", "/prioritize", "/preempt", "/bind"}) {
+    auto reply = post(path, deep);
+    EXPECT_EQ(reply.status, 400) << path;
+    EXPECT_NE(reply.body.find("deeper than 10000 levels"), std::string::npos) << path << ": " << reply.body;
+  }
+  auto ok = post("/filter", Args(PodJson("plain", "1"), {"node-1"}));
+  EXPECT_EQ(ok.status, 200) << ok.body;
+  server.Stop();
+}
+
 TEST_F(ExtenderServiceTest, TwoConcurrentBindsCannotShareOneReservation) {
   // Both owner pods fit node-0 only through r0 (3 cpu of 4; the node has 1 cpu free). Each
   // bind decides pinned to node-0 and assumes under the cache lock: one wins, one is refused.
