@@ -300,6 +300,9 @@ int main(int argc, char** argv) {
         &manager->registry());
     extender_service->SetPodViewHook(
         [scheduler](reconcile::placement::PodSpecView& view) { scheduler->ApplyDefaultSpread(view); });
+    // No answer from a cache that has not listed everything yet (as /readyz's informer-sync).
+    extender_service->SetReadyCheck(
+        [informers = &manager->informers()]() { return shim::InformersSyncedCheck(*informers); });
     extender_server = std::make_unique<shim::HttpServer>(
         flags.extender_bind_address, controllers::extender::ExtenderServerOptions(flags.extender_cert_dir));
     extender_service->Register(*extender_server);

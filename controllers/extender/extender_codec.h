@@ -29,6 +29,10 @@ namespace berth::controllers::extender {
 
 inline constexpr int64_t kMinExtenderPriority = 0;
 inline constexpr int64_t kMaxExtenderPriority = 10;
+// kMaxNestingDepth: a request body nesting arrays and objects deeper is refused (400), as Go's
+// encoding/json refuses it ("exceeded max depth", its maxNestingDepth), so that no walk over a
+// decoded body (echoing Nodes, reading the pod) recurses without bound on the server's thread.
+inline constexpr int kMaxNestingDepth = 10000;
 
 // ExtenderArgs: a filter or prioritize request. `pod` is the Pod object; the candidate nodes are
 // `node_names` in order, from NodeNames (nodeCacheCapable) or from Nodes.items[].metadata.name.
@@ -46,7 +50,8 @@ struct ExtenderArgs {
 };
 
 // DecodeExtenderArgs parses a request body.
-// Errors: kInvalidArgument naming what is wrong (not JSON, not an object, Pod missing or not an
+// Errors: kInvalidArgument naming what is wrong (not JSON, nested deeper than kMaxNestingDepth,
+// not an object, Pod missing or not an
 // object, Nodes/NodeNames of the wrong type, a node without metadata.name).
 Result<ExtenderArgs> DecodeExtenderArgs(std::string_view body);
 

@@ -122,6 +122,8 @@ shim::HttpServerReply ExtenderService::Handle(const std::string& verb, const shi
   if (request.method != "POST") {
     reply = JsonReply(405, EncodeError("kube-scheduler extender verbs are POST"));
     reply.headers.push_back({"Allow", "POST"});
+  } else if (const std::string why = NotReadyReason(); !why.empty()) {
+    reply = JsonReply(503, EncodeError("berth's caches have not synced yet: " + why));
   } else {
     reply = (this->*handler)(request.body);
   }
@@ -131,6 +133,23 @@ shim::HttpServerReply ExtenderService::Handle(const std::string& verb, const shi
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   return reply;
+}
+
+std::string ExtenderService::NotReadyReason() {
+  if (!ready_check_ || ready_.load(std::memory_order_acquire)) return {};
+  Status status = ready_check_();
+  if (status) {
+    ready_.store(true, std::memory_order_release);
+    log::Info(kLogger, "caches synced: answering kube-scheduler's extender calls");
+    return {};
+  }
+  std::string why = status.error().message.empty() ? std::string("not ready") : status.error().message;
+  if (!refused_logged_) {
+    refused_logged_ = true;
+    log::Warn(kLogger, "answering kube-scheduler's extender calls with 503 until the caches have synced",
+              {{"reason", why}});
+  }
+  return why;
 }
 
 shim::HttpServerReply ExtenderService::Filter(const std::string& body) {

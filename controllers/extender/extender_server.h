@@ -19,11 +19,14 @@
 //     reservation holds for others), victims and NumPDBViolations unchanged; drops the rest.
 //   - bind: the Binder (SchedulerController::BindPodToNode): decided and assumed under the cache
 //     lock, the reservation-allocated annotation on the Binding for an owner pod.
+// Until the caches have synced (SetReadyCheck) every verb is a 503 with {"Error": ...}: a cache
+// that has not listed the Reservations yet would let pods onto the capacity they hold.
 // A malformed body is a 400 with {"Error": ...}; decisions never give a 500. Handlers run on the
 // HttpServer's I/O thread, so a slow bind delays other requests on this server (never the
 // metrics or probe servers).
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <string>
 
@@ -56,13 +59,26 @@ class ExtenderService {
   // SchedulerController::ApplyDefaultSpread, so prioritize scores as the scheduler does).
   void SetPodViewHook(std::function<void(reconcile::placement::PodSpecView&)> hook) { pod_view_hook_ = std::move(hook); }
 
+  // SetReadyCheck: until `check` first passes, every verb Register serves answers 503
+  // {"Error": "berth's caches have not synced yet: <why>"} instead of deciding from a partial
+  // cache (kube-scheduler then retries the pod with backoff, or skips berth when `ignorable`).
+  // berth-manager passes the /readyz informer-sync check. Once it has passed it is not asked
+  // again (a synced cache stays synced). Call before Register. Default: none (always ready).
+  void SetReadyCheck(std::function<Status()> check) { ready_check_ = std::move(check); }
+
  private:
   shim::HttpServerReply Handle(const std::string& verb, const shim::HttpServerRequest& request,
                                shim::HttpServerReply (ExtenderService::*handler)(const std::string&));
 
+  // NotReadyReason: "" once the ready check has passed (or there is none), else why not.
+  std::string NotReadyReason();
+
   SchedulerCache& cache_;
   Binder binder_;
   std::function<void(reconcile::placement::PodSpecView&)> pod_view_hook_;
+  std::function<Status()> ready_check_;
+  std::atomic<bool> ready_{false};
+  bool refused_logged_ = false;  // the first refusal is logged (I/O thread only)
   shim::CounterFamily* requests_ = nullptr;
   shim::HistogramFamily* duration_ = nullptr;
 };

@@ -490,12 +490,40 @@ class ExtenderValuesTest(unittest.TestCase):
         self.assertEqual(config["kind"], "KubeSchedulerConfiguration")
         self.assertEqual(config["extenders"], [{
             "urlPrefix": f"http://{service['metadata']['name']}.berth-system.svc:8888",
-            "filterVerb": "filter", "prioritizeVerb": "prioritize", "preemptVerb": "preempt", "weight": 10,
+            "filterVerb": "filter", "prioritizeVerb": "prioritize", "preemptVerb": "preempt", "weight": 13,
             "bindVerb": "bind",
             "nodeCacheCapable": True, "httpTimeout": "5s", "ignorable": True}])
         result = subprocess.run([os.path.join(BIN, "berth-manager"), *container["args"], "--help"],
                                 capture_output=True, text=True, timeout=30)
         self.assertEqual(result.returncode, 0, result.stderr)
+
+    def test_extender_example_config_is_valid_for_kube_scheduler_and_lets_a_reservation_node_win(self):
+        # The keys of kube-scheduler's config/v1 Extender (it decodes its config strictly: another key is an error).
+        known = {"urlPrefix", "filterVerb", "preemptVerb", "prioritizeVerb", "weight", "bindVerb", "enableHTTPS",
+                 "tlsConfig", "httpTimeout", "nodeCacheCapable", "managedResources", "ignorable"}
+        for sets in ([], ["extender.bind=false", "extender.ignorable=true"],
+                     ["extender.tls.secretName=s", "extender.tls.caData=Q0EK"]):
+            docs = render("extender.enabled=true", *sets)
+            cm = next(d for d in docs
+                      if d["kind"] == "ConfigMap" and d["metadata"]["name"].endswith("-kube-scheduler-config"))
+            config = yaml.safe_load(cm["data"]["config.yaml"])
+            self.assertEqual(set(config), {"apiVersion", "kind", "profiles", "extenders"}, sets)
+            extenders = config["extenders"]
+            # validateExtenders: a positive weight with prioritizeVerb, at most one binder; httpTimeout a Go duration.
+            for e in extenders:
+                self.assertLessEqual(set(e), known, sets)
+                if e.get("prioritizeVerb"):
+                    self.assertIsInstance(e["weight"], int)
+                    self.assertGreater(e["weight"], 0)
+                self.assertRegex(e["httpTimeout"], r"^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$")
+                self.assertIsInstance(e["nodeCacheCapable"], bool)
+            self.assertLessEqual(len([e for e in extenders if e.get("bindVerb")]), 1)
+            # berth scores a reservation node MaxExtenderPriority (10) and the others 0; kube-scheduler adds
+            # score x weight x (MaxNodeScore 100 / MaxExtenderPriority 10). Its default score plugins' weights:
+            in_tree = {"TaintToleration": 3, "NodeAffinity": 2, "PodTopologySpread": 2, "InterPodAffinity": 2,
+                       "NodeResourcesFit": 1, "NodeResourcesBalancedAllocation": 1, "ImageLocality": 1}
+            widest_in_tree_gap = 100 * sum(in_tree.values())
+            self.assertGreater(10 * extenders[0]["weight"] * (100 // 10), widest_in_tree_gap, sets)
 
     def test_extender_tls_mounts_the_secret_and_configures_https(self):
         docs = render("extender.enabled=true", "extender.tls.secretName=berth-extender-tls",

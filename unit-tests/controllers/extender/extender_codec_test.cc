@@ -210,5 +210,41 @@ TEST(ExtenderCodecTest, MalformedPreemptionArgsAreRefusedNamingTheField) {
   }
 }
 
+TEST(ExtenderCodecTest, BodiesNestedDeeperThanGosLimitAreRefusedWithoutRecursing) {
+  // A million '[' (1 MB, far below the 32 MiB body limit) once overflowed the recursive parser's
+  // stack and killed berth-manager. Go's decoder stops at 10000 levels; so does the codec.
+  const std::string deep(1'000'000, '[');
+  for (const auto& error : {DecodeExtenderArgs(deep).error(), DecodeBindingArgs(deep).error(),
+                            DecodePreemptionArgs(deep).error()}) {
+    EXPECT_EQ(error.code, ErrorCode::kInvalidArgument);
+    EXPECT_NE(error.message.find("deeper than 10000 levels"), std::string::npos) << error.message;
+  }
+  auto pod_deep = DecodeExtenderArgs(R"({"Pod":{"metadata":)" + std::string(200'000, '{'));
+  ASSERT_FALSE(pod_deep.has_value());
+  EXPECT_NE(pod_deep.error().message.find("deeper than 10000 levels"), std::string::npos);
+  // Brackets inside strings are text, escaped quotes included.
+  const std::string text = std::string(20'000, '[') + "\\\"" + std::string(20'000, '{');
+  auto strings = DecodeExtenderArgs(R"({"Pod":{"metadata":{"name":")" + text + R"("}},"NodeNames":["node-0"]})");
+  ASSERT_TRUE(strings.has_value()) << strings.error().message;
+  EXPECT_EQ(strings->node_names, (std::vector<std::string_view>{"node-0"}));
+}
+
+TEST(ExtenderCodecTest, ANodeListNestedToTheLimitIsEchoedBack) {
+  // 10000 levels in all (the body, Nodes, items, the Node, then 9996 arrays): accepted, and the
+  // passing Node is written back whole; one level more is refused.
+  const int inner = kMaxNestingDepth - 4;
+  const std::string nested = std::string(inner, '[') + std::string(inner, ']');
+  const std::string body = R"({"Pod":{},"Nodes":{"items":[{"metadata":{"name":"node-0"},"x":)" + nested + "}]}}";
+  auto args = DecodeExtenderArgs(body);
+  ASSERT_TRUE(args.has_value()) << args.error().message;
+  ExtenderFilterResult result;
+  result.passed = {args->node_names[0]};
+  const std::string answer = EncodeFilterResult(result, &*args);
+  EXPECT_NE(answer.find(nested), std::string::npos);
+  EXPECT_FALSE(DecodeExtenderArgs(R"({"Pod":{},"Nodes":{"items":[{"metadata":{"name":"node-0"},"x":[)" + nested +
+                                  "]}]}}")
+                   .has_value());
+}
+
 }  // namespace
 }  // namespace berth::controllers::extender

@@ -432,6 +432,82 @@ TEST_F(ExtenderServiceTest, ABodyOverTheLimitIs413AndTheServerStaysUp) {
   server.Stop();
 }
 
+TEST_F(ExtenderServiceTest, EveryVerbIs503UntilTheCachesHaveSyncedThenTheCheckIsNotAskedAgain) {
+  // Before the Reservation informer has listed, the cache knows node-0 but not r0: deciding then
+  // would pass a 2-cpu pod onto the 3 cpu r0 holds. The service refuses instead.
+  SchedulerCache unsynced;
+  unsynced.UpsertNode(Node("node-0", 4000));
+  int asked = 0;
+  std::string why = "informer /apis/scheduling.koordinator.sh/v1alpha1/reservations has not synced";
+  ExtenderService service(unsynced, [](const ExtenderBindingArgs&) { return std::string(); }, &registry_);
+  service.SetReadyCheck([&]() -> Status {
+    ++asked;
+    if (why.empty()) return {};
+    return MakeError(ErrorCode::kInternal, why);
+  });
+  shim::HttpServer server("127.0.0.1:0", ExtenderServerOptions());
+  service.Register(server);
+  auto port = server.Start();
+  ASSERT_TRUE(port.has_value()) << port.error().message;
+  auto post = [&](std::string_view path, const std::string& body) {
+    return shim::testing::Exchange(*port,
+                                   "POST " + std::string(path) + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+                                   "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body,
+                                   std::chrono::seconds(5));
+  };
+  const std::string args = Args(PodJson("plain", "2"), {"node-0"});
+  const std::map<std::string, std::string> bodies = {
+      {"/filter", args},
+      {"/prioritize", args},
+      {"/preempt", R"({"Pod":)" + PodJson("plain", "2") + R"(,"NodeNameToMetaVictims":{}})"},
+      {"/bind", R"({"PodName":"plain","PodNamespace":"default","PodUID":"uid-plain","Node":"node-0"})"}};
+  for (const auto& [path, body] : bodies) {
+    auto reply = post(path, body);
+    EXPECT_EQ(reply.status, 503) << path << ": " << reply.body;
+    EXPECT_EQ(reply.header("content-type"), "application/json");
+    auto doc = json::Parse(reply.body);
+    ASSERT_TRUE(doc.has_value()) << reply.body;
+    EXPECT_EQ(json::GetString(*doc, {"Error"}), "berth's caches have not synced yet: " + why) << path;
+  }
+  // A malformed body is still refused as not ready first: nothing is decided before the sync.
+  EXPECT_EQ(post("/filter", "{").status, 503);
+  EXPECT_EQ(asked, 5);
+  // Synced (r0 listed): the filter decides, and with r0 counted node-0 no longer fits.
+  unsynced.UpsertReservation(Reservation("r0", "node-0", 3000));
+  why.clear();
+  auto filter = post("/filter", args);
+  EXPECT_EQ(filter.status, 200) << filter.body;
+  EXPECT_NE(filter.body.find(R"("FailedNodes":{"node-0":"Insufficient cpu"})"), std::string::npos) << filter.body;
+  EXPECT_EQ(post("/filter", "{").status, 400);
+  EXPECT_EQ(asked, 6);  // passed once: not asked again
+  server.Stop();
+  const std::string text = registry_.Render();
+  EXPECT_NE(text.find(R"(berth_extender_requests_total{code="503",verb="filter"} 2)"), std::string::npos) << text;
+  EXPECT_NE(text.find(R"(berth_extender_requests_total{code="503",verb="bind"} 1)"), std::string::npos) << text;
+}
+
+TEST_F(ExtenderServiceTest, ADeeplyNestedBodyIs400AndTheServerStaysUp) {
+  shim::HttpServer server("127.0.0.1:0", ExtenderServerOptions());
+  service_.Register(server);
+  auto port = server.Start();
+  ASSERT_TRUE(port.has_value()) << port.error().message;
+  auto post = [&](std::string_view path, const std::string& body) {
+    return shim::testing::Exchange(*port,
+                                   "POST " + std::string(path) + " HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                                       std::to_string(body.size()) + "\r\n\r\n" + body,
+                                   std::chrono::seconds(10));
+  };
+  const std::string deep(4'000'000, '[');
+  for (const char* path : {"/filter", "/prioritize", "/preempt", "/bind"}) {
+    auto reply = post(path, deep);
+    EXPECT_EQ(reply.status, 400) << path;
+    EXPECT_NE(reply.body.find("deeper than 10000 levels"), std::string::npos) << path << ": " << reply.body;
+  }
+  auto ok = post("/filter", Args(PodJson("plain", "1"), {"node-1"}));
+  EXPECT_EQ(ok.status, 200) << ok.body;
+  server.Stop();
+}
+
 TEST_F(ExtenderServiceTest, TwoConcurrentBindsCannotShareOneReservation) {
   // Both owner pods fit node-0 only through r0 (3 cpu of 4; the node has 1 cpu free). Each
   // bind decides pinned to node-0 and assumes under the cache lock: one wins, one is refused.
