@@ -479,6 +479,8 @@ shim::ReconcileResult SchedulerController::ReconcilePod(const std::string& key) 
       PodIsTerminal(*doc)) {
     return shim::ReconcileResult::Done();
   }
+  // Gated: not attempted at all (the gates' removal is a pod update, which queues it again).
+  if (PodIsSchedulingGated(*doc)) return shim::ReconcileResult::Done();
   placement::PodSpecView view = ReadPodView(*doc);
   if (view.uid.empty() || cache_.IsPodAssumed(view.uid)) return shim::ReconcileResult::Done();
   ApplyDefaultSpread(view);
