@@ -6,6 +6,7 @@
 
 #include "controllers/common/api_discovery.h"
 #include "controllers/scheduler/default_spread.h"
+#include "controllers/scheduler/pod_requeue.h"
 
 #include <algorithm>
 
@@ -377,7 +378,13 @@ void SchedulerController::OnPod(const shim::ObjectPtr& old_object, const shim::O
       std::string key(object->Key());
       if (old_object) {
         std::lock_guard lock(parked_mu_);
-        if (parked_pods_.contains(key)) return;  // waits for a cluster change
+        auto parked = parked_pods_.find(key);
+        if (parked != parked_pods_.end()) {
+          // Waits for a cluster change, or one of its own (a toleration added, a label).
+          if (!PodChangedBeyondStatus(*old_object, *object)) return;
+          parked_pods_.erase(parked);
+          parked_on_pods_.erase(key);
+        }
       }
       pod_controller_->queue().Add(key);
       return;

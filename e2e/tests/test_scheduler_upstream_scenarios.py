@@ -4,6 +4,9 @@ Pod scheduling readiness (KEP-3521): a pod created with spec.schedulingGates is 
 (written by the apiserver at create) and berth's scheduler leaves it alone: no binding, no FailedScheduling Event,
 while any gate is left. Removing the last gate is a pod update that makes it schedulable; it is then bound with the
 usual Scheduled Event.
+
+An unschedulable pod is tried again when the pod itself changes (kube-scheduler's queue moves it on a pod update):
+a toleration added for the taint that kept it off its node binds it there at once, not at the next cluster change.
 """
 import json
 import time
@@ -64,6 +67,25 @@ class UpstreamScenariosTest(SchedulingSuite):
         self.assertEqual([e["message"] for e in self.events_for("gated", "Scheduled")],
                          [f"Successfully assigned default/gated to {pod['spec']['nodeName']}"])
         self.assertEqual(self.events_for("gated", "FailedScheduling"), [])
+
+    def test_an_unschedulable_pod_is_retried_when_a_toleration_is_added(self):
+        self.sim.kubectl("taint", "node", "node-1", "dedicated=team-a:NoSchedule")
+        self.addCleanup(self.sim.kubectl, "taint", "node", "node-1", "dedicated-")
+        self.create("tolerating", nodeSelector={"kubernetes.io/hostname": "node-1"})
+        pod = self.wait_unschedulable("tolerating")
+        self.assertEqual(pod_scheduled(pod)["message"],
+                         "0/2 nodes are available: 1 node(s) didn't match Pod's node affinity/selector,"
+                         " 1 node(s) had untolerated taint {dedicated: team-a}. preemption: 0/2 nodes are available:"
+                         " 2 Preemption is not helpful for scheduling.")
+        # Its own status write (PodScheduled=False) does not wake it: no attempts while nothing changes.
+        time.sleep(0.5)
+        attempts = self.mgr.metric("berth_scheduler_attempts_total", kind="pod", result="unschedulable")
+        time.sleep(1)
+        self.assertEqual(self.mgr.metric("berth_scheduler_attempts_total", kind="pod", result="unschedulable"), attempts)
+        self.sim.kubectl("patch", "pod", "tolerating", "--type=json", "-p", json.dumps(
+            [{"op": "add", "path": "/spec/tolerations/-",
+              "value": {"key": "dedicated", "operator": "Equal", "value": "team-a", "effect": "NoSchedule"}}]))
+        self.assertEqual(self.wait_running("tolerating", timeout=10)["spec"]["nodeName"], "node-1")
 
 if __name__ == "__main__":
     unittest.main()
