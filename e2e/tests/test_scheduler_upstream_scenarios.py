@@ -7,6 +7,9 @@ usual Scheduled Event.
 
 An unschedulable pod is tried again when the pod itself changes (kube-scheduler's queue moves it on a pod update):
 a toleration added for the taint that kept it off its node binds it there at once, not at the next cluster change.
+
+hostNetwork pods: the apiserver defaults each container port's hostPort to its containerPort, so two hostNetwork
+pods listening on one port never share a node (NodePorts).
 """
 import json
 import time
@@ -86,6 +89,22 @@ class UpstreamScenariosTest(SchedulingSuite):
             [{"op": "add", "path": "/spec/tolerations/-",
               "value": {"key": "dedicated", "operator": "Equal", "value": "team-a", "effect": "NoSchedule"}}]))
         self.assertEqual(self.wait_running("tolerating", timeout=10)["spec"]["nodeName"], "node-1")
+
+    def test_host_network_pods_on_one_port_never_share_a_node(self):
+        def host_network():
+            return dict(hostNetwork=True, nodeSelector={"kubernetes.io/hostname": "node-0"},
+                        containers=[{"name": "main", "image": "busybox", "ports": [{"containerPort": 8081}],
+                                     "resources": {"requests": {"cpu": "100m"}}}])
+        self.create("hn-0", **host_network())
+        pod = self.wait_running("hn-0")
+        self.assertEqual(pod["spec"]["containers"][0]["ports"][0]["hostPort"], 8081)
+        self.create("hn-1", **host_network())
+        pod = self.wait_unschedulable("hn-1")
+        self.assertEqual(pod_scheduled(pod)["message"],
+                         "0/2 nodes are available: 1 node(s) didn't have free ports for the requested pod ports,"
+                         " 1 node(s) didn't match Pod's node affinity/selector. preemption: 0/2 nodes are available:"
+                         " 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.")
+
 
 if __name__ == "__main__":
     unittest.main()
