@@ -3,7 +3,7 @@
 Pod scheduling readiness (KEP-3521): a pod created with spec.schedulingGates is PodScheduled=False/SchedulingGated
 (written by the apiserver at create) and berth's scheduler leaves it alone: no binding, no FailedScheduling Event,
 while any gate is left. Removing the last gate is a pod update that makes it schedulable; it is then bound with the
-usual Scheduled Event.
+usual Scheduled Event. While gated, its nodeSelector may be extended (never changed), and gates only removed.
 
 An unschedulable pod is tried again when the pod itself changes (kube-scheduler's queue moves it on a pod update):
 a toleration added for the taint that kept it off its node binds it there at once, not at the next cluster change.
@@ -15,7 +15,7 @@ import json
 import time
 import unittest
 
-from kubesim_fixture import kubectl_table, wait_until
+from kubesim_fixture import KUBECTL, kubectl_table, wait_until
 from test_reservation_scheduling import SchedulingSuite
 
 GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
@@ -70,6 +70,23 @@ class UpstreamScenariosTest(SchedulingSuite):
         self.assertEqual([e["message"] for e in self.events_for("gated", "Scheduled")],
                          [f"Successfully assigned default/gated to {pod['spec']['nodeName']}"])
         self.assertEqual(self.events_for("gated", "FailedScheduling"), [])
+
+    def test_a_gated_pods_node_selector_may_be_extended_and_gates_only_removed(self):
+        self.create("steered", gates=("example.com/placement",))
+        # A controller holding the gate narrows the placement first (mutable scheduling directives)...
+        self.sim.kubectl("patch", "pod", "steered", "--type=merge",
+                         "-p", '{"spec":{"nodeSelector":{"kubernetes.io/hostname":"node-1"}}}')
+        # ...but may not add a gate, nor change a selector key it set.
+        refused = self.sim.run(KUBECTL, "patch", "pod", "steered", "--type=json", "-p",
+                               '[{"op":"add","path":"/spec/schedulingGates/-","value":{"name":"example.com/more"}}]',
+                               check=False).stderr
+        self.assertIn('The Pod "steered" is invalid: spec.schedulingGates[1].name: Forbidden: only deletion is allowed,'
+                      " but found new scheduling gate 'example.com/more'", refused)
+        refused = self.sim.run(KUBECTL, "patch", "pod", "steered", "--type=merge",
+                               "-p", '{"spec":{"nodeSelector":{"kubernetes.io/hostname":"node-0"}}}', check=False).stderr
+        self.assertIn("only additions to spec.nodeSelector are allowed (no mutations or deletions)", refused)
+        self.sim.kubectl("patch", "pod", "steered", "--type=json", "-p", '[{"op":"remove","path":"/spec/schedulingGates"}]')
+        self.assertEqual(self.wait_running("steered")["spec"]["nodeName"], "node-1")
 
     def test_an_unschedulable_pod_is_retried_when_a_toleration_is_added(self):
         self.sim.kubectl("taint", "node", "node-1", "dedicated=team-a:NoSchedule")
