@@ -344,6 +344,7 @@ void SchedulerController::OnPod(const shim::ObjectPtr& old_object, const shim::O
     ApplyAddedPod(*object, prepared);
     return;
   }
+  bool labels_changed = false;
   {
     // A bound pod's spec is immutable: while its node, its reservation annotation and its
     // non-terminal phase stay the same (kubelet status updates), the cache already has it.
@@ -361,10 +362,10 @@ void SchedulerController::OnPod(const shim::ObjectPtr& old_object, const shim::O
           start != old_object->FindString({"status", "startTime"})) {
         cache_.SetPodStartTime(object->Uid(), start);
       }
-      // Labels decide which ResourcePolicy counts the pod: look only when policies exist.
-      if (!cache_.HasResourcePolicies() || LabelsEqual(*old_object, *object)) {
-        return;
-      }
+      // Labels decide what other pods' affinity terms and spreading constraints count, and which
+      // ResourcePolicy counts the pod: a relabelled pod is converted again.
+      if (LabelsEqual(*old_object, *object)) return;
+      labels_changed = true;
     }
   }
   {
@@ -406,9 +407,10 @@ void SchedulerController::OnPod(const shim::ObjectPtr& old_object, const shim::O
     std::lock_guard lock(parked_mu_);
     parked_pods_.erase(std::string(object->Key()));
   }
-  // A pod that just landed can satisfy a parked pod's required pod affinity or change a
-  // topology domain's skew: the pods parked on those try again (kube-scheduler's Pod/Add event).
-  if (!old_object || !old_object->FindString({"spec", "nodeName"})) RetryParkedOnPods();
+  // A pod that just landed, or whose labels changed, can satisfy a parked pod's required pod
+  // affinity, stop matching its anti-affinity or change a topology domain's skew: the pods parked on
+  // those try again (kube-scheduler's Pod/Add and Pod/UpdatePodLabel events).
+  if (!old_object || !old_object->FindString({"spec", "nodeName"}) || labels_changed) RetryParkedOnPods();
 }
 
 void SchedulerController::OnNodeChanged() {

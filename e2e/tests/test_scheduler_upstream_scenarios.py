@@ -8,6 +8,9 @@ usual Scheduled Event. While gated, its nodeSelector may be extended (never chan
 An unschedulable pod is tried again when the pod itself changes (kube-scheduler's queue moves it on a pod update):
 a toleration added for the taint that kept it off its node binds it there at once, not at the next cluster change.
 
+A running pod's labels are what other pods' affinity, anti-affinity and spreading see: relabelling it re-counts it
+and wakes the pods that wait on it.
+
 hostNetwork pods: the apiserver defaults each container port's hostPort to its containerPort, so two hostNetwork
 pods listening on one port never share a node (NodePorts).
 """
@@ -106,6 +109,27 @@ class UpstreamScenariosTest(SchedulingSuite):
             [{"op": "add", "path": "/spec/tolerations/-",
               "value": {"key": "dedicated", "operator": "Equal", "value": "team-a", "effect": "NoSchedule"}}]))
         self.assertEqual(self.wait_running("tolerating", timeout=10)["spec"]["nodeName"], "node-1")
+
+    def test_relabelling_a_running_pod_changes_what_pending_pods_affinity_sees(self):
+        self.create("existing", nodeName="node-0")
+        self.sim.kubectl("label", "pod", "existing", "app=web")
+        self.wait_running("existing")
+        on_node_0 = {"kubernetes.io/hostname": "node-0"}
+        anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+        self.create("apart", nodeSelector=on_node_0, affinity=anti)
+        pod = self.wait_unschedulable("apart")
+        self.assertIn("1 node(s) didn't match pod anti-affinity rules", pod_scheduled(pod)["message"])
+        near = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+        self.create("near", affinity=near)
+        pod = self.wait_unschedulable("near")
+        self.assertIn("2 node(s) didn't match pod affinity rules", pod_scheduled(pod)["message"])
+        # The running pod is relabelled (kube-scheduler: Pod/UpdatePodLabel): it no longer repels "apart" and now
+        # attracts "near"; both bind on node-0 without any other change in the cluster.
+        self.sim.kubectl("label", "pod", "existing", "app=db", "--overwrite")
+        self.assertEqual(self.wait_running("apart", timeout=10)["spec"]["nodeName"], "node-0")
+        self.assertEqual(self.wait_running("near", timeout=10)["spec"]["nodeName"], "node-0")
 
     def test_host_network_pods_on_one_port_never_share_a_node(self):
         def host_network():
