@@ -373,5 +373,10 @@ bool PodIsTerminal(const Value& pod) {
   return phase == "Succeeded" || phase == "Failed";
 }
 
+bool PodIsSchedulingGated(const Value& pod) {
+  const Value* gates = json::Find(pod, {"spec", "schedulingGates"});
+  return gates && gates->IsArray() && !gates->Empty();
+}
+
 }  // namespace berth::controllers
 

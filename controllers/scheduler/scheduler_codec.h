@@ -63,4 +63,10 @@ Result<reconcile::placement::ResourcePolicyView> ReadResourcePolicyView(const ra
 // PodIsTerminal: status.phase is Succeeded or Failed.
 bool PodIsTerminal(const rapidjson::Value& pod);
 
+// PodIsSchedulingGated: spec.schedulingGates is a non-empty array. kube-scheduler's SchedulingGates
+// PreEnqueue plugin keeps such a pod out of the scheduling queue (no attempt, no FailedScheduling
+// Event) until the last gate is removed; the apiserver wrote its PodScheduled=False/SchedulingGated
+// condition at create.
+bool PodIsSchedulingGated(const rapidjson::Value& pod);
+
 }  // namespace berth::controllers

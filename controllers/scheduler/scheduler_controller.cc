@@ -6,6 +6,7 @@
 
 #include "controllers/common/api_discovery.h"
 #include "controllers/scheduler/default_spread.h"
+#include "controllers/scheduler/pod_requeue.h"
 
 #include <algorithm>
 
@@ -343,6 +344,7 @@ void SchedulerController::OnPod(const shim::ObjectPtr& old_object, const shim::O
     ApplyAddedPod(*object, prepared);
     return;
   }
+  bool labels_changed = false;
   {
     // A bound pod's spec is immutable: while its node, its reservation annotation and its
     // non-terminal phase stay the same (kubelet status updates), the cache already has it.
@@ -360,10 +362,10 @@ void SchedulerController::OnPod(const shim::ObjectPtr& old_object, const shim::O
           start != old_object->FindString({"status", "startTime"})) {
         cache_.SetPodStartTime(object->Uid(), start);
       }
-      // Labels decide which ResourcePolicy counts the pod: look only when policies exist.
-      if (!cache_.HasResourcePolicies() || LabelsEqual(*old_object, *object)) {
-        return;
-      }
+      // Labels decide what other pods' affinity terms and spreading constraints count, and which
+      // ResourcePolicy counts the pod: a relabelled pod is converted again.
+      if (LabelsEqual(*old_object, *object)) return;
+      labels_changed = true;
     }
   }
   {
@@ -377,7 +379,13 @@ void SchedulerController::OnPod(const shim::ObjectPtr& old_object, const shim::O
       std::string key(object->Key());
       if (old_object) {
         std::lock_guard lock(parked_mu_);
-        if (parked_pods_.contains(key)) return;  // waits for a cluster change
+        auto parked = parked_pods_.find(key);
+        if (parked != parked_pods_.end()) {
+          // Waits for a cluster change, or one of its own (a toleration added, a label).
+          if (!PodChangedBeyondStatus(*old_object, *object)) return;
+          parked_pods_.erase(parked);
+          parked_on_pods_.erase(key);
+        }
       }
       pod_controller_->queue().Add(key);
       return;
@@ -399,9 +407,10 @@ void SchedulerController::OnPod(const shim::ObjectPtr& old_object, const shim::O
     std::lock_guard lock(parked_mu_);
     parked_pods_.erase(std::string(object->Key()));
   }
-  // A pod that just landed can satisfy a parked pod's required pod affinity or change a
-  // topology domain's skew: the pods parked on those try again (kube-scheduler's Pod/Add event).
-  if (!old_object || !old_object->FindString({"spec", "nodeName"})) RetryParkedOnPods();
+  // A pod that just landed, or whose labels changed, can satisfy a parked pod's required pod
+  // affinity, stop matching its anti-affinity or change a topology domain's skew: the pods parked on
+  // those try again (kube-scheduler's Pod/Add and Pod/UpdatePodLabel events).
+  if (!old_object || !old_object->FindString({"spec", "nodeName"}) || labels_changed) RetryParkedOnPods();
 }
 
 void SchedulerController::OnNodeChanged() {
@@ -479,6 +488,8 @@ shim::ReconcileResult SchedulerController::ReconcilePod(const std::string& key) 
       PodIsTerminal(*doc)) {
     return shim::ReconcileResult::Done();
   }
+  // Gated: not attempted at all (the gates' removal is a pod update, which queues it again).
+  if (PodIsSchedulingGated(*doc)) return shim::ReconcileResult::Done();
   placement::PodSpecView view = ReadPodView(*doc);
   if (view.uid.empty() || cache_.IsPodAssumed(view.uid)) return shim::ReconcileResult::Done();
   ApplyDefaultSpread(view);

@@ -84,9 +84,34 @@ void DefaultContainer(Value& c, Document::AllocatorType& a, bool default_request
   }
 }
 
+// core/v1 SetDefaults_PodSpec's defaultHostNetworkPorts: a hostNetwork pod's container ports bind
+// the node's ports, so a port without hostPort gets hostPort = containerPort (what kube-scheduler's
+// NodePorts filter then reads).
+void DefaultHostNetworkPorts(Value& spec, Document::AllocatorType& a) {
+  const Value* host_network = json::Member(spec, "hostNetwork");
+  if (!host_network || !host_network->IsBool() || !host_network->GetBool()) return;
+  for (std::string_view list : {"containers", "initContainers"}) {
+    Value* cs = json::FindMutable(spec, {list});
+    if (!cs || !cs->IsArray()) continue;
+    for (auto& c : cs->GetArray()) {
+      Value* ports = c.IsObject() ? json::FindMutable(c, {"ports"}) : nullptr;
+      if (!ports || !ports->IsArray()) continue;
+      for (auto& port : ports->GetArray()) {
+        if (!port.IsObject()) continue;
+        const Value* container_port = json::Member(port, "containerPort");
+        const Value* host_port = json::Member(port, "hostPort");
+        if (!container_port || !container_port->IsInt64()) continue;
+        if (host_port && !(host_port->IsInt64() && host_port->GetInt64() == 0)) continue;
+        json::SetMember(port, "hostPort", Value(container_port->GetInt64()), a);
+      }
+    }
+  }
+}
+
 void DefaultPodSpec(Value& spec, Document::AllocatorType& a, bool add_tolerations) {
   // add_tolerations is true for pods themselves, false for templates.
   if (!spec.IsObject()) return;
+  DefaultHostNetworkPorts(spec, a);
   DefaultString(spec, "restartPolicy", "Always", a);
   DefaultString(spec, "dnsPolicy", "ClusterFirst", a);
   DefaultString(spec, "schedulerName", "default-scheduler", a);

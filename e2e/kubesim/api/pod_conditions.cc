@@ -20,4 +20,19 @@ rapidjson::Value& ConditionOfType(rapidjson::Value& status, std::string_view typ
   return (*conditions)[conditions->Size() - 1];
 }
 
+void ApplySchedulingGatedCondition(rapidjson::Value& pod, rapidjson::Document::AllocatorType& alloc) {
+  const rapidjson::Value* gates = json::Find(pod, {"spec", "schedulingGates"});
+  if (!pod.IsObject() || !gates || !gates->IsArray() || gates->Empty()) return;
+  rapidjson::Value& status = json::EnsureObject(pod, "status", alloc);
+  if (const rapidjson::Value* conditions = json::Find(status, {"conditions"}); conditions && conditions->IsArray()) {
+    for (const auto& c : conditions->GetArray()) {
+      if (json::GetString(c, {"type"}) == "PodScheduled") return;
+    }
+  }
+  rapidjson::Value& c = ConditionOfType(status, "PodScheduled", alloc);
+  json::SetString(c, "status", "False", alloc);
+  json::SetString(c, "reason", "SchedulingGated", alloc);
+  json::SetString(c, "message", "Scheduling is blocked due to non-empty scheduling gates", alloc);
+}
+
 }  // namespace berth::kubesim

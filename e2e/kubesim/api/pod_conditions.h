@@ -17,4 +17,10 @@ namespace berth::kubesim {
 rapidjson::Value& ConditionOfType(rapidjson::Value& status, std::string_view type,
                                   rapidjson::Document::AllocatorType& alloc);
 
+// ApplySchedulingGatedCondition is the pod strategy's PrepareForCreate step of that name: a pod
+// created with a non-empty spec.schedulingGates and no PodScheduled condition gets
+// PodScheduled=False, reason SchedulingGated, "Scheduling is blocked due to non-empty scheduling
+// gates" (what `kubectl get pod` shows as its status). Create only: an update never adds it.
+void ApplySchedulingGatedCondition(rapidjson::Value& pod, rapidjson::Document::AllocatorType& alloc);
+
 }  // namespace berth::kubesim

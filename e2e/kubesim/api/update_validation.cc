@@ -91,9 +91,44 @@ bool SameToleration(const Value& a, const Value& b) {
   return true;
 }
 
+bool HasGate(const Value& gates, const Value& name) {
+  if (!gates.IsArray()) return false;
+  for (const auto& g : gates.GetArray()) {
+    if (MemberOr(g, "name") == name) return true;
+  }
+  return false;
+}
+
+// validateOnlyDeletedSchedulingGates: scheduling gates may be removed, never added.
+void ValidateOnlyDeletedSchedulingGates(const Value& new_spec, const Value& old_spec, std::vector<StatusCause>& causes) {
+  const Value& new_gates = MemberOr(new_spec, "schedulingGates");
+  if (!new_gates.IsArray()) return;
+  for (rapidjson::SizeType i = 0; i < new_gates.Size(); ++i) {
+    const Value& name = MemberOr(new_gates[i], "name");
+    if (HasGate(MemberOr(old_spec, "schedulingGates"), name)) continue;
+    causes.push_back({"FieldValueForbidden",
+                      "Forbidden: only deletion is allowed, but found new scheduling gate '" +
+                          std::string(name.IsString() ? name.GetString() : "") + "'",
+                      "spec.schedulingGates[" + std::to_string(i) + "].name"});
+  }
+}
+
+// validateNodeSelectorMutation, for a pod that is still gated: keys may be added to
+// spec.nodeSelector, none changed or removed.
+bool NodeSelectorOnlyExtended(const Value& new_selector, const Value& old_selector) {
+  if (!old_selector.IsObject()) return true;
+  for (const auto& m : old_selector.GetObject()) {
+    const Value* now = new_selector.IsObject() ? json::Member(new_selector, m.name.GetString()) : nullptr;
+    if (!now || *now != m.value) return false;
+  }
+  return true;
+}
+
 void ValidatePodUpdate(const Value& new_obj, const Value& old_obj, std::vector<StatusCause>& causes) {
   const Value& new_spec = MemberOr(new_obj, "spec");
   const Value& old_spec = MemberOr(old_obj, "spec");
+  ValidateOnlyDeletedSchedulingGates(new_spec, old_spec, causes);
+  if (!causes.empty()) return;
   for (std::string_view list : {"containers", "initContainers"}) {
     if (ListSize(new_spec, list) != ListSize(old_spec, list)) {
       causes.push_back({"FieldValueForbidden", "Forbidden: pod updates may not add or remove containers",
@@ -127,6 +162,19 @@ void ValidatePodUpdate(const Value& new_obj, const Value& old_obj, std::vector<S
   CopyOrRemove(munged, old_spec, "activeDeadlineSeconds", a);
   CopyOrRemove(munged, old_spec, "schedulingGates", a);
   CopyOrRemove(munged, old_spec, "tolerations", a);
+  // A pod that is still gated may have its nodeSelector extended (mutable scheduling directives,
+  // GA in 1.30). Narrowing its required node affinity is allowed upstream too; kubesim refuses it.
+  if (const Value& gates = MemberOr(old_spec, "schedulingGates"); gates.IsArray() && !gates.Empty()) {
+    const Value& new_selector = MemberOr(new_spec, "nodeSelector");
+    if (!NodeSelectorOnlyExtended(new_selector, MemberOr(old_spec, "nodeSelector"))) {
+      causes.push_back({"FieldValueInvalid",
+                        "Invalid value: " + (new_selector.IsNull() ? std::string("null") : json::Serialize(new_selector)) +
+                            ": only additions to spec.nodeSelector are allowed (no mutations or deletions)",
+                        "spec.nodeSelector"});
+      return;
+    }
+    CopyOrRemove(munged, old_spec, "nodeSelector", a);
+  }
   const Value& old_grace = MemberOr(old_spec, "terminationGracePeriodSeconds");
   const Value& new_grace = MemberOr(munged, "terminationGracePeriodSeconds");
   if (old_grace.IsInt64() && old_grace.GetInt64() < 0 && new_grace.IsInt64() && new_grace.GetInt64() == 1) {

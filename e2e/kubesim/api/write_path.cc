@@ -8,6 +8,7 @@
 #include "e2e/kubesim/api/crd_versions.h"
 #include "e2e/kubesim/api/update_validation.h"
 #include "e2e/kubesim/api/list_filter.h"
+#include "e2e/kubesim/api/pod_conditions.h"
 #include "e2e/kubesim/api/priority_admission.h"
 #include "e2e/kubesim/api/request_body.h"
 #include "e2e/kubesim/api/response_format.h"
@@ -184,6 +185,7 @@ OpResult ApiServer::DoCreate(const ResourceType& type, const std::string& ns, Do
     result.error = std::move(err);
     return result;
   }
+  if (type.group.empty() && type.plural == "pods") ApplySchedulingGatedCondition(body, a);
   // The service REST storage allocates ClusterIPs and NodePorts before storing.
   ServiceAllocation reserved;
   if (IsService(type)) {

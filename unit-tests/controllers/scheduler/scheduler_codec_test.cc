@@ -212,6 +212,16 @@ TEST(SchedulerCodecTest, OnlySucceededAndFailedPodsAreTerminal) {
   EXPECT_FALSE(PodIsTerminal(Parse(R"({"status":"Failed"})")));
 }
 
+TEST(SchedulerCodecTest, OnlyAPodWithSchedulingGatesIsGated) {
+  EXPECT_TRUE(PodIsSchedulingGated(Parse(R"({"spec":{"schedulingGates":[{"name":"example.com/gate"}]}})")));
+  EXPECT_TRUE(PodIsSchedulingGated(Parse(R"({"spec":{"schedulingGates":[{"name":"a"},{"name":"b"}]}})")));
+  // Every gate removed (kubectl's JSON patch leaves [] or drops the field): schedulable again.
+  EXPECT_FALSE(PodIsSchedulingGated(Parse(R"({"spec":{"schedulingGates":[]}})")));
+  EXPECT_FALSE(PodIsSchedulingGated(Parse(R"({"spec":{"schedulingGates":null}})")));
+  EXPECT_FALSE(PodIsSchedulingGated(Parse(R"({"spec":{"nodeName":""}})")));
+  EXPECT_FALSE(PodIsSchedulingGated(Parse("{}")));
+}
+
 TEST(SchedulerCodecTest, QuantitiesThatDoNotParseAreErrorsNamingTheFieldNeverZero) {
   auto doc = Parse(R"({"metadata":{"name":"p","uid":"u"},"spec":{
       "containers":[{"name":"a","resources":{"requests":{"cpu":"abc","memory":"1Gi"}}},

@@ -32,6 +32,29 @@ TEST(BuiltinDefaultsTest, SecretStringDataIsMergedIntoDataAsBase64AndTypeDefault
   EXPECT_FALSE(typed.HasMember("stringData"));
 }
 
+TEST(BuiltinDefaultsTest, AHostNetworkPodsContainerPortsDefaultTheirHostPort) {
+  Registry registry;
+  auto type = registry.Find("", "v1", "pods");
+  ASSERT_TRUE(type);
+  auto pod = Parse(R"({"spec":{"hostNetwork":true,
+      "containers":[{"name":"a","image":"x","ports":[{"containerPort":8080},{"containerPort":53,"protocol":"UDP"},
+                                                     {"containerPort":9000,"hostPort":9001}]}],
+      "initContainers":[{"name":"i","image":"x","ports":[{"containerPort":7000,"hostPort":0}]}]}})");
+  ApplyBuiltinDefaults(*type, pod);
+  const auto& ports = *json::Find(pod, {"spec", "containers"});
+  EXPECT_EQ(json::Find(ports[0], {"ports"})->GetArray()[0]["hostPort"].GetInt64(), 8080);
+  EXPECT_EQ(json::Find(ports[0], {"ports"})->GetArray()[1]["hostPort"].GetInt64(), 53);
+  EXPECT_EQ(json::Find(ports[0], {"ports"})->GetArray()[2]["hostPort"].GetInt64(), 9001);  // set: kept
+  EXPECT_EQ((*json::Find(pod, {"spec", "initContainers"}))[0]["ports"][0]["hostPort"].GetInt64(), 7000);
+  // Without hostNetwork a container port binds no node port.
+  auto plain = Parse(R"({"spec":{"containers":[{"name":"a","image":"x","ports":[{"containerPort":8080}]}]}})");
+  ApplyBuiltinDefaults(*type, plain);
+  EXPECT_FALSE((*json::Find(plain, {"spec", "containers"}))[0]["ports"][0].HasMember("hostPort"));
+  auto off = Parse(R"({"spec":{"hostNetwork":false,"containers":[{"name":"a","image":"x","ports":[{"containerPort":1}]}]}})");
+  ApplyBuiltinDefaults(*type, off);
+  EXPECT_FALSE((*json::Find(off, {"spec", "containers"}))[0]["ports"][0].HasMember("hostPort"));
+}
+
 TEST(BuiltinValidationTest, APodDeletionCostThatIsNoInt32IsRejectedWithTheApiServersWording) {
   Registry registry;
   auto type = registry.Find("", "v1", "pods");

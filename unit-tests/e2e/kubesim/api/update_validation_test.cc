@@ -61,6 +61,47 @@ TEST(UpdateValidationTest, RemovingAnExistingTolerationOrAContainerIsForbidden) 
   EXPECT_EQ(causes[0].message, "Forbidden: pod updates may not add or remove containers");
 }
 
+TEST(UpdateValidationTest, SchedulingGatesMayOnlyBeRemoved) {
+  auto old_pod = Parse(R"({"spec":{"containers":[{"name":"main","image":"busybox"}],"schedulingGates":[{"name":"g1"}]}})");
+  auto removed = Parse(R"({"spec":{"containers":[{"name":"main","image":"busybox"}]}})");
+  EXPECT_TRUE(ValidateBuiltinUpdate(Type("", "pods"), removed, old_pod).empty());
+  auto added = Parse(
+      R"({"spec":{"containers":[{"name":"main","image":"busybox"}],"schedulingGates":[{"name":"g1"},{"name":"g2"}]}})");
+  auto causes = ValidateBuiltinUpdate(Type("", "pods"), added, old_pod);
+  ASSERT_EQ(causes.size(), 1u);
+  EXPECT_EQ(causes[0].field, "spec.schedulingGates[1].name");
+  EXPECT_EQ(causes[0].reason, "FieldValueForbidden");
+  EXPECT_EQ(causes[0].message, "Forbidden: only deletion is allowed, but found new scheduling gate 'g2'");
+  // Gating a pod that was created without gates is adding one too.
+  causes = ValidateBuiltinUpdate(Type("", "pods"), old_pod, removed);
+  ASSERT_EQ(causes.size(), 1u);
+  EXPECT_EQ(causes[0].field, "spec.schedulingGates[0].name");
+}
+
+TEST(UpdateValidationTest, AGatedPodsNodeSelectorMayBeExtendedButNotChanged) {
+  auto gated = Parse(R"({"spec":{"containers":[{"name":"main","image":"busybox"}],"schedulingGates":[{"name":"g"}],)"
+                     R"("nodeSelector":{"a":"b"}}})");
+  auto extended = Parse(R"({"spec":{"containers":[{"name":"main","image":"busybox"}],"schedulingGates":[{"name":"g"}],)"
+                        R"("nodeSelector":{"a":"b","c":"d"}}})");
+  EXPECT_TRUE(ValidateBuiltinUpdate(Type("", "pods"), extended, gated).empty());
+  auto changed = Parse(R"({"spec":{"containers":[{"name":"main","image":"busybox"}],"schedulingGates":[{"name":"g"}],)"
+                       R"("nodeSelector":{"a":"z","c":"d"}}})");
+  auto causes = ValidateBuiltinUpdate(Type("", "pods"), changed, gated);
+  ASSERT_EQ(causes.size(), 1u);
+  EXPECT_EQ(causes[0].field, "spec.nodeSelector");
+  EXPECT_EQ(causes[0].reason, "FieldValueInvalid");
+  EXPECT_EQ(causes[0].message,
+            R"(Invalid value: {"a":"z","c":"d"}: only additions to spec.nodeSelector are allowed (no mutations or deletions))");
+  // The last gate removed in the same update as the selector is extended: the old pod was gated.
+  auto released = Parse(R"({"spec":{"containers":[{"name":"main","image":"busybox"}],"nodeSelector":{"a":"b","c":"d"}}})");
+  EXPECT_TRUE(ValidateBuiltinUpdate(Type("", "pods"), released, gated).empty());
+  // Once it is no longer gated, the selector is as immutable as the rest of the spec.
+  auto ungated = Parse(R"({"spec":{"containers":[{"name":"main","image":"busybox"}],"nodeSelector":{"a":"b"}}})");
+  causes = ValidateBuiltinUpdate(Type("", "pods"), released, ungated);
+  ASSERT_EQ(causes.size(), 1u);
+  EXPECT_EQ(causes[0].field, "spec");
+}
+
 TEST(UpdateValidationTest, NegativeGracePeriodMayBecomeOne) {
   auto old_pod = Parse(R"({"spec":{"containers":[{"name":"m","image":"i"}],"terminationGracePeriodSeconds":-1}})");
   auto one = Parse(R"({"spec":{"containers":[{"name":"m","image":"i"}],"terminationGracePeriodSeconds":1}})");
