@@ -16,4 +16,11 @@ bool PodChangedBeyondStatus(const shim::CachedObject& before, const shim::Cached
   return false;
 }
 
+bool LabelsEqual(const shim::CachedObject& a, const shim::CachedObject& b) {
+  auto la = a.FindJson({"metadata", "labels"});
+  auto lb = b.FindJson({"metadata", "labels"});
+  if (!la || !lb) return la.has_value() == lb.has_value();
+  return *la == *lb;
+}
+
 }  // namespace berth::controllers

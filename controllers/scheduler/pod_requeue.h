@@ -16,4 +16,7 @@ namespace berth::controllers {
 // unschedulable pod is not retried on its own status write.
 bool PodChangedBeyondStatus(const shim::CachedObject& before, const shim::CachedObject& after);
 
+// LabelsEqual compares metadata.labels of two cached objects (both absent counts as equal).
+bool LabelsEqual(const shim::CachedObject& a, const shim::CachedObject& b);
+
 }  // namespace berth::controllers
