@@ -6,6 +6,8 @@
 #include <charconv>
 #include <optional>
 
+#include "clientgo-shim/base/go_bool.h"
+
 namespace berth::log {
 namespace {
 
@@ -51,8 +53,9 @@ Result<std::vector<std::string>> ApplyLogFlags(const std::vector<std::string>& a
       has_value = true;
     }
     if (name == "--zap-devel") {
-      if (!has_value || value == "true" || value == "1") devel = true;
-      else if (value == "false" || value == "0") devel = false;
+      // Go's flag package: named alone is true, `=` takes strconv.ParseBool's forms.
+      if (!has_value) devel = true;
+      else if (auto parsed = ParseGoBool(value)) devel = *parsed;
       else return MakeError(ErrorCode::kInvalidArgument, "invalid boolean value \"" + value + "\" for --zap-devel");
       continue;
     }

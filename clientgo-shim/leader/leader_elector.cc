@@ -100,6 +100,10 @@ void LeaderElector::SetLeading(bool leading) {
   leading_.store(leading);
 }
 
+void LeaderElector::RecordEvent(const std::string& what) {
+  if (config_.record_event) config_.record_event(lock_.Uid(), config_.identity + " " + what);
+}
+
 bool LeaderElector::Sleep(SteadyTime deadline) {
   std::unique_lock<std::mutex> l(mu_);
   while (!stop_ && clock_.Now() < deadline) clock_.WaitUntil(cv_, l, deadline);
@@ -240,6 +244,8 @@ void LeaderElector::LoseLeadership(const std::string& reason) {
   lost_.store(true);
   log::Error("leader-election", "leader election lost",
              {{"lease", lock_.Describe()}, {"identity", config_.identity}, {"reason", reason}});
+  // No "stopped leading" Event here, unlike client-go: after the loss this process writes nothing
+  // at all (the fence's guarantee); the next leader's "became leader" tells the hand-over.
   if (config_.callbacks.on_stopped_leading) config_.callbacks.on_stopped_leading();
 }
 
@@ -265,6 +271,7 @@ void LeaderElector::Run() {
   }
   fence_->Renewed(start);
   SetLeading(true);
+  RecordEvent("became leader");
   log::Info("leader-election", "successfully acquired lease",
             {{"lease", lock_.Describe()}, {"identity", config_.identity}});
   if (config_.callbacks.on_started_leading) config_.callbacks.on_started_leading();
@@ -277,6 +284,8 @@ void LeaderElector::StopLeading(bool notify) {
   // already hold it. Other writes are fenced before the release, so none lands after it.
   const bool may_release = config_.release_on_cancel && fence_->MayWrite();
   fence_->Lose("leader election stopped");
+  // Before the release, so the Event is not a write that lands after a standby took the Lease.
+  if (notify) RecordEvent("stopped leading");
   if (may_release) Release();
   SetLeading(false);
   if (notify && config_.callbacks.on_stopped_leading) config_.callbacks.on_stopped_leading();

@@ -17,6 +17,9 @@
 //   - Stop() while leading (fence open) with release_on_cancel writes holderIdentity "" and
 //     leaseDurationSeconds 1 (client-go ReleaseOnCancel), then OnStoppedLeading.
 //   - leader_election_master_status{name} is 1 while leading, 0 otherwise.
+//   - Events as client-go's LeaseLock records them (config.record_event): "<identity> became
+//     leader" after acquiring, "<identity> stopped leading" on Stop() while leading. Unlike
+//     client-go, a lost Lease records nothing: after the loss the process writes nothing at all.
 // Defaults are client-go's / controller-runtime's: 15 s / 10 s / 2 s; the lease request timeout
 // is max(RenewDeadline/2, 1 s).
 // Callbacks run on the elector thread and must return quickly (start work, do not run it).
@@ -58,6 +61,14 @@ struct LeaderElectionConfig {
   bool release_on_cancel = true;      // Default: true (release the Lease on Stop()).
   LeaderCallbacks callbacks;
   WaitClock* clock = nullptr;             // Default: DefaultWaitClock().
+  // record_event(lease_uid, message) is client-go's LeaseLock.RecordEvent: called with
+  // "<identity> became leader" on acquiring and "<identity> stopped leading" on Stop() while
+  // leading (not on a loss: see above), for a Normal Event with reason LeaderElection on the
+  // Lease. Called on the
+  // elector thread (or Stop()'s), "stopped leading" before the Lease is released: it may wait
+  // briefly for the write, so nothing this process writes lands after a standby took over.
+  // Default: none.
+  std::function<void(const std::string& lease_uid, const std::string& message)> record_event;
   Registry* metrics = nullptr;        // leader_election_master_status. Default: none.
   std::string metric_name;            // the `name` label. Default: lease_name.
 };
@@ -105,6 +116,8 @@ class LeaderElector {
   void StopLeading(bool notify);
   void Release();
   void SetLeading(bool leading);
+  // RecordEvent: config.record_event("<identity> <what>"), if set.
+  void RecordEvent(const std::string& what);
   // Sleep waits until `deadline` or Stop(). Returns false when stopping.
   bool Sleep(SteadyTime deadline);
   std::chrono::nanoseconds Jittered(std::chrono::milliseconds d);

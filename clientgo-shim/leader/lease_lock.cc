@@ -62,6 +62,12 @@ json::Document LeaseLock::ToLease(const LeaderElectionRecord& r, const json::Val
   return d;
 }
 
+std::string LeaseLock::Uid() {
+  std::lock_guard<std::mutex> l(mu_);
+  if (!last_) return "";
+  return std::string(json::GetString(*last_, {"metadata", "uid"}, ""));
+}
+
 Result<LeaderElectionRecord> LeaseLock::Get() {
   auto lease = client_.Get(Ref());
   if (!lease) return std::unexpected(lease.error());

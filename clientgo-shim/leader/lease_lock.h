@@ -49,6 +49,8 @@ class LeaseLock {
   // Describe is "namespace/name".
   std::string Describe() const { return ns_ + "/" + name_; }
   const std::string& name() const { return name_; }
+  // Uid is metadata.uid of the Lease as last read or written ("" before the first).
+  std::string Uid();
 
  private:
   json::Document ToLease(const LeaderElectionRecord& record, const json::Value* base) const;

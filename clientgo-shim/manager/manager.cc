@@ -81,6 +81,25 @@ Result<std::unique_ptr<Manager>> Manager::Create(ManagerOptions options) {
     c.retry_period = m->options_.retry_period;
     c.release_on_cancel = m->options_.leader_election_release_on_cancel;
     c.metrics = &m->registry_;
+    EventRecorderOptions events;
+    events.rest = c.rest;  // unfenced, as the elector's own writes
+    events.component = m->identity_;
+    events.stop_flush_timeout = std::chrono::seconds(1);
+    m->leader_events_ = std::make_unique<EventRecorder>(std::move(events));
+    const std::string lease_namespace = c.lease_namespace, lease_name = c.lease_name;
+    c.record_event = [recorder = m->leader_events_.get(), lease_namespace, lease_name](
+                         const std::string& lease_uid, const std::string& message) {
+      ObjectReference lease;
+      lease.api_version = "coordination.k8s.io/v1";
+      lease.kind = "Lease";
+      lease.ns = lease_namespace;
+      lease.name = lease_name;
+      lease.uid = lease_uid;
+      recorder->Event(lease, EventType::kNormal, "LeaderElection", message);
+      // "stopped leading" comes just before the Lease is released: write it first (for at most
+      // 1 s, the API server may be gone), so no write of this replica follows a standby's takeover.
+      if (message.ends_with(" stopped leading")) recorder->Flush(std::chrono::seconds(1));
+    };
     Manager* self = m.get();
     c.callbacks.on_started_leading = [self] { self->StartControllersWhenSynced(); };
     c.callbacks.on_stopped_leading = [self] {
@@ -286,6 +305,7 @@ void Manager::Stop() {
   for (auto& c : controllers_) c->Stop();
   controllers_started_ = false;
   if (elector_) elector_->Stop();
+  if (leader_events_) leader_events_->Stop();
   informers_->Stop();
   if (probe_server_) probe_server_->Stop();
   if (metrics_server_) metrics_server_->Stop();

@@ -11,7 +11,9 @@
 // Losing leadership stops the manager at once: every controller queue is shut down in the
 // lost-lease callback (no key is handed out after it) and Wait() returns
 // "leader election lost". Stop() (or SIGTERM via Run) drains the controllers first, then
-// releases the Lease, then stops informers and servers.
+// releases the Lease, then stops informers and servers. The elector's LeaderElection Events
+// ("<identity> became leader", and "<identity> stopped leading" on Stop()) go on the Lease, as
+// client-go's; a lost Lease records none (nothing is written after a loss).
 // Fencing: with leader election, rest() is a FencedRestClient over the elector's fence, so every
 // POST/PUT/PATCH/DELETE a controller sends through it fails with kFenced (not retried) unless
 // this replica renewed the Lease within renewDeadline on the monotonic clock — also while the
@@ -38,6 +40,7 @@
 #include <vector>
 
 #include "clientgo-shim/base/result.h"
+#include "clientgo-shim/events/event_recorder.h"
 #include "clientgo-shim/informer/shared_informer_factory.h"
 #include "clientgo-shim/leader/leader_elector.h"
 #include "clientgo-shim/manager/controller.h"
@@ -137,6 +140,10 @@ class Manager {
   std::unique_ptr<MetricsAuthorizer> metrics_authorizer_;  // with metrics_secure
   std::unique_ptr<HttpServer> metrics_server_;
   std::unique_ptr<HttpServer> probe_server_;
+  // The elector's Events (reason LeaderElection on the Lease, source.component = identity, as
+  // controller-runtime's recorder for the resource lock), written unfenced: "stopped leading"
+  // is recorded after the fence closed. Declared before elector_, so it outlives it.
+  std::unique_ptr<EventRecorder> leader_events_;
   std::unique_ptr<LeaderElector> elector_;
   RestClientPtr rest_;  // fenced with leader election
   std::vector<std::unique_ptr<Controller>> controllers_;

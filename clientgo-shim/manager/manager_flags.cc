@@ -2,6 +2,7 @@
 #include "clientgo-shim/manager/manager_flags.h"
 
 #include "clientgo-shim/api/duration.h"
+#include "clientgo-shim/base/go_bool.h"
 #include "clientgo-shim/proto/protobuf_codec.h"
 
 namespace berth::shim {
@@ -65,10 +66,11 @@ Result<std::vector<std::string>> ApplyManagerFlags(const std::vector<std::string
     }
     if (name == "--leader-elect" || name == "--metrics-secure") {
       bool& flag = name == "--leader-elect" ? options.leader_election : options.metrics_secure;
-      if (!has_value || value == "true" || value == "1") {
+      // Go's flag package: named alone is true, `=` takes strconv.ParseBool's forms.
+      if (!has_value) {
         flag = true;
-      } else if (value == "false" || value == "0") {
-        flag = false;
+      } else if (auto parsed = ParseGoBool(value)) {
+        flag = *parsed;
       } else {
         return MakeError(ErrorCode::kInvalidArgument,
                          "invalid boolean value \"" + value + "\" for " + name);

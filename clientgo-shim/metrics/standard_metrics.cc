@@ -38,6 +38,9 @@ Result<ControllerRuntimeMetrics> RegisterControllerRuntimeMetrics(Registry& r) {
   BERTH_ASSIGN(m.reconcile_panics_total,
                r.AddCounter("controller_runtime_reconcile_panics_total",
                             "Total number of reconciliation panics per controller", {"controller"}));
+  BERTH_ASSIGN(m.reconcile_timeouts_total,
+               r.AddCounter("controller_runtime_reconcile_timeouts_total",
+                            "Total number of reconciliation timeouts per controller", {"controller"}));
   BERTH_ASSIGN(m.reconcile_time_seconds,
                r.AddHistogram("controller_runtime_reconcile_time_seconds",
                               "Length of time per reconciliation per controller", {"controller"},
@@ -59,6 +62,7 @@ void ControllerRuntimeMetrics::InitController(const std::string& controller,
   reconcile_errors_total->WithLabelValues({controller});
   terminal_reconcile_errors_total->WithLabelValues({controller});
   reconcile_panics_total->WithLabelValues({controller});
+  reconcile_timeouts_total->WithLabelValues({controller});
   reconcile_time_seconds->WithLabelValues({controller});
   max_concurrent_reconciles->WithLabelValues({controller}).Set(max_concurrent);
   active_workers->WithLabelValues({controller}).Set(0);

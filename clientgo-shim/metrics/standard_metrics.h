@@ -6,6 +6,9 @@
 //   controller_runtime_reconcile_errors_total{controller}
 //   controller_runtime_terminal_reconcile_errors_total{controller}
 //   controller_runtime_reconcile_panics_total{controller}        a reconciler that threw
+//   controller_runtime_reconcile_timeouts_total{controller}      stays 0: berth sets no
+//     ReconciliationTimeout (controller-runtime's default), but dashboards and "must stay zero"
+//     checks list the family
 //   controller_runtime_reconcile_time_seconds{controller}      40 buckets 0.005 … 60
 //   controller_runtime_max_concurrent_reconciles{controller}
 //   controller_runtime_active_workers{controller}
@@ -39,6 +42,7 @@ struct ControllerRuntimeMetrics {
   CounterFamily* reconcile_errors_total = nullptr;
   CounterFamily* terminal_reconcile_errors_total = nullptr;
   CounterFamily* reconcile_panics_total = nullptr;
+  CounterFamily* reconcile_timeouts_total = nullptr;
   HistogramFamily* reconcile_time_seconds = nullptr;
   GaugeFamily* max_concurrent_reconciles = nullptr;
   GaugeFamily* active_workers = nullptr;

@@ -5,10 +5,12 @@
 #include <cstdlib>
 #include <iostream>
 #include <limits>
+#include <utility>
 
 #include "clientgo-shim/api/duration.h"
 #include "clientgo-shim/base/log_flags.h"
 #include "clientgo-shim/manager/manager_flags.h"
+#include "controllers/common/bool_flag.h"
 #include "controllers/scheduler/scheduler_controller.h"
 
 namespace berth::controllers {
@@ -143,12 +145,22 @@ int ParseCountFlag(std::string_view name, const std::string& value, int min, int
   return n;
 }
 
-// ParseBoolFlag parses "true" or "false" for a boolean flag; anything else exits with 2.
-bool ParseBoolFlag(std::string_view name, const std::string& value) {
-  if (value == "true") return true;
-  if (value == "false") return false;
-  std::cerr << "berth-manager: invalid " << name << " \"" << value << "\" (true or false)\n";
-  std::exit(2);
+// TakeBerthBoolFlag: berth's own boolean flags, each in Go's forms (controllers/common/bool_flag.h).
+BoolFlagMatch TakeBerthBoolFlag(const std::vector<std::string>& args, size_t& i, BerthFlags& flags,
+                                std::string& error) {
+  const std::pair<std::string_view, bool*> bools[] = {
+      {"--reservation-lifecycle-all-schedulers", &flags.reservation_lifecycle_all_schedulers},
+      {"--pre-allocation-cluster-mode", &flags.pre_allocation.enable_cluster_mode},
+      {"--pre-allocation-prefer-no-pre-allocated-pods", &flags.pre_allocation.prefer_no_pre_allocated_pods},
+      {"--migration-evict-daemonset-pods", &flags.migration.evictability.evict_daemonset_pods},
+      {"--migration-evict-system-critical-pods", &flags.migration.evictability.evict_system_critical_pods},
+      {"--migration-evict-bare-pods", &flags.migration.evictability.evict_bare_pods},
+      {"--migration-evict-local-storage-pods", &flags.migration.evictability.evict_local_storage_pods},
+  };
+  for (const auto& [name, target] : bools) {
+    if (BoolFlagMatch m = TakeBoolFlag(args, i, name, *target, error); m != BoolFlagMatch::kNotMine) return m;
+  }
+  return BoolFlagMatch::kNotMine;
 }
 
 // TakeValue reads "--name=value" or "--name value".
@@ -183,7 +195,13 @@ std::optional<int> ParseBerthFlags(const std::vector<std::string>& args,
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     std::string value;
-    if (a == "--help" || a == "-h") {
+    std::string error;
+    if (BoolFlagMatch m = TakeBerthBoolFlag(args, i, flags, error); m != BoolFlagMatch::kNotMine) {
+      if (m == BoolFlagMatch::kInvalid) {
+        std::cerr << "berth-manager: " << error << "\n";
+        return 2;
+      }
+    } else if (a == "--help" || a == "-h") {
       std::cout << Usage(controller_table);
       return 0;
     } else if (TakeValue(args, i, "--controllers", value)) {
@@ -263,10 +281,6 @@ std::optional<int> ParseBerthFlags(const std::vector<std::string>& args,
         return 2;
       }
       flags.scoring = reconcile::placement::ParseScoringStrategy(value);
-    } else if (TakeValue(args, i, "--reservation-lifecycle-all-schedulers", value)) {
-      flags.reservation_lifecycle_all_schedulers = ParseBoolFlag("--reservation-lifecycle-all-schedulers", value);
-    } else if (TakeValue(args, i, "--pre-allocation-cluster-mode", value)) {
-      flags.pre_allocation.enable_cluster_mode = ParseBoolFlag("--pre-allocation-cluster-mode", value);
     } else if (TakeValue(args, i, "--pre-allocation-cluster-label-key", value)) {
       if (value.empty()) {
         std::cerr << "berth-manager: --pre-allocation-cluster-label-key must not be empty\n";
@@ -279,9 +293,6 @@ std::optional<int> ParseBerthFlags(const std::vector<std::string>& args,
         return 2;
       }
       flags.pre_allocation.cluster_priority_annotation_key = value;
-    } else if (TakeValue(args, i, "--pre-allocation-prefer-no-pre-allocated-pods", value)) {
-      flags.pre_allocation.prefer_no_pre_allocated_pods =
-          ParseBoolFlag("--pre-allocation-prefer-no-pre-allocated-pods", value);
     } else if (TakeValue(args, i, "--migration-default-ttl", value)) {
       flags.migration.default_ttl = ParseDurationFlag("--migration-default-ttl", value, false);
     } else if (TakeValue(args, i, "--migration-eviction-backoff", value)) {
@@ -292,16 +303,6 @@ std::optional<int> ParseBerthFlags(const std::vector<std::string>& args,
         return 2;
       }
       flags.migration.eviction_backoff_initial = *d;
-    } else if (TakeValue(args, i, "--migration-evict-daemonset-pods", value)) {
-      flags.migration.evictability.evict_daemonset_pods = ParseBoolFlag("--migration-evict-daemonset-pods", value);
-    } else if (TakeValue(args, i, "--migration-evict-system-critical-pods", value)) {
-      flags.migration.evictability.evict_system_critical_pods =
-          ParseBoolFlag("--migration-evict-system-critical-pods", value);
-    } else if (TakeValue(args, i, "--migration-evict-bare-pods", value)) {
-      flags.migration.evictability.evict_bare_pods = ParseBoolFlag("--migration-evict-bare-pods", value);
-    } else if (TakeValue(args, i, "--migration-evict-local-storage-pods", value)) {
-      flags.migration.evictability.evict_local_storage_pods =
-          ParseBoolFlag("--migration-evict-local-storage-pods", value);
     } else if (auto m = TakeMigrationFlag(args, i, flags.arbitration, value);
                m != FlagMatch::kNotMine) {
       if (m == FlagMatch::kInvalid) {

@@ -2,6 +2,9 @@
 
 #include <charconv>
 #include <cmath>
+#include <utility>
+
+#include "controllers/common/bool_flag.h"
 
 namespace berth::controllers {
 namespace {
@@ -72,18 +75,15 @@ FlagMatch TakeMigrationFlag(const std::vector<std::string>& args, size_t& i, Arb
     *f.target = *parsed;
     return FlagMatch::kTaken;
   }
-  if (FlagMatch m = Match(args, i, "--migration-skip-check-expected-replicas", value, error);
-      m != FlagMatch::kNotMine) {
-    if (m == FlagMatch::kInvalid) return m;
-    if (value != "true" && value != "false") return invalid("--migration-skip-check-expected-replicas", "true or false");
-    o.limits.skip_check_expected_replicas = value == "true";
-    return FlagMatch::kTaken;
-  }
-  if (FlagMatch m = Match(args, i, "--migration-reserve-ahead", value, error); m != FlagMatch::kNotMine) {
-    if (m == FlagMatch::kInvalid) return m;
-    if (value != "true" && value != "false") return invalid("--migration-reserve-ahead", "true or false");
-    o.reserve_ahead = value == "true";
-    return FlagMatch::kTaken;
+  // Booleans in Go's forms: `--name` alone is true (controllers/common/bool_flag.h).
+  for (const auto& [name, target] : {std::pair<std::string_view, bool*>{"--migration-skip-check-expected-replicas",
+                                                                        &o.limits.skip_check_expected_replicas},
+                                     std::pair<std::string_view, bool*>{"--migration-reserve-ahead", &o.reserve_ahead}}) {
+    switch (TakeBoolFlag(args, i, name, *target, error)) {
+      case BoolFlagMatch::kNotMine: continue;
+      case BoolFlagMatch::kTaken: return FlagMatch::kTaken;
+      case BoolFlagMatch::kInvalid: return FlagMatch::kInvalid;
+    }
   }
   if (FlagMatch m = Match(args, i, "--migration-evict-qps", value, error); m != FlagMatch::kNotMine) {
     if (m == FlagMatch::kInvalid) return m;

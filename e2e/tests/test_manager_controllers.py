@@ -130,6 +130,53 @@ class DisabledControllersTest(unittest.TestCase):
         return names
 
 
+class BooleanFlagsTest(unittest.TestCase):
+    """Every boolean flag reads as Go's flag package (controller-runtime's main, pflag) reads it: named alone it is
+    true, so an operator's `extraArgs: [--migration-evict-bare-pods]` starts berth-manager instead of exiting 2."""
+
+    def boolean_flags(self):
+        help_text = run_manager("--help").stdout
+        typed = set(re.findall(r"(--[a-z0-9-]+) bool\b", help_text))
+        untyped = {"--leader-elect", "--metrics-secure", "--zap-devel"}  # controller-runtime prints these bare
+        for flag in untyped:
+            self.assertRegex(help_text, rf"\n  {flag} +\S")
+        return sorted(typed | untyped)
+
+    def test_every_boolean_flag_named_alone_is_accepted(self):
+        flags = self.boolean_flags()
+        self.assertGreaterEqual(len(flags), 12, flags)
+        for flag in flags:
+            with self.subTest(flag=flag):
+                # Followed by another flag, which must still be read as a flag (not as the boolean's value).
+                result = run_manager(flag, "--reservation-workers=3", "--help")
+                self.assertEqual(result.returncode, 0, result.stderr)
+
+    def test_every_boolean_flag_takes_go_values_and_refuses_others(self):
+        for flag in self.boolean_flags():
+            with self.subTest(flag=flag):
+                for value in ("true", "false", "1", "0", "T", "False"):
+                    result = run_manager(f"{flag}={value}", "--help")
+                    self.assertEqual(result.returncode, 0, f"{flag}={value}: {result.stderr}")
+                result = run_manager(f"{flag}=yes", "--help")
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertIn(f'invalid boolean value "yes" for {flag}', result.stderr)
+
+    def test_the_lifecycle_switch_named_alone_takes_effect(self):
+        sim = Kubesim(nodes=1)
+        self.addCleanup(sim.stop)
+        sim.install_crds()
+        mgr = BerthManager(sim, extra_args=["--reservation-lifecycle-all-schedulers"])
+        self.addCleanup(mgr.stop)
+        # Another scheduler's reservation: only the switch lets berth's lifecycle controller expire it.
+        sim.kubectl("create", "-f", "-", input=json.dumps({
+            "apiVersion": "scheduling.koordinator.sh/v1alpha1", "kind": "Reservation", "metadata": {"name": "other"},
+            "spec": {"ttl": "1s", "owners": [{"object": {"name": "x"}}],
+                     "template": {"spec": {"schedulerName": "other-scheduler", "containers": [{"name": "c"}]}}}}))
+        wait_until(lambda: sim.get_json("/apis/scheduling.koordinator.sh/v1alpha1/reservations/other")
+                   .get("status", {}).get("phase") == "Failed", timeout=30,
+                   message="the other scheduler's reservation to expire")
+
+
 class LoggingFlagsTest(unittest.TestCase):
     """controller-runtime's --zap-* flags on the real binary."""
 

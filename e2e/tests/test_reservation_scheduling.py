@@ -492,7 +492,7 @@ class FlagsTest(SchedulingSuite):
         import subprocess
         from kubesim_fixture import BIN
         for args in (["--scoring-strategy", "Balanced"], ["--scheduler-names", " , "],
-                     ["--pre-allocation-cluster-mode", "yes"], ["--pre-allocation-prefer-no-pre-allocated-pods=1"],
+                     ["--pre-allocation-cluster-mode", "yes"], ["--pre-allocation-prefer-no-pre-allocated-pods=yes"],
                      ["--pre-allocation-cluster-label-key="], ["--reservation-owner-sync-interval=-1s"],
                      ["--reservation-owner-sync-interval", "soon"]):
             r = subprocess.run([os.path.join(BIN, "berth-manager"), "--kubeconfig", self.sim.kubeconfig] + args,

@@ -1,7 +1,9 @@
 // Two Managers with leader election and a trivial ConfigMap controller against one kubesim:
 // only the leader reconciles; stopping it hands the work to the other within the lease duration,
 // and each manager's /metrics shows leader_election_master_status.
+#include <algorithm>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -100,6 +102,69 @@ TEST(ManagerLeaderIntegrationTest, OnlyTheLeaderReconcilesAndStoppingItHandsOver
   EXPECT_TRUE(b->MetricsShow("1"));
   b->manager->Stop();
   EXPECT_TRUE(b->manager->Wait());
+  sim.Stop();
+}
+
+// LeaderElectionEvents: "<reason> <involvedObject kind/name uid> <source.component>: <message>" of
+// every Event in kube-system with reason LeaderElection, oldest first.
+std::vector<std::string> LeaderElectionEvents(kubesim::KubesimInstance& sim) {
+  ObjectClient client(testing::ClientFor(sim));
+  auto list = client.List({.resource = "events", .ns = "kube-system"});
+  EXPECT_TRUE(list) << list.error().message;
+  std::vector<std::pair<std::string, std::string>> found;  // (firstTimestamp+name, line)
+  if (!list) return {};
+  for (const auto& e : (*list)["items"].GetArray()) {
+    if (json::GetString(e, {"reason"}) != "LeaderElection") continue;
+    std::string line = std::string(json::GetString(e, {"type"})) + " " +
+                       std::string(json::GetString(e, {"involvedObject", "apiVersion"})) + " " +
+                       std::string(json::GetString(e, {"involvedObject", "kind"})) + "/" +
+                       std::string(json::GetString(e, {"involvedObject", "name"})) + " uid=" +
+                       std::string(json::GetString(e, {"involvedObject", "uid"})) + " " +
+                       std::string(json::GetString(e, {"source", "component"})) + ": " +
+                       std::string(json::GetString(e, {"message"}));
+    found.emplace_back(std::string(json::GetString(e, {"firstTimestamp"})) + " " +
+                           std::string(json::GetString(e, {"metadata", "name"})),
+                       line);
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> lines;
+  for (auto& [key, line] : found) lines.push_back(std::move(line));
+  return lines;
+}
+
+// client-go's LeaseLock.RecordEvent, as controller-runtime wires it: a Normal Event with reason
+// LeaderElection on the Lease, from a recorder whose component is the identity, when a replica
+// becomes leader and when it stops leading, so `kubectl get events` and `kubectl describe lease`
+// tell the hand-overs.
+TEST(ManagerLeaderIntegrationTest, BecomingAndStoppingLeaderAreLeaderElectionEventsOnTheLease) {
+  kubesim::KubesimInstance sim(kubesim::KubesimOptions{});
+  ASSERT_TRUE(sim.Start());
+  auto a = MakeReplica(sim, "replica-a");
+  auto b = MakeReplica(sim, "replica-b");
+  ASSERT_TRUE(a->manager->Start());
+  ASSERT_TRUE(WaitFor([&] { return a->manager->IsLeader(); }, 10000ms, 5ms));
+  ASSERT_TRUE(b->manager->Start());
+  ObjectClient client(testing::ClientFor(sim));
+  auto lease = client.Get({.group = "coordination.k8s.io", .version = "v1", .resource = "leases",
+                           .ns = "kube-system", .name = "berth-mgr"});
+  ASSERT_TRUE(lease) << lease.error().message;
+  const std::string uid(json::GetString(*lease, {"metadata", "uid"}));
+  ASSERT_FALSE(uid.empty());
+  const std::string on_lease = "Normal coordination.k8s.io/v1 Lease/berth-mgr uid=" + uid + " ";
+  ASSERT_TRUE(WaitFor([&] { return LeaderElectionEvents(sim).size() == 1; }, 5000ms, 5ms));
+  EXPECT_EQ(LeaderElectionEvents(sim),
+            std::vector<std::string>{on_lease + "replica-a: replica-a became leader"})
+      << "a standby records nothing";
+
+  a->manager->Stop();
+  ASSERT_TRUE(WaitFor([&] { return b->manager->IsLeader(); }, 5000ms, 5ms));
+  ASSERT_TRUE(WaitFor([&] { return LeaderElectionEvents(sim).size() == 3; }, 5000ms, 5ms));
+  EXPECT_EQ(LeaderElectionEvents(sim), (std::vector<std::string>{
+                                           on_lease + "replica-a: replica-a became leader",
+                                           on_lease + "replica-a: replica-a stopped leading",
+                                           on_lease + "replica-b: replica-b became leader",
+                                       }));
+  b->manager->Stop();
   sim.Stop();
 }
 

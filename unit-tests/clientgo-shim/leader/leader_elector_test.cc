@@ -3,7 +3,9 @@
 
 #include <atomic>
 #include <functional>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -386,6 +388,58 @@ TEST(LeaderElectorTest, AReleasedLeaseIsTakenAtOnce) {
   e->Start();
   ASSERT_TRUE(WaitFor([&] { return e->IsLeader(); }));
   EXPECT_EQ(f.server.Record().lease_transitions, 3);
+}
+
+// client-go's LeaseLock.RecordEvent: "<identity> became leader" after acquiring, "<identity> stopped
+// leading" when leading ends, each with the Lease's uid; a standby records nothing.
+TEST(LeaderElectorTest, RecordsBecameLeaderAndStoppedLeadingWithTheLeaseUid) {
+  Fixture f;
+  f.server.Put(R"({"metadata":{"name":"berth","namespace":"kube-system","uid":"lease-uid"},"spec":{)"
+               R"("holderIdentity":"","leaseDurationSeconds":1,"leaseTransitions":0}})");
+  std::mutex mu;
+  std::vector<std::string> events;
+  auto record = [&](const std::string& uid, const std::string& message) {
+    std::lock_guard<std::mutex> l(mu);
+    events.push_back(uid + " " + message);
+  };
+  auto events_now = [&] {
+    std::lock_guard<std::mutex> l(mu);
+    return events;
+  };
+  auto c = f.Config("me");
+  c.record_event = record;
+  auto e = *LeaderElector::Create(c);
+  e->Start();
+  ASSERT_TRUE(WaitFor([&] { return f.started.load() == 1; }));
+  EXPECT_EQ(events_now(), std::vector<std::string>{"lease-uid me became leader"});
+  auto standby_config = f.Config("standby");
+  standby_config.record_event = record;
+  auto standby = *LeaderElector::Create(standby_config);
+  standby->Start();
+  ASSERT_TRUE(WaitFor([&] { return f.server.gets.load() >= 2; }));
+  standby->Stop();
+  e->Stop();
+  EXPECT_EQ(events_now(), (std::vector<std::string>{"lease-uid me became leader", "lease-uid me stopped leading"}));
+}
+
+// Unlike client-go: a replica that lost the Lease writes nothing more, not even an Event (the
+// fence's guarantee, which e2e/tests/test_leader_fencing.py checks on the wire).
+TEST(LeaderElectorTest, LosingTheLeaseRecordsNoEvent) {
+  Fixture f;
+  std::atomic<int> stopped_leading{0};
+  auto c = f.Config("me");
+  c.record_event = [&](const std::string&, const std::string& message) {
+    if (message != "me became leader") ++stopped_leading;
+  };
+  auto e = *LeaderElector::Create(c);
+  e->Start();
+  ASSERT_TRUE(WaitFor([&] { return e->IsLeader(); }));
+  f.server.Put(R"({"metadata":{"name":"berth","namespace":"kube-system"},"spec":{)"
+               R"("holderIdentity":"other","leaseDurationSeconds":15,"leaseTransitions":1}})");
+  f.AdvanceParked(2s);
+  ASSERT_TRUE(WaitFor([&] { return f.stopped.load() == 1; }));
+  e->Stop();
+  EXPECT_EQ(stopped_leading.load(), 0);
 }
 
 TEST(LeaseLockTest, RecordFromLeaseToleratesMissingAndMalformedFields) {

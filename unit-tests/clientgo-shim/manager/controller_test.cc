@@ -146,6 +146,9 @@ TEST(ControllerTest, ReconcilesAndCountsEveryOutcomeInControllerRuntimeMetrics) 
   }
   EXPECT_NE(page.find("controller_runtime_terminal_reconcile_errors_total{controller=\"widgets\"} 1\n"),
             std::string::npos);
+  // No ReconciliationTimeout (controller-runtime's default): the family is there, at zero.
+  EXPECT_NE(page.find("controller_runtime_reconcile_timeouts_total{controller=\"widgets\"} 0\n"),
+            std::string::npos);
   EXPECT_NE(page.find("controller_runtime_active_workers{controller=\"widgets\"} 0\n"),
             std::string::npos);
   EXPECT_NE(page.find("workqueue_adds_total{controller=\"widgets\",name=\"widgets\"}"),

@@ -73,6 +73,16 @@ TEST(ManagerFlagsTest, RejectsMissingValuesAndBadBooleans) {
   EXPECT_EQ(b.error().message, "invalid boolean value \"maybe\" for --leader-elect");
 }
 
+TEST(ManagerFlagsTest, BooleansTakeStrconvParseBoolForms) {
+  ManagerOptions o;
+  ASSERT_TRUE(ApplyManagerFlags({"--leader-elect=T"}, o));
+  EXPECT_TRUE(o.leader_election);
+  ASSERT_TRUE(ApplyManagerFlags({"--leader-elect=False"}, o));
+  EXPECT_FALSE(o.leader_election);
+  ASSERT_TRUE(ApplyManagerFlags({"--metrics-secure=TRUE"}, o));
+  EXPECT_TRUE(o.metrics_secure);
+}
+
 TEST(ManagerFlagsTest, SecureMetricsFlags) {
   ManagerOptions o;
   EXPECT_FALSE(o.metrics_secure);

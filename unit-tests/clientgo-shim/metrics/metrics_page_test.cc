@@ -123,6 +123,7 @@ TEST(MetricsPageTest, EveryStandardFamilyIsServedWithItsLabelsAndBuckets) {
       {"controller_runtime_reconcile_errors_total", "counter", {"controller"}, {}},
       {"controller_runtime_terminal_reconcile_errors_total", "counter", {"controller"}, {}},
       {"controller_runtime_reconcile_panics_total", "counter", {"controller"}, {}},
+      {"controller_runtime_reconcile_timeouts_total", "counter", {"controller"}, {}},
       {"controller_runtime_reconcile_time_seconds", "histogram", {"controller"},
        ReconcileTimeBuckets()},
       {"controller_runtime_max_concurrent_reconciles", "gauge", {"controller"}, {}},

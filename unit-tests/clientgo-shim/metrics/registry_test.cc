@@ -205,6 +205,9 @@ TEST(StandardMetricsTest, ControllerInitPreCreatesEveryResultAtZero) {
         "controller_runtime_reconcile_total{controller=\"pods\",result=\"requeue_after\"} 0\n",
         "controller_runtime_reconcile_errors_total{controller=\"pods\"} 0\n",
         "controller_runtime_reconcile_panics_total{controller=\"pods\"} 0\n",
+        "controller_runtime_reconcile_timeouts_total{controller=\"pods\"} 0\n",
+        "# HELP controller_runtime_reconcile_timeouts_total Total number of reconciliation timeouts per "
+        "controller\n",
         "controller_runtime_max_concurrent_reconciles{controller=\"pods\"} 3\n",
         "controller_runtime_active_workers{controller=\"pods\"} 0\n",
         "controller_runtime_reconcile_time_seconds_bucket{controller=\"pods\",le=\"60\"} 0\n",

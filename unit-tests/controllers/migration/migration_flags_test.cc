@@ -51,6 +51,24 @@ TEST(MigrationFlagsTest, ParsesEveryFlagInBothForms) {
   EXPECT_EQ(Take({"--migration-default-ttl=5m"}, o, error), FlagMatch::kNotMine);
 }
 
+// Go's flag package: a boolean named alone is true, and `=` takes strconv.ParseBool's forms.
+TEST(MigrationFlagsTest, BooleansNamedAloneAreTrueAsInGo) {
+  ArbitrationOptions o;
+  std::string error;
+  o.reserve_ahead = false;
+  std::vector<std::string> alone = {"--migration-reserve-ahead", "--migration-evict-qps=1"};
+  size_t i = 0;
+  EXPECT_EQ(TakeMigrationFlag(alone, i, o, error), FlagMatch::kTaken);
+  EXPECT_EQ(i, 0u) << "the next flag is not taken as the value";
+  EXPECT_TRUE(o.reserve_ahead);
+  EXPECT_EQ(Take({"--migration-skip-check-expected-replicas"}, o, error), FlagMatch::kTaken);
+  EXPECT_TRUE(o.limits.skip_check_expected_replicas);
+  EXPECT_EQ(Take({"--migration-skip-check-expected-replicas=0"}, o, error), FlagMatch::kTaken);
+  EXPECT_FALSE(o.limits.skip_check_expected_replicas);
+  EXPECT_EQ(Take({"--migration-reserve-ahead=F"}, o, error), FlagMatch::kTaken);
+  EXPECT_FALSE(o.reserve_ahead);
+}
+
 TEST(MigrationFlagsTest, MalformedValuesAreErrorsNamingTheFlag) {
   for (const char* bad :
        {"--migration-max-migrating-per-node=-1", "--migration-max-migrating-per-node=two",
@@ -58,7 +76,7 @@ TEST(MigrationFlagsTest, MalformedValuesAreErrorsNamingTheFlag) {
         "--migration-max-migrating-per-workload=10 %", "--migration-max-unavailable-per-workload=-5%",
         "--migration-skip-check-expected-replicas=yes", "--migration-evict-qps=-1", "--migration-evict-qps=inf",
         "--migration-evict-qps=nan", "--migration-evict-burst=0", "--migration-evict-burst=x",
-        "--migration-reserve-ahead=1", "--migration-reserve-ahead="}) {
+        "--migration-reserve-ahead=on", "--migration-reserve-ahead="}) {
     ArbitrationOptions o;
     std::string error;
     EXPECT_EQ(Take({bad}, o, error), FlagMatch::kInvalid) << bad;
