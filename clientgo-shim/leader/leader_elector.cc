@@ -282,10 +282,12 @@ void LeaderElector::Run() {
 void LeaderElector::StopLeading(bool notify) {
   // Only a leader whose fence is still open may write the Lease: after a lapse a standby may
   // already hold it. Other writes are fenced before the release, so none lands after it.
-  const bool may_release = config_.release_on_cancel && fence_->MayWrite();
+  const bool still_leading = fence_->MayWrite();
+  const bool may_release = config_.release_on_cancel && still_leading;
+  // While the fence is still open (the Event's writer is fenced) and before the release, so the
+  // Event is never a write that lands after a standby took the Lease.
+  if (notify && still_leading) RecordEvent("stopped leading");
   fence_->Lose("leader election stopped");
-  // Before the release, so the Event is not a write that lands after a standby took the Lease.
-  if (notify) RecordEvent("stopped leading");
   if (may_release) Release();
   SetLeading(false);
   if (notify && config_.callbacks.on_stopped_leading) config_.callbacks.on_stopped_leading();

@@ -64,9 +64,9 @@ struct LeaderElectionConfig {
   // record_event(lease_uid, message) is client-go's LeaseLock.RecordEvent: called with
   // "<identity> became leader" on acquiring and "<identity> stopped leading" on Stop() while
   // leading (not on a loss: see above), for a Normal Event with reason LeaderElection on the
-  // Lease. Called on the
-  // elector thread (or Stop()'s), "stopped leading" before the Lease is released: it may wait
-  // briefly for the write, so nothing this process writes lands after a standby took over.
+  // Lease. Called on the elector thread (or Stop()'s); "stopped leading" only while the fence is
+  // still open, before it closes and the Lease is released: it may wait briefly for the write, so
+  // nothing this process writes lands after a standby took over.
   // Default: none.
   std::function<void(const std::string& lease_uid, const std::string& message)> record_event;
   Registry* metrics = nullptr;        // leader_election_master_status. Default: none.

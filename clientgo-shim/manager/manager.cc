@@ -81,24 +81,21 @@ Result<std::unique_ptr<Manager>> Manager::Create(ManagerOptions options) {
     c.retry_period = m->options_.retry_period;
     c.release_on_cancel = m->options_.leader_election_release_on_cancel;
     c.metrics = &m->registry_;
-    EventRecorderOptions events;
-    events.rest = c.rest;  // unfenced, as the elector's own writes
-    events.component = m->identity_;
-    events.stop_flush_timeout = std::chrono::seconds(1);
-    m->leader_events_ = std::make_unique<EventRecorder>(std::move(events));
     const std::string lease_namespace = c.lease_namespace, lease_name = c.lease_name;
-    c.record_event = [recorder = m->leader_events_.get(), lease_namespace, lease_name](
-                         const std::string& lease_uid, const std::string& message) {
+    Manager* recorder_owner = m.get();  // leader_events_ is made below, before the elector runs
+    c.record_event = [recorder_owner, lease_namespace, lease_name](const std::string& lease_uid,
+                                                                  const std::string& message) {
       ObjectReference lease;
       lease.api_version = "coordination.k8s.io/v1";
       lease.kind = "Lease";
       lease.ns = lease_namespace;
       lease.name = lease_name;
       lease.uid = lease_uid;
-      recorder->Event(lease, EventType::kNormal, "LeaderElection", message);
-      // "stopped leading" comes just before the Lease is released: write it first (for at most
-      // 1 s, the API server may be gone), so no write of this replica follows a standby's takeover.
-      if (message.ends_with(" stopped leading")) recorder->Flush(std::chrono::seconds(1));
+      EventRecorder& recorder = *recorder_owner->leader_events_;
+      recorder.Event(lease, EventType::kNormal, "LeaderElection", message);
+      // "stopped leading" comes just before the fence closes and the Lease is released: written
+      // first (for at most 1 s, the API server may be gone), while this replica still leads.
+      if (message.ends_with(" stopped leading")) recorder.Flush(std::chrono::seconds(1));
     };
     Manager* self = m.get();
     c.callbacks.on_started_leading = [self] { self->StartControllersWhenSynced(); };
@@ -116,6 +113,13 @@ Result<std::unique_ptr<Manager>> Manager::Create(ManagerOptions options) {
     if (!e) return std::unexpected(e.error());
     m->elector_ = std::move(*e);
     m->rest_ = std::make_shared<FencedRestClient>(m->options_.rest, m->elector_->fence());
+    // Fenced like every other write: an Event still queued (or retrying after a fault) when this
+    // replica loses the Lease is dropped, never written after a standby took over.
+    EventRecorderOptions events;
+    events.rest = m->rest_;
+    events.component = m->identity_;
+    events.stop_flush_timeout = std::chrono::seconds(1);
+    m->leader_events_ = std::make_unique<EventRecorder>(std::move(events));
   } else {
     m->rest_ = m->options_.rest;
   }

@@ -223,8 +223,12 @@ TEST(ControllerTest, LogsControllerRuntimesLifecycleLinesWithAReconcileIdPerReco
   for (const auto& line : capture.Matching("reconciling")) {
     EXPECT_EQ(line.Get("controller"), "reservation");
     ids.insert(line.Get("reconcileID"));
-    if (line.Get("name") == "bad") EXPECT_EQ(line.Get("reconcileID"), error.Get("reconcileID"));
-    if (line.Get("name") == "cluster-scoped") EXPECT_EQ(line.Get("namespace"), "");
+    if (line.Get("name") == "bad") {
+      EXPECT_EQ(line.Get("reconcileID"), error.Get("reconcileID"));
+    }
+    if (line.Get("name") == "cluster-scoped") {
+      EXPECT_EQ(line.Get("namespace"), "");
+    }
   }
   EXPECT_EQ(ids.size(), 3u) << "one reconcileID per reconcile";
   EXPECT_EQ(capture.Matching("Reconciler error").size(), 1u);
