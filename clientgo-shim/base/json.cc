@@ -129,6 +129,28 @@ Error InsituCursor::Invalid(rapidjson::ParseErrorCode code) {
 
 Result<Document> Parse(std::string_view text) { return ParseWith<rapidjson::kParseDefaultFlags>(text); }
 
+bool NestsDeeperThan(std::string_view text, int max_depth) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // the escaped character, a quote included
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return true;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return false;
+}
+
 Result<Document> ParseIterative(std::string_view text) {
   return ParseWith<rapidjson::kParseIterativeFlag>(text);
 }

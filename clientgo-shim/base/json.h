@@ -28,6 +28,12 @@ Result<Document> Parse(std::string_view text);
 // rejects exactly what Parse does.
 Result<Document> ParseIterative(std::string_view text);
 
+// NestsDeeperThan: whether `text` opens more than `max_depth` arrays and objects at once
+// (brackets inside strings do not count). A byte scan, no parse: for refusing input nested too
+// deep for recursive walks before parsing it, as Go's encoding/json refuses more than 10000
+// levels ("exceeded max depth").
+bool NestsDeeperThan(std::string_view text, int max_depth);
+
 // Serialize writes compact JSON.
 std::string Serialize(const Value& value);
 

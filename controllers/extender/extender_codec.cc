@@ -24,34 +24,9 @@ bool EqualFoldAscii(std::string_view a, std::string_view b) {
 
 std::unexpected<Error> Invalid(std::string message) { return MakeError(ErrorCode::kInvalidArgument, std::move(message)); }
 
-// NestedTooDeep: whether `body` opens more than kMaxNestingDepth arrays and objects at once
-// (brackets inside strings do not count). Only bytes are scanned, so a body of a million '['
-// costs a loop, not a stack frame per level.
-bool NestedTooDeep(std::string_view body) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < body.size(); ++i) {
-    const char c = body[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;  // the escaped character, a quote included
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > kMaxNestingDepth) return true;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return false;
-}
-
 Result<rapidjson::Document> ParseObject(std::string_view body, std::string_view what) {
   if (body.empty()) return Invalid(std::string(what) + ": empty body");
-  if (NestedTooDeep(body)) {
+  if (json::NestsDeeperThan(body, kMaxNestingDepth)) {
     return Invalid(std::string(what) + ": body nests arrays and objects deeper than " +
                    std::to_string(kMaxNestingDepth) + " levels");
   }

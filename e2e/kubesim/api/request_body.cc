@@ -7,39 +7,9 @@
 
 namespace berth::kubesim {
 
-std::optional<bool> ParseGoBool(std::string_view text) {
-  for (std::string_view t : {"1", "t", "T", "TRUE", "true", "True"}) {
-    if (text == t) return true;
-  }
-  for (std::string_view f : {"0", "f", "F", "FALSE", "false", "False"}) {
-    if (text == f) return false;
-  }
-  return std::nullopt;
-}
-
 Result<rapidjson::Document> ParseRequestJson(std::string_view text) {
-  // Count open brackets outside strings; RapidJSON's parser (and every walk after it) recurses.
-  int depth = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > kMaxJsonDepth) return MakeError(ErrorCode::kInvalidArgument, "exceeded max depth");
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
+  // RapidJSON's parser (and every walk after it) recurses: refuse what Go's decoder refuses first.
+  if (json::NestsDeeperThan(text, kMaxJsonDepth)) return MakeError(ErrorCode::kInvalidArgument, "exceeded max depth");
   return json::Parse(text);
 }
 

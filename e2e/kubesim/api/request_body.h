@@ -10,6 +10,7 @@
 
 #include <rapidjson/document.h>
 
+#include "clientgo-shim/base/go_bool.h"
 #include "clientgo-shim/base/result.h"
 #include "e2e/kubesim/server/http_types.h"
 
@@ -25,9 +26,8 @@ std::optional<rapidjson::Document> DecodeBodyOrReply(const HttpRequest& request,
 // JsonObjectResponse serialises `doc` as the body of a response with status `code`.
 HttpResponse JsonObjectResponse(int code, const rapidjson::Value& doc);
 
-// ParseGoBool reads a boolean query parameter as Go's strconv.ParseBool does (1 t T TRUE true
-// True / 0 f F FALSE false False). Returns nullopt for anything else.
-std::optional<bool> ParseGoBool(std::string_view text);
+// ParseGoBool reads a boolean query parameter as Go's strconv.ParseBool does (go_bool.h).
+using berth::ParseGoBool;
 
 // kMaxJsonDepth bounds the nesting of request JSON, as Go's decoder does (it refuses more than
 // 10000 levels); deeper input would exhaust the stack of kubesim's recursive walks.

@@ -1,5 +1,7 @@
 #include "clientgo-shim/base/json.h"
 
+#include <string>
+
 #include <gtest/gtest.h>
 
 namespace berth::json {
@@ -40,6 +42,19 @@ TEST(JsonParseTest, NumbersBeyondDoubleAreErrorsNotInfinity) {
   ASSERT_TRUE(again.has_value()) << Serialize(*largest);
   EXPECT_EQ((*again)[0].GetDouble(), 1.7976931348623157e308);
   EXPECT_EQ((*again)[1].GetDouble(), -1.7976931348623157e308);
+}
+
+TEST(JsonNestingTest, CountsOnlyBracketsOutsideStrings) {
+  EXPECT_FALSE(NestsDeeperThan(R"({"a":[{"b":[]}]})", 4));
+  EXPECT_TRUE(NestsDeeperThan(R"({"a":[{"b":[]}]})", 3));
+  // Brackets in strings, escaped quotes included, are text.
+  EXPECT_FALSE(NestsDeeperThan(R"({"a":"[[[[{{{{\"[[[["})", 1));
+  EXPECT_TRUE(NestsDeeperThan(R"({"a":"\"", "b":[[]]})", 2));
+  // Closing brackets bring the depth down: siblings do not add up.
+  EXPECT_FALSE(NestsDeeperThan("[[],[],[],[]]", 2));
+  EXPECT_FALSE(NestsDeeperThan("", 0));
+  EXPECT_TRUE(NestsDeeperThan(std::string(1'000'000, '['), 10000));  // a loop, no recursion
+  EXPECT_FALSE(NestsDeeperThan(std::string(10000, '[') + std::string(10000, ']'), 10000));
 }
 
 TEST(JsonEditTest, SettingANullViewStoresAnEmptyString) {
