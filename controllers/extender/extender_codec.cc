@@ -58,6 +58,19 @@ void WriteMap(Writer& w, const std::map<std::string, std::string>& m) {
   w.EndObject();
 }
 
+// PodShapeError: "" when the Pod's struct-typed fields are objects (or null, which Go's decoder
+// reads as unset); else what is wrong. A `spec` of another type is an error, as Go's "cannot
+// unmarshal string into Go struct field Pod.spec", never an empty pod that fits every node.
+std::string PodShapeError(const Value& pod, std::string_view what) {
+  for (std::string_view field : {"metadata", "spec", "status"}) {
+    const Value* v = json::Member(pod, field);
+    if (v && !v->IsNull() && !v->IsObject()) {
+      return std::string(what) + ": Pod." + std::string(field) + " must be an object";
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 const Value* FindKey(const Value& object, std::string_view key) {
@@ -77,6 +90,7 @@ Result<ExtenderArgs> DecodeExtenderArgs(std::string_view body) {
   const Value* pod = FindKey(args.document, "Pod");
   if (!pod || pod->IsNull()) return Invalid("ExtenderArgs: Pod is missing");
   if (!pod->IsObject()) return Invalid("ExtenderArgs: Pod must be an object");
+  if (auto why = PodShapeError(*pod, "ExtenderArgs"); !why.empty()) return Invalid(std::move(why));
   args.pod = pod;
   const Value* names = FindKey(args.document, "NodeNames");
   const Value* nodes = FindKey(args.document, "Nodes");
@@ -241,6 +255,7 @@ Result<ExtenderPreemptionArgs> DecodePreemptionArgs(std::string_view body) {
   const Value* pod = FindKey(args.document, "Pod");
   if (!pod || pod->IsNull()) return Invalid("ExtenderPreemptionArgs: Pod is missing");
   if (!pod->IsObject()) return Invalid("ExtenderPreemptionArgs: Pod must be an object");
+  if (auto why = PodShapeError(*pod, "ExtenderPreemptionArgs"); !why.empty()) return Invalid(std::move(why));
   args.pod = pod;
   // kube-scheduler fills exactly one of the two, by nodeCacheCapable.
   if (const Value* meta = FindKey(args.document, "NodeNameToMetaVictims"); meta && !meta->IsNull()) {

@@ -107,6 +107,9 @@ TEST(ExtenderCodecTest, RefusesMalformedArgs) {
       {R"({"Nodes":null,"NodeNames":["a"]})", "Pod is missing"},
       {R"({"Pod":null,"NodeNames":["a"]})", "Pod is missing"},
       {R"({"Pod":"web","NodeNames":["a"]})", "Pod must be an object"},
+      {R"({"Pod":{"spec":"oops"},"NodeNames":["a"]})", "ExtenderArgs: Pod.spec must be an object"},
+      {R"({"Pod":{"metadata":[]},"NodeNames":["a"]})", "ExtenderArgs: Pod.metadata must be an object"},
+      {R"({"Pod":{"status":7},"NodeNames":["a"]})", "ExtenderArgs: Pod.status must be an object"},
       {R"({"Pod":{},"NodeNames":"a"})", "NodeNames must be an array"},
       {R"({"Pod":{},"NodeNames":["a",1]})", "NodeNames must be an array"},
       {R"({"Pod":{},"Nodes":[]})", "Nodes must be a NodeList"},
@@ -120,6 +123,12 @@ TEST(ExtenderCodecTest, RefusesMalformedArgs) {
     EXPECT_EQ(args.error().code, ErrorCode::kInvalidArgument);
     EXPECT_NE(args.error().message.find(c.want), std::string::npos) << c.body << " → " << args.error().message;
   }
+}
+
+TEST(ExtenderCodecTest, APodWithNullStructFieldsIsAcceptedAsGoReadsNullAsUnset) {
+  auto args = DecodeExtenderArgs(R"({"Pod":{"metadata":{"name":"p"},"spec":null,"status":null},"NodeNames":["a"]})");
+  ASSERT_TRUE(args.has_value()) << args.error().message;
+  EXPECT_EQ(args->node_names, std::vector<std::string_view>{"a"});
 }
 
 TEST(ExtenderCodecTest, RefusesMalformedBindingArgs) {
@@ -196,6 +205,7 @@ TEST(ExtenderCodecTest, MalformedPreemptionArgsAreRefusedNamingTheField) {
       {"", "empty body"},
       {"[1]", "not a JSON object"},
       {R"({"NodeNameToMetaVictims":{}})", "Pod is missing"},
+      {R"({"Pod":{"spec":true},"NodeNameToMetaVictims":{}})", "ExtenderPreemptionArgs: Pod.spec must be an object"},
       {R"({"Pod":{},"NodeNameToMetaVictims":[]})", "NodeNameToMetaVictims must be an object"},
       {R"({"Pod":{},"NodeNameToMetaVictims":{"n":7}})", "NodeNameToMetaVictims[n] must be an object"},
       {R"({"Pod":{},"NodeNameToMetaVictims":{"n":{"Pods":{}}}})", "NodeNameToMetaVictims[n].Pods must be an array"},
