@@ -23,7 +23,9 @@ GrpcNodeGroupPort::GrpcNodeGroupPort(std::unique_ptr<ExternalGrpcClient> client,
     : client_(std::move(client)), nodes_(std::move(nodes)) {}
 
 std::expected<std::vector<prov::NodeGroupInfo>, std::string> GrpcNodeGroupPort::NodeGroups() {
-  // As CA's loop: Refresh first (an error ends the attempt), then the groups.
+  // As CA's loop: Refresh first (an error ends the attempt), then the groups. Like upstream's
+  // client, Refresh drops the NodeGroupForNode answers: the provider may have regrouped nodes.
+  group_of_.clear();
   if (auto r = client_->Refresh(); !r) return std::unexpected(r.error().message);
   auto groups = client_->NodeGroups();
   if (!groups) return std::unexpected(groups.error().message);
@@ -118,14 +120,19 @@ std::expected<std::vector<prov::RegisteredNode>, std::string> GrpcNodeGroupPort:
     const std::string provider_id = node->FindString({"spec", "providerID"}).value_or("");
     const std::string key = NodeKey(name, provider_id);
     live.insert(key);
-    auto it = group_of_.find(key);
-    if (it == group_of_.end()) {
+    std::string group_id;
+    if (auto it = group_of_.find(key); it != group_of_.end()) {
+      group_id = it->second;
+    } else {
       pb::ExternalGrpcNode msg = NodeMessage(name);
       auto answer = client_->NodeGroupForNode(msg);
       if (!answer) return std::unexpected(answer.error().message);
-      it = group_of_.emplace(key, answer->id()).first;
+      group_id = answer->id();
+      // "" (not managed) is not cached, as upstream: a Node can register before the provider
+      // knows its instance, and must count once it does.
+      if (!group_id.empty()) group_of_.emplace(key, group_id);
     }
-    if (it->second == group) out.push_back({name, provider_id});
+    if (group_id == group) out.push_back({name, provider_id});
   }
   std::erase_if(group_of_, [&](const auto& entry) { return !live.contains(entry.first); });
   return out;
