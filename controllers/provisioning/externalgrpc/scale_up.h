@@ -35,6 +35,8 @@ class GrpcNodeGroupPort : public reconcile::provisioning::NodeGroupPort {
 
  private:
   pb::ExternalGrpcNode NodeMessage(const std::string& name) const;
+  // GroupOf: the node's group id ("" = not managed), through the NodeGroupForNode cache.
+  std::expected<std::string, std::string> GroupOf(const std::string& name, const std::string& provider_id);
 
   std::unique_ptr<ExternalGrpcClient> client_;
   std::shared_ptr<shim::SharedInformer> nodes_;

@@ -58,16 +58,15 @@ class PortTest : public ::testing::Test {
     server_ = builder.BuildAndStart();
     ASSERT_NE(port_, 0);
     auto api = std::make_shared<FakeRestClient>();
-    api->QueueListBody(ListJson({R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"pool-0",)"
-                                 R"("resourceVersion":"5"},"spec":{"providerID":"fake://pool/pool-0"}})"},
-                                "10"));
+    api->QueueListBody(ListJson({NodeJson()}, "10"));
     shim::SharedInformerOptions o;
     o.list_watch.path = "/api/v1/nodes";
     o.rng_seed = 1;
     nodes_ = std::make_shared<shim::SharedInformer>(api, o);
     nodes_->Start();
     ASSERT_TRUE(nodes_->WaitForCacheSync(std::chrono::steady_clock::now() + std::chrono::seconds(5)));
-    auto client = ExternalGrpcClient::Create({.address = "127.0.0.1:" + std::to_string(port_)});
+    auto client = ExternalGrpcClient::Create(
+        {.address = "127.0.0.1:" + std::to_string(port_), .grpc_timeout = std::chrono::seconds(5)});
     ASSERT_TRUE(client) << client.error().message;
     port_under_test_ = std::make_unique<GrpcNodeGroupPort>(std::move(*client), nodes_);
   }
@@ -75,6 +74,11 @@ class PortTest : public ::testing::Test {
     port_under_test_.reset();
     nodes_->Stop();
     server_->Shutdown(std::chrono::system_clock::now());
+  }
+  // pool-0, not Ready (no conditions) unless a suite says otherwise.
+  virtual std::string NodeJson() const {
+    return R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"pool-0","resourceVersion":"5"},)"
+           R"("spec":{"providerID":"fake://pool/pool-0"}})";
   }
   size_t Registered() {
     auto r = port_under_test_->RegisteredNodes("pool");
@@ -102,11 +106,48 @@ TEST_F(PortTest, AGroupAnswerIsCachedUntilTheNextRefresh) {
   EXPECT_EQ(Registered(), 1u);
   EXPECT_EQ(Registered(), 1u);
   EXPECT_EQ(provider_.for_node_calls, 1);  // cached
+  provider_.knows_node = false;            // e.g. the instance left the group
+  EXPECT_EQ(Registered(), 1u);             // still the cached answer
   ASSERT_TRUE(port_under_test_->NodeGroups());  // Refresh drops the cache, as upstream's client
   EXPECT_EQ(provider_.refresh_calls, 1);
-  provider_.knows_node = false;  // e.g. the instance left the group
   EXPECT_EQ(Registered(), 0u);
-  EXPECT_EQ(provider_.for_node_calls, 2);
+}
+
+// A provider may leave NodeGroupTemplateNodeInfo unimplemented: Cluster Autoscaler's
+// MixedTemplateNodeInfoProvider copies a ready, schedulable Node of the group first and asks the
+// provider only for groups without one.
+class ReadyNodePortTest : public PortTest {
+ protected:
+  std::string NodeJson() const override {
+    return R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"pool-0","resourceVersion":"5",)"
+           R"("labels":{"kubernetes.io/hostname":"pool-0","tier":"gpu"}},)"
+           R"("spec":{"providerID":"fake://pool/pool-0","taints":[{"key":"dedicated","value":"ml","effect":"NoSchedule"}]},)"
+           R"("status":{"allocatable":{"cpu":"4","memory":"8Gi","pods":"110"},)"
+           R"("conditions":[{"type":"Ready","status":"True"}]}})";
+  }
+};
+
+TEST_F(ReadyNodePortTest, AGroupWithAReadyNodeHasThatNodeAsItsTemplate) {
+  provider_.knows_node = true;
+  auto groups = port_under_test_->NodeGroups();
+  ASSERT_TRUE(groups) << groups.error();
+  ASSERT_EQ(groups->size(), 1u);
+  const auto& g = (*groups)[0];
+  ASSERT_TRUE(g.template_node.has_value()) << g.template_error;
+  EXPECT_EQ(g.template_node->allocatable.at("cpu"), 4000);
+  EXPECT_EQ(g.template_node->labels.at("tier"), "gpu");
+  ASSERT_EQ(g.template_node->taints.size(), 1u);
+  EXPECT_EQ(g.template_node->taints[0].key, "dedicated");
+}
+
+TEST_F(ReadyNodePortTest, ANodeOfNoGroupIsNoTemplate) {
+  // The provider says pool-0 is not managed: "pool" has no node to copy, and the provider does
+  // not implement NodeGroupTemplateNodeInfo.
+  auto groups = port_under_test_->NodeGroups();
+  ASSERT_TRUE(groups) << groups.error();
+  ASSERT_EQ(groups->size(), 1u);
+  EXPECT_FALSE((*groups)[0].template_node.has_value());
+  EXPECT_EQ((*groups)[0].template_error, "NodeGroupTemplateNodeInfo is not implemented");
 }
 
 }  // namespace
