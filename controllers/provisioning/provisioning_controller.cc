@@ -312,7 +312,11 @@ shim::ReconcileResult ProvisioningRequestController::Reconcile(const std::string
     if (consumers) {
       for (const auto& pod : *consumers) {
         auto node = pod->FindString({"spec", "nodeName"});
-        if (node && !node->empty() && !pod->FindString({"metadata", "deletionTimestamp"})) ++view.bound_consumers;
+        // As upstream's snapshot (its AllPodLister drops Succeeded and Failed pods): a finished
+        // consumer does not consume the booking its replacement still needs.
+        if (node && !node->empty() && !pod->FindString({"metadata", "deletionTimestamp"}) && !Terminal(*pod)) {
+          ++view.bound_consumers;
+        }
       }
     }
   }

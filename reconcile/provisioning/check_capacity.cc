@@ -273,7 +273,8 @@ class RequestDecider {
 
     std::string detail = UnfitDetail(sim.unfit);
     if (!scale_up_detail.empty()) detail += " Scale-up: " + scale_up_detail;
-    auto no_retry = r_.parameters.find(kParamNoRetry);
+    // Upstream reads noRetry in the check-capacity class only; best-effort-atomic always retries.
+    auto no_retry = r_.class_name == kClassCheckCapacity ? r_.parameters.find(kParamNoRetry) : r_.parameters.end();
     if (no_retry != r_.parameters.end() && no_retry->second == "true") {
       return Fail(kReasonCapacityIsNotFound, std::string(kMessageCapacityIsNotFoundNoRetry) + ": " + detail);
     }

@@ -116,7 +116,8 @@ struct ProvisioningRequestView {
   std::vector<std::string> spec_errors;
   std::vector<Condition> conditions;
   // World: the request's booking Reservations (in the cache or being created), and how many of
-  // its consumer pods are bound to a node.
+  // its consumer pods are bound to a node and not finished
+  // (Succeeded/Failed pods are not in Cluster Autoscaler's snapshot either).
   std::vector<BookedSlice> booking;
   int64_t bound_consumers = 0;
   // metadata.annotations["berth.dev/scale-up"]: a scale-up class's persisted in-flight state

@@ -5,6 +5,8 @@
 
 #include "clientgo-shim/base/log.h"
 #include "controllers/provisioning/externalgrpc/node_template.h"
+#include "controllers/scheduler/scheduler_codec.h"
+#include "controllers/scheduler/scheduler_support.h"
 
 namespace berth::controllers::externalgrpc {
 namespace {
@@ -16,6 +18,23 @@ std::string NodeKey(std::string_view name, std::string_view provider_id) {
   return std::string(name) + "\n" + std::string(provider_id);
 }
 
+// GoodTemplateCandidate: a Node upstream prefers as its group's template: Ready and schedulable
+// (upstream also waits a minute after the Ready transition; berth does not).
+bool GoodTemplateCandidate(const shim::CachedObject& node) {
+  auto unschedulable = node.FindJson({"spec", "unschedulable"});
+  if (unschedulable && unschedulable->IsBool() && unschedulable->GetBool()) return false;
+  auto conditions = node.FindJson({"status", "conditions"});
+  if (!conditions || !conditions->IsArray()) return false;
+  for (const auto& c : conditions->GetArray()) {
+    if (!c.IsObject() || !c.HasMember("type") || !c["type"].IsString() || !c.HasMember("status") ||
+        !c["status"].IsString()) {
+      continue;
+    }
+    if (std::string_view(c["type"].GetString()) == "Ready") return std::string_view(c["status"].GetString()) == "True";
+  }
+  return false;
+}
+
 }  // namespace
 
 GrpcNodeGroupPort::GrpcNodeGroupPort(std::unique_ptr<ExternalGrpcClient> client,
@@ -23,10 +42,29 @@ GrpcNodeGroupPort::GrpcNodeGroupPort(std::unique_ptr<ExternalGrpcClient> client,
     : client_(std::move(client)), nodes_(std::move(nodes)) {}
 
 std::expected<std::vector<prov::NodeGroupInfo>, std::string> GrpcNodeGroupPort::NodeGroups() {
-  // As CA's loop: Refresh first (an error ends the attempt), then the groups.
+  // As CA's loop: Refresh first (an error ends the attempt), then the groups. Like upstream's
+  // client, Refresh drops the NodeGroupForNode answers: the provider may have regrouped nodes.
+  group_of_.clear();
   if (auto r = client_->Refresh(); !r) return std::unexpected(r.error().message);
   auto groups = client_->NodeGroups();
   if (!groups) return std::unexpected(groups.error().message);
+  // As CA's MixedTemplateNodeInfoProvider: a group's template is a copy of one of its ready,
+  // schedulable Nodes; else NodeGroupTemplateNodeInfo (optional for a provider: scale from
+  // zero); else, as a last resort, any of its Nodes.
+  std::map<std::string, reconcile::placement::NodeView> good, any;
+  for (const shim::ObjectPtr& node : nodes_->store().List()) {
+    if (node->FindString({"metadata", "deletionTimestamp"})) continue;
+    auto group = GroupOf(std::string(node->Name()), node->FindString({"spec", "providerID"}).value_or(""));
+    if (!group) return std::unexpected(group.error());
+    auto& into = GoodTemplateCandidate(*node) ? good : any;
+    if (group->empty() || into.contains(*group)) continue;
+    auto doc = scheduler_support::ToJson(node);
+    if (!doc) continue;
+    reconcile::placement::NodeView view = ReadNodeView(*doc);
+    view.avoided_controllers.clear();  // a new node has no history nor images
+    view.image_sizes.clear();
+    into.emplace(*group, std::move(view));
+  }
   std::vector<prov::NodeGroupInfo> out;
   for (const pb::NodeGroup& g : *groups) {
     prov::NodeGroupInfo info;
@@ -36,6 +74,11 @@ std::expected<std::vector<prov::NodeGroupInfo>, std::string> GrpcNodeGroupPort::
     auto target = client_->NodeGroupTargetSize(g.id());
     if (!target) return std::unexpected(target.error().message);
     info.target_size = *target;
+    if (auto real = good.find(g.id()); real != good.end()) {
+      info.template_node = std::move(real->second);
+      out.push_back(std::move(info));
+      continue;
+    }
     auto bytes = client_->NodeGroupTemplateNodeInfo(g.id());
     if (!bytes) {
       info.template_error = bytes.error().Unimplemented() ? "NodeGroupTemplateNodeInfo is not implemented"
@@ -46,6 +89,12 @@ std::expected<std::vector<prov::NodeGroupInfo>, std::string> GrpcNodeGroupPort::
       info.template_error = node.error().message;
     } else {
       info.template_node = std::move(*node);
+    }
+    if (auto last = any.find(g.id()); !info.template_node && last != any.end()) {
+      log::Warn(kLogger, "template node copied from an unready or unschedulable node",
+                {{"group", info.id}, {"node", last->second.name}, {"error", info.template_error}});
+      info.template_node = std::move(last->second);
+      info.template_error.clear();
     }
     if (!info.template_error.empty()) {
       log::Warn(kLogger, "node group without a usable template node", {{"group", info.id}, {"error", info.template_error}});
@@ -109,6 +158,18 @@ std::expected<void, std::string> GrpcNodeGroupPort::DeleteNodes(const std::strin
   return {};
 }
 
+std::expected<std::string, std::string> GrpcNodeGroupPort::GroupOf(const std::string& name,
+                                                                   const std::string& provider_id) {
+  const std::string key = NodeKey(name, provider_id);
+  if (auto it = group_of_.find(key); it != group_of_.end()) return it->second;
+  auto answer = client_->NodeGroupForNode(NodeMessage(name));
+  if (!answer) return std::unexpected(answer.error().message);
+  // "" (not managed) is not cached, as upstream: a Node can register before the provider knows
+  // its instance, and must count once it does.
+  if (!answer->id().empty()) group_of_.emplace(key, answer->id());
+  return answer->id();
+}
+
 std::expected<std::vector<prov::RegisteredNode>, std::string> GrpcNodeGroupPort::RegisteredNodes(
     const std::string& group) {
   std::vector<prov::RegisteredNode> out;
@@ -118,14 +179,9 @@ std::expected<std::vector<prov::RegisteredNode>, std::string> GrpcNodeGroupPort:
     const std::string provider_id = node->FindString({"spec", "providerID"}).value_or("");
     const std::string key = NodeKey(name, provider_id);
     live.insert(key);
-    auto it = group_of_.find(key);
-    if (it == group_of_.end()) {
-      pb::ExternalGrpcNode msg = NodeMessage(name);
-      auto answer = client_->NodeGroupForNode(msg);
-      if (!answer) return std::unexpected(answer.error().message);
-      it = group_of_.emplace(key, answer->id()).first;
-    }
-    if (it->second == group) out.push_back({name, provider_id});
+    auto group_id = GroupOf(name, provider_id);
+    if (!group_id) return std::unexpected(group_id.error());
+    if (*group_id == group) out.push_back({name, provider_id});
   }
   std::erase_if(group_of_, [&](const auto& entry) { return !live.contains(entry.first); });
   return out;

@@ -2,10 +2,10 @@
 //
 // best-effort-atomic-scale-up wired to a Cluster Autoscaler externalgrpc cloud provider:
 // GrpcNodeGroupPort implements reconcile's NodeGroupPort with ExternalGrpcClient and the Node
-// informer (which group a Node belongs to is NodeGroupForNode, asked once per node name and
-// providerID), and SetupExternalGrpcScaleUp plugs an AtomicScaleUpProvisioner into the
-// ProvisioningRequest controller for the best-effort-atomic-scale-up class, with the metric
-// berth_nodegroup_scaleup_total{group,result}.
+// informer (which group a Node belongs to is NodeGroupForNode, cached per node name and
+// providerID until the next Refresh, "not managed" never cached), and SetupExternalGrpcScaleUp
+// plugs an AtomicScaleUpProvisioner into the ProvisioningRequest controller for the
+// best-effort-atomic-scale-up class, with the metric berth_nodegroup_scaleup_total{group,result}.
 #pragma once
 
 #include <map>
@@ -35,11 +35,13 @@ class GrpcNodeGroupPort : public reconcile::provisioning::NodeGroupPort {
 
  private:
   pb::ExternalGrpcNode NodeMessage(const std::string& name) const;
+  // GroupOf: the node's group id ("" = not managed), through the NodeGroupForNode cache.
+  std::expected<std::string, std::string> GroupOf(const std::string& name, const std::string& provider_id);
 
   std::unique_ptr<ExternalGrpcClient> client_;
   std::shared_ptr<shim::SharedInformer> nodes_;
-  // NodeGroupForNode answers by node name + "\n" + providerID ("" = not in any group). A node's
-  // group does not change; entries of nodes gone from the cache are dropped.
+  // NodeGroupForNode's non-empty answers by node name + "\n" + providerID, until the next
+  // Refresh (upstream's client caching); entries of nodes gone from the cache are dropped.
   std::map<std::string, std::string> group_of_;
 };
 

@@ -141,6 +141,30 @@ TEST(AtomicScaleUpTest, ARefusedIncreaseIsCapacityIsNotFoundWithBackoffAndTheTar
   EXPECT_EQ(m.cloud.calls.back(), "increase pool 2");
 }
 
+// Upstream reads noRetry only in the check-capacity class ("Currently supported only for
+// checkcapacity class"): a refused best-effort-atomic scale-up is retried with backoff whatever it says.
+TEST(AtomicScaleUpTest, NoRetryIsIgnoredByBestEffortAtomicScaleUp) {
+  for (const char* value : {"true", "yes"}) {
+    Machine m;
+    m.cloud.refuse = true;
+    ProvisioningRequestView r = m.Request(3);
+    r.parameters["noRetry"] = value;
+    RequestDecision d = m.Pass(r, kT0);
+    EXPECT_EQ(FindCondition(r.conditions, kConditionFailed), nullptr) << value;
+    const Condition* provisioned = FindCondition(r.conditions, kConditionProvisioned);
+    ASSERT_NE(provisioned, nullptr) << value;
+    EXPECT_EQ(provisioned->status, "False");
+    EXPECT_EQ(provisioned->reason, kReasonCapacityIsNotFound);
+    EXPECT_EQ(provisioned->message.rfind(kMessageCapacityIsNotFound, 0), 0u) << provisioned->message;
+    EXPECT_EQ(provisioned->message.find("noRetry"), std::string::npos) << provisioned->message;
+    EXPECT_EQ(d.requeue_after, minutes(1));
+    m.input.backoff[r.uid] = d.backoff;
+    m.cloud.refuse = false;
+    m.Pass(r, kT0 + minutes(1));
+    EXPECT_EQ(m.cloud.calls.back(), "increase pool 2") << value;
+  }
+}
+
 TEST(AtomicScaleUpTest, APartialGrantIsGivenBackAtOnce) {
   Machine m;
   m.cloud.grant_at_most = 1;
