@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "reconcile/placement/pod_constraints.h"
 #include "reconcile/placement/snapshot.h"
 
 namespace berth::reconcile::provisioning {
@@ -21,6 +22,10 @@ std::expected<int32_t, std::string> NodesFor(const std::vector<UnfitPodSet>& unf
     placement::NodeView node = *group.template_node;
     node.name = group.id + "-template-" + std::to_string(nodes++);
     node.unschedulable = false;  // a new node registers schedulable
+    // Each new node is its own host (Cluster Autoscaler sanitizes a template copy's hostname
+    // label to the new node's name): pods kept apart by hostname anti-affinity or spreading
+    // land on separate planned nodes instead of all facing the copied Node's one domain.
+    if (auto hostname = node.labels.find(placement::kLabelHostname); hostname != node.labels.end()) hostname->second = node.name;
     snapshot.UpsertNode(node);
   };
   for (const UnfitPodSet& set : unfit) {

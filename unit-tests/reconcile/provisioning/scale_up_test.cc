@@ -66,6 +66,26 @@ TEST(PlanScaleUpTest, APodTooBigOrUntoleratedForTheTemplateRulesTheGroupOut) {
             std::string::npos);
 }
 
+TEST(PlanScaleUpTest, EachPlannedNodeIsItsOwnHostnameDomain) {
+  // Pods that must not share a host (required anti-affinity on kubernetes.io/hostname): the
+  // template carries the copied Node's hostname, which Cluster Autoscaler replaces with each new
+  // node's name, so three such pods need three nodes, not "can never fit".
+  UnfitPodSet spread = Unfit(3, kCore);
+  spread.pod.labels = {{"app", "db"}};
+  auto affinity = std::make_shared<placement::PodAffinity>();
+  placement::PodAffinityTerm term;
+  term.selector = *shim::LabelSelector::Parse("app=db");
+  term.topology_key = "kubernetes.io/hostname";
+  term.namespaces = {"team"};
+  affinity->required_anti_affinity = {term};
+  spread.pod.pod_affinity = affinity;
+  NodeGroupInfo group = Group("pool", 8, 0, 10);
+  group.template_node->labels = {{"kubernetes.io/hostname", "pool-node-1"}, {"topology.kubernetes.io/zone", "a"}};
+  auto plan = PlanScaleUp({spread}, {group});
+  ASSERT_TRUE(plan) << plan.error();
+  EXPECT_EQ(plan->nodes, 3);
+}
+
 TEST(PlanScaleUpTest, NoGroupsIsAnError) {
   auto plan = PlanScaleUp({Unfit(1, kCore)}, {});
   ASSERT_FALSE(plan);
