@@ -25,7 +25,9 @@ std::expected<int32_t, std::string> NodesFor(const std::vector<UnfitPodSet>& unf
     // Each new node is its own host (Cluster Autoscaler sanitizes a template copy's hostname
     // label to the new node's name): pods kept apart by hostname anti-affinity or spreading
     // land on separate planned nodes instead of all facing the copied Node's one domain.
-    if (auto hostname = node.labels.find(placement::kLabelHostname); hostname != node.labels.end()) hostname->second = node.name;
+    if (auto hostname = node.labels.find(placement::kLabelHostname); hostname != node.labels.end()) {
+      hostname->second = node.name;
+    }
     snapshot.UpsertNode(node);
   };
   for (const UnfitPodSet& set : unfit) {
