@@ -46,6 +46,7 @@ mig::JobSnapshot ReadJob(const Value& job) {
   j.pod_name = json::GetString(job, {"spec", "podRef", "name"});
   j.pod_uid = json::GetString(job, {"spec", "podRef", "uid"});
   j.reservation_ref_name = json::GetString(job, {"spec", "reservationOptions", "reservationRef", "name"});
+  j.template_reservation_name = json::GetString(job, {"spec", "reservationOptions", "template", "metadata", "name"});
   j.evict_reason = json::GetString(job, {"metadata", "annotations", "koordinator.sh/evict-reason"});
   if (const Value* grace = json::Find(job, {"spec", "deleteOptions", "gracePeriodSeconds"});
       grace != nullptr && !grace->IsNull()) {

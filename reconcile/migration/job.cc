@@ -352,7 +352,9 @@ Time GcDeadline(const JobSnapshot& job, const MigrationOptions& options) {
 }
 
 std::string ReservationName(const JobSnapshot& job) {
-  return job.reservation_ref_name.empty() ? job.uid : job.reservation_ref_name;
+  if (!job.reservation_ref_name.empty()) return job.reservation_ref_name;
+  // koordinator's CreateOrUpdateReservationOptions: the template's name, else the job's uid.
+  return job.template_reservation_name.empty() ? job.uid : job.template_reservation_name;
 }
 
 EvictionPolicy PolicyFor(const JobSnapshot& job) {

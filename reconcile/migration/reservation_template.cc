@@ -112,6 +112,13 @@ Result<Document> BuildMigrationReservation(const ReservationRequest& request, co
     if (const Value* l = json::Find(*user_template, {"metadata", "labels"}); l && l->IsObject()) {
       labels.CopyFrom(*l, a);
     }
+    // koordinator creates the Reservation with the template's ObjectMeta: its annotations carry
+    // reservation options (reservation-restricted-options, reservation-resize-allocatable, ...).
+    if (const Value* an = json::Find(*user_template, {"metadata", "annotations"}); an && an->IsObject()) {
+      Value copy;
+      copy.CopyFrom(*an, a);
+      meta.AddMember("annotations", copy, a);
+    }
   }
   json::SetString(labels, kCreatedByLabel, kCreatedByValue, a);
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(request.now.time_since_epoch()).count();

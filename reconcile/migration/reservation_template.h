@@ -11,7 +11,8 @@
 // label scheduling.koordinator.sh/reservation-order = creation in unix ms (older migrations first)
 // (none when reserved ahead of admission) and app.kubernetes.io/created-by=berth-migration; ttl =
 // the job's ttl.
-// A job's spec.reservationOptions.template, when given, supplies metadata and spec instead
+// A job's spec.reservationOptions.template, when given, supplies metadata (name: see
+// ReservationName; labels and annotations kept) and spec instead
 // (its owners kept when set); allocateOnce and the node exclusion are still forced.
 #pragma once
 

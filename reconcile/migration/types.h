@@ -170,6 +170,7 @@ struct JobSnapshot {
   std::optional<EvictionPolicy> job_evict_policy;
   std::string pod_namespace, pod_name, pod_uid;  // spec.podRef
   std::string reservation_ref_name;              // spec.reservationOptions.reservationRef.name
+  std::string template_reservation_name;         // spec.reservationOptions.template.metadata.name
   std::string evict_reason;                      // annotation koordinator.sh/evict-reason ("" when absent)
   // spec.deleteOptions.gracePeriodSeconds, passed on with the eviction (or delete); nullopt: the
   // pod's own terminationGracePeriodSeconds.
