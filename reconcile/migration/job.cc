@@ -134,6 +134,12 @@ std::optional<std::string> NextReservationName(const JobSnapshot& job, const std
   return prefix + std::to_string(n + 1);
 }
 
+// ForbiddenMessage: koordinator's status message for a pod its filters refuse (arbitrator
+// updateFailedJob); berth's reason goes into the Warning Event only.
+std::string ForbiddenMessage(const std::string& key) {
+  return "Pod " + Quoted(key) + " is forbidden to migrate because it does not meet the requirements";
+}
+
 // Start: the checks of a Pending job; true when it may run.
 bool Start(const JobSnapshot& job, JobMode mode, const MigrationOptions& o, Builder& b) {
   const std::string key = PodKey(job);
@@ -152,26 +158,24 @@ bool Start(const JobSnapshot& job, JobMode mode, const MigrationOptions& o, Buil
     return false;
   }
   if (auto why = NotEvictableReason(pod, o.evictability)) {
-    b.Fail(kCondEviction, kReasonForbiddenMigratePod, "Pod " + key + " is forbidden to migrate: " + *why);
+    b.Fail(kCondEviction, kReasonForbiddenMigratePod, ForbiddenMessage(key), ": " + *why);
     return false;
   }
   if (pod.deleting || pod.phase == "Succeeded" || pod.phase == "Failed") {
-    b.Fail(kCondEviction, kReasonForbiddenMigratePod, "Pod " + key + " is forbidden to migrate: it is " +
-                                                          (pod.deleting ? "terminating" : "finished (" + pod.phase + ")"));
+    b.Fail(kCondEviction, kReasonForbiddenMigratePod, ForbiddenMessage(key),
+           std::string(": it is ") + (pod.deleting ? "terminating" : "finished (" + pod.phase + ")"));
     return false;
   }
   // An unschedulable Pending pod is migrated by reserving for it (koordinator's pending-pod
   // migration); one the scheduler has not tried yet has nothing to migrate from.
   if (pod.node_name.empty() && !(mode == JobMode::kReservationFirst && pod.unschedulable)) {
-    b.Fail(kCondEviction, kReasonForbiddenMigratePod,
-           "Pod " + key + " is forbidden to migrate: it is not scheduled to a node yet");
+    b.Fail(kCondEviction, kReasonForbiddenMigratePod, ForbiddenMessage(key), ": it is not scheduled to a node yet");
     return false;
   }
   if (mode == JobMode::kReservationFirst && !SchedulerKnown(pod.scheduler_name, o)) {
-    b.Fail(kCondEviction, kReasonForbiddenMigratePod,
-           "Pod " + key + " is forbidden to migrate with ReservationFirst: its schedulerName \"" +
-               pod.scheduler_name + "\" is not berth's, so its replacement could not use the reservation "
-               "(use mode EvictDirectly)");
+    b.Fail(kCondEviction, kReasonForbiddenMigratePod, ForbiddenMessage(key),
+           ": with ReservationFirst: its schedulerName \"" + pod.scheduler_name +
+               "\" is not berth's, so its replacement could not use the reservation (use mode EvictDirectly)");
     return false;
   }
   if (job.held_by_limit) {
@@ -492,8 +496,9 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
       b.status().node_name.clear();
       return b.Finish(std::nullopt);
     }
-    b.Fail(kCondEviction, kReasonForbiddenMigratePod,
-           "Reservation " + reservation + " is already bound by another Pod " + o.namespace_name + "/" + o.name);
+    // koordinator's abortJobByReservationBound message; which reservation and pod, in the Event.
+    b.Fail(kCondEviction, kReasonForbiddenMigratePod, "Reservation is already bound by another Pod",
+           " (Reservation " + reservation + ", Pod " + o.namespace_name + "/" + o.name + ")");
     return b.Finish(std::nullopt);
   }
   if (r.node_name.empty()) {
