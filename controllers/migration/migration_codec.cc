@@ -46,6 +46,7 @@ mig::JobSnapshot ReadJob(const Value& job) {
   j.pod_name = json::GetString(job, {"spec", "podRef", "name"});
   j.pod_uid = json::GetString(job, {"spec", "podRef", "uid"});
   j.reservation_ref_name = json::GetString(job, {"spec", "reservationOptions", "reservationRef", "name"});
+  j.template_reservation_name = json::GetString(job, {"spec", "reservationOptions", "template", "metadata", "name"});
   j.evict_reason = json::GetString(job, {"metadata", "annotations", "koordinator.sh/evict-reason"});
   if (const Value* grace = json::Find(job, {"spec", "deleteOptions", "gracePeriodSeconds"});
       grace != nullptr && !grace->IsNull()) {
@@ -99,7 +100,12 @@ mig::PodFacts ReadPodFacts(const Value& pod) {
   p.deleting = !json::GetString(pod, {"metadata", "deletionTimestamp"}).empty();
   if (const Value* conds = json::Find(pod, {"status", "conditions"}); conds && conds->IsArray()) {
     for (const auto& c : conds->GetArray()) {
-      if (json::GetString(c, {"type"}) == "Ready") p.ready = json::GetString(c, {"status"}) == "True";
+      std::string_view type = json::GetString(c, {"type"});
+      if (type == "Ready") p.ready = json::GetString(c, {"status"}) == "True";
+      if (type == "PodScheduled" && json::GetString(c, {"status"}) == "False" && p.phase == "Pending") {
+        p.unschedulable = true;
+        p.unschedulable_message = json::GetString(c, {"message"});
+      }
     }
   }
   p.priority = PodPriorityValue(json::Find(pod, {"spec", "priority"}));
@@ -161,6 +167,9 @@ mig::ReservationFacts ReadReservationFacts(const Value& r, const std::string& jo
     for (const auto& o : owners->GetArray()) {
       std::string_view uid = json::GetString(o, {"controller", "uid"});
       if (!uid.empty()) f.owner_controller_uids.emplace_back(uid);
+      if (json::Member(o, "object") && !json::Member(o, "controller") && !json::Member(o, "labelSelector")) {
+        f.migrates_pending_pod = true;
+      }
     }
   }
   if (const Value* owners = json::Find(r, {"status", "currentOwners"}); owners && owners->IsArray()) {

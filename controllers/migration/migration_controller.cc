@@ -34,6 +34,9 @@ shim::ResourceRef ReservationRef(const std::string& name) { return {kGroup, kVer
 std::vector<std::string> JobReservationName(const shim::CachedObject& o) {
   auto ref = o.FindString({"spec", "reservationOptions", "reservationRef", "name"});
   if (ref && !ref->empty()) return {*ref};
+  // mig::ReservationName: the template's name before the reference is recorded.
+  auto named = o.FindString({"spec", "reservationOptions", "template", "metadata", "name"});
+  if (named && !named->empty()) return {*named};
   return {std::string(o.Uid())};
 }
 

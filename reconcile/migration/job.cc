@@ -134,6 +134,12 @@ std::optional<std::string> NextReservationName(const JobSnapshot& job, const std
   return prefix + std::to_string(n + 1);
 }
 
+// ForbiddenMessage: koordinator's status message for a pod its filters refuse (arbitrator
+// updateFailedJob); berth's reason goes into the Warning Event only.
+std::string ForbiddenMessage(const std::string& key) {
+  return "Pod " + Quoted(key) + " is forbidden to migrate because it does not meet the requirements";
+}
+
 // Start: the checks of a Pending job; true when it may run.
 bool Start(const JobSnapshot& job, JobMode mode, const MigrationOptions& o, Builder& b) {
   const std::string key = PodKey(job);
@@ -152,24 +158,24 @@ bool Start(const JobSnapshot& job, JobMode mode, const MigrationOptions& o, Buil
     return false;
   }
   if (auto why = NotEvictableReason(pod, o.evictability)) {
-    b.Fail(kCondEviction, kReasonForbiddenMigratePod, "Pod " + key + " is forbidden to migrate: " + *why);
+    b.Fail(kCondEviction, kReasonForbiddenMigratePod, ForbiddenMessage(key), ": " + *why);
     return false;
   }
   if (pod.deleting || pod.phase == "Succeeded" || pod.phase == "Failed") {
-    b.Fail(kCondEviction, kReasonForbiddenMigratePod, "Pod " + key + " is forbidden to migrate: it is " +
-                                                          (pod.deleting ? "terminating" : "finished (" + pod.phase + ")"));
+    b.Fail(kCondEviction, kReasonForbiddenMigratePod, ForbiddenMessage(key),
+           std::string(": it is ") + (pod.deleting ? "terminating" : "finished (" + pod.phase + ")"));
     return false;
   }
-  if (pod.node_name.empty()) {
-    b.Fail(kCondEviction, kReasonForbiddenMigratePod,
-           "Pod " + key + " is forbidden to migrate: it is not scheduled to a node yet");
+  // An unschedulable Pending pod is migrated by reserving for it (koordinator's pending-pod
+  // migration); one the scheduler has not tried yet has nothing to migrate from.
+  if (pod.node_name.empty() && !(mode == JobMode::kReservationFirst && pod.unschedulable)) {
+    b.Fail(kCondEviction, kReasonForbiddenMigratePod, ForbiddenMessage(key), ": it is not scheduled to a node yet");
     return false;
   }
   if (mode == JobMode::kReservationFirst && !SchedulerKnown(pod.scheduler_name, o)) {
-    b.Fail(kCondEviction, kReasonForbiddenMigratePod,
-           "Pod " + key + " is forbidden to migrate with ReservationFirst: its schedulerName \"" +
-               pod.scheduler_name + "\" is not berth's, so its replacement could not use the reservation "
-               "(use mode EvictDirectly)");
+    b.Fail(kCondEviction, kReasonForbiddenMigratePod, ForbiddenMessage(key),
+           ": with ReservationFirst: its schedulerName \"" + pod.scheduler_name +
+               "\" is not berth's, so its replacement could not use the reservation (use mode EvictDirectly)");
     return false;
   }
   if (job.held_by_limit) {
@@ -235,6 +241,36 @@ std::optional<Duration> EvictOrWait(const JobSnapshot& job, Time now, Builder& b
     return b.options().pdb_precheck_recheck;
   }
   b.actions().push_back({ActionKind::kEvict, "", PolicyFor(job)});
+  return std::nullopt;
+}
+
+// WaitForPendingPodScheduled: koordinator's waitForPendingPodScheduled. The reservation (owner: the
+// pod itself) is scheduled; the job succeeds once the pod is on a node. Nothing is evicted.
+std::optional<Duration> WaitForPendingPodScheduled(const JobSnapshot& job, const ReservationFacts& r, Builder& b) {
+  const std::string key = PodKey(job);
+  if (!job.pod || (!job.pod_uid.empty() && job.pod->uid != job.pod_uid)) {
+    b.Fail(kCondPodScheduled, kReasonMissingPod, "Abort job caused by missing Pod " + Quoted(key));
+    return std::nullopt;
+  }
+  const PodFacts& pod = *job.pod;
+  if (pod.node_name.empty()) {
+    if (r.phase == Phase::kSucceeded && !r.current_owners.empty() && r.current_owners.front().uid != pod.uid) {
+      const auto& o = r.current_owners.front();
+      b.Fail(kCondPodScheduled, kReasonForbiddenMigratePod, "Reservation is already bound by another Pod",
+             " (" + o.namespace_name + "/" + o.name + ")");
+      return std::nullopt;
+    }
+    // The pod's own updates wake the job.
+    b.Set(kCondPodScheduled, "False", kReasonUnschedulable, pod.unschedulable_message);
+    return std::nullopt;
+  }
+  const std::string message = "Assign Pod " + Quoted(key) + " to node " + Quoted(pod.node_name);
+  b.Set(kCondPodScheduled, "True", "", "");
+  b.status().phase = JobPhase::kSucceeded;
+  b.status().status = std::string(kStatusComplete);
+  b.status().reason.clear();
+  b.status().message = message;
+  b.events().push_back({"Normal", std::string(kStatusComplete), message});
   return std::nullopt;
 }
 
@@ -320,7 +356,9 @@ Time GcDeadline(const JobSnapshot& job, const MigrationOptions& options) {
 }
 
 std::string ReservationName(const JobSnapshot& job) {
-  return job.reservation_ref_name.empty() ? job.uid : job.reservation_ref_name;
+  if (!job.reservation_ref_name.empty()) return job.reservation_ref_name;
+  // koordinator's CreateOrUpdateReservationOptions: the template's name, else the job's uid.
+  return job.template_reservation_name.empty() ? job.uid : job.template_reservation_name;
 }
 
 EvictionPolicy PolicyFor(const JobSnapshot& job) {
@@ -442,7 +480,7 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
   }
   // Before the node check: a reservation another pod took while the scheduler's placement write was
   // still on its way may have no node (the lifecycle now records the owner's, but older ones lack it).
-  if (!evicted && r.phase == Phase::kSucceeded && !r.current_owners.empty()) {
+  if (!evicted && !r.migrates_pending_pod && r.phase == Phase::kSucceeded && !r.current_owners.empty()) {
     const auto& o = r.current_owners.front();
     // The owners are the pod's whole controller, so another migration's replacement may have
     // taken it. That pod got its place; this one gets a new reservation (a bounded number of
@@ -458,8 +496,9 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
       b.status().node_name.clear();
       return b.Finish(std::nullopt);
     }
-    b.Fail(kCondEviction, kReasonForbiddenMigratePod,
-           "Reservation " + reservation + " is already bound by another Pod " + o.namespace_name + "/" + o.name);
+    // koordinator's abortJobByReservationBound message; which reservation and pod, in the Event.
+    b.Fail(kCondEviction, kReasonForbiddenMigratePod, "Reservation is already bound by another Pod",
+           " (Reservation " + reservation + ", Pod " + o.namespace_name + "/" + o.name + ")");
     return b.Finish(std::nullopt);
   }
   if (r.node_name.empty()) {
@@ -470,7 +509,8 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
     }
     return b.Finish(std::nullopt);  // the reservation's next update wakes the job
   }
-  if (!evicted && pod_present && r.node_name == job.pod->node_name) {
+  // (A pending pod has no node to leave; once scheduled into the reservation it shares its node.)
+  if (!evicted && pod_present && !r.migrates_pending_pod && r.node_name == job.pod->node_name) {
     b.Fail(kCondReservationScheduled, kReasonForbiddenMigratePod,
            "Scheduler assignes the Reservation " + Quoted(reservation) + " on the same node as the Pod",
            " (node " + r.node_name + ", Pod " + key + ")");
@@ -483,6 +523,7 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
   }
   b.status().node_name = r.node_name;
   if (r.phase == Phase::kWaiting || r.phase == Phase::kPending) return b.Finish(std::nullopt);
+  if (r.migrates_pending_pod) return b.Finish(WaitForPendingPodScheduled(job, r, b));
 
   if (!evicted) return b.Finish(EvictOrWait(job, now, b));
 

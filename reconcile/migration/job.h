@@ -102,7 +102,8 @@ std::optional<JobMode> EffectiveMode(const JobSnapshot& job, const MigrationOpti
 std::optional<Time> JobDeadline(const JobSnapshot& job, const MigrationOptions& options);
 // GcDeadline: when a terminal job is deleted.
 Time GcDeadline(const JobSnapshot& job, const MigrationOptions& options);
-// ReservationName: the job's reservation, spec.reservationOptions.reservationRef.name or the job uid.
+// ReservationName: the job's reservation: spec.reservationOptions.reservationRef.name, else the
+// name in spec.reservationOptions.template.metadata, else the job uid (koordinator's choice).
 std::string ReservationName(const JobSnapshot& job);
 // Policy: the pod's koordinator.sh/evict-policy label wins over the job's; default Eviction.
 EvictionPolicy PolicyFor(const JobSnapshot& job);

@@ -72,6 +72,18 @@ Status ExcludeNode(Value& spec, const std::string& node, Document::AllocatorType
   return {};
 }
 
+// PendingUnschedulable: koordinator's GenerateReserveResourceOwners test for a pod to be reserved
+// for itself: phase Pending and PodScheduled=False.
+bool PendingUnschedulable(const Value& pod) {
+  if (json::GetString(pod, {"status", "phase"}) != "Pending") return false;
+  const Value* conds = json::Find(pod, {"status", "conditions"});
+  if (!conds || !conds->IsArray()) return false;
+  for (const auto& c : conds->GetArray()) {
+    if (json::GetString(c, {"type"}) == "PodScheduled") return json::GetString(c, {"status"}) == "False";
+  }
+  return false;
+}
+
 }  // namespace
 
 Result<Document> BuildMigrationReservation(const ReservationRequest& request, const Value& pod,
@@ -82,8 +94,9 @@ Result<Document> BuildMigrationReservation(const ReservationRequest& request, co
   const std::string pod_name(json::GetString(pod, {"metadata", "name"}));
   const std::string node(json::GetString(pod, {"spec", "nodeName"}));
   const Value* controller = ControllerRef(pod);
+  const bool pending = PendingUnschedulable(pod);
   const Value* user_owners = user_template ? json::Find(*user_template, {"spec", "owners"}) : nullptr;
-  if (!controller && !(user_owners && user_owners->IsArray() && !user_owners->Empty())) {
+  if (!controller && !pending && !(user_owners && user_owners->IsArray() && !user_owners->Empty())) {
     return MakeError(ErrorCode::kInvalidArgument,
                      "pod " + pod_ns + "/" + pod_name + " has no controller to consume the reservation");
   }
@@ -98,6 +111,13 @@ Result<Document> BuildMigrationReservation(const ReservationRequest& request, co
   if (user_template) {
     if (const Value* l = json::Find(*user_template, {"metadata", "labels"}); l && l->IsObject()) {
       labels.CopyFrom(*l, a);
+    }
+    // koordinator creates the Reservation with the template's ObjectMeta: its annotations carry
+    // reservation options (reservation-restricted-options, reservation-resize-allocatable, ...).
+    if (const Value* an = json::Find(*user_template, {"metadata", "annotations"}); an && an->IsObject()) {
+      Value copy;
+      copy.CopyFrom(*an, a);
+      meta.AddMember("annotations", copy, a);
     }
   }
   json::SetString(labels, kCreatedByLabel, kCreatedByValue, a);
@@ -145,7 +165,20 @@ Result<Document> BuildMigrationReservation(const ReservationRequest& request, co
   if (!node.empty()) {
     if (auto s = ExcludeNode(*tspec, node, a); !s) return std::unexpected(s.error());
   }
-  if (!json::Member(spec, "owners")) {
+  if (!json::Member(spec, "owners") && pending) {
+    // An unschedulable pod is reserved for by itself (the object owner koordinator writes): its
+    // replacement is the pod, scheduled into the reservation, with no eviction.
+    Value o(rapidjson::kObjectType);
+    json::SetString(o, "uid", json::GetString(pod, {"metadata", "uid"}), a);
+    json::SetString(o, "kind", "Pod", a);
+    json::SetString(o, "name", pod_name, a);
+    json::SetString(o, "namespace", pod_ns, a);
+    Value owner(rapidjson::kObjectType);
+    owner.AddMember("object", o, a);
+    Value owners(rapidjson::kArrayType);
+    owners.PushBack(owner, a);
+    spec.AddMember("owners", owners, a);
+  } else if (!json::Member(spec, "owners")) {
     Value c(rapidjson::kObjectType);
     for (const char* f : {"apiVersion", "kind", "name", "uid"}) {
       json::SetString(c, f, json::GetString(*controller, {f}), a);

@@ -40,6 +40,7 @@ inline constexpr std::string_view kCondEviction = "Eviction";
 inline constexpr std::string_view kCondPodBoundReservation = "PodBoundReservation";
 inline constexpr std::string_view kCondBoundPodReady = "BoundPodReady";
 inline constexpr std::string_view kCondReservationBound = "ReservationBound";
+inline constexpr std::string_view kCondPodScheduled = "PodScheduled";
 
 // Reasons.
 inline constexpr std::string_view kReasonTimeout = "Timeout";
@@ -70,6 +71,10 @@ struct PodFacts {
   std::string phase;  // status.phase
   bool deleting = false;
   bool ready = false;  // condition Ready=True
+  // Pending with PodScheduled=False: the scheduler tried and found no node. koordinator migrates
+  // such a pod by reserving for the pod itself (an object owner), with no eviction.
+  bool unschedulable = false;
+  std::string unschedulable_message;  // that condition's message
   std::optional<int64_t> priority;
   bool mirror = false;         // annotation kubernetes.io/config.mirror
   bool static_pod = false;     // annotation kubernetes.io/config.source other than "api"
@@ -95,6 +100,9 @@ struct ReservationFacts {
   bool expired = false;         // Failed (expired, or its node deleted)
   std::string failed_reason;
   std::vector<OwnerRef> current_owners;
+  // koordinator's IsMigratePendingPod: some spec.owners entry names only an object (a pod), so the
+  // job waits for that pod to be scheduled instead of evicting anything.
+  bool migrates_pending_pod = false;
   std::vector<std::string> owner_controller_uids;  // spec.owners[].controller.uid: the workload
   // Label reservation-order "1": the controller set it right before sending the pod's eviction
   // (and removes it after a refusal), so it records an eviction whose "Evicting" status write
@@ -162,6 +170,7 @@ struct JobSnapshot {
   std::optional<EvictionPolicy> job_evict_policy;
   std::string pod_namespace, pod_name, pod_uid;  // spec.podRef
   std::string reservation_ref_name;              // spec.reservationOptions.reservationRef.name
+  std::string template_reservation_name;         // spec.reservationOptions.template.metadata.name
   std::string evict_reason;                      // annotation koordinator.sh/evict-reason ("" when absent)
   // spec.deleteOptions.gracePeriodSeconds, passed on with the eviction (or delete); nullopt: the
   // pod's own terminationGracePeriodSeconds.

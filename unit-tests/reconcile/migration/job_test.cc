@@ -87,14 +87,19 @@ TEST(MigrationJobTest, UnevictablePodsAreForbidden) {
   auto d = DecideMigration(j, kT0, Options());
   EXPECT_EQ(d.status->phase, JobPhase::kFailed);
   EXPECT_EQ(d.status->reason, "ForbiddenMigratePod");
-  EXPECT_NE(d.status->message.find("is a DaemonSet pod"), std::string::npos);
+  // koordinator's status message; berth's reason in the Warning Event.
+  EXPECT_EQ(d.status->message,
+            "Pod \"default/web-1\" is forbidden to migrate because it does not meet the requirements");
+  ASSERT_EQ(d.events.size(), 1u);
+  EXPECT_EQ(d.events[0].message.rfind(d.status->message, 0), 0u);
+  EXPECT_NE(d.events[0].message.find("is a DaemonSet pod"), std::string::npos);
   MigrationOptions allow = Options();
   allow.evictability.evict_daemonset_pods = true;
   EXPECT_EQ(DecideMigration(j, kT0, allow).status->phase, JobPhase::kRunning);
 
   JobSnapshot terminating = Job();
   terminating.pod->deleting = true;
-  EXPECT_NE(DecideMigration(terminating, kT0, Options()).status->message.find("it is terminating"), std::string::npos);
+  EXPECT_NE(DecideMigration(terminating, kT0, Options()).events[0].message.find("it is terminating"), std::string::npos);
   JobSnapshot unscheduled = Job();
   unscheduled.pod->node_name = "";
   EXPECT_EQ(DecideMigration(unscheduled, kT0, Options()).status->reason, "ForbiddenMigratePod");
@@ -105,7 +110,9 @@ TEST(MigrationJobTest, ReservationFirstNeedsAPodBerthSchedulesButEvictDirectlyDo
   j.pod->scheduler_name = "default-scheduler";
   auto d = DecideMigration(j, kT0, Options());
   EXPECT_EQ(d.status->reason, "ForbiddenMigratePod");
-  EXPECT_NE(d.status->message.find("use mode EvictDirectly"), std::string::npos);
+  EXPECT_EQ(d.status->message,
+            "Pod \"default/web-1\" is forbidden to migrate because it does not meet the requirements");
+  EXPECT_NE(d.events[0].message.find("use mode EvictDirectly"), std::string::npos);
   j.mode_text = "EvictDirectly";
   auto direct = DecideMigration(j, kT0, Options());
   EXPECT_EQ(direct.status->phase, JobPhase::kRunning);
@@ -372,7 +379,8 @@ TEST(MigrationJobTest, ReservationProblemsFailTheJob) {
   taken.reservation->name = "job-uid-3";
   t = DecideMigration(taken, kT0, Options());
   EXPECT_EQ(t.status->reason, "ForbiddenMigratePod");
-  EXPECT_EQ(t.status->message, "Reservation job-uid-3 is already bound by another Pod default/web-9");
+  EXPECT_EQ(t.status->message, "Reservation is already bound by another Pod");  // koordinator's
+  EXPECT_NE(t.events.back().message.find("(Reservation job-uid-3, Pod default/web-9)"), std::string::npos);
   taken.reservation_ref_name = "users-own";  // a reservation the job did not create is not replaced
   taken.reservation->name = "users-own";
   taken.reservation->created_by_job = false;
