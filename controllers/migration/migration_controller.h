@@ -34,6 +34,7 @@ namespace berth::controllers {
 inline constexpr char kMigrationPodIndex[] = "spec.podRef";  // "ns/name"
 inline constexpr char kMigrationReservationIndex[] = "reservation";
 inline constexpr char kMigrationNewPodIndex[] = "status.podRef";
+inline constexpr char kMigrationPdbNamespaceIndex[] = "metadata.namespace";  // PDBs
 inline constexpr char kReservationAllocatedAnnotation[] = "scheduling.koordinator.sh/reservation-allocated";
 
 struct MigrationControllerOptions {

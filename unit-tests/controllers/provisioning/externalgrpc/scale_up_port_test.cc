@@ -65,8 +65,10 @@ class PortTest : public ::testing::Test {
     nodes_ = std::make_shared<shim::SharedInformer>(api, o);
     nodes_->Start();
     ASSERT_TRUE(nodes_->WaitForCacheSync(std::chrono::steady_clock::now() + std::chrono::seconds(5)));
-    auto client = ExternalGrpcClient::Create(
-        {.address = "127.0.0.1:" + std::to_string(port_), .grpc_timeout = std::chrono::seconds(5)});
+    CloudConfig config;
+    config.address = "127.0.0.1:" + std::to_string(port_);
+    config.grpc_timeout = std::chrono::seconds(5);
+    auto client = ExternalGrpcClient::Create(config);
     ASSERT_TRUE(client) << client.error().message;
     port_under_test_ = std::make_unique<GrpcNodeGroupPort>(std::move(*client), nodes_);
   }
