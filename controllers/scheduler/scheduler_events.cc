@@ -173,7 +173,8 @@ void SchedulerController::OnResourcePolicy(const shim::ObjectPtr& object) {
     cache_.UpsertResourcePolicy(*view);
   }
   RetryParked();
-  status_controller_->queue().Add(std::string(object->Key()));
+  // Every policy of the namespace: the Conflict condition of the others depends on this one.
+  EnqueuePolicyStatus(object->Namespace(), /*batch=*/false);
 }
 
 void SchedulerController::OnPodDeleted(const shim::ObjectPtr& object) {
