@@ -112,8 +112,14 @@ Result<std::unique_ptr<ResourcePolicyController>> ResourcePolicyController::Setu
   if (!controller) return std::unexpected(controller.error());
   c->controller_ = *controller;
 
+  // A policy's pods are the ones no other policy of the namespace selects: a policy created,
+  // edited or deleted changes its siblings' plans too (their costs come off pods it now also
+  // selects, or back on), so the whole namespace is planned again, the policy itself included
+  // (when deleted it is no longer listed).
   auto enqueue_policy = [self](const shim::ObjectPtr& p) {
-    if (p) self->controller_->queue().Add(std::string(p->Key()));
+    if (!p) return;
+    self->controller_->queue().Add(std::string(p->Key()));
+    self->EnqueueNamespace(p->Namespace(), false);
   };
   c->policies_->AddEventHandler(shim::EventHandler{
       [enqueue_policy](const shim::ObjectPtr& obj, bool) { enqueue_policy(obj); },

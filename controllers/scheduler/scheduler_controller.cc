@@ -219,6 +219,8 @@ Result<std::unique_ptr<SchedulerController>> SchedulerController::Setup(
         if (!deleted.object) return;
         self->cache_.RemoveResourcePolicy(deleted.object->Namespace(), deleted.object->Name());
         self->RetryParked();
+        // The others' Conflict condition may clear now.
+        self->EnqueuePolicyStatus(deleted.object->Namespace(), /*batch=*/false);
       }});
   c->reservations_->AddEventHandler(shim::EventHandler{
       [self](const shim::ObjectPtr& obj, bool) {

@@ -146,6 +146,12 @@ void SchedulerController::OnPod(const shim::ObjectPtr& old_object, const shim::O
   // affinity, stop matching its anti-affinity or change a topology domain's skew: the pods parked on
   // those try again (kube-scheduler's Pod/Add and Pod/UpdatePodLabel events).
   if (!old_object || !old_object->FindString({"spec", "nodeName"}) || labels_changed) RetryParkedOnPods();
+  // A bound pod relabelled (out of a podSelector or its matchLabelKeys group) or starting to
+  // terminate (ignoreTerminatingPod) can stop counting in a ResourcePolicy unit, freeing a slot a
+  // parked pod waits for; berth has no periodic flush of parked pods, so they try again now.
+  const bool became_terminating = old_object && !old_object->FindString({"metadata", "deletionTimestamp"}) &&
+                                  object->FindString({"metadata", "deletionTimestamp"});
+  if ((labels_changed || became_terminating) && cache_.HasResourcePolicies()) RetryParked();
 }
 
 void SchedulerController::OnNodeChanged() {
@@ -167,7 +173,8 @@ void SchedulerController::OnResourcePolicy(const shim::ObjectPtr& object) {
     cache_.UpsertResourcePolicy(*view);
   }
   RetryParked();
-  status_controller_->queue().Add(std::string(object->Key()));
+  // Every policy of the namespace: the Conflict condition of the others depends on this one.
+  EnqueuePolicyStatus(object->Namespace(), /*batch=*/false);
 }
 
 void SchedulerController::OnPodDeleted(const shim::ObjectPtr& object) {

@@ -37,6 +37,31 @@ std::string GroupKey(const ResourcePolicyView& policy, const LabelMap& pod_label
   return key;
 }
 
+bool HasEveryMatchLabelKey(const ResourcePolicyView& policy, const LabelMap& pod_labels) {
+  for (const std::string& k : policy.match_label_keys) {
+    if (!pod_labels.contains(k)) return false;
+  }
+  return true;
+}
+
+bool GroupAgreesWithPod(const ResourcePolicyView& policy, const LabelMap& pod_labels, std::string_view group) {
+  // GroupKey is "k=v,k=v": label keys and values hold neither ',' nor '='.
+  std::map<std::string_view, std::string_view> values;
+  while (!group.empty()) {
+    const size_t end = std::min(group.find(','), group.size());
+    const std::string_view pair = group.substr(0, end);
+    if (const size_t eq = pair.find('='); eq != std::string_view::npos) values[pair.substr(0, eq)] = pair.substr(eq + 1);
+    group.remove_prefix(std::min(end + 1, group.size()));
+  }
+  for (const std::string& k : policy.match_label_keys) {
+    auto mine = pod_labels.find(k);
+    if (mine == pod_labels.end()) continue;
+    auto theirs = values.find(k);
+    if (theirs == values.end() || theirs->second != mine->second) return false;
+  }
+  return true;
+}
+
 int64_t PriorityScore(std::optional<int32_t> unit_priority) {
   return unit_priority ? int64_t{*unit_priority} * 20 : -1;
 }

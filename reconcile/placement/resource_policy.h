@@ -57,8 +57,16 @@ bool UnitMatchesNode(const UnitNodeSelector& selector, std::string_view node_nam
 bool PolicySelectsPod(const ResourcePolicyView& policy, std::string_view pod_namespace,
                       const LabelMap& pod_labels);
 // GroupKey: the pod's values for matchLabelKeys, "k1=v1,k2=v2" in key order of the spec. A key
-// the pod lacks is left out (PodTopologySpread's matchLabelKeys does the same); "" without keys.
+// the pod lacks is left out; such a pod counts every group agreeing with it (GroupAgreesWithPod).
+// "" without keys.
 std::string GroupKey(const ResourcePolicyView& policy, const LabelMap& pod_labels);
+// HasEveryMatchLabelKey: the pod has a value for each matchLabelKeys key (its group's counts
+// are then exactly its own group's).
+bool HasEveryMatchLabelKey(const ResourcePolicyView& policy, const LabelMap& pod_labels);
+// GroupAgreesWithPod: the pods of `group` (a GroupKey) count for a pod with these labels, as
+// PodTopologySpread's matchLabelKeys count: the group has the pod's value for every key the pod
+// has; a key the pod lacks is left out of the pod's selector, so any value (or none) counts.
+bool GroupAgreesWithPod(const ResourcePolicyView& policy, const LabelMap& pod_labels, std::string_view group);
 // PriorityScore: the KEP's priority × 20 for a node of a unit; nodes in no unit score -1 so they
 // rank after every unit (the KEP: "considered after all nodes match the units").
 int64_t PriorityScore(std::optional<int32_t> unit_priority);

@@ -52,8 +52,19 @@ std::expected<PodQuery, FitError> PreparePod(const ClusterSnapshot::State& s, co
       return std::unexpected(std::move(err));
     }
     q.gate.policy = selecting.front();
-    auto counts = q.gate.policy->counts.find(GroupKey(q.gate.policy->view, pod.labels));
-    if (counts != q.gate.policy->counts.end()) q.gate.counts = &counts->second;
+    const ResourcePolicyView& view = q.gate.policy->view;
+    if (HasEveryMatchLabelKey(view, pod.labels)) {
+      auto counts = q.gate.policy->counts.find(GroupKey(view, pod.labels));
+      if (counts != q.gate.policy->counts.end()) q.gate.counts = counts->second;
+    } else {
+      // PodTopologySpread leaves a key the pod lacks out of its selector: every group that
+      // agrees on the keys the pod has counts (rare: pods of one workload share their keys).
+      for (const auto& [group, counts] : q.gate.policy->counts) {
+        if (!GroupAgreesWithPod(view, pod.labels, group)) continue;
+        if (q.gate.counts.size() < counts.size()) q.gate.counts.resize(counts.size(), 0);
+        for (size_t u = 0; u < counts.size(); ++u) q.gate.counts[u] += counts[u];
+      }
+    }
   }
 
   // Reservations this pod may allocate, found through the owner index, grouped by node.

@@ -48,11 +48,12 @@ int64_t FitScore(ScoringStrategy strategy, const CompiledPod& c, const NodeEntry
 // NodeResourcesBalancedAllocation (reservations' holds count as requested, like their reserve pods).
 int64_t Score(ScoringStrategy strategy, const CompiledPod& c, const NodeEntry& n);
 
-// PolicyGate: the pod's ResourcePolicy (its PreFilter result) and its group's counts.
+// PolicyGate: the pod's ResourcePolicy (its PreFilter result) and the pods it counts per unit
+// (CountsForPod: its own matchLabelKeys group, or every agreeing group when it lacks a key).
 struct PolicyGate {
   enum class Verdict { kPass, kNoUnit, kMaxCount };
   const PolicyEntry* policy = nullptr;
-  const std::vector<int32_t>* counts = nullptr;  // nullptr: the group has no pods yet
+  std::vector<int32_t> counts;  // per unit; shorter (or empty): no pods counted there yet
 
   // Check is the Filter for one node; on kPass, *score is its PriorityScore.
   Verdict Check(int node, int64_t* score) const;

@@ -170,7 +170,7 @@ PolicyGate::Verdict PolicyGate::Check(int node, int64_t* score) const {
   int32_t priority = 0;
   for (int u : row) {
     const ResourcePolicyUnit& unit = policy->view.units[u];
-    const int32_t count = counts != nullptr && u < static_cast<int>(counts->size()) ? (*counts)[u] : 0;
+    const int32_t count = u < static_cast<int>(counts.size()) ? counts[u] : 0;
     if (unit.max_count && count >= *unit.max_count) return Verdict::kMaxCount;
     priority = std::max(priority, unit.priority);
   }

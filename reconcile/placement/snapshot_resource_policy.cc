@@ -121,7 +121,7 @@ bool ClusterSnapshot::OutsideRequiredPolicyUnits(const PodSpecView& pod, std::st
   if (selecting.size() != 1 || node < 0) return false;
   // The Filter's own verdict for the node (counts do not matter for "in no unit").
   int64_t score = 0;
-  return internal::PolicyGate{selecting.front(), nullptr}.Check(node, &score) == internal::PolicyGate::Verdict::kNoUnit;
+  return internal::PolicyGate{selecting.front(), {}}.Check(node, &score) == internal::PolicyGate::Verdict::kNoUnit;
 }
 
 std::vector<int32_t> ClusterSnapshot::ResourcePolicyCounts(std::string_view namespace_name,

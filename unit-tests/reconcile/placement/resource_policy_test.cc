@@ -162,6 +162,34 @@ TEST(ResourcePolicyPlacement, MatchLabelKeysCountEachGroupApart) {
   EXPECT_EQ(snap.ResourcePolicyCounts("default", "rp", "pod-template-hash=h2"), (std::vector<int32_t>{1, 0}));
 }
 
+// PodTopologySpread's matchLabelKeys: a key the pod lacks is left out of its selector, so the pod
+// counts the pods of every value of that key (it cannot escape a full unit by lacking the label);
+// a pod with the key still counts only its own value.
+TEST(ResourcePolicyPlacement, MatchLabelKeysPodLackingAKeyCountsEveryAgreeingGroup) {
+  ClusterSnapshot snap = Cluster();
+  ResourcePolicyView p = Policy();
+  p.match_label_keys = {"pod-template-hash", "track"};
+  snap.UpsertResourcePolicy(p);
+  PodSpecView a = Pod("a", "h1"), b = Pod("b", "h2");
+  a.labels["track"] = "stable";
+  b.labels["track"] = "canary";
+  EXPECT_EQ(Place(snap, a).substr(0, 3), "od-");
+  EXPECT_EQ(Place(snap, b).substr(0, 3), "od-");
+  // No hash and no track: both groups count (2 = maxCount), so on-demand is full.
+  PodSpecView bare = Pod("bare");
+  bare.labels.erase("pod-template-hash");
+  EXPECT_EQ(Place(snap, bare).substr(0, 3), "spo");
+  // Hash h1 but no track: the groups with hash h1 count (a's: 1 pod); the bare pod's has no hash.
+  PodSpecView h1 = Pod("h1-no-track", "h1");
+  EXPECT_EQ(Place(snap, h1).substr(0, 3), "od-");
+  // h1 now holds 2 on-demand pods (a, h1-no-track): the next h1 pod without track spills.
+  EXPECT_EQ(Place(snap, Pod("h1-again", "h1")).substr(0, 3), "spo");
+  // A pod with every key counts its own group only: h2/canary has one on-demand pod.
+  PodSpecView b2 = Pod("b2", "h2");
+  b2.labels["track"] = "canary";
+  EXPECT_EQ(Place(snap, b2).substr(0, 3), "od-");
+}
+
 TEST(ResourcePolicyPlacement, IgnoreTerminatingPodFreesTheSlot) {
   for (bool ignore : {false, true}) {
     ClusterSnapshot snap = Cluster();
@@ -243,6 +271,14 @@ TEST(ResourcePolicyRules, SelectorsGroupKeysScoresAndMessages) {
   p.match_label_keys = {"b", "a"};
   EXPECT_EQ(GroupKey(p, {{"a", "1"}, {"b", "2"}}), "b=2,a=1");
   EXPECT_EQ(GroupKey(p, {{"a", "1"}}), "a=1");
+  EXPECT_TRUE(HasEveryMatchLabelKey(p, {{"a", "1"}, {"b", "2"}}));
+  EXPECT_FALSE(HasEveryMatchLabelKey(p, {{"a", "1"}}));
+  EXPECT_TRUE(GroupAgreesWithPod(p, {{"a", "1"}}, "b=2,a=1"));
+  EXPECT_TRUE(GroupAgreesWithPod(p, {{"a", "1"}}, "a=1"));
+  EXPECT_FALSE(GroupAgreesWithPod(p, {{"a", "1"}}, "b=2,a=3"));
+  EXPECT_FALSE(GroupAgreesWithPod(p, {{"a", "1"}}, "b=2"));  // the pod has a, the group does not
+  EXPECT_TRUE(GroupAgreesWithPod(p, {}, "b=2"));
+  EXPECT_TRUE(GroupAgreesWithPod(p, {}, ""));
   EXPECT_EQ(PriorityScore(5), 100);
   EXPECT_EQ(PriorityScore(0), 0);
   EXPECT_LT(PriorityScore(std::nullopt), PriorityScore(0));
