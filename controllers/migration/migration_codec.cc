@@ -168,7 +168,9 @@ mig::ReservationFacts ReadReservationFacts(const Value& r, const std::string& jo
       std::string_view uid = json::GetString(o, {"controller", "uid"});
       if (!uid.empty()) f.owner_controller_uids.emplace_back(uid);
       if (json::Member(o, "object") && !json::Member(o, "controller") && !json::Member(o, "labelSelector")) {
-        f.migrates_pending_pod = true;
+        if (std::string_view object_uid = json::GetString(o, {"object", "uid"}); !object_uid.empty()) {
+          f.object_owner_uids.emplace_back(object_uid);
+        }
       }
     }
   }

@@ -244,6 +244,16 @@ std::optional<Duration> EvictOrWait(const JobSnapshot& job, Time now, Builder& b
   return std::nullopt;
 }
 
+// MigratesPendingPod: the reservation is owned by the job's pod itself (an object owner with its
+// uid), as the one a job makes for an unschedulable Pending pod: koordinator's pending-pod
+// migration. A reservation (e.g. a user's, through reservationRef) whose object owner is another
+// pod, or names one by name only (a StatefulSet pod's replacement keeps the name), is an
+// ordinary migration target: the pod is evicted and its replacement takes it.
+bool MigratesPendingPod(const JobSnapshot& job, const ReservationFacts& r) {
+  const std::string& uid = !job.pod_uid.empty() ? job.pod_uid : job.pod ? job.pod->uid : job.pod_uid;
+  return !uid.empty() && std::find(r.object_owner_uids.begin(), r.object_owner_uids.end(), uid) != r.object_owner_uids.end();
+}
+
 // WaitForPendingPodScheduled: koordinator's waitForPendingPodScheduled. The reservation (owner: the
 // pod itself) is scheduled; the job succeeds once the pod is on a node. Nothing is evicted.
 std::optional<Duration> WaitForPendingPodScheduled(const JobSnapshot& job, const ReservationFacts& r, Builder& b) {
@@ -465,6 +475,7 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
     return b.Finish(std::nullopt);
   }
   const ReservationFacts& r = *job.reservation;
+  const bool pending_pod = MigratesPendingPod(job, r);
   if (job.reservation_ref_name.empty() && r.created_by_job) {
     // The spec patch naming it went out after its create and failed (409/5xx): the create got
     // through, so the next pass finds it under the default name and would never name it again.
@@ -480,7 +491,7 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
   }
   // Before the node check: a reservation another pod took while the scheduler's placement write was
   // still on its way may have no node (the lifecycle now records the owner's, but older ones lack it).
-  if (!evicted && !r.migrates_pending_pod && r.phase == Phase::kSucceeded && !r.current_owners.empty()) {
+  if (!evicted && !pending_pod && r.phase == Phase::kSucceeded && !r.current_owners.empty()) {
     const auto& o = r.current_owners.front();
     // The owners are the pod's whole controller, so another migration's replacement may have
     // taken it. That pod got its place; this one gets a new reservation (a bounded number of
@@ -510,7 +521,7 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
     return b.Finish(std::nullopt);  // the reservation's next update wakes the job
   }
   // (A pending pod has no node to leave; once scheduled into the reservation it shares its node.)
-  if (!evicted && pod_present && !r.migrates_pending_pod && r.node_name == job.pod->node_name) {
+  if (!evicted && pod_present && !pending_pod && r.node_name == job.pod->node_name) {
     b.Fail(kCondReservationScheduled, kReasonForbiddenMigratePod,
            "Scheduler assignes the Reservation " + Quoted(reservation) + " on the same node as the Pod",
            " (node " + r.node_name + ", Pod " + key + ")");
@@ -523,7 +534,7 @@ MigrationDecision DecideMigration(const JobSnapshot& job, Time now, const Migrat
   }
   b.status().node_name = r.node_name;
   if (r.phase == Phase::kWaiting || r.phase == Phase::kPending) return b.Finish(std::nullopt);
-  if (r.migrates_pending_pod) return b.Finish(WaitForPendingPodScheduled(job, r, b));
+  if (pending_pod) return b.Finish(WaitForPendingPodScheduled(job, r, b));
 
   if (!evicted) return b.Finish(EvictOrWait(job, now, b));
 

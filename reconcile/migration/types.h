@@ -100,9 +100,10 @@ struct ReservationFacts {
   bool expired = false;         // Failed (expired, or its node deleted)
   std::string failed_reason;
   std::vector<OwnerRef> current_owners;
-  // koordinator's IsMigratePendingPod: some spec.owners entry names only an object (a pod), so the
-  // job waits for that pod to be scheduled instead of evicting anything.
-  bool migrates_pending_pod = false;
+  // The uids of spec.owners entries that name only an object (a pod). One that is the job's own
+  // pod makes this koordinator's pending-pod migration (MigratesPendingPod): the job waits for the
+  // pod to be scheduled instead of evicting anything.
+  std::vector<std::string> object_owner_uids;
   std::vector<std::string> owner_controller_uids;  // spec.owners[].controller.uid: the workload
   // Label reservation-order "1": the controller set it right before sending the pod's eviction
   // (and removes it after a refusal), so it records an eviction whose "Evicting" status write

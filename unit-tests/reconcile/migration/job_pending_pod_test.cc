@@ -35,7 +35,7 @@ PodFacts UnschedulablePod() {
 // The reservation the job made for the pending pod: an object owner only.
 ReservationFacts PendingPodReservation(Phase phase, std::string node) {
   ReservationFacts r = Reservation(phase, std::move(node));
-  r.migrates_pending_pod = true;
+  r.object_owner_uids = {job_test::Pod().uid};
   return r;
 }
 
@@ -109,6 +109,28 @@ TEST(MigrationPendingPodTest, AReservationAnotherPodTookFailsTheJob) {
   EXPECT_EQ(d.status->phase, JobPhase::kFailed);
   EXPECT_EQ(d.status->reason, "ForbiddenMigratePod");
   EXPECT_EQ(d.status->message, "Reservation is already bound by another Pod");
+}
+
+TEST(MigrationPendingPodTest, AReservationOwnedByAnotherObjectIsAnOrdinaryTargetAndThePodIsEvicted) {
+  // A bound pod moved into a user's Reservation (reservationRef) whose object owner names the pod by
+  // name only (a StatefulSet pod's replacement keeps its name) or another pod: not the pending-pod
+  // flow, which would end the job with nothing moved; the pod is evicted as for any reservation.
+  for (const std::vector<std::string>& owners : {std::vector<std::string>{}, std::vector<std::string>{"other-uid"}}) {
+    JobSnapshot j = Running();
+    j.reservation = Reservation(Phase::kAvailable, "node-2");
+    j.reservation->object_owner_uids = owners;
+    auto d = DecideMigration(j, kT0, Options());
+    ASSERT_TRUE(d.status);
+    EXPECT_EQ(d.status->phase, JobPhase::kRunning) << d.status->message;
+    EXPECT_EQ(d.actions, (std::vector<Action>{{ActionKind::kEvict, "", EvictionPolicy::kEviction}}));
+  }
+  // Owned by the job's own pod: the pending-pod flow; a pod already on a node ends the job.
+  JobSnapshot own = Running();
+  own.reservation = PendingPodReservation(Phase::kAvailable, "node-2");
+  auto d = DecideMigration(own, kT0, Options());
+  ASSERT_TRUE(d.status);
+  EXPECT_TRUE(d.actions.empty());
+  EXPECT_EQ(d.status->phase, JobPhase::kSucceeded);
 }
 
 TEST(MigrationPendingPodTest, TheReservationOfAnUnschedulablePodIsOwnedByThePodItself) {
