@@ -149,9 +149,12 @@ void SchedulerController::OnPod(const shim::ObjectPtr& old_object, const shim::O
   // A bound pod relabelled (out of a podSelector or its matchLabelKeys group) or starting to
   // terminate (ignoreTerminatingPod) can stop counting in a ResourcePolicy unit, freeing a slot a
   // parked pod waits for; berth has no periodic flush of parked pods, so they try again now.
-  const bool became_terminating = old_object && !old_object->FindString({"metadata", "deletionTimestamp"}) &&
-                                  object->FindString({"metadata", "deletionTimestamp"});
-  if ((labels_changed || became_terminating) && cache_.HasResourcePolicies()) RetryParked();
+  // (The policy check first: a pod update is a hot path, and most clusters have no policy.)
+  if (cache_.HasResourcePolicies() &&
+      (labels_changed || (old_object && !old_object->FindString({"metadata", "deletionTimestamp"}) &&
+                          object->FindString({"metadata", "deletionTimestamp"})))) {
+    RetryParked();
+  }
 }
 
 void SchedulerController::OnNodeChanged() {

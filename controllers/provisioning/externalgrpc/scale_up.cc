@@ -3,6 +3,7 @@
 
 #include <set>
 
+#include "clientgo-shim/base/json.h"
 #include "clientgo-shim/base/log.h"
 #include "controllers/provisioning/externalgrpc/node_template.h"
 #include "controllers/scheduler/scheduler_codec.h"
@@ -26,11 +27,7 @@ bool GoodTemplateCandidate(const shim::CachedObject& node) {
   auto conditions = node.FindJson({"status", "conditions"});
   if (!conditions || !conditions->IsArray()) return false;
   for (const auto& c : conditions->GetArray()) {
-    if (!c.IsObject() || !c.HasMember("type") || !c["type"].IsString() || !c.HasMember("status") ||
-        !c["status"].IsString()) {
-      continue;
-    }
-    if (std::string_view(c["type"].GetString()) == "Ready") return std::string_view(c["status"].GetString()) == "True";
+    if (json::GetString(c, {"type"}) == "Ready") return json::GetString(c, {"status"}) == "True";
   }
   return false;
 }
