@@ -21,6 +21,7 @@
 #include "clientgo-shim/manager/signals.h"
 #include "clientgo-shim/metrics/standard_metrics.h"
 #include "controllers/common/api_discovery.h"
+#include "controllers/common/pod_cache.h"
 #include "controllers/extender/extender_server.h"
 #include "controllers/manager/berth_flags.h"
 #include "controllers/manager/controller_registry.h"
@@ -58,6 +59,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   shim::ManagerOptions manager_options;
   manager_options.leader_election_id = "berth-manager";
+  // Pods are most of the cache: only the status members a controller reads are kept (pod_cache.h).
+  manager_options.informer_options.path_transforms.emplace("/api/v1/pods", controllers::PodCacheTransform());
   // The logging flags first, so everything after them logs as configured.
   log::Options log_options;
   auto after_log_flags = log::ApplyLogFlags(args, log_options);

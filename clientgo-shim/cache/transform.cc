@@ -1,5 +1,6 @@
 #include "clientgo-shim/cache/transform.h"
 
+#include <algorithm>
 #include <string_view>
 
 #include "clientgo-shim/base/json.h"
@@ -65,6 +66,16 @@ Status DefaultTransformFn(rapidjson::Value& object, rapidjson::Document::Allocat
 }
 
 Transform DefaultTransform() { return DefaultTransformFn; }
+
+Transform StatusSubsetTransform(std::vector<std::string> keep_status) {
+  return [keep = std::move(keep_status)](rapidjson::Value& object, rapidjson::Document::AllocatorType& a) -> Status {
+    if (auto st = DefaultTransformFn(object, a); !st) return st;
+    if (rapidjson::Value* status = json::FindMutable(object, {"status"})) {
+      RetainMembers(*status, [&keep](std::string_view k) { return std::find(keep.begin(), keep.end(), k) != keep.end(); });
+    }
+    return {};
+  };
+}
 
 Status PodViewTransformFn(rapidjson::Value& object, rapidjson::Document::AllocatorType& a) {
   if (auto st = DefaultTransformFn(object, a); !st) return st;

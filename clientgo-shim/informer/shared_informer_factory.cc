@@ -30,7 +30,13 @@ std::shared_ptr<SharedInformer> SharedInformerFactory::InformerFor(
   if (options_.content_type == proto::kProtobufContentType && IsProtobufDecodable(key.path)) {
     o.list_watch.accept = std::string(proto::kProtobufContentType) + ", " + kJsonContentType;
   }
-  o.transform = transform ? std::move(*transform) : options_.transform;
+  if (transform) {
+    o.transform = std::move(*transform);
+  } else if (auto by_path = options_.path_transforms.find(key.path); by_path != options_.path_transforms.end()) {
+    o.transform = by_path->second;
+  } else {
+    o.transform = options_.transform;
+  }
   auto informer = std::make_shared<SharedInformer>(client_, std::move(o));
   informers_.emplace(key, informer);
   return informer;

@@ -31,6 +31,10 @@ inline constexpr char kJsonContentType[] = "application/json";
 // default.
 struct SharedInformerFactoryOptions {
   Transform transform = DefaultTransform();  // Default: DefaultTransform().
+  // path_transforms: the transform of informers of these collection paths (exactly as given to
+  // InformerFor, e.g. "/api/v1/pods") when InformerFor is given none, so every controller sharing
+  // the informer caches the same fields whichever asked first. Default: none.
+  std::map<std::string, Transform, std::less<>> path_transforms;
   int page_size = kDefaultPageSize;          // Default: 500.
   BackoffOptions backoff;                    // Default: client-go's 800 ms → 30 s.
   // content_type: what informers of kinds the shim decodes from protobuf (IsProtobufDecodable)

@@ -100,6 +100,38 @@ TEST(TransformTest, ReadPodViewDecodesTheCachedPod) {
   EXPECT_EQ(view->labels.at("pod-template-hash"), "7d4b9c");
 }
 
+TEST(TransformTest, StatusSubsetKeepsOnlyTheNamedStatusMembersAndTheRestAsTheDefault) {
+  auto subset = Pod();
+  ASSERT_TRUE(StatusSubsetTransform({"phase", "conditions", "startTime", "nominatedNodeName"})(subset, subset.GetAllocator()));
+  auto by_default = Pod();
+  ASSERT_TRUE(DefaultTransformFn(by_default, by_default.GetAllocator()));
+  const rapidjson::Value& status = subset["status"];
+  std::vector<std::string> kept;
+  for (const auto& m : status.GetObject()) kept.emplace_back(m.name.GetString());
+  EXPECT_EQ(kept, (std::vector<std::string>{"phase", "startTime", "conditions"}));  // the pod's order; none asked is absent
+  EXPECT_EQ(status["conditions"], by_default["status"]["conditions"]);
+  EXPECT_EQ(subset["metadata"], by_default["metadata"]);  // managedFields and last-applied gone as by default
+  EXPECT_EQ(subset["spec"], by_default["spec"]);
+  EXPECT_FALSE(subset.HasMember("apiVersion"));
+}
+
+TEST(TransformTest, StatusSubsetLeavesAStatusThatIsNotAnObjectAndRejectsNonObjects) {
+  auto odd = json::Parse(R"({"metadata":{"name":"p","managedFields":[]},"status":"pending"})");
+  ASSERT_TRUE(odd);
+  ASSERT_TRUE(StatusSubsetTransform({"phase"})(*odd, odd->GetAllocator()));
+  EXPECT_STREQ((*odd)["status"].GetString(), "pending");
+  EXPECT_FALSE((*odd)["metadata"].HasMember("managedFields"));
+  auto no_status = json::Parse(R"({"metadata":{"name":"p"},"spec":{}})");
+  ASSERT_TRUE(no_status);
+  ASSERT_TRUE(StatusSubsetTransform({"phase"})(*no_status, no_status->GetAllocator()));
+  EXPECT_FALSE(no_status->HasMember("status"));
+  auto array = json::Parse("[1]");
+  ASSERT_TRUE(array);
+  auto st = StatusSubsetTransform({"phase"})(*array, array->GetAllocator());
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().code, ErrorCode::kInvalidArgument);
+}
+
 // The headline figure: bytes a cached pod costs with the default transform. The pool is shared
 // by 5000 pods that differ in name, uid, IP and node, as in a real cluster.
 TEST(TransformTest, DefaultTransformCachesARealisticPodInUnderOneKilobyte) {

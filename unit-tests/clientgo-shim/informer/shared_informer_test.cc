@@ -124,6 +124,29 @@ TEST(SharedInformerFactoryTest, TheFirstTransformForAKeyWins) {
   EXPECT_TRUE((*doc)["metadata"].HasMember("managedFields"));  // identity kept everything
 }
 
+TEST(SharedInformerFactoryTest, APathTransformAppliesWhenTheCallerGivesNoneAndAGivenOneWins) {
+  auto client = std::make_shared<FakeRestClient>();
+  client->list_handler = [](const RestRequest&) -> Result<RestResponse> {
+    return RestResponse{200, ListJson({PodJson("a", "p1", "1", "n1")}, "5"), {}};
+  };
+  SharedInformerFactoryOptions options;
+  options.path_transforms.emplace("/api/v1/pods", IdentityTransform());
+  SharedInformerFactory factory(client, options);
+  auto by_path = factory.InformerFor({"/api/v1/pods"});
+  auto given = factory.InformerFor({"/api/v1/pods", "app=web"}, DefaultTransform());
+  auto other_path = factory.InformerFor({"/api/v1/namespaces/a/pods"});
+  factory.Start();
+  ASSERT_TRUE(factory.WaitForCacheSync(Soon()));
+  auto managed_fields_kept = [](const SharedInformer& informer) {
+    auto doc = informer.store().Get("a/p1")->ToJson();
+    return doc && (*doc)["metadata"].HasMember("managedFields");
+  };
+  EXPECT_TRUE(managed_fields_kept(*by_path));      // the path's identity transform
+  EXPECT_FALSE(managed_fields_kept(*given));       // the caller's DefaultTransform
+  EXPECT_FALSE(managed_fields_kept(*other_path));  // another path: the factory's default
+  factory.Stop();
+}
+
 TEST(SharedInformerFactoryTest, WaitForCacheSyncFailsAtTheDeadlineWhenAListNeverSucceeds) {
   auto client = std::make_shared<FakeRestClient>();  // every list fails with 500
   SharedInformerFactoryOptions o;
