@@ -141,6 +141,11 @@ Status CachedObject::FindFiltered(const PackedFilter& filter, rapidjson::Value& 
   return UnpackFiltered(Packed(), *pool_, filter, out, alloc);
 }
 
+Status CachedObject::FindFilteredView(const PackedFilter& filter, rapidjson::Value& out,
+                                      rapidjson::Document::AllocatorType& alloc) const {
+  return UnpackFiltered(Packed(), *pool_, filter, out, alloc, UnpackStrings::kReference);
+}
+
 size_t CachedObject::FootprintBytes() const {
   // make_shared puts the control block (two counts and a vtable pointer) next to the object.
   const size_t buf = Key().size() + uid_len_ + rv_len_ + packed_len_;

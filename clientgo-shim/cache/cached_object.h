@@ -72,6 +72,10 @@ class CachedObject {
   // lacks metadata.name/namespace/uid/resourceVersion. Errors: kDecode only if memory was corrupted.
   Status FindFiltered(const PackedFilter& filter, rapidjson::Value& out,
                       rapidjson::Document::AllocatorType& alloc) const;
+  // FindFilteredView is FindFiltered whose strings point into this object and the intern pool
+  // (UnpackStrings::kReference): no copies, but `out` is valid only while this object is held.
+  Status FindFilteredView(const PackedFilter& filter, rapidjson::Value& out,
+                          rapidjson::Document::AllocatorType& alloc) const;
 
   // FootprintBytes is this object's own heap use: the object, its buffer, the shared_ptr
   // control block and allocator headers. Interned strings are counted by the pool.

@@ -66,9 +66,16 @@ struct PackedFilter {
   std::vector<std::pair<std::string_view, const PackedFilter*>> nested = {};
 };
 
+// UnpackStrings: kCopy copies every key and string into the allocator; kReference points them at
+// the packed bytes and the pool's entries, which stay put while the object holding them lives:
+// no copy, but the value is valid only while that object is held (a DOM read and dropped in one
+// scope, as the scheduler reads 150,000 pods at a cold start).
+enum class UnpackStrings { kCopy, kReference };
+
 // UnpackFiltered is UnpackJson through `filter`. Errors: kDecode as UnpackJson.
 Status UnpackFiltered(std::string_view packed, const InternPool& pool, const PackedFilter& filter,
-                      rapidjson::Value& out, rapidjson::Document::AllocatorType& alloc);
+                      rapidjson::Value& out, rapidjson::Document::AllocatorType& alloc,
+                      UnpackStrings strings = UnpackStrings::kCopy);
 
 // FindPackedValue decodes only the value under `path` (any type) into `out`, using `alloc`.
 // Returns false (and leaves `out` null) when a step is missing or the bytes are malformed.

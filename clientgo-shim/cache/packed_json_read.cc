@@ -20,8 +20,20 @@ void SetStringValue(rapidjson::Value& out, std::string_view s, rapidjson::Docume
   out.SetString(s.empty() ? "" : s.data(), static_cast<rapidjson::SizeType>(s.size()), alloc);
 }
 
-bool Unpack(Reader& r, const InternPool::ReadLock& lock, rapidjson::Value& out,
-            rapidjson::Document::AllocatorType& alloc, int depth) {
+// Decode carries what every step of one decode shares: the pool (under its read lock) and
+// whether strings are copied or referenced (UnpackStrings).
+struct Decode {
+  const InternPool::ReadLock& lock;
+  bool reference;
+  std::string_view Lookup(uint64_t id) const { return lock.Lookup(static_cast<uint32_t>(id)); }
+  void SetString(rapidjson::Value& out, std::string_view s, rapidjson::Document::AllocatorType& alloc) const {
+    if (!reference) return SetStringValue(out, s, alloc);
+    out.SetString(rapidjson::StringRef(s.empty() ? "" : s.data(), static_cast<rapidjson::SizeType>(s.size())));
+  }
+};
+
+bool Unpack(Reader& r, const Decode& d, rapidjson::Value& out, rapidjson::Document::AllocatorType& alloc,
+            int depth) {
   if (depth > 200) return r.ok = false;
   uint8_t tag;
   uint64_t n;
@@ -48,17 +60,17 @@ bool Unpack(Reader& r, const InternPool::ReadLock& lock, rapidjson::Value& out,
     }
     case kStr:
       if (!r.Varint(n) || !r.Bytes(n, s)) return false;
-      SetStringValue(out, s, alloc);
+      d.SetString(out, s, alloc);
       return true;
     case kRef:
       if (!r.Varint(n)) return false;
-      s = lock.Lookup(static_cast<uint32_t>(n));
-      SetStringValue(out, s, alloc);
+      s = d.Lookup(n);
+      d.SetString(out, s, alloc);
       return true;
     case kSub: {
       if (!r.Varint(n)) return false;
-      Reader sub{lock.Lookup(static_cast<uint32_t>(n))};
-      if (!Unpack(sub, lock, out, alloc, depth + 1) || sub.pos != sub.in.size()) return r.ok = false;
+      Reader sub{d.Lookup(n)};
+      if (!Unpack(sub, d, out, alloc, depth + 1) || sub.pos != sub.in.size()) return r.ok = false;
       return true;
     }
     case kObject:
@@ -67,11 +79,11 @@ bool Unpack(Reader& r, const InternPool::ReadLock& lock, rapidjson::Value& out,
       for (uint64_t i = 0; i < n; ++i) {
         uint64_t key;
         if (!r.Varint(key)) return false;
-        std::string_view k = lock.Lookup(static_cast<uint32_t>(key));
+        std::string_view k = d.Lookup(key);
         rapidjson::Value name;
-        SetStringValue(name, k, alloc);
+        d.SetString(name, k, alloc);
         rapidjson::Value value;
-        if (!Unpack(r, lock, value, alloc, depth + 1)) return false;
+        if (!Unpack(r, d, value, alloc, depth + 1)) return false;
         out.AddMember(name, value, alloc);
       }
       return true;
@@ -80,7 +92,7 @@ bool Unpack(Reader& r, const InternPool::ReadLock& lock, rapidjson::Value& out,
       out.SetArray();
       for (uint64_t i = 0; i < n; ++i) {
         rapidjson::Value value;
-        if (!Unpack(r, lock, value, alloc, depth + 1)) return false;
+        if (!Unpack(r, d, value, alloc, depth + 1)) return false;
         out.PushBack(value, alloc);
       }
       return true;
@@ -101,9 +113,9 @@ const PackedFilter* NestedFilter(const PackedFilter& filter, std::string_view na
 
 // UnpackThrough is Unpack with `filter` applied to an object, or to each element of an array;
 // other values (and a null filter) decode whole.
-bool UnpackThrough(Reader& r, const InternPool::ReadLock& lock, const PackedFilter* filter,
+bool UnpackThrough(Reader& r, const Decode& d, const PackedFilter* filter,
                    rapidjson::Value& out, rapidjson::Document::AllocatorType& alloc, int depth) {
-  if (filter == nullptr) return Unpack(r, lock, out, alloc, depth);
+  if (filter == nullptr) return Unpack(r, d, out, alloc, depth);
   if (depth > 200 || r.pos >= r.in.size()) return r.ok = false;
   const uint8_t tag = static_cast<uint8_t>(r.in[r.pos]);
   uint64_t n;
@@ -111,8 +123,8 @@ bool UnpackThrough(Reader& r, const InternPool::ReadLock& lock, const PackedFilt
     case kSub: {
       ++r.pos;
       if (!r.Varint(n)) return false;
-      Reader sub{lock.Lookup(static_cast<uint32_t>(n))};
-      if (!UnpackThrough(sub, lock, filter, out, alloc, depth + 1) || sub.pos != sub.in.size()) return r.ok = false;
+      Reader sub{d.Lookup(n)};
+      if (!UnpackThrough(sub, d, filter, out, alloc, depth + 1) || sub.pos != sub.in.size()) return r.ok = false;
       return true;
     }
     case kArray:
@@ -121,7 +133,7 @@ bool UnpackThrough(Reader& r, const InternPool::ReadLock& lock, const PackedFilt
       out.SetArray();
       for (uint64_t i = 0; i < n; ++i) {
         rapidjson::Value value;
-        if (!UnpackThrough(r, lock, filter, value, alloc, depth + 1)) return false;
+        if (!UnpackThrough(r, d, filter, value, alloc, depth + 1)) return false;
         out.PushBack(value, alloc);
       }
       return true;
@@ -132,20 +144,20 @@ bool UnpackThrough(Reader& r, const InternPool::ReadLock& lock, const PackedFilt
       for (uint64_t i = 0; i < n; ++i) {
         uint64_t key;
         if (!r.Varint(key)) return false;
-        std::string_view k = lock.Lookup(static_cast<uint32_t>(key));
+        std::string_view k = d.Lookup(key);
         if (filter->keep.empty() ? Listed(filter->drop, k) : !Listed(filter->keep, k)) {
           if (!r.Skip(nullptr)) return false;
           continue;
         }
         rapidjson::Value name;
-        SetStringValue(name, k, alloc);
+        d.SetString(name, k, alloc);
         rapidjson::Value value;
-        if (!UnpackThrough(r, lock, NestedFilter(*filter, k), value, alloc, depth + 1)) return false;
+        if (!UnpackThrough(r, d, NestedFilter(*filter, k), value, alloc, depth + 1)) return false;
         out.AddMember(name, value, alloc);
       }
       return true;
     default:
-      return Unpack(r, lock, out, alloc, depth);
+      return Unpack(r, d, out, alloc, depth);
   }
 }
 }  // namespace
@@ -154,7 +166,7 @@ Status UnpackJson(std::string_view packed, const InternPool& pool, rapidjson::Va
                   rapidjson::Document::AllocatorType& alloc) {
   InternPool::ReadLock lock(pool);
   Reader r{packed};
-  if (!Unpack(r, lock, out, alloc, 0) || r.pos != packed.size()) {
+  if (!Unpack(r, Decode{lock, false}, out, alloc, 0) || r.pos != packed.size()) {
     out.SetNull();
     return MakeError(ErrorCode::kDecode,
                      "packed object is malformed at byte " + std::to_string(r.pos));
@@ -163,10 +175,11 @@ Status UnpackJson(std::string_view packed, const InternPool& pool, rapidjson::Va
 }
 
 Status UnpackFiltered(std::string_view packed, const InternPool& pool, const PackedFilter& filter,
-                      rapidjson::Value& out, rapidjson::Document::AllocatorType& alloc) {
+                      rapidjson::Value& out, rapidjson::Document::AllocatorType& alloc, UnpackStrings strings) {
   InternPool::ReadLock lock(pool);
   Reader r{packed};
-  if (!UnpackThrough(r, lock, &filter, out, alloc, 0) || r.pos != packed.size()) {
+  if (!UnpackThrough(r, Decode{lock, strings == UnpackStrings::kReference}, &filter, out, alloc, 0) ||
+      r.pos != packed.size()) {
     out.SetNull();
     return MakeError(ErrorCode::kDecode,
                      "packed object is malformed at byte " + std::to_string(r.pos));
@@ -236,7 +249,7 @@ bool FindPackedValue(std::string_view packed, const InternPool& pool,
                      rapidjson::Document::AllocatorType& alloc) {
   InternPool::ReadLock lock(pool);
   Reader r{packed};
-  if (!SeekPath(r, lock, path) || !Unpack(r, lock, out, alloc, 0)) {
+  if (!SeekPath(r, lock, path) || !Unpack(r, Decode{lock, false}, out, alloc, 0)) {
     out.SetNull();
     return false;
   }

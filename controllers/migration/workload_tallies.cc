@@ -40,7 +40,8 @@ std::optional<WorkloadTallies::PodTally> WorkloadTallies::TallyOf(const shim::Ca
   alignas(std::max_align_t) thread_local std::array<char, 4096> buffer;
   rapidjson::MemoryPoolAllocator<> allocator(buffer.data(), buffer.size());
   rapidjson::Document doc(&allocator);
-  if (!pod.FindFiltered(TallyFilter(), doc, allocator) || !doc.IsObject()) return std::nullopt;
+  // Strings point into `pod` (held for the call); the tally copies the one it keeps.
+  if (!pod.FindFilteredView(TallyFilter(), doc, allocator) || !doc.IsObject()) return std::nullopt;
   PodTally tally;
   if (const rapidjson::Value* refs = json::Find(doc, {"metadata", "ownerReferences"}); refs && refs->IsArray()) {
     for (const auto& r : refs->GetArray()) {

@@ -15,31 +15,29 @@
 namespace berth::controllers {
 
 SchedulerController::PreparedPod SchedulerController::PrepareAddedPod(const shim::CachedObject& pod) const {
-  PreparedPod prepared;
-  // An unbound pod is not in the cache, so only the scheduling queue cares: decide from a few
-  // fields, no conversion.
-  auto node = pod.FindString({"spec", "nodeName"});
-  auto phase = pod.FindString({"status", "phase"});
-  if ((!node || node->empty()) && phase != "Succeeded" && phase != "Failed") {
-    if (!IsOurs(pod.FindString({"spec", "schedulerName"}).value_or(""))) return prepared;
-    if (pod.FindString({"metadata", "deletionTimestamp"})) return prepared;
-    prepared.kind = PreparedPod::Kind::kQueue;
-    return prepared;
-  }
-  bool by_another_scheduler = false;
-  const bool terminal = scheduler_support::WithPodViewJson(pod, [&](const rapidjson::Document& doc) {
+  // One decode of the view's members (strings referenced, not copied) serves every kind of pod.
+  return scheduler_support::WithPodViewJson(pod, [&](const rapidjson::Document& doc) {
+    PreparedPod prepared;
+    const std::string_view phase = json::GetString(doc, {"status", "phase"});
+    if (json::GetString(doc, {"spec", "nodeName"}).empty() && phase != "Succeeded" && phase != "Failed") {
+      // An unbound pod is not in the cache, so only the scheduling queue cares: no conversion.
+      const rapidjson::Value* deletion = json::Find(doc, {"metadata", "deletionTimestamp"});
+      if (IsOurs(json::GetString(doc, {"spec", "schedulerName"})) && !(deletion && deletion->IsString())) {
+        prepared.kind = PreparedPod::Kind::kQueue;
+      }
+      return prepared;
+    }
     prepared.view = ReadPodView(doc);
-    by_another_scheduler = !IsOurs(json::GetString(doc, {"spec", "schedulerName"}));
-    return PodIsTerminal(doc);
-  });
-  if (terminal) {
-    prepared.kind = PreparedPod::Kind::kTerminal;
+    if (PodIsTerminal(doc)) {
+      prepared.kind = PreparedPod::Kind::kTerminal;
+      return prepared;
+    }
+    const bool by_another_scheduler = !IsOurs(json::GetString(doc, {"spec", "schedulerName"}));
+    prepared.kind = PreparedPod::Kind::kBound;
+    prepared.adopt = options_.adopt_bound_pods && prepared.view.reservation_uid.empty() &&
+                     !prepared.view.reservation_ignored && by_another_scheduler;
     return prepared;
-  }
-  prepared.kind = PreparedPod::Kind::kBound;
-  prepared.adopt = options_.adopt_bound_pods && prepared.view.reservation_uid.empty() &&
-                   !prepared.view.reservation_ignored && by_another_scheduler;
-  return prepared;
+  });
 }
 
 void SchedulerController::ApplyAddedPod(const shim::CachedObject& pod, PreparedPod& prepared) {

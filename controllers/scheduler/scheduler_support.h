@@ -51,10 +51,14 @@ inline const shim::PackedFilter& PodViewFilter() {
 }
 
 // FillPodViewJson decodes a cached pod through PodViewFilter into `doc`, with metadata.name,
-// namespace and uid. The caller may give `doc` an allocator over a reused buffer.
-inline void FillPodViewJson(const shim::CachedObject& pod, rapidjson::Document& doc) {
+// namespace and uid. The caller may give `doc` an allocator over a reused buffer. With
+// `reference_strings` the strings point into `pod` (FindFilteredView): `doc` is then valid only
+// while the caller holds `pod`.
+inline void FillPodViewJson(const shim::CachedObject& pod, rapidjson::Document& doc, bool reference_strings = false) {
   auto& a = doc.GetAllocator();
-  if (!pod.FindFiltered(PodViewFilter(), doc, a) || !doc.IsObject()) doc.SetObject();
+  const auto filled = reference_strings ? pod.FindFilteredView(PodViewFilter(), doc, a)
+                                        : pod.FindFiltered(PodViewFilter(), doc, a);
+  if (!filled || !doc.IsObject()) doc.SetObject();
   rapidjson::Value* metadata = json::FindMutable(doc, {"metadata"});
   if (metadata == nullptr || !metadata->IsObject()) {
     json::SetMember(doc, "metadata", rapidjson::Value(rapidjson::kObjectType), a);
@@ -77,14 +81,15 @@ inline void FillPodViewJson(const shim::CachedObject& pod, rapidjson::Document& 
 
 // WithPodViewJson returns fn(doc) for the pod's view DOM built in a per-thread buffer: a cold
 // start reads 150,000 pods, and each DOM would otherwise allocate (and free) rapidjson's 64 KB
-// first chunk. `fn` must not call WithPodViewJson again (the buffer is the thread's one).
+// first chunk. Its strings point into `pod` (no copies; `pod` outlives the call), so `fn` must
+// copy what it keeps. `fn` must not call WithPodViewJson again (the buffer is the thread's one).
 template <typename Fn>
 auto WithPodViewJson(const shim::CachedObject& pod, Fn&& fn) {
   // rapidjson puts its chunk header at the buffer's start: it must be aligned like one.
   alignas(std::max_align_t) thread_local std::array<char, 16384> buffer;
   rapidjson::MemoryPoolAllocator<> allocator(buffer.data(), buffer.size());
   rapidjson::Document doc(&allocator);
-  FillPodViewJson(pod, doc);
+  FillPodViewJson(pod, doc, /*reference_strings=*/true);
   return fn(static_cast<const rapidjson::Document&>(doc));
 }
 

@@ -37,6 +37,22 @@ TEST(CachedObjectTest, IdentityFieldsAreReadableAndTheJsonRoundTrips) {
   EXPECT_EQ((*o)->FindString({"metadata", "resourceVersion"}), "42");
 }
 
+TEST(CachedObjectTest, FindFilteredViewDecodesWhatFindFilteredDoes) {
+  InternPool pool;
+  auto o = Make(R"({"metadata":{"name":"web-1","namespace":"prod","labels":{"app":"web"}},)"
+                R"("spec":{"nodeName":"n1","volumes":[{"name":"v"}]},"status":{"phase":"Running"}})",
+                pool);
+  ASSERT_TRUE(o) << o.error().message;
+  const PackedFilter spec{.drop = {"volumes"}};
+  const PackedFilter root{.nested = {{"spec", &spec}}};
+  rapidjson::Document copied, viewed;
+  ASSERT_TRUE((*o)->FindFiltered(root, copied, copied.GetAllocator()));
+  ASSERT_TRUE((*o)->FindFilteredView(root, viewed, viewed.GetAllocator()));
+  EXPECT_EQ(json::Serialize(viewed), json::Serialize(copied));
+  EXPECT_EQ(json::Serialize(viewed), R"({"metadata":{"labels":{"app":"web"}},"spec":{"nodeName":"n1"},)"
+                                     R"("status":{"phase":"Running"}})");
+}
+
 TEST(CachedObjectTest, ClusterScopedObjectsAreKeyedByNameAlone) {
   InternPool pool;
   auto o = Make(R"({"metadata":{"name":"node-1","resourceVersion":"7"}})", pool);

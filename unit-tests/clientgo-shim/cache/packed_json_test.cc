@@ -145,6 +145,8 @@ TEST(PackedJsonTest, SubtreesWithUniqueLookingStringsAreNeverShared) {
   EXPECT_NE(p2.find("10.0.0.1"), std::string::npos);
 }
 
+// kReference decodes the same value as kCopy, its strings pointing at the packed bytes (inline
+// strings) or the pool's entries (interned keys and values, shared subtrees) instead of copies.
 }  // namespace
 }  // namespace berth::shim
 
@@ -311,6 +313,43 @@ TEST(PackedJsonTest, UnpackFilteredOnTruncatedOrGarbageBytesIsADecodeErrorNotACr
   rapidjson::Document out;
   EXPECT_FALSE(UnpackFiltered("\x7f\x01", pool, root, out, out.GetAllocator()).has_value());
   EXPECT_FALSE(UnpackFiltered("", pool, root, out, out.GetAllocator()).has_value());
+}
+
+// kReference decodes the same value as kCopy, its strings pointing at the packed bytes (inline
+// strings) or the pool's entries (interned keys and values, shared subtrees) instead of copies.
+TEST(PackedJsonTest, UnpackFilteredWithReferencedStringsDecodesTheSameValueWithoutCopies) {
+  InternPool pool;
+  const std::string long_value(kMaxInternedLength + 4, 'x');  // stored inline in the packed bytes
+  const std::string text = R"({"spec":{"containers":[{"name":"a","env":[{"name":"LONG_ENOUGH"}],"image":"i"}],)"
+                           R"("note":")" + long_value + R"("},"status":{"phase":"Running","podIP":"10.0.0.1"}})";
+  std::string first, shared;
+  RoundTrip(text, pool, &first);
+  RoundTrip(text, pool, &shared);
+  RoundTrip(text, pool, &shared);  // the third refers to pooled subtrees
+  const PackedFilter container{.keep = {"name", "image"}};
+  const PackedFilter spec{.nested = {{"containers", &container}}};
+  const PackedFilter root{.nested = {{"spec", &spec}}};
+  for (const std::string* packed : {&first, &shared}) {
+    rapidjson::Document copied, referenced;
+    ASSERT_TRUE(UnpackFiltered(*packed, pool, root, copied, copied.GetAllocator()));
+    ASSERT_TRUE(UnpackFiltered(*packed, pool, root, referenced, referenced.GetAllocator(), UnpackStrings::kReference));
+    EXPECT_EQ(json::Serialize(referenced), json::Serialize(copied));
+    const rapidjson::Value& note = referenced["spec"]["note"];
+    const char* at = note.GetString();
+    EXPECT_TRUE(at >= packed->data() && at + note.GetStringLength() <= packed->data() + packed->size())
+        << "the inline string is read in place";
+    EXPECT_NE(copied["spec"]["note"].GetString(), at);
+    // An interned value reads the pool's own bytes: the same address in every decode.
+    rapidjson::Document again;
+    ASSERT_TRUE(UnpackFiltered(*packed, pool, root, again, again.GetAllocator(), UnpackStrings::kReference));
+    EXPECT_EQ(again["status"]["phase"].GetString(), referenced["status"]["phase"].GetString());
+    EXPECT_EQ(again["spec"]["containers"][0]["image"].GetString(),
+              referenced["spec"]["containers"][0]["image"].GetString());
+  }
+  // Malformed bytes are refused the same way in either mode.
+  rapidjson::Document out;
+  EXPECT_FALSE(UnpackFiltered(std::string_view(first).substr(0, first.size() - 1), pool, root, out,
+                              out.GetAllocator(), UnpackStrings::kReference));
 }
 
 }  // namespace
