@@ -12,7 +12,7 @@
 
 namespace berth::controllers {
 
-// kPodStatusRead: the status members some controller reads. phase: every controller (terminal
+// PodStatusRead: the status members some controller reads. phase: every controller (terminal
 // and running pods); conditions: Ready (migration, drain, ResourcePolicy, workload tallies),
 // PodScheduled (pending-pod migration), DisruptionTarget (preemption victims); startTime and
 // nominatedNodeName: the scheduler's preemption order and nominations; reason and message: kept
