@@ -3,8 +3,7 @@
 namespace berth::controllers {
 
 const std::vector<std::string>& PodStatusRead() {
-  static const std::vector<std::string> kRead = {"phase", "conditions", "startTime", "nominatedNodeName", "reason",
-                                                 "message"};
+  static const std::vector<std::string> kRead = {"phase", "conditions", "startTime", "nominatedNodeName"};
   return kRead;
 }
 

@@ -15,9 +15,8 @@ namespace berth::controllers {
 // PodStatusRead: the status members some controller reads. phase: every controller (terminal
 // and running pods); conditions: Ready (migration, drain, ResourcePolicy, workload tallies),
 // PodScheduled (pending-pod migration), DisruptionTarget (preemption victims); startTime and
-// nominatedNodeName: the scheduler's preemption order and nominations; reason and message: kept
-// for what kubectl shows of an evicted pod (a few bytes). containerStatuses, the IPs and qosClass
-// are read by none.
+// nominatedNodeName: the scheduler's preemption order and nominations. containerStatuses, the
+// IPs, qosClass, reason and message are read by none.
 const std::vector<std::string>& PodStatusRead();
 
 // PodCacheTransform: shim::DefaultTransform keeping of status only PodStatusRead(); metadata
