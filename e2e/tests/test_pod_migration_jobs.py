@@ -181,10 +181,12 @@ class PodMigrationJobTest(unittest.TestCase):
     def test_the_ttl_aborts_the_job_and_frees_its_reservation(self):
         pods = self.start_app("huge", 3, cpu="5")
         name = pods[0]["metadata"]["name"]
+        start_rv = self.sim.get_json(RES_PATH)["metadata"]["resourceVersion"]
         job_uid = self.create_job("slow", name, ttl="4s")
-        self.mgr.wait(lambda: self.sim.http("GET", f"{RES_PATH}/{job_uid}").status_code == 200,
-                      "the reservation created")
         self.mgr.wait(lambda: self.job_status("slow").get("phase") == "Failed", "the job timed out")
+        # From kubesim's watch history, not a poll: the reservation may live for less than a poll under load.
+        self.assertTrue(any(r["metadata"]["name"] == job_uid for _, r in self.events_since(RES_PATH, start_rv)),
+                        "the job's reservation was created")
         status = self.job_status("slow")
         self.assertEqual(status["reason"], "Timeout")
         self.assertEqual(status["message"], "Abort job caused by timeout")  # koordinator's; the Event names the step
@@ -215,7 +217,7 @@ class ReserveAheadTest(unittest.TestCase):
     # PodMigrationJobTest's helpers (not its tests).
     pods, ready_pods = PodMigrationJobTest.pods, PodMigrationJobTest.ready_pods
     job, job_status, create_job = PodMigrationJobTest.job, PodMigrationJobTest.job_status, PodMigrationJobTest.create_job
-    start_app = PodMigrationJobTest.start_app
+    start_app, events_since = PodMigrationJobTest.start_app, PodMigrationJobTest.events_since
 
     def setUp(self):
         start_cluster_for(self, sim_flags={"pod_ready_delay": "6s"}, extra_args=["--log-level", "debug"])
@@ -232,79 +234,105 @@ class ReserveAheadTest(unittest.TestCase):
         return job["spec"].get("reservationOptions", {}).get("reservationRef", {}).get("name")
 
     def start_jobs(self, ttl_after_first_wave=None):
-        pods = sorted(p["metadata"]["name"] for p in self.start_app("wave", 6, cpu="100m"))
+        """6 jobs, one per pod of the Deployment `wave`, in pod-name order: (job names, {job: its pod})."""
+        pods = sorted(self.start_app("wave", 6, cpu="100m"), key=lambda p: p["metadata"]["name"])
         names = [f"move-{i}" for i in range(6)]
         for i, (name, pod) in enumerate(zip(names, pods)):
             extra = {"ttl": ttl_after_first_wave} if ttl_after_first_wave and i >= 2 else {}
-            self.create_job(name, pod, **extra)
+            self.create_job(name, pod["metadata"]["name"], **extra)
         return names, dict(zip(names, pods))
 
+    def first_rv(self, history, name, predicate):
+        """The resourceVersion of the first watch event of object `name` in `history` for which predicate holds."""
+        return min((rv for rv, o in history if o["metadata"]["name"] == name and predicate(o)), default=None)
+
     def test_the_two_held_jobs_next_in_line_reserve_ahead_stay_pending_and_evict_once_admitted(self):
+        start_rv = self.sim.get_json(PMJ_PATH)["metadata"]["resourceVersion"]
         names, pod_of = self.start_jobs()
         state = {}
 
         def wave_and_two_ahead():
-            jobs = self.jobs()
+            listed = self.sim.get_json(PMJ_PATH)
+            jobs = {j["metadata"]["name"]: j for j in listed["items"]}
             running = [n for n in names if self.phase(jobs[n]) == "Running"]
             ahead = [n for n in names if self.phase(jobs[n]) == "Pending" and self.reservation_ref(jobs[n])]
             waiting = [n for n in names if self.phase(jobs[n]) == "Pending" and not self.reservation_ref(jobs[n])]
-            state.update(jobs=jobs, running=running, ahead=ahead, waiting=waiting)
+            state.update(jobs=jobs, running=running, ahead=ahead, waiting=waiting,
+                         rv=int(listed["metadata"]["resourceVersion"]))
             return len(running) == 2 and len(ahead) == 2 and len(waiting) == 2
         self.mgr.wait(wave_and_two_ahead, "2 jobs running, the next 2 held with a reservation, the last 2 without one")
         self.assertEqual(state["ahead"], names[2:4], "the first in line reserve ahead")
         for name in state["ahead"]:
             job = state["jobs"][name]
-            uid = job["metadata"]["uid"]
-            self.assertEqual(self.reservation_ref(job), uid)
+            self.assertEqual(self.reservation_ref(job), job["metadata"]["uid"])
             self.assertEqual([c["type"] for c in job.get("status", {}).get("conditions", [])
                               if c["type"] != "Arbitration"], [], "nothing but arbitration in its status")
-            # Its reservation is placed off the pod's node, carries no reservation-order (replacements take the
-            # running wave's first), and the pod is untouched.
-            pod = self.sim.get_json(f"/api/v1/namespaces/default/pods/{pod_of[name]}")
-            self.assertFalse(pod["metadata"].get("deletionTimestamp"))
-            self.mgr.wait(lambda: (self.sim.get_json(f"{RES_PATH}/{uid}").get("status") or {}).get("phase")
-                          == "Available",
-                          f"the reservation of {name} Available")
-            r = self.sim.get_json(f"{RES_PATH}/{uid}")
-            self.assertNotEqual(r["status"]["nodeName"], pod["spec"]["nodeName"])
-            self.assertNotIn("scheduling.koordinator.sh/reservation-order", r["metadata"].get("labels", {}))
-        for name in state["waiting"]:
-            self.assertEqual(self.sim.http("GET", f"{RES_PATH}/{state['jobs'][name]['metadata']['uid']}").status_code,
-                             404)
-        events = json.loads(self.sim.kubectl("get", "events", "--field-selector", "reason=ReservationCreated",
-                                             "-o", "json"))["items"]
-        ahead_messages = [e["message"] for e in events if "created ahead" in e["message"]]
-        self.assertEqual(len(ahead_messages), 2, ahead_messages)
-        self.assertIn(f"created ahead for Pod default/{pod_of[names[2]]}, which waits for arbitration",
-                      " ".join(ahead_messages))
+
+        def created_ahead(name):
+            return [e["message"] for e in self.sim.get_json("/api/v1/namespaces/default/events")["items"]
+                    if e["reason"] == "ReservationCreated" and e["involvedObject"]["name"] == name
+                    and "created ahead" in e["message"]]
+        for name in state["ahead"]:
+            messages = self.mgr.wait(lambda: created_ahead(name), f"the ReservationCreated Event of {name}")
+            self.assertIn(f"created ahead for Pod default/{pod_of[name]['metadata']['name']}, which waits for "
+                          "arbitration", messages[0])
 
         self.mgr.wait(lambda: all(self.phase(j) == "Succeeded" for j in self.jobs().values()), "all 6 jobs Succeeded",
                       timeout=90)
         self.assertEqual(len(self.ready_pods("wave")), 6)
-        self.assertFalse(set(pod_of.values()) & {p["metadata"]["name"] for p in self.pods("wave")})
+        self.assertFalse({p["metadata"]["name"] for p in pod_of.values()} & {p["metadata"]["name"]
+                                                                             for p in self.pods("wave")})
+        # The order, from kubesim's watch history (by its global resourceVersion), so that no step depends on the
+        # test polling while the first wave still runs: each job reserved ahead had its reservation Available before
+        # it went Running; its pod was still there when the job was listed Pending, and was evicted only after the
+        # reservation was Available (the Running status is written with the eviction's outcome, after it).
+        reservations = self.events_since(RES_PATH, start_rv)
+        jobs = self.events_since(PMJ_PATH, start_rv)
+        pods = self.events_since("/api/v1/namespaces/default/pods", start_rv)
         for name in state["ahead"]:
+            uid, pod = state["jobs"][name]["metadata"]["uid"], pod_of[name]
+            available = self.first_rv(reservations, uid, lambda r: (r.get("status") or {}).get("phase") == "Available")
+            running = self.first_rv(jobs, name, lambda j: self.phase(j) == "Running")
+            evicted = self.first_rv(pods, pod["metadata"]["name"], lambda p: p["metadata"].get("deletionTimestamp"))
+            self.assertIsNotNone(available, f"the reservation of {name} Available")
+            self.assertLess(available, running, f"{name} reserved ahead, before it was admitted")
+            self.assertLess(state["rv"], evicted, f"{name} evicted nothing while it was held")
+            self.assertLess(available, evicted, f"{name} evicted its pod after its reservation was Available")
+            # Placed off the pod's node, and without reservation-order (replacements take the running wave's first).
+            reservation = next(r for rv, r in reservations if rv == available)
+            self.assertNotEqual(reservation["status"]["nodeName"], pod["spec"]["nodeName"])
+            self.assertNotIn("scheduling.koordinator.sh/reservation-order",
+                             reservation["metadata"].get("labels", {}))
             conds = {c["type"]: c for c in self.job_status(name)["conditions"]}
             if "Arbitration" in conds:  # written only for a job held 10 s or more
                 self.assertEqual(conds["Arbitration"]["reason"], "PassedArbitration")
             self.assertEqual(conds["ReservationCreated"]["status"], "True")
             self.assertEqual(conds["Eviction"]["reason"], "EvictComplete")
+        for name in state["waiting"]:  # no reservation while the 2 ahead of it held theirs; one later
+            created = self.first_rv(reservations, state["jobs"][name]["metadata"]["uid"], lambda r: True)
+            self.assertIsNotNone(created, f"the reservation of {name}")
+            self.assertGreater(created, state["rv"], f"{name} had no reservation while it was listed without one")
 
     def test_a_held_job_reserved_ahead_that_times_out_frees_its_reservation_and_keeps_its_pod(self):
+        start_rv = self.sim.get_json(PMJ_PATH)["metadata"]["resourceVersion"]
         names, pod_of = self.start_jobs(ttl_after_first_wave="3s")
         uids = {n: self.job(n)["metadata"]["uid"] for n in names}
-        self.mgr.wait(lambda: all(self.sim.http("GET", f"{RES_PATH}/{uids[n]}").status_code == 200 for n in names[2:4]),
-                      "the 2 held jobs next in line reserved ahead")
         self.mgr.wait(lambda: all(self.job_status(n).get("phase") == "Failed" for n in names[2:]),
                       "the 4 held jobs timed out")
         for name in names[2:]:
             status = self.job_status(name)
             self.assertEqual(status["reason"], "Timeout")
             self.assertTrue(status["message"].startswith("Abort job caused by timeout"), status["message"])
-        self.mgr.wait(lambda: all(self.sim.http("GET", f"{RES_PATH}/{uids[n]}").status_code == 404 for n in names[2:4]),
+        self.mgr.wait(lambda: all(self.sim.http("GET", f"{RES_PATH}/{uids[n]}").status_code == 404 for n in names[2:]),
                       "the reservations held ahead deleted")
+        # The 2 next in line had reserved ahead: kubesim's watch history shows it even if the reservations lived for
+        # less than a poll.
+        reservations = self.events_since(RES_PATH, start_rv)
+        for name in names[2:4]:
+            self.assertIsNotNone(self.first_rv(reservations, uids[name], lambda r: True), f"{name} reserved ahead")
         pods_now = {p["metadata"]["name"] for p in self.pods("wave") if not p["metadata"].get("deletionTimestamp")}
         for name in names[2:]:
-            self.assertIn(pod_of[name], pods_now, f"{name} evicted nothing")
+            self.assertIn(pod_of[name]["metadata"]["name"], pods_now, f"{name} evicted nothing")
         self.mgr.wait(lambda: all(self.job_status(n).get("phase") == "Succeeded" for n in names[:2]),
                       "the first wave Succeeded", timeout=60)
 
