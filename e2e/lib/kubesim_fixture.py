@@ -238,6 +238,26 @@ class Kubesim:
         r.raise_for_status()
         return r.json()
 
+    def resource_version(self, path):
+        """The collection's current resourceVersion (kubesim has one global counter): a mark for events_since."""
+        return self.get_json(path)["metadata"]["resourceVersion"]
+
+    def events_since(self, path, rv):
+        """Every watch event of the collection `path` after resourceVersion rv, as (rv, type, object), oldest first.
+        kubesim keeps the history, so a state that lived for less than a poll (a reservation expired and collected
+        within a second) is still seen; the watch ends after 1 s without events."""
+        r = self.http("GET", f"{path}?watch=1&resourceVersion={rv}&timeoutSeconds=1", timeout=30)
+        r.raise_for_status()
+        out = []
+        for line in r.text.splitlines():
+            if line.strip():
+                event = json.loads(line)
+                if event["type"] == "ERROR":
+                    raise AssertionError(f"watch of {path} from {rv} failed: {event['object']}")
+                obj = event["object"]
+                out.append((int(obj["metadata"]["resourceVersion"]), event["type"], obj))
+        return out
+
     def install_crds(self):
         """Applies berth's CRDs (crds/) with kubectl and waits until they are established."""
         self.kubectl("apply", "-f", os.path.join(ROOT, "crds"))
