@@ -64,8 +64,12 @@ def sanitizer_reports(paths):
     return "\n".join(found)
 
 
-def wait_until(predicate, timeout=10.0, interval=0.05, message="condition"):
-    """Polls predicate() until it returns a truthy value or the deadline passes."""
+def wait_until(predicate, timeout=30.0, interval=0.05, message="condition"):
+    """Polls predicate() until it returns a truthy value or the deadline passes.
+
+    The default deadline is generous on purpose (it costs nothing when the condition comes): CI runs the suites
+    two at a time beside the unit tests on two cores, where a bind or a status write can take seconds. Poll only
+    for a state that lasts; a short-lived one is read from kubesim's watch history (Kubesim.events_since)."""
     deadline = time.monotonic() + timeout
     last = None
     while time.monotonic() < deadline:
