@@ -64,8 +64,12 @@ def sanitizer_reports(paths):
     return "\n".join(found)
 
 
-def wait_until(predicate, timeout=10.0, interval=0.05, message="condition"):
-    """Polls predicate() until it returns a truthy value or the deadline passes."""
+def wait_until(predicate, timeout=30.0, interval=0.05, message="condition"):
+    """Polls predicate() until it returns a truthy value or the deadline passes.
+
+    The default deadline is generous on purpose (it costs nothing when the condition comes): CI runs the suites
+    two at a time beside the unit tests on two cores, where a bind or a status write can take seconds. Poll only
+    for a state that lasts; a short-lived one is read from kubesim's watch history (Kubesim.events_since)."""
     deadline = time.monotonic() + timeout
     last = None
     while time.monotonic() < deadline:
@@ -237,6 +241,26 @@ class Kubesim:
         r = self.http("GET", path)
         r.raise_for_status()
         return r.json()
+
+    def resource_version(self, path):
+        """The collection's current resourceVersion (kubesim has one global counter): a mark for events_since."""
+        return self.get_json(path)["metadata"]["resourceVersion"]
+
+    def events_since(self, path, rv):
+        """Every watch event of the collection `path` after resourceVersion rv, as (rv, type, object), oldest first.
+        kubesim keeps the history, so a state that lived for less than a poll (a reservation expired and collected
+        within a second) is still seen; the watch ends after 1 s without events."""
+        r = self.http("GET", f"{path}?watch=1&resourceVersion={rv}&timeoutSeconds=1", timeout=30)
+        r.raise_for_status()
+        out = []
+        for line in r.text.splitlines():
+            if line.strip():
+                event = json.loads(line)
+                if event["type"] == "ERROR":
+                    raise AssertionError(f"watch of {path} from {rv} failed: {event['object']}")
+                obj = event["object"]
+                out.append((int(obj["metadata"]["resourceVersion"]), event["type"], obj))
+        return out
 
     def install_crds(self):
         """Applies berth's CRDs (crds/) with kubectl and waits until they are established."""

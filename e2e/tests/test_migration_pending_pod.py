@@ -98,9 +98,13 @@ class PendingPodMigrationTest(ManagerLogOnFailure, unittest.TestCase):
         self.assertEqual((same["metadata"]["uid"], same["spec"]["nodeName"]), (uid, "node-2"))
         self.assertNotIn("deletionTimestamp", same["metadata"])
         self.assertIsNone(self.cond("Eviction"))
-        events = [(e["type"], e["reason"], e["message"]) for e in self.sim.get_json("/api/v1/namespaces/default/events")["items"]
-                  if e["involvedObject"].get("name") == "migrate-pending"]
-        self.assertIn(("Normal", "Complete", f'Assign Pod "default/{name}" to node "node-2"'), events)
+        def events():
+            return [(e["type"], e["reason"], e["message"])
+                    for e in self.sim.get_json("/api/v1/namespaces/default/events")["items"]
+                    if e["involvedObject"].get("name") == "migrate-pending"]
+        # The recorder posts the Event from its own queue, after the status write: waited for, not read at once.
+        self.mgr.wait(lambda: any(reason == "Complete" for _, reason, _ in events()), "the job's Complete Event")
+        self.assertIn(("Normal", "Complete", f'Assign Pod "default/{name}" to node "node-2"'), events())
 
 
 if __name__ == "__main__":

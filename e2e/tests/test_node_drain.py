@@ -223,12 +223,13 @@ class NodeDrainTest(unittest.TestCase):
                   "the PDB allows 1 disruption")
         originals = [p["metadata"]["name"] for p in self.pods()]
         checker, pod_watch, pdb_watch, res_watch = self.watch_budgets({"many": n - 1})
-        # ttl 75s: a job whose reservation another migration's replacement took after its eviction (see the README's
+        # ttl 120s: a job whose reservation another migration's replacement took after its eviction (see the README's
         # limits: a burst of evictions of one workload swaps reservations) ends Timeout instead of holding the test
-        # for 5 minutes.
+        # for 5 minutes. Not shorter: the ttl runs from creation for every job, so the last evictions of the
+        # serialised 200 (about 20 s on an idle machine, several times that under load) must come before it.
         jobs = [{"apiVersion": "scheduling.koordinator.sh/v1alpha1", "kind": "PodMigrationJob",
                  "metadata": {"name": f"move-{i}"},
-                 "spec": {"ttl": "75s", "podRef": {"namespace": "default", "name": name}}}
+                 "spec": {"ttl": "120s", "podRef": {"namespace": "default", "name": name}}}
                 for i, name in enumerate(originals)]
         started = time.monotonic()
         self.sim.apply_text(yaml.safe_dump_all(jobs))
@@ -247,7 +248,7 @@ class NodeDrainTest(unittest.TestCase):
                               if c["type"] == "Eviction" and c["status"] == "True") == n, "every pod evicted", 400)
         evicted_after = time.monotonic() - started
         self.wait(lambda: phases(jobs_now()).get("Succeeded", 0) + phases(jobs_now()).get("Failed", 0) == n,
-                  "every job ended", 120)
+                  "every job ended", 200)
         self.wait(lambda: sum(1 for p in self.pods() if ready(p)) == n, f"{n} Ready pods after")
         pod_watch.stop()
         pdb_watch.stop()

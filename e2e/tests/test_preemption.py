@@ -84,7 +84,10 @@ class PreemptionTest(SchedulingSuite):
         return [e for e in self.events_for(name, "Preempted") if e["involvedObject"].get("uid") == self.uids[name]]
 
     def assert_preempted_by(self, victim, preemptor):
-        events = self.preempted_events(victim)
+        # The recorder posts the Event from its own queue, after the victim's delete: under load it can come after
+        # the preemptor is bound. Waited for, then counted (a second one would still show).
+        events = wait_until(lambda: self.preempted_events(victim), timeout=30,
+                            message=f"the Preempted Event of {victim}")
         self.assertEqual(len(events), 1, events)
         self.assertEqual(events[0]["type"], "Normal")
         self.assertEqual(events[0]["message"], f"Preempted by pod {preemptor['metadata']['uid']} on node node-0")

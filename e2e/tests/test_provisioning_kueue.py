@@ -32,7 +32,9 @@ def owner(kind, api_version, obj):
 
 
 class KueueShapedRequestTest(ProvisioningCluster, ProvisioningHelpers, unittest.TestCase):
-    manager_args = ["--provisioning-request-template-grace", "5s"]
+    # test_c creates the template after the request and must do so within the grace, which runs from a
+    # whole-second creationTimestamp: 15 s leaves room for two kubectl runs and a poll on a loaded machine.
+    manager_args = ["--provisioning-request-template-grace", "15s"]
 
     @classmethod
     def set_up_cluster(cls):

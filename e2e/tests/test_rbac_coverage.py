@@ -273,14 +273,22 @@ class RbacCoverageTest(unittest.TestCase):
                          for c in ((pod("too-big") or {}).get("status", {}).get("conditions") or [])),
              "too-big PodScheduled=False")
         # Expiry after 2s, then garbage collection after --reservation-gc-duration 1s.
+        start_rv = sim.resource_version(RES_PATH)
         create({"apiVersion": "scheduling.koordinator.sh/v1alpha1", "kind": "Reservation",
                 "metadata": {"name": "short-lived"},
                 "spec": {"ttl": "2s", "owners": [{"object": {"name": "nobody", "namespace": "default"}}],
                          "template": {"metadata": {"namespace": "default"}, "spec": {
                              "schedulerName": "koord-scheduler",
                              "containers": [{"name": "c", "resources": {"requests": {"cpu": "100m"}}}]}}}})
-        wait(lambda: get(f"{RES_PATH}/short-lived") is not None, "short-lived created")
-        wait(lambda: get(f"{RES_PATH}/short-lived") is None, "short-lived expired and garbage-collected", 30)
+        # Read from kubesim's watch history, not polled: the reservation lives 2-3 s (its ttl counts from a
+        # whole-second creationTimestamp), which a loaded machine can spend between kubectl's create and a first poll.
+        def short_lived_history():
+            return [(t, (o.get("status") or {}).get("phase")) for _, t, o in sim.events_since(RES_PATH, start_rv)
+                    if o["metadata"]["name"] == "short-lived"]
+        history = wait(lambda: (h := short_lived_history()) and h[-1][0] == "DELETED" and h,
+                       "short-lived expired and garbage-collected", 30)
+        self.assertEqual(history[0][0], "ADDED", history)
+        self.assertIn(("MODIFIED", "Failed"), history, "short-lived expired before it was collected")
         # Deleting a reservation with an owner: berth-manager removes the owner's annotation.
         sim.kubectl("delete", "reservation", "reservation-demo")
         wait(lambda: ANNOTATION not in ((pod("pod-demo-0") or {}).get("metadata", {}).get("annotations") or {}),

@@ -191,7 +191,7 @@ class ReservationLifecycle(ManagerSuite):
     def test_ttl_3s_turns_failed_expired_within_3s_plus_200ms_of_its_deadline(self):
         before = self.create(reservation("ttl-3s", ttl="3s"))
         after = time.time()  # the object was created between `before` and `after`
-        arrival, _, obj = self.watch.wait_phase("ttl-3s", "Failed", timeout=8)
+        arrival, _, obj = self.watch.wait_phase("ttl-3s", "Failed", timeout=30)
         created = parse_time(obj["metadata"]["creationTimestamp"])
         deadline = created + 3  # berth's deadline: creationTimestamp (1 s resolution) + ttl
         ready = ready_condition(obj)
@@ -215,7 +215,7 @@ class ReservationLifecycle(ManagerSuite):
 
     def test_past_expires_turns_failed_at_once(self):
         before = self.create(reservation("past-expires", expires=rfc3339(time.time() - 3600, fraction=False)))
-        arrival, _, obj = self.watch.wait_phase("past-expires", "Failed", timeout=5)
+        arrival, _, obj = self.watch.wait_phase("past-expires", "Failed", timeout=30)
         report(f"past expires: Failed observed {(arrival - before) * 1000:.1f} ms after kubectl create started")
         self.assertLess(arrival - before, 1.0)
         ready = ready_condition(obj)
@@ -231,7 +231,7 @@ class ReservationLifecycle(ManagerSuite):
         created = parse_time(self.get("expires-30h-ttl-1s")["metadata"]["creationTimestamp"])
         # A negative check: had berth used ttl 1s it would fail at created+1s; give it until created+2.5s
         # (bounded; the expiry test above shows berth acts within 200 ms of a deadline).
-        wait_until(lambda: time.time() > created + 2.5, timeout=5, message="ttl 1s to pass")
+        wait_until(lambda: time.time() > created + 2.5, timeout=30, message="ttl 1s to pass")
         for name in ("expires-30h", "expires-30h-ttl-1s"):
             obj = self.get(name)
             self.assertNotEqual(obj.get("status", {}).get("phase"), "Failed", name)
@@ -246,16 +246,17 @@ class ReservationLifecycle(ManagerSuite):
         before = time.time()
         self.sim.kubectl("delete", "node", "node-1")
         deleted = time.time()
-        arrival, _, obj = self.watch.wait_phase("on-node-1", "Failed", timeout=5)
+        arrival, _, obj = self.watch.wait_phase("on-node-1", "Failed", timeout=30)
         report(f"node deletion: Failed observed {(arrival - before) * 1000:.1f} ms after kubectl delete node started "
                f"(kubectl returned after {(deleted - before) * 1000:.1f} ms)")
         self.assertLess(arrival - deleted, 1.0)
         # koordinator's reason (IsReservationExpired holds), berth's message says why.
         ready = ready_condition(obj)
         self.assertEqual((ready["status"], ready["reason"], ready["message"]), ("False", "Expired", "node node-1 was deleted"))
-        events = self.events_for("on-node-1")
-        self.assertTrue(any(e["reason"] == "Expired" and e["type"] == "Warning" and e["message"] == "node node-1 was deleted"
-                            for e in events), events)
+        # The Event is posted from the recorder's queue, after the status write the watch delivered: waited for.
+        wait_until(lambda: any(e["reason"] == "Expired" and e["type"] == "Warning"
+                               and e["message"] == "node node-1 was deleted" for e in self.events_for("on-node-1")),
+                   timeout=30, message="the Expired Warning Event naming the deleted node")
         # koordinator's GC deletes it on its next tick (60 s) whatever the retention (24h here); berth after 30 s.
         gone, _, _ = self.watch.wait_deleted("on-node-1", timeout=40)
         report(f"node deletion: reservation collected {gone - arrival:.1f} s after it failed")
@@ -269,14 +270,14 @@ class ReservationLifecycle(ManagerSuite):
         uid = self.get("once")["metadata"]["uid"]
         self.sim.apply_text(consumer_pod("once-consumer", "once", uid, cpu="500m", memory="1Gi"))
         pod_uid = json.loads(self.sim.kubectl("get", "pod", "once-consumer", "-o", "json"))["metadata"]["uid"]
-        _, _, obj = self.watch.wait_phase("once", "Succeeded", timeout=5)
+        _, _, obj = self.watch.wait_phase("once", "Succeeded", timeout=30)
         self.assertEqual(obj["status"]["currentOwners"], [{"name": "once-consumer", "namespace": "default", "uid": pod_uid}])
         self.assertEqual(obj["status"]["allocated"], {"cpu": "500m", "memory": "1Gi"})
         self.assertEqual(ready_condition(obj)["reason"], "Succeeded")
         reconciles = self.reconciles()
         self.sim.kubectl("delete", "pod", "once-consumer", "--wait=true", "--timeout=20s")
         # Deleting the pod triggers a reconcile (the pod handler); the reservation stays Succeeded.
-        wait_until(lambda: self.reconciles() > reconciles, timeout=5, message="a reconcile after the delete")
+        wait_until(lambda: self.reconciles() > reconciles, timeout=30, message="a reconcile after the delete")
         self.assertEqual(self.get("once")["status"]["phase"], "Succeeded")
 
     def test_with_allocate_once_false_deleting_the_pod_removes_it_from_the_owners(self):
@@ -286,7 +287,7 @@ class ReservationLifecycle(ManagerSuite):
         uid = self.get("reusable")["metadata"]["uid"]
         self.sim.apply_text(consumer_pod("reusable-a", "reusable", uid, cpu="250m", memory="256Mi"))
         self.sim.apply_text(consumer_pod("reusable-b", "reusable", uid, cpu="1", memory="1Gi"))
-        wait_until(lambda: len(self.get("reusable")["status"].get("currentOwners", [])) == 2, timeout=5,
+        wait_until(lambda: len(self.get("reusable")["status"].get("currentOwners", [])) == 2, timeout=30,
                    message="two owners")
         st = self.get("reusable")["status"]
         self.assertEqual(st["phase"], "Available")
@@ -295,24 +296,24 @@ class ReservationLifecycle(ManagerSuite):
         self.assertEqual(uids, sorted(uids))
         self.sim.kubectl("delete", "pod", "reusable-a", "--wait=true", "--timeout=20s")
         wait_until(lambda: [o["name"] for o in self.get("reusable")["status"].get("currentOwners", [])] == ["reusable-b"],
-                   timeout=5, message="reusable-a to leave the owners")
+                   timeout=30, message="reusable-a to leave the owners")
         self.assertEqual(self.get("reusable")["status"]["allocated"], {"cpu": "1", "memory": "1Gi"})
         # Matched by uid only: a pod whose annotation has the right uid under a wrong name is an owner too.
         self.sim.apply_text(consumer_pod("reusable-c", "not-the-name", uid, cpu="100m", memory="64Mi"))
         wait_until(lambda: [o["name"] for o in self.get("reusable")["status"].get("currentOwners", [])]
-                   in (["reusable-b", "reusable-c"], ["reusable-c", "reusable-b"]), timeout=5, message="reusable-c owner")
+                   in (["reusable-b", "reusable-c"], ["reusable-c", "reusable-b"]), timeout=30, message="reusable-c owner")
         self.sim.kubectl("delete", "pod", "reusable-b", "reusable-c", "--wait=true", "--timeout=20s")
-        wait_until(lambda: not self.get("reusable")["status"].get("currentOwners"), timeout=5, message="no owners")
+        wait_until(lambda: not self.get("reusable")["status"].get("currentOwners"), timeout=30, message="no owners")
         st = self.get("reusable")["status"]
         self.assertEqual(st["phase"], "Available")
         self.assertNotIn("allocated", st)
 
     def test_kubectl_describe_reservation_shows_the_events(self):
         self.create(reservation("described", ttl="1s"))
-        self.watch.wait_phase("described", "Failed", timeout=5)
-        wait_until(lambda: self.events_for("described"), timeout=5, message="the Expired event")
+        self.watch.wait_phase("described", "Failed", timeout=30)
+        wait_until(lambda: self.events_for("described"), timeout=30, message="the Expired event")
         out = wait_until(lambda: (lambda o: o if "Expired" in o.split("Events:")[-1] else None)(
-            self.sim.kubectl("describe", "reservation", "described")), timeout=5, message="describe to show Expired")
+            self.sim.kubectl("describe", "reservation", "described")), timeout=30, message="describe to show Expired")
         events = out.split("Events:")[1]
         self.assertIn("Warning", events)
         self.assertIn("Expired", events)
@@ -325,12 +326,12 @@ class ReservationLifecycle(ManagerSuite):
         self.sim.apply_text(consumer_pod("owned-pod", "to-delete", uid))
         # A pod naming another uid is not this reservation's and keeps its annotation.
         self.sim.apply_text(consumer_pod("other-pod", "to-delete", "some-other-uid"))
-        wait_until(lambda: self.get("to-delete").get("status", {}).get("currentOwners"), timeout=5, message="owner")
+        wait_until(lambda: self.get("to-delete").get("status", {}).get("currentOwners"), timeout=30, message="owner")
         self.sim.kubectl("delete", "reservation", "to-delete")
 
         def annotations(pod):
             return json.loads(self.sim.kubectl("get", "pod", pod, "-o", "json"))["metadata"].get("annotations", {})
-        wait_until(lambda: ANNOTATION not in annotations("owned-pod"), timeout=5, message="annotation removed")
+        wait_until(lambda: ANNOTATION not in annotations("owned-pod"), timeout=30, message="annotation removed")
         self.assertIn(ANNOTATION, annotations("other-pod"))
 
     def test_a_bad_spec_gets_an_invalid_spec_condition_and_a_warning_event_and_berth_keeps_running(self):
@@ -340,32 +341,32 @@ class ReservationLifecycle(ManagerSuite):
         for name, kw, _ in cases:
             self.create(reservation(name, **kw))
         for name, _, field in cases:
-            _, _, obj = self.watch.wait_for(lambda ty, o: o["metadata"]["name"] == name and ready_condition(o), timeout=5)
+            _, _, obj = self.watch.wait_for(lambda ty, o: o["metadata"]["name"] == name and ready_condition(o), timeout=30)
             ready = ready_condition(obj)
             self.assertEqual((ready["status"], ready["reason"]), ("False", "InvalidSpec"))
             self.assertIn(field, ready["message"])
             wait_until(lambda: [e for e in self.events_for(name) if e["reason"] == "InvalidSpec" and e["type"] == "Warning"],
-                       timeout=5, message=f"InvalidSpec event for {name}")
+                       timeout=30, message=f"InvalidSpec event for {name}")
         self.assertTrue(self.mgr.running())
         self.assertEqual(self.mgr.probe("/healthz"), 200)
         # Fixing the spec drops the InvalidSpec condition.
         self.sim.kubectl("patch", "reservation", "bad-bogus", "--type=merge", "-p", '{"spec":{"ttl":"1h"}}')
-        wait_until(lambda: ready_condition(self.get("bad-bogus")) is None, timeout=5, message="InvalidSpec to go")
+        wait_until(lambda: ready_condition(self.get("bad-bogus")) is None, timeout=30, message="InvalidSpec to go")
         # Still working: a fresh reservation expires as usual.
         self.create(reservation("after-bad", ttl="1s"))
-        self.watch.wait_phase("after-bad", "Failed", timeout=5)
+        self.watch.wait_phase("after-bad", "Failed", timeout=30)
 
     def test_metrics_and_probes_are_served(self):
         self.assertEqual(self.mgr.probe("/healthz"), 200)
         self.assertEqual(self.mgr.probe("/readyz"), 200)
         self.create(reservation("metrics-expiry", ttl="1s"))
-        self.watch.wait_phase("metrics-expiry", "Failed", timeout=5)
+        self.watch.wait_phase("metrics-expiry", "Failed", timeout=30)
 
         def scraped():
             m = self.mgr.metrics()
             return m if m.get(("berth_reservation_transitions_total",
                                (("from", "Pending"), ("reason", "Expired"), ("to", "Failed"))), 0) >= 1 else None
-        m = wait_until(scraped, timeout=5, message="the transition counter")
+        m = wait_until(scraped, timeout=30, message="the transition counter")
         names = {k[0] for k in m}
         for phase in ("Pending", "Available", "Waiting", "Succeeded", "Failed"):
             self.assertIn(("berth_reservations", (("phase", phase),)), m, phase)
@@ -386,7 +387,7 @@ class ReservationLifecycle(ManagerSuite):
                                    "allocatable": {"cpu": "4", "memory": "8Gi"}})
         uid = self.get("stable")["metadata"]["uid"]
         self.sim.apply_text(consumer_pod("stable-owner", "stable", uid, node="node-2", cpu="1500m", memory="1536Mi"))
-        wait_until(lambda: self.get("stable")["status"].get("currentOwners"), timeout=5, message="owner")
+        wait_until(lambda: self.get("stable")["status"].get("currentOwners"), timeout=30, message="owner")
         rv = self.get("stable")["metadata"]["resourceVersion"]
         events_before = len(self.watch.of("stable"))
         reconciles = self.reconciles()
@@ -396,7 +397,7 @@ class ReservationLifecycle(ManagerSuite):
             self.sim.apply_text(consumer_pod(f"churn-{i}", "stable", f"not-{uid}", node="node-2"))
             self.sim.kubectl("label", "pod", f"churn-{i}", f"round=r{i}")
             self.sim.kubectl("delete", "pod", f"churn-{i}", "--wait=false")
-        wait_until(lambda: self.reconciles() >= reconciles + 8, timeout=10, message="reconciles of stable")
+        wait_until(lambda: self.reconciles() >= reconciles + 8, timeout=30, message="reconciles of stable")
         done = self.reconciles() - reconciles
         self.assertEqual(self.get("stable")["metadata"]["resourceVersion"], rv)
         self.assertEqual(len(self.watch.of("stable")), events_before)
@@ -410,16 +411,16 @@ class ReservationGarbageCollection(ManagerSuite):
         gc_before = self.mgr.metric("berth_reservation_gc_total")
         self.create(reservation("gc-expired", ttl="1s"))
         self.create(reservation("gc-pending", ttl="0s"))
-        failed_at, _, obj = self.watch.wait_phase("gc-expired", "Failed", timeout=5)
+        failed_at, _, obj = self.watch.wait_phase("gc-expired", "Failed", timeout=30)
         terminal_since = parse_time(ready_condition(obj)["lastTransitionTime"])
-        deleted_at, _, _ = self.watch.wait_deleted("gc-expired", timeout=8)
+        deleted_at, _, _ = self.watch.wait_deleted("gc-expired", timeout=30)
         report(f"gc 3s: deleted {deleted_at - failed_at:.3f} s after Failed was observed; "
                f"{deleted_at - terminal_since - 3:.3f} s after lastTransitionTime+3s")
         # lastTransitionTime has 1 s resolution, so "on time" is judged against it: not before it + 3 s,
         # and within 500 ms after the later of that and the real transition + 3 s.
         self.assertGreaterEqual(deleted_at, terminal_since + 3)
         self.assertLess(deleted_at - max(terminal_since + 3, failed_at + 3), 0.5)
-        wait_until(lambda: self.mgr.metric("berth_reservation_gc_total") >= gc_before + 1, timeout=5,
+        wait_until(lambda: self.mgr.metric("berth_reservation_gc_total") >= gc_before + 1, timeout=30,
                    message="berth_reservation_gc_total")
         self.assertEqual(self.get("gc-pending").get("status", {}).get("phase", "Pending"), "Pending")
 
@@ -428,8 +429,8 @@ class ReservationGarbageCollection(ManagerSuite):
         self.set_status("gc-succeeded", {"phase": "Available", "nodeName": "node-0", "allocatable": {"cpu": "1"}})
         uid = self.get("gc-succeeded")["metadata"]["uid"]
         self.sim.apply_text(consumer_pod("gc-consumer", "gc-succeeded", uid))
-        succeeded_at, _, _ = self.watch.wait_phase("gc-succeeded", "Succeeded", timeout=5)
-        deleted_at, _, _ = self.watch.wait_deleted("gc-succeeded", timeout=8)
+        succeeded_at, _, _ = self.watch.wait_phase("gc-succeeded", "Succeeded", timeout=30)
+        deleted_at, _, _ = self.watch.wait_deleted("gc-succeeded", timeout=30)
         report(f"gc 3s (Succeeded): deleted {deleted_at - succeeded_at:.3f} s after Succeeded was observed")
         # Exact although lastTransitionTime has 1 s resolution: berth remembers the sub-second time it
         # wrote (a restarted berth would fall back to the second). The lower bound leaves 150 ms for the
@@ -442,38 +443,41 @@ class ReservationRestart(ManagerSuite):
     """kill -9 berth-manager while deadlines pass; the restarted one fails each exactly once, none early."""
 
     def test_a_killed_and_restarted_manager_neither_misses_nor_doubles_an_expiry(self):
+        # The timeline leaves seconds between steps: on a loaded machine the create, the first Expired Event and the
+        # kill each take a while, and the restarted manager must be ready before rs-after's deadline.
         t0 = time.time()
-        deadlines = {"rs-before": t0 + 1.5, "rs-down-1": t0 + 4.5, "rs-down-2": t0 + 5.5, "rs-down-3": t0 + 6.5,
-                     "rs-after": t0 + 10.5}
+        deadlines = {"rs-before": t0 + 2, "rs-down-1": t0 + 8, "rs-down-2": t0 + 9, "rs-down-3": t0 + 10,
+                     "rs-after": t0 + 17}
         # The deadline berth sees is the millisecond-precision `expires` string, not the float.
         deadlines = {name: parse_time(rfc3339(d)) for name, d in deadlines.items()}
-        for name, d in deadlines.items():
-            self.sim.apply_text(reservation(name, expires=rfc3339(d)))
-        self.watch.wait_phase("rs-before", "Failed", timeout=5)
-        wait_until(lambda: self.events_for("rs-before"), timeout=5, message="the first Expired event")
-        wait_until(lambda: time.time() > t0 + 3.0, timeout=5, message="t0+3s")
+        # One kubectl for the five (a stream of JSON objects: one process start instead of five).
+        self.sim.apply_text("\n".join(reservation(name, expires=rfc3339(d)) for name, d in deadlines.items()))
+        self.watch.wait_phase("rs-before", "Failed", timeout=30)
+        wait_until(lambda: self.events_for("rs-before"), timeout=30, message="the first Expired event")
+        wait_until(lambda: time.time() > t0 + 4.0, timeout=30, message="t0+4s")
         self.mgr.kill()  # kill -9: no drain, no goodbye
         killed_at = time.time()
         self.assertLess(killed_at, deadlines["rs-down-1"], "killed too late for the test to mean anything")
         # Down while three deadlines pass (bounded wait, not synchronisation: time must pass with nobody running).
-        wait_until(lambda: time.time() > t0 + 7.5, timeout=10, message="t0+7.5s")
+        wait_until(lambda: time.time() > t0 + 11, timeout=15, message="t0+11s")
         for name in ("rs-down-1", "rs-down-2", "rs-down-3", "rs-after"):
             self.assertNotEqual(self.get(name).get("status", {}).get("phase"), "Failed", name)
         self.mgr.start()  # waits for /readyz
         ready_at = time.time()
+        self.assertLess(ready_at, deadlines["rs-after"], "restarted too late for rs-after to test a live expiry")
         for name in ("rs-down-1", "rs-down-2", "rs-down-3"):
-            arrival, _, _ = self.watch.wait_phase(name, "Failed", timeout=5)
+            arrival, _, _ = self.watch.wait_phase(name, "Failed", timeout=30)
             report(f"restart: {name} Failed {(arrival - ready_at) * 1000:.0f} ms after /readyz, "
                    f"{arrival - deadlines[name]:.2f} s after its deadline (manager was down)")
             self.assertLess(arrival - ready_at, 1.0)
-        arrival, _, _ = self.watch.wait_phase("rs-after", "Failed", timeout=8)
+        arrival, _, _ = self.watch.wait_phase("rs-after", "Failed", timeout=15)
         report(f"restart: rs-after Failed {(arrival - deadlines['rs-after']) * 1000:.1f} ms after its deadline")
         self.assertGreaterEqual(arrival, deadlines["rs-after"])
         self.assertLess(arrival - deadlines["rs-after"], 0.2)
         # Exactly once: one transition to Failed per reservation in the watch, one Expired event each,
         # and the restarted manager counts only the four it wrote.
         wait_until(lambda: self.mgr.metric("berth_reservation_transitions_total", **{"from": "Pending"},
-                                           to="Failed", reason="Expired") >= 4, timeout=5, message="4 transitions")
+                                           to="Failed", reason="Expired") >= 4, timeout=30, message="4 transitions")
         # Bounded settle so a duplicate write or event would have time to show up before we count.
         time.sleep(1.0)
         self.assertEqual(self.mgr.metric("berth_reservation_transitions_total", **{"from": "Pending"},

@@ -28,7 +28,7 @@ def transitions(mgr, frm, to, reason):
 
 def wait_transitions(test, frm, to, reason, count):
     # The counter moves right after the status write the watch already delivered.
-    wait_until(lambda: transitions(test.mgr, frm, to, reason) >= count, timeout=5,
+    wait_until(lambda: transitions(test.mgr, frm, to, reason) >= count, timeout=30,
                message=f"berth_reservation_transitions_total {frm}->{to} ({reason}) to reach {count}")
     test.assertEqual(transitions(test.mgr, frm, to, reason), count)
 
@@ -161,7 +161,9 @@ class UserGuideTest(SchedulingSuite):
         for c in r["status"]["conditions"]:
             self.assertIn("lastProbeTime", c)
             self.assertIn("lastTransitionTime", c)
-        self.assertTrue(self.events_for("reservation-demo", "Scheduled"))
+        # Events are posted from the recorder's queue, after the status write: waited for, not read at once.
+        wait_until(lambda: self.events_for("reservation-demo", "Scheduled"), timeout=30,
+                   message="the Scheduled Event of reservation-demo")
 
         out = self.sim.kubectl("create", "-f", testdata("pod-demo-0.yaml"))
         self.assertEqual(out.strip(), "pod/pod-demo-0 created")

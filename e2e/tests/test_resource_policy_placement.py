@@ -118,9 +118,12 @@ class ResourcePolicyPlacementTest(OnDemandAndSpotPools, unittest.TestCase):
         self.assertIn(bound[0], ON_DEMAND)
         for c in conds:
             self.assertEqual((c["status"], c["reason"], c["message"]), ("False", "Unschedulable", expected))
-        events = self.sim.kubectl("get", "events", "-n", "strict", "--field-selector", "reason=FailedScheduling",
-                                  "-o", "jsonpath={.items[*].message}")
-        self.assertIn(expected, events)
+        # The FailedScheduling Event is queued after the condition is written, and posted from the recorder's
+        # queue: waited for, not read at once.
+        wait_until(lambda: expected in self.sim.kubectl("get", "events", "-n", "strict", "--field-selector",
+                                                        "reason=FailedScheduling", "-o",
+                                                        "jsonpath={.items[*].message}"),
+                   timeout=30, message="the FailedScheduling Event with the condition's message")
         # Raising maxCount re-queues the parked pods at once (no poll): all three land on on-demand nodes.
         self.sim.kubectl("patch", "rsp", "batch", "-n", "strict", "--type=json",
                          "-p", '[{"op": "replace", "path": "/spec/units/0/maxCount", "value": 3}]')

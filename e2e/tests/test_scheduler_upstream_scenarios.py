@@ -70,6 +70,9 @@ class UpstreamScenariosTest(SchedulingSuite):
         self.sim.kubectl("patch", "pod", "gated", "--type=json", "-p", '[{"op":"remove","path":"/spec/schedulingGates"}]')
         pod = self.wait_running("gated")
         self.assertEqual(pod_scheduled(pod)["status"], "True")
+        # The recorder posts the Event from its queue after the binding: waited for, then compared (a second one
+        # would still show).
+        wait_until(lambda: self.events_for("gated", "Scheduled"), timeout=30, message="the Scheduled Event of gated")
         self.assertEqual([e["message"] for e in self.events_for("gated", "Scheduled")],
                          [f"Successfully assigned default/gated to {pod['spec']['nodeName']}"])
         self.assertEqual(self.events_for("gated", "FailedScheduling"), [])
