@@ -12,7 +12,6 @@ kubesim's Deployment and ReplicaSet controllers make the pods and their replacem
 - held jobs next in line reserve a wave ahead (as many as the wave under way), stay Pending until admitted, then
   evict; a held job reserved ahead that times out deletes its reservation and evicts nothing.
 """
-import json
 import unittest
 
 import yaml
@@ -76,13 +75,7 @@ class PodMigrationJobTest(unittest.TestCase):
 
     def events_since(self, path, rv):
         """Every watch event of `path` after resourceVersion rv (kubesim keeps the history), as (rv, object)."""
-        r = self.sim.http("GET", f"{path}?watch=1&resourceVersion={rv}&timeoutSeconds=1", timeout=10)
-        out = []
-        for line in r.text.splitlines():
-            if line.strip():
-                obj = json.loads(line)["object"]
-                out.append((int(obj["metadata"]["resourceVersion"]), obj))
-        return out
+        return [(event_rv, obj) for event_rv, _, obj in self.sim.events_since(path, rv)]
 
     def test_reservation_first_moves_a_deployment_pod_under_a_pdb_through_an_available_reservation(self):
         pods = self.start_app("web", 3, pdb={"maxUnavailable": 1})
