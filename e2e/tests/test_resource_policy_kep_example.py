@@ -79,8 +79,11 @@ class ResourcePolicyKepExampleTest(unittest.TestCase):
         self.assertLess(max(band("node-3")), min(band("node-2")))
         self.assertLess(max(band("node-2")), min(band("node-0") + band("node-1")))
 
-        status = json.loads(self.sim.kubectl("get", "rsp", "xxx", "-n", "xxx", "-o", "json"))["status"]
-        self.assertEqual(status["matchedPods"], 45)
+        # The policy's status is written after the pods it counts are bound (a batched status write): waited for.
+        def status_counts_all():
+            status = json.loads(self.sim.kubectl("get", "rsp", "xxx", "-n", "xxx", "-o", "json")).get("status", {})
+            return status if status.get("matchedPods") == 45 else None
+        wait_until(status_counts_all, timeout=30, message="the policy's status.matchedPods to count the 45 pods")
 
         self.sim.kubectl("scale", "deployment/web", "-n", "xxx", "--replicas=15")
         left = self.per_node(15)
