@@ -73,15 +73,11 @@ class PodMigrationJobTest(unittest.TestCase):
         self.mgr.wait(lambda: len(self.ready_pods(name)) == replicas, f"{replicas} Ready pods of {name}")
         return self.ready_pods(name)
 
-    def events_since(self, path, rv):
-        """Every watch event of `path` after resourceVersion rv (kubesim keeps the history), as (rv, object)."""
-        return [(event_rv, obj) for event_rv, _, obj in self.sim.events_since(path, rv)]
-
     def test_reservation_first_moves_a_deployment_pod_under_a_pdb_through_an_available_reservation(self):
         pods = self.start_app("web", 3, pdb={"maxUnavailable": 1})
         victim = pods[0]
         name, node, uid = victim["metadata"]["name"], victim["spec"]["nodeName"], victim["metadata"]["uid"]
-        start_rv = self.sim.get_json("/api/v1/namespaces/default/pods")["metadata"]["resourceVersion"]
+        start_rv = self.sim.resource_version("/api/v1/namespaces/default/pods")
         job_uid = self.create_job("move-web", name)
 
         self.mgr.wait(lambda: self.job_status("move-web").get("phase") == "Succeeded", "the job Succeeded", timeout=60)
@@ -110,14 +106,14 @@ class PodMigrationJobTest(unittest.TestCase):
         self.assertIn("scheduling.koordinator.sh/reservation-allocated", replacement["metadata"]["annotations"])
 
         # Order, by kubesim's global resourceVersion: the reservation Available, then the old pod evicted.
-        available_rv = min(rv for rv, r in self.events_since(RES_PATH, start_rv)
+        available_rv = min(rv for rv, _, r in self.sim.events_since(RES_PATH, start_rv)
                            if r["metadata"]["name"] == job_uid and r.get("status", {}).get("phase") == "Available")
-        evicted_rv = min(rv for rv, p in self.events_since("/api/v1/namespaces/default/pods", start_rv)
+        evicted_rv = min(rv for rv, _, p in self.sim.events_since("/api/v1/namespaces/default/pods", start_rv)
                          if p["metadata"]["uid"] == uid and p["metadata"].get("deletionTimestamp"))
         self.assertLess(available_rv, evicted_rv)
         # The budget held: 3 replicas, maxUnavailable 1, and the eviction went through the Eviction API.
         self.assertTrue(any(c["type"] == "DisruptionTarget" for c in
-                            next(p for rv, p in self.events_since("/api/v1/namespaces/default/pods", start_rv)
+                            next(p for rv, _, p in self.sim.events_since("/api/v1/namespaces/default/pods", start_rv)
                                  if p["metadata"]["uid"] == uid and p["metadata"].get("deletionTimestamp"))
                             ["status"]["conditions"]))
         row = self.sim.kubectl("get", "pmj", "move-web").splitlines()
@@ -174,11 +170,11 @@ class PodMigrationJobTest(unittest.TestCase):
     def test_the_ttl_aborts_the_job_and_frees_its_reservation(self):
         pods = self.start_app("huge", 3, cpu="5")
         name = pods[0]["metadata"]["name"]
-        start_rv = self.sim.get_json(RES_PATH)["metadata"]["resourceVersion"]
+        start_rv = self.sim.resource_version(RES_PATH)
         job_uid = self.create_job("slow", name, ttl="4s")
         self.mgr.wait(lambda: self.job_status("slow").get("phase") == "Failed", "the job timed out")
         # From kubesim's watch history, not a poll: the reservation may live for less than a poll under load.
-        self.assertTrue(any(r["metadata"]["name"] == job_uid for _, r in self.events_since(RES_PATH, start_rv)),
+        self.assertTrue(any(r["metadata"]["name"] == job_uid for _, _, r in self.sim.events_since(RES_PATH, start_rv)),
                         "the job's reservation was created")
         status = self.job_status("slow")
         self.assertEqual(status["reason"], "Timeout")
@@ -210,7 +206,7 @@ class ReserveAheadTest(unittest.TestCase):
     # PodMigrationJobTest's helpers (not its tests).
     pods, ready_pods = PodMigrationJobTest.pods, PodMigrationJobTest.ready_pods
     job, job_status, create_job = PodMigrationJobTest.job, PodMigrationJobTest.job_status, PodMigrationJobTest.create_job
-    start_app, events_since = PodMigrationJobTest.start_app, PodMigrationJobTest.events_since
+    start_app = PodMigrationJobTest.start_app
 
     def setUp(self):
         start_cluster_for(self, sim_flags={"pod_ready_delay": "6s"}, extra_args=["--log-level", "debug"])
@@ -235,12 +231,13 @@ class ReserveAheadTest(unittest.TestCase):
             self.create_job(name, pod["metadata"]["name"], **extra)
         return names, dict(zip(names, pods))
 
-    def first_rv(self, history, name, predicate):
+    @staticmethod
+    def first_rv(history, name, predicate):
         """The resourceVersion of the first watch event of object `name` in `history` for which predicate holds."""
-        return min((rv for rv, o in history if o["metadata"]["name"] == name and predicate(o)), default=None)
+        return min((rv for rv, _, o in history if o["metadata"]["name"] == name and predicate(o)), default=None)
 
     def test_the_two_held_jobs_next_in_line_reserve_ahead_stay_pending_and_evict_once_admitted(self):
-        start_rv = self.sim.get_json(PMJ_PATH)["metadata"]["resourceVersion"]
+        start_rv = self.sim.resource_version(PMJ_PATH)
         names, pod_of = self.start_jobs()
         state = {}
 
@@ -279,9 +276,9 @@ class ReserveAheadTest(unittest.TestCase):
         # test polling while the first wave still runs: each job reserved ahead had its reservation Available before
         # it went Running; its pod was still there when the job was listed Pending, and was evicted only after the
         # reservation was Available (the Running status is written with the eviction's outcome, after it).
-        reservations = self.events_since(RES_PATH, start_rv)
-        jobs = self.events_since(PMJ_PATH, start_rv)
-        pods = self.events_since("/api/v1/namespaces/default/pods", start_rv)
+        reservations = self.sim.events_since(RES_PATH, start_rv)
+        jobs = self.sim.events_since(PMJ_PATH, start_rv)
+        pods = self.sim.events_since("/api/v1/namespaces/default/pods", start_rv)
         for name in state["ahead"]:
             uid, pod = state["jobs"][name]["metadata"]["uid"], pod_of[name]
             available = self.first_rv(reservations, uid, lambda r: (r.get("status") or {}).get("phase") == "Available")
@@ -292,7 +289,7 @@ class ReserveAheadTest(unittest.TestCase):
             self.assertLess(state["rv"], evicted, f"{name} evicted nothing while it was held")
             self.assertLess(available, evicted, f"{name} evicted its pod after its reservation was Available")
             # Placed off the pod's node, and without reservation-order (replacements take the running wave's first).
-            reservation = next(r for rv, r in reservations if rv == available)
+            reservation = next(r for rv, _, r in reservations if rv == available)
             self.assertNotEqual(reservation["status"]["nodeName"], pod["spec"]["nodeName"])
             self.assertNotIn("scheduling.koordinator.sh/reservation-order",
                              reservation["metadata"].get("labels", {}))
@@ -307,7 +304,7 @@ class ReserveAheadTest(unittest.TestCase):
             self.assertGreater(created, state["rv"], f"{name} had no reservation while it was listed without one")
 
     def test_a_held_job_reserved_ahead_that_times_out_frees_its_reservation_and_keeps_its_pod(self):
-        start_rv = self.sim.get_json(PMJ_PATH)["metadata"]["resourceVersion"]
+        start_rv = self.sim.resource_version(PMJ_PATH)
         names, pod_of = self.start_jobs(ttl_after_first_wave="3s")
         uids = {n: self.job(n)["metadata"]["uid"] for n in names}
         self.mgr.wait(lambda: all(self.job_status(n).get("phase") == "Failed" for n in names[2:]),
@@ -320,7 +317,7 @@ class ReserveAheadTest(unittest.TestCase):
                       "the reservations held ahead deleted")
         # The 2 next in line had reserved ahead: kubesim's watch history shows it even if the reservations lived for
         # less than a poll.
-        reservations = self.events_since(RES_PATH, start_rv)
+        reservations = self.sim.events_since(RES_PATH, start_rv)
         for name in names[2:4]:
             self.assertIsNotNone(self.first_rv(reservations, uids[name], lambda r: True), f"{name} reserved ahead")
         pods_now = {p["metadata"]["name"] for p in self.pods("wave") if not p["metadata"].get("deletionTimestamp")}
