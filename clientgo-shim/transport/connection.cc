@@ -2,6 +2,9 @@
 #include "clientgo-shim/transport/connection.h"
 
 #include <arpa/inet.h>
+#include <poll.h>
+
+#include <cerrno>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
@@ -102,6 +105,17 @@ void Connection::Abort() {
 
 void Connection::Close() { Abort(); }
 
+bool Connection::WaitReadable(Clock::time_point until, boost::system::error_code& ec) {
+  pollfd pfd{};
+  pfd.fd = beast::get_lowest_layer(stream_).socket().native_handle();
+  pfd.events = POLLIN;
+  const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - Clock::now());
+  const int r = ::poll(&pfd, 1, static_cast<int>(std::max<int64_t>(0, left.count())));
+  if (r < 0 && errno != EINTR) ec = boost::system::error_code(errno, boost::system::system_category());
+  // Readable, or an error or hang-up the next read reports.
+  return r > 0;
+}
+
 Status Connection::Open(const ServerUrl& server, const std::string& tls_name, bool verify,
                         Clock::time_point deadline, const std::atomic<bool>* cancel) {
   const std::string where = server.ToString();
@@ -142,6 +156,10 @@ Status Connection::Open(const ServerUrl& server, const std::string& tls_name, bo
   beast::get_lowest_layer(stream_).socket().set_option(asio::ip::tcp::no_delay(true), ignored);
   beast::get_lowest_layer(stream_).socket().set_option(asio::socket_base::keep_alive(true),
                                                        ignored);
+  // Bodies are read synchronously (ReadSomeUntil): a read must report would_block, never block.
+  Outcome non_blocking;
+  beast::get_lowest_layer(stream_).socket().non_blocking(true, non_blocking.ec);
+  if (non_blocking.ec) return fail("make the socket non-blocking for", non_blocking);
 
   SSL* ssl_handle = stream_.native_handle();
   if (!server.host_is_ip || tls_name != server.host) {

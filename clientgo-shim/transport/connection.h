@@ -67,6 +67,17 @@ class Connection {
   Outcome RunUntil(StartOp&& start, Clock::time_point deadline, const std::atomic<bool>* cancel,
                    Clock::duration poll = std::chrono::seconds(1));
 
+  // ReadSomeUntil drives a synchronous read on the (non-blocking) socket: `read(ec)` takes what
+  // the buffers, the TLS engine and the socket already hold, and reports would_block when that
+  // is nothing; it is retried once the socket is readable, with the deadline and the cancel flag
+  // checked every `poll` as RunUntil does. A body streamed this way costs a read per TLS record,
+  // where an asynchronous read also dispatches a chain of handlers per record, each with a
+  // reactor poll (most of the client's CPU when it streams a large LIST). Returns what the last
+  // read returned, or the stop (the socket is then closed).
+  template <class ReadOp>
+  Outcome ReadSomeUntil(ReadOp&& read, Clock::time_point deadline, const std::atomic<bool>* cancel,
+                        Clock::duration poll = std::chrono::seconds(1));
+
   // TlsFailure: after Open failed in the TLS handshake (not by deadline or cancel), why: the
   // certificate verify error ("unable to get local issuer certificate", "Hostname mismatch")
   // or the handshake error ("wrong version number"); "" otherwise.
@@ -85,6 +96,9 @@ class Connection {
 
  private:
   void Abort();
+  // WaitReadable blocks until the socket is readable (true) or `until` passes (false); a poll
+  // failure other than EINTR is set in `ec`.
+  bool WaitReadable(Clock::time_point until, boost::system::error_code& ec);
 
   boost::asio::io_context ioc_;
   std::shared_ptr<boost::asio::ssl::context> tls_;
@@ -123,6 +137,38 @@ Connection::Outcome Connection::RunUntil(StartOp&& start, Clock::time_point dead
     if (ioc_.stopped() && !done) ioc_.restart();
   }
   return out;
+}
+
+template <class ReadOp>
+Connection::Outcome Connection::ReadSomeUntil(ReadOp&& read, Clock::time_point deadline,
+                                              const std::atomic<bool>* cancel, Clock::duration poll) {
+  Outcome out;
+  while (true) {
+    out = {};
+    out.bytes = read(out.ec);
+    if (out.ec != boost::asio::error::would_block) return out;
+    while (true) {
+      const Clock::time_point now = Clock::now();
+      if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
+        out.stop = Stop::kCancelled;
+      } else if (now >= deadline) {
+        out.stop = Stop::kDeadline;
+      }
+      if (out.stop != Stop::kNone) {
+        out.ec = boost::asio::error::operation_aborted;
+        Abort();
+        return out;
+      }
+      boost::system::error_code poll_error;
+      const bool readable = WaitReadable(now + std::min<Clock::duration>(poll, deadline - now), poll_error);
+      if (poll_error) {
+        out.ec = poll_error;
+        Abort();
+        return out;
+      }
+      if (readable) break;
+    }
+  }
 }
 
 }  // namespace berth::shim

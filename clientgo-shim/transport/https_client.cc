@@ -227,9 +227,9 @@ struct HttpsRestClient::Impl {
     while (!ex.parser->is_done()) {
       ex.parser->get().body().data = chunk.data();
       ex.parser->get().body().size = chunk.size();
-      Connection::Outcome o = ex.conn->RunUntil(
-          [&](auto handler) {
-            http::async_read_some(ex.conn->stream(), ex.conn->buffer(), *ex.parser, handler);
+      Connection::Outcome o = ex.conn->ReadSomeUntil(
+          [&](boost::system::error_code& ec) {
+            return http::read_some(ex.conn->stream(), ex.conn->buffer(), *ex.parser, ec);
           },
           deadline, cancel, options.cancel_poll_interval);
       if (o.stop == Connection::Stop::kCancelled) return false;

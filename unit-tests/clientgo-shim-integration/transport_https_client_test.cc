@@ -158,6 +158,27 @@ TEST_F(TransportIntegrationTest, CancelEndsAQuietStreamWithinTwoSeconds) {
   EXPECT_LT(Clock::now() - cancelled_at, std::chrono::milliseconds(2000));
 }
 
+// A body that stops arriving mid-way (a watch read whole by Do: its first events, then
+// nothing) ends at the request's deadline with kTimeout naming the body read; the socket's
+// poll between reads keeps the deadline, not only the cancel flag.
+TEST_F(TransportIntegrationTest, ABodyThatStallsMidwayTimesOutAtTheDeadline) {
+  auto client = Client(Options());
+  ASSERT_NE(client, nullptr);
+  const Clock::time_point start = Clock::now();
+  auto got = client->Do({.path = "/api/v1/nodes", .query = {{"watch", "true"}},
+                         .timeout = std::chrono::milliseconds(700)});
+  const Clock::duration took = Clock::now() - start;
+  ASSERT_FALSE(got.has_value());
+  EXPECT_EQ(got.error().code, ErrorCode::kTimeout) << got.error().message;
+  EXPECT_NE(got.error().message.find("read response body"), std::string::npos) << got.error().message;
+  EXPECT_GE(took, std::chrono::milliseconds(700));
+  EXPECT_LT(took, std::chrono::seconds(10));
+  // The timed-out connection was discarded: the next request works.
+  auto version = client->Do({.path = "/version"});
+  ASSERT_TRUE(version.has_value()) << version.error().message;
+  EXPECT_EQ(version->status, 200);
+}
+
 TEST_F(TransportIntegrationTest, StreamStopsWhenCallbackReturnsFalse) {
   auto client = Client(Options());
   ASSERT_NE(client, nullptr);
