@@ -1,6 +1,8 @@
 // kubesim: a Kubernetes API-server emulator for berth's tests, demo and benchmarks.
 // Usage: kubesim --port 0 --kubeconfig-out PATH [--nodes N --node-cpu 8 --node-memory 32Gi]
 //                [--seed-file objects.yaml] [fault and timing flags; see --help]
+#include <malloc.h>
+
 #include <csignal>
 #include <iostream>
 #include <string>
@@ -30,6 +32,14 @@ std::chrono::milliseconds ParseDurationFlag(const std::string& name, const std::
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef __GLIBC__
+  // A LIST page is encoded into a fresh buffer of ~1 MB and freed once sent. With glibc's
+  // defaults each free trimmed the thread's heap (madvise) and the next page faulted every page
+  // back in: ~40% of kubesim's CPU while a client listed 150,000 pods. Keep such buffers on the
+  // heap and the freed top of a heap mapped. Before any thread starts.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 128 << 20);
+#endif
   kubesim::KubesimOptions options;
   std::string pod_ready_delay = "0s", pod_gc_delay = "0s", watch_drop_every = "0s", latency = "0s",
               bookmark_interval = "60s", fault_codes = "500,429,409";
