@@ -143,22 +143,27 @@ template <class ReadOp>
 Connection::Outcome Connection::ReadSomeUntil(ReadOp&& read, Clock::time_point deadline,
                                               const std::atomic<bool>* cancel, Clock::duration poll) {
   Outcome out;
+  // Checked before every read as well as while waiting, as RunUntil does before every operation:
+  // a body that never pauses still ends at the deadline or on cancel.
+  const auto stopped = [&](Clock::time_point now) {
+    if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
+      out.stop = Stop::kCancelled;
+    } else if (now >= deadline) {
+      out.stop = Stop::kDeadline;
+    } else {
+      return false;
+    }
+    out.ec = boost::asio::error::operation_aborted;
+    Abort();
+    return true;
+  };
   while (true) {
-    out = {};
+    if (stopped(Clock::now())) return out;
+    out.ec = {};
     out.bytes = read(out.ec);
     if (out.ec != boost::asio::error::would_block) return out;
-    while (true) {
-      const Clock::time_point now = Clock::now();
-      if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
-        out.stop = Stop::kCancelled;
-      } else if (now >= deadline) {
-        out.stop = Stop::kDeadline;
-      }
-      if (out.stop != Stop::kNone) {
-        out.ec = boost::asio::error::operation_aborted;
-        Abort();
-        return out;
-      }
+    for (Clock::time_point now = Clock::now();; now = Clock::now()) {
+      if (stopped(now)) return out;
       boost::system::error_code poll_error;
       const bool readable = WaitReadable(now + std::min<Clock::duration>(poll, deadline - now), poll_error);
       if (poll_error) {

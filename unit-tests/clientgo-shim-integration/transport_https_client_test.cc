@@ -179,6 +179,41 @@ TEST_F(TransportIntegrationTest, ABodyThatStallsMidwayTimesOutAtTheDeadline) {
   EXPECT_EQ(version->status, 200);
 }
 
+// Cancel is checked before every read, not only while the socket is quiet: a large body that
+// keeps arriving (a LIST of 3,000 nodes, several MB) stops at the first chunk after the flag.
+TEST_F(TransportIntegrationTest, CancelStopsABodyThatKeepsArriving) {
+  KubesimOptions options;
+  options.nodes = 3000;
+  KubesimInstance big(options);
+  auto port = big.Start();
+  ASSERT_TRUE(port.has_value()) << port.error().message;
+  HttpsRestClientOptions o;
+  o.server = "https://127.0.0.1:" + std::to_string(*port);
+  o.ca_pem = big.ca_pem();
+  const std::string token = big.token();
+  o.token_source = [token] { return token; };
+  auto client = Client(o);
+  ASSERT_NE(client, nullptr);
+  auto whole = client->Do({.path = "/api/v1/nodes"});
+  ASSERT_TRUE(whole.has_value()) << whole.error().message;
+  ASSERT_GT(whole->body.size(), 1u << 20);
+  std::atomic<bool> cancel{false};
+  size_t chunks = 0, bytes = 0;
+  Status st = client->StreamBytes(
+      {.path = "/api/v1/nodes"}, [](const auto&) {},
+      [&](std::string_view chunk) {
+        ++chunks;
+        bytes += chunk.size();
+        cancel = true;
+        return true;
+      },
+      &cancel);
+  EXPECT_TRUE(st.has_value()) << st.error().message;
+  EXPECT_EQ(chunks, 1u);
+  EXPECT_LT(bytes, whole->body.size());
+  big.Stop();
+}
+
 TEST_F(TransportIntegrationTest, StreamStopsWhenCallbackReturnsFalse) {
   auto client = Client(Options());
   ASSERT_NE(client, nullptr);
