@@ -2,12 +2,12 @@
 #include "clientgo-shim/transport/connection.h"
 
 #include <arpa/inet.h>
-#include <poll.h>
-
-#include <cerrno>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
+#include <poll.h>
+
+#include <cerrno>
 
 #include <boost/asio/ip/tcp.hpp>
 
