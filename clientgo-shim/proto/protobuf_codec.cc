@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include <google/protobuf/arena.h>
+#include <google/protobuf/empty.pb.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/wire_format_lite.h>
 
@@ -178,9 +179,20 @@ Result<ListMetaScan> DecodeListOf(const Envelope& envelope, const ListItemFn& on
       if (before != static_cast<int>(raw.size())) return malformed();  // a malformed tag, not the end
       break;
     }
+    // CodedInputStream reads a tag of up to 10 bytes (keeping the low 32 bits) where the parser
+    // behind ParseFromString, the whole-list decode, refuses more than 5: so do we.
+    if (in.CurrentPosition() - before > 5) return malformed();
     const int number = WireLite::GetTagFieldNumber(tag);
     if ((number != 1 && number != 2) || WireLite::GetTagWireType(tag) != WireLite::WIRETYPE_LENGTH_DELIMITED) {
       if (!WireLite::SkipField(&in, tag)) return malformed();
+      // A field skipped here must be one that parser would have kept as unknown (tags inside a
+      // group are read the same lenient way): check its bytes with that parser. Lists from an
+      // API server have no such fields, so this costs nothing in practice.
+      const std::string_view skipped = raw.substr(static_cast<size_t>(before),
+                                                  static_cast<size_t>(in.CurrentPosition() - before));
+      if (google::protobuf::Empty check; !check.ParseFromArray(skipped.data(), static_cast<int>(skipped.size()))) {
+        return malformed();
+      }
       continue;
     }
     uint32_t length = 0;
