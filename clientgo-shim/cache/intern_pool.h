@@ -111,9 +111,7 @@ class InternPool {
   // lock acquisition.
   class Batch {
    public:
-    explicit Batch(InternPool& pool) : pool_(pool), lock_(pool.mu_, std::defer_lock) {
-      SpinThenLock([this] { return lock_.try_lock(); }, [this] { lock_.lock(); });
-    }
+    explicit Batch(InternPool& pool) : pool_(pool), lock_(pool.mu_, std::defer_lock) { SpinThenLock(lock_); }
     // Intern returns the id of `text`, adding one reference.
     uint32_t Intern(std::string_view text) { return pool_.InternLocked({text, TextHash{}(text)}); }
     // Intern with `hash` == TextHash{}(text), computed before the lock was taken.
@@ -150,9 +148,7 @@ class InternPool {
   // ReadLock holds the shared lock while ids are turned back into strings.
   class ReadLock {
    public:
-    explicit ReadLock(const InternPool& pool) : pool_(pool), lock_(pool.mu_, std::defer_lock) {
-      SpinThenLock([this] { return lock_.try_lock(); }, [this] { lock_.lock(); });
-    }
+    explicit ReadLock(const InternPool& pool) : pool_(pool), lock_(pool.mu_, std::defer_lock) { SpinThenLock(lock_); }
     // Lookup returns the text of a live id (an id this caller holds a reference to); an id the
     // pool never issued reads as "" rather than crashing.
     std::string_view Lookup(uint32_t id) const {
@@ -178,16 +174,17 @@ class InternPool {
   // decode workers take it for every item: blocking at once put a worker to sleep (a futex wait
   // and a wake-up, longer than the wait itself) thousands of times per cold start. Retrying for
   // about as long as one packing takes, then blocking, keeps them running.
-  template <class TryLock, class Lock>
-  static void SpinThenLock(TryLock&& try_lock, Lock&& lock) {
+  // `lock` is a deferred std::unique_lock or std::shared_lock.
+  template <class Lock>
+  static void SpinThenLock(Lock& lock) {
     constexpr int kSpins = 256;
     for (int i = 0; i < kSpins; ++i) {
-      if (try_lock()) return;
+      if (lock.try_lock()) return;
 #if defined(__x86_64__) || defined(__i386__)
       __builtin_ia32_pause();
 #endif
     }
-    lock();
+    lock.lock();
   }
 
   struct Entry {
